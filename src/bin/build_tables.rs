@@ -1,0 +1,169 @@
+//! `build-tables`: generates Retro's depth-to-mate tables by retrograde analysis, or verifies
+//! them (`--verify`).
+
+use std::{path::PathBuf, process::ExitCode, time::Instant};
+
+use clap::Parser;
+use retro::{
+    build::{self, verify::verify, BuildOptions},
+    tablebase::{Material, Tablebase},
+};
+
+#[derive(Parser)]
+#[command(
+    name = "build-tables",
+    version,
+    about = "Generates Retro's depth-to-mate endgame tables by retrograde analysis"
+)]
+struct Args {
+    /// Materials to build (e.g. KQvKR), each with the tables it needs; all up to --max-pieces
+    /// when none are given.
+    materials: Vec<String>,
+    /// Output directory (also where sub-tables are read from).
+    #[arg(long, default_value = "tables")]
+    out: PathBuf,
+    /// Rebuild tables that are already present and valid.
+    #[arg(long)]
+    force: bool,
+    /// Check the tables instead of building them: every position against its children.
+    #[arg(long)]
+    verify: bool,
+    /// Largest number of pieces (kings included) when no material is named.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(3..=4))]
+    max_pieces: u8,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// No progress bars.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+fn main() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+        .target(env_logger::Target::Stderr)
+        .init();
+    let args = Args::parse();
+    if let Some(n) = args.threads {
+        if n == 0 {
+            eprintln!("build-tables: --threads must be at least 1");
+            return ExitCode::from(2);
+        }
+        if let Err(e) = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+        {
+            eprintln!("build-tables: cannot start {n} threads: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let mut materials = Vec::new();
+    for name in &args.materials {
+        match name.parse::<Material>() {
+            Ok(m) if m.piece_count() <= 4 && m.piece_count() >= 3 => materials.push(m.canonical()),
+            Ok(m) => {
+                eprintln!(
+                    "build-tables: {name}: {} pieces; this version builds 3- and 4-piece tables",
+                    m.piece_count()
+                );
+                return ExitCode::from(2);
+            }
+            Err(e) => {
+                eprintln!("build-tables: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let progress = !args.quiet;
+    if args.verify {
+        return run_verify(&args, materials, progress);
+    }
+    if materials.is_empty() {
+        materials = Material::all(usize::from(args.max_pieces));
+    }
+    let opts = BuildOptions {
+        out: args.out.clone(),
+        force: args.force,
+        progress,
+    };
+    let start = Instant::now();
+    let mut built = 0;
+    let mut bytes = 0;
+    let result = build::build(&materials, &opts, |s| {
+        println!("{s}");
+        if !s.skipped {
+            built += 1;
+        }
+        bytes += s.bytes;
+    });
+    match result {
+        Ok(all) => {
+            println!(
+                "{} tables in {} ({} built, {} present), {} bytes, {:.2} s",
+                all.len(),
+                args.out.display(),
+                built,
+                all.len() - built,
+                bytes,
+                start.elapsed().as_secs_f64()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("build-tables: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run_verify(args: &Args, mut materials: Vec<Material>, progress: bool) -> ExitCode {
+    if materials.is_empty() {
+        match Tablebase::open(&args.out) {
+            Ok(tb) => materials = tb.materials(),
+            Err(e) => {
+                eprintln!("build-tables: {e}");
+                return ExitCode::from(2);
+            }
+        }
+        materials.retain(|m| m.piece_count() <= usize::from(args.max_pieces));
+    }
+    if materials.is_empty() {
+        eprintln!(
+            "build-tables: no tables to verify in {}",
+            args.out.display()
+        );
+        return ExitCode::from(1);
+    }
+    let start = Instant::now();
+    let (mut checked, mut mismatches, mut failed) = (0u64, 0u64, 0usize);
+    for m in materials {
+        let t = Instant::now();
+        let r = verify(&args.out, m, progress);
+        if let Some(e) = &r.error {
+            println!("{:<8} verify failed: {e}", m.name());
+            failed += 1;
+            continue;
+        }
+        println!(
+            "{:<8} checked {:>10} positions, {} mismatches  {:.2} s",
+            m.name(),
+            r.checked,
+            r.mismatches,
+            t.elapsed().as_secs_f64()
+        );
+        for (fen, stored, expect) in &r.examples {
+            println!("    {fen}: table says {stored}, children say {expect}");
+        }
+        checked += r.checked;
+        mismatches += r.mismatches;
+    }
+    println!(
+        "verified {checked} positions: {mismatches} mismatches, {failed} tables not checked, {:.2} s",
+        start.elapsed().as_secs_f64()
+    );
+    if mismatches == 0 && failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

@@ -1,0 +1,236 @@
+//! `build-tables`: plans the materials in dependency order, solves each by retrograde analysis
+//! ([`solve`]), writes it atomically ([`crate::tablebase::format::write_table`]) and checks
+//! tables independently ([`verify`]).
+
+pub mod solve;
+pub mod verify;
+
+use std::{
+    path::{Path, PathBuf},
+    time::Instant,
+};
+
+use indicatif::ProgressBar;
+
+use crate::tablebase::{
+    format::{file_name, write_table, Stats, Table, TableError},
+    Material, ProbeError, Tables, Value, Wdl,
+};
+
+use self::solve::{SolveError, Solver};
+
+/// Why a build failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// A table file could not be written or a sub-table read.
+    #[error(transparent)]
+    Table(#[from] TableError),
+    /// The solver failed.
+    #[error(transparent)]
+    Solve(#[from] SolveError),
+    /// The output directory could not be created.
+    #[error("cannot create {path}: {source}")]
+    OutDir {
+        /// The directory.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+}
+
+/// What to build and how.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// Directory of the tables (sub-tables are read from it too).
+    pub out: PathBuf,
+    /// Rebuild tables that are present and valid.
+    pub force: bool,
+    /// Show progress bars.
+    pub progress: bool,
+}
+
+/// Figures of one table.
+#[derive(Clone, Debug)]
+pub struct TableSummary {
+    /// The material.
+    pub material: Material,
+    /// Whether a valid table was already there.
+    pub skipped: bool,
+    /// Legal positions, both sides to move.
+    pub positions: u64,
+    /// Wins for the side to move.
+    pub wins: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Losses for the side to move.
+    pub losses: u64,
+    /// Longest mate, in plies.
+    pub longest: u32,
+    /// Build time in seconds.
+    pub seconds: f64,
+    /// File size in bytes.
+    pub bytes: u64,
+}
+
+impl std::fmt::Display for TableSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.skipped {
+            return write!(
+                f,
+                "{:<8} present and valid, skipped ({} bytes; --force rebuilds)",
+                self.material.name(),
+                self.bytes
+            );
+        }
+        write!(
+            f,
+            "{:<8} positions {:>10}  wins {:>10}  draws {:>10}  losses {:>10}  longest mate {:>3} plies  {:>7.2} s",
+            self.material.name(),
+            self.positions,
+            self.wins,
+            self.draws,
+            self.losses,
+            self.longest,
+            self.seconds
+        )
+    }
+}
+
+/// Tables already built, for looking up exits.
+pub struct SubTables {
+    tables: Vec<(Material, Table)>,
+}
+
+impl Tables for SubTables {
+    fn table(&self, material: Material) -> Result<&Table, ProbeError> {
+        self.tables
+            .iter()
+            .find(|(m, _)| *m == material)
+            .map(|(_, t)| t)
+            .ok_or_else(|| ProbeError::MissingTable(material.name()))
+    }
+}
+
+impl SubTables {
+    /// Opens the tables `material`'s captures and promotions lead to, from `dir`.
+    ///
+    /// # Errors
+    /// A missing or invalid sub-table.
+    pub fn open(dir: &Path, material: Material) -> Result<SubTables, TableError> {
+        let mut tables = Vec::new();
+        for m in material.successors() {
+            tables.push((m, Table::open(&dir.join(file_name(m)), Some(m))?));
+        }
+        Ok(SubTables { tables })
+    }
+}
+
+/// The requested materials with all they depend on, in build order.
+pub fn plan(requested: &[Material]) -> Vec<Material> {
+    let mut all: Vec<Material> = requested.iter().flat_map(|m| m.closure()).collect();
+    all.sort();
+    all.dedup();
+    crate::tablebase::material::sort_build_order(&mut all);
+    all
+}
+
+fn summarize(
+    material: Material,
+    white: &[u8],
+    black: &[u8],
+    positions: u64,
+) -> (TableSummary, Stats) {
+    let (mut wins, mut losses) = (0u64, 0u64);
+    let mut stats = Stats::default();
+    for &b in white.iter().chain(black) {
+        let v = Value::from_byte(b);
+        match v.wdl() {
+            Wdl::Win => {
+                wins += 1;
+                stats.longest_win = stats.longest_win.max(v.plies());
+            }
+            Wdl::Loss => {
+                losses += 1;
+                stats.longest_loss = stats.longest_loss.max(v.plies());
+            }
+            Wdl::Draw => {}
+        }
+    }
+    let longest = stats.longest_win.max(stats.longest_loss);
+    let summary = TableSummary {
+        material,
+        skipped: false,
+        positions,
+        wins,
+        draws: positions - wins - losses,
+        losses,
+        longest,
+        seconds: 0.0,
+        bytes: 0,
+    };
+    (summary, stats)
+}
+
+/// Builds one material whose sub-tables are in `opts.out`.
+///
+/// # Errors
+/// A sub-table that is missing or invalid, a solver error, or an I/O error writing the file.
+pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary, BuildError> {
+    let path = opts.out.join(file_name(material));
+    if !opts.force {
+        if let Ok(t) = Table::open(&path, Some(material)) {
+            drop(t);
+            return Ok(TableSummary {
+                material,
+                skipped: true,
+                positions: 0,
+                wins: 0,
+                draws: 0,
+                losses: 0,
+                longest: 0,
+                seconds: 0.0,
+                bytes: std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0),
+            });
+        }
+    }
+    let start = Instant::now();
+    let sub = SubTables::open(&opts.out, material)?;
+    let bar = if opts.progress {
+        ProgressBar::new(0)
+    } else {
+        ProgressBar::hidden()
+    };
+    let solved = Solver::new(material, &sub).solve(&bar)?;
+    let (mut summary, stats) = summarize(
+        material,
+        &solved.white,
+        &solved.black,
+        solved.positions[0] + solved.positions[1],
+    );
+    let path = write_table(&opts.out, material, &solved.white, &solved.black, stats)?;
+    summary.seconds = start.elapsed().as_secs_f64();
+    summary.bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    Ok(summary)
+}
+
+/// Builds the requested materials and everything they depend on, calling `report` after each.
+///
+/// # Errors
+/// The first table that fails.
+pub fn build(
+    requested: &[Material],
+    opts: &BuildOptions,
+    mut report: impl FnMut(&TableSummary),
+) -> Result<Vec<TableSummary>, BuildError> {
+    std::fs::create_dir_all(&opts.out).map_err(|source| BuildError::OutDir {
+        path: opts.out.clone(),
+        source,
+    })?;
+    let mut out = Vec::new();
+    for m in plan(requested) {
+        let s = build_one(m, opts)?;
+        report(&s);
+        out.push(s);
+    }
+    Ok(out)
+}

@@ -1,0 +1,718 @@
+//! Retrograde analysis of one material.
+//!
+//! 1. Init, one parallel pass over every entry of both sides to move: unused entries and
+//!    positions whose side not to move is in check are skipped; for the others the legal moves
+//!    are generated once. Captures and promotions leave the material and are looked up in the
+//!    sub-tables ("exits"); the other moves stay in the table and are counted (as distinct
+//!    successor entries). Checkmates are losses in 0; a winning exit seeds a win at its depth; a
+//!    drawing exit (or stalemate) means the position can never be lost.
+//! 2. Depth by depth, from the positions decided at depth `d` only, un-moves generate the
+//!    predecessors: a predecessor of a loss is a win in `d + 1`; a predecessor of a win has its
+//!    counter lowered, and when it reaches zero the predecessor is lost in
+//!    `max(d, longest losing exit) + 1`, possibly later than `d + 1` (kept in a bucket).
+//! 3. What is never decided is a draw.
+//!
+//! En passant: a double push that allows an en passant capture leads to a virtual node, the
+//! position with the capture available, worth the better (for the side to move) of the table
+//! entry and the capture. It is no entry of its own; its value is propagated at the right depth
+//! either with its table entry (when that is at least as good as the capture) or from a seed at
+//! the capture's depth.
+
+#![allow(clippy::needless_range_loop)] // slots index several parallel arrays
+
+use std::sync::{
+    atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed},
+    Mutex,
+};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use shakmaty::{Color, Role};
+
+use crate::tablebase::{
+    index::{IndexScheme, Squares},
+    lookup,
+    material::{Material, MAX_PIECES},
+    pieces::{attacked, attacks_from, occupancy, PieceList},
+    Tables, Value, Wdl,
+};
+
+/// Added to a counter when the position has a non-losing exit, so it never reaches zero.
+const CANT_LOSE: u8 = 128;
+
+/// Entries per parallel task in the init pass.
+const CHUNK: u64 = 1 << 14;
+
+/// A decided node: entry index, side to move (bit 40) and, for an en passant node, the file of
+/// the pawn that can be taken plus one (bits 41..45).
+type Item = u64;
+
+const fn item(idx: u64, side: usize, ep: u8) -> Item {
+    idx | ((side as u64) << 40) | ((ep as u64) << 41)
+}
+
+const fn item_idx(it: Item) -> u64 {
+    it & ((1 << 40) - 1)
+}
+
+const fn item_side(it: Item) -> usize {
+    ((it >> 40) & 1) as usize
+}
+
+const fn item_ep(it: Item) -> u8 {
+    ((it >> 41) & 15) as u8
+}
+
+const fn color_of(side: usize) -> Color {
+    if side == 0 {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
+/// Why a material could not be solved.
+#[derive(Debug, thiserror::Error)]
+pub enum SolveError {
+    /// A sub-table could not be read during the build.
+    #[error("while solving {material}: {why}")]
+    SubTable {
+        /// The material being solved.
+        material: String,
+        /// The probe error.
+        why: String,
+    },
+    /// A mate longer than the value byte holds.
+    #[error("{0}: a mate is longer than 254 plies, which the format cannot store")]
+    Overflow(String),
+}
+
+/// The result of solving a material.
+pub struct Solved {
+    /// Values with white to move, one byte per entry.
+    pub white: Vec<u8>,
+    /// Values with black to move.
+    pub black: Vec<u8>,
+    /// Legal positions per side to move.
+    pub positions: [u64; 2],
+}
+
+/// Summary of one position's moves.
+struct MoveSummary {
+    /// Number of legal moves.
+    moves: u32,
+    /// Best value of a move leaving the table.
+    best_exit: Option<Value>,
+    /// Longest loss through an exit (plies, for the mover).
+    longest_losing_exit: u32,
+    /// Distinct in-table successors.
+    keys: [u64; 128],
+    nkeys: usize,
+}
+
+impl MoveSummary {
+    fn new() -> MoveSummary {
+        MoveSummary {
+            moves: 0,
+            best_exit: None,
+            longest_losing_exit: 0,
+            keys: [0; 128],
+            nkeys: 0,
+        }
+    }
+}
+
+/// Solves materials into byte tables.
+pub struct Solver<'a, T: Tables + Sync> {
+    material: Material,
+    ix: IndexScheme,
+    slots: Vec<(Color, Role)>,
+    n: usize,
+    sub: &'a T,
+    values: [Vec<AtomicU8>; 2],
+    counters: [Vec<AtomicU8>; 2],
+    sub_error: Mutex<Option<String>>,
+    overflow: AtomicBool,
+}
+
+impl<'a, T: Tables + Sync> Solver<'a, T> {
+    /// A solver for `material` (canonical) that looks exits up in `sub`.
+    pub fn new(material: Material, sub: &'a T) -> Solver<'a, T> {
+        let ix = IndexScheme::new(material);
+        let size = ix.size() as usize;
+        let mk = |v: u8| (0..size).map(|_| AtomicU8::new(v)).collect::<Vec<_>>();
+        Solver {
+            material,
+            slots: ix.slots().to_vec(),
+            n: ix.piece_count(),
+            ix,
+            sub,
+            values: [mk(0), mk(0)],
+            counters: [mk(CANT_LOSE), mk(CANT_LOSE)],
+            sub_error: Mutex::new(None),
+            overflow: AtomicBool::new(false),
+        }
+    }
+
+    fn note_sub_error(&self, e: impl std::fmt::Display) {
+        if let Ok(mut g) = self.sub_error.lock() {
+            if g.is_none() {
+                *g = Some(e.to_string());
+            }
+        }
+    }
+
+    /// The value of a position outside this table, for the side to move (`side`).
+    fn exit_value(
+        &self,
+        sq: &Squares,
+        skip: usize,
+        promo: Option<(usize, Role)>,
+        side: usize,
+    ) -> Value {
+        let mut pl = PieceList::new();
+        for i in 0..self.n {
+            if i == skip {
+                continue;
+            }
+            let (c, mut r) = self.slots[i];
+            if let Some((slot, role)) = promo {
+                if slot == i {
+                    r = role;
+                }
+            }
+            pl.push((c, r, sq[i]));
+        }
+        match lookup(self.sub, pl.as_slice(), side == 0) {
+            Ok(v) => v,
+            Err(e) => {
+                self.note_sub_error(e);
+                Value::DRAW
+            }
+        }
+    }
+
+    /// The value of the move to a child outside the table, for the mover.
+    fn exit_move_value(&self, child: Value) -> Value {
+        match Value::from_child(child) {
+            Some(v) => v,
+            None => {
+                self.overflow.store(true, Relaxed);
+                Value::DRAW
+            }
+        }
+    }
+
+    /// Whether the king of `side` is attacked in `sq` with `occ`, ignoring slot `skip`.
+    #[inline]
+    fn in_check(&self, sq: &Squares, side: usize, occ: u64, skip: usize) -> bool {
+        attacked(&self.slots, sq, sq[side], color_of(1 - side), occ, skip)
+    }
+
+    /// En passant after `side`'s opponent pushed the pawn in slot `pawn` two squares: `None` if
+    /// no legal capture exists, else the best capture's value for `side` (to move).
+    fn ep_value(&self, sq: &Squares, side: usize, pawn: usize) -> Option<Value> {
+        let to = sq[pawn];
+        let target = if side == 0 { to + 8 } else { to - 8 };
+        let occ = occupancy(sq, self.n);
+        let mut best: Option<Value> = None;
+        for i in 0..self.n {
+            let (c, r) = self.slots[i];
+            if c != color_of(side) || r != Role::Pawn {
+                continue;
+            }
+            let from = sq[i];
+            if from >> 3 != to >> 3 || (from & 7).abs_diff(to & 7) != 1 {
+                continue;
+            }
+            let mut after = *sq;
+            after[i] = target;
+            let occ2 = (occ & !(1u64 << from) & !(1u64 << to)) | (1u64 << target);
+            if self.in_check(&after, side, occ2, pawn) {
+                continue;
+            }
+            let child = self.exit_value(&after, pawn, None, 1 - side);
+            let v = self.exit_move_value(child);
+            best = Some(best.map_or(v, |b| b.max(v)));
+        }
+        best
+    }
+
+    /// Generates the legal moves of `side` in `sq`: exits are valued, in-table successors
+    /// recorded (when `keys` is set) as distinct keys.
+    fn summarize(&self, sq: &Squares, side: usize, keys: bool, out: &mut MoveSummary) {
+        let me = color_of(side);
+        let occ = occupancy(sq, self.n);
+        let mut own = 0u64;
+        for i in 0..self.n {
+            if self.slots[i].0 == me {
+                own |= 1u64 << sq[i];
+            }
+        }
+        let king = side; // slot of the mover's king
+        for i in 0..self.n {
+            let (c, role) = self.slots[i];
+            if c != me {
+                continue;
+            }
+            let from = sq[i];
+            let mut targets;
+            let mut double = 0u64;
+            if role == Role::Pawn {
+                let (fwd, start_rank, last_rank): (i8, u8, u8) =
+                    if side == 0 { (8, 1, 7) } else { (-8, 6, 0) };
+                let one = (from as i8 + fwd) as u8;
+                targets = attacks_from(c, role, from, occ) & occ & !own;
+                if occ & (1u64 << one) == 0 {
+                    targets |= 1u64 << one;
+                    if from >> 3 == start_rank {
+                        let two = (one as i8 + fwd) as u8;
+                        if occ & (1u64 << two) == 0 {
+                            double = 1u64 << two;
+                            targets |= double;
+                        }
+                    }
+                }
+                let _ = last_rank;
+            } else {
+                targets = attacks_from(c, role, from, occ) & !own;
+            }
+            while targets != 0 {
+                let to = targets.trailing_zeros() as u8;
+                targets &= targets - 1;
+                let to_bit = 1u64 << to;
+                let captured = if occ & to_bit != 0 {
+                    (0..self.n).find(|&j| sq[j] == to)
+                } else {
+                    None
+                };
+                if let Some(j) = captured {
+                    if j < 2 {
+                        continue; // a king cannot be taken in a legal position
+                    }
+                }
+                let mut after = *sq;
+                after[i] = to;
+                let occ2 = (occ & !(1u64 << from)) | to_bit;
+                let skip = captured.unwrap_or(usize::MAX);
+                let king_sq = after[king];
+                if attacked(&self.slots, &after, king_sq, me.other(), occ2, skip) {
+                    continue;
+                }
+                out.moves += 1;
+                let promotes = role == Role::Pawn && (to >> 3 == 7 || to >> 3 == 0);
+                if promotes {
+                    for p in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
+                        let child = self.exit_value(&after, skip, Some((i, p)), 1 - side);
+                        self.add_exit(out, self.exit_move_value(child));
+                    }
+                    out.moves += 3;
+                } else if captured.is_some() {
+                    let child = self.exit_value(&after, skip, None, 1 - side);
+                    self.add_exit(out, self.exit_move_value(child));
+                } else if keys {
+                    let Some(idx) = self.ix.index(&after) else {
+                        continue;
+                    };
+                    let mut key = idx;
+                    if double & to_bit != 0 && self.ep_value(&after, 1 - side, i).is_some() {
+                        key = item(idx, 0, (to & 7) + 1);
+                    }
+                    if !out.keys[..out.nkeys].contains(&key) && out.nkeys < out.keys.len() {
+                        out.keys[out.nkeys] = key;
+                        out.nkeys += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    fn add_exit(&self, out: &mut MoveSummary, v: Value) {
+        out.best_exit = Some(out.best_exit.map_or(v, |b| b.max(v)));
+        if v.wdl() == Wdl::Loss {
+            out.longest_losing_exit = out.longest_losing_exit.max(v.plies());
+        }
+    }
+
+    /// Solves the material. `progress` shows the passes.
+    ///
+    /// # Errors
+    /// A sub-table that cannot be read, or a mate longer than 254 plies.
+    pub fn solve(self, progress: &ProgressBar) -> Result<Solved, SolveError> {
+        let size = self.ix.size();
+        let max_depth = 256usize;
+        // Init.
+        progress.set_style(
+            ProgressStyle::with_template("{prefix:>8} {msg:<14} [{bar:30}] {pos}/{len}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        progress.set_prefix(self.material.name());
+        progress.set_message("init");
+        let chunks = size.div_ceil(CHUNK);
+        progress.set_length(2 * chunks);
+        progress.set_position(0);
+        let positions = [AtomicU64::new(0), AtomicU64::new(0)];
+        // Seeds: (depth, item) for wins through exits, losses with no in-table move, en passant.
+        let (mut frontier, seeds, ep_seeds) = (0..2 * chunks)
+            .into_par_iter()
+            .map(|c| {
+                let side = (c / chunks) as usize;
+                let start = (c % chunks) * CHUNK;
+                let end = (start + CHUNK).min(size);
+                let mut mates = Vec::new();
+                let mut seeds = Vec::new();
+                let mut ep_seeds = Vec::new();
+                let mut legal = 0u64;
+                let mut summary = MoveSummary::new();
+                for idx in start..end {
+                    let Some(sq) = self.ix.decode(idx) else {
+                        continue;
+                    };
+                    let occ = occupancy(&sq, self.n);
+                    if self.in_check(&sq, 1 - side, occ, usize::MAX) {
+                        continue;
+                    }
+                    legal += 1;
+                    summary.moves = 0;
+                    summary.best_exit = None;
+                    summary.longest_losing_exit = 0;
+                    summary.nkeys = 0;
+                    self.summarize(&sq, side, true, &mut summary);
+                    let counter = &self.counters[side][idx as usize];
+                    if summary.moves == 0 {
+                        if self.in_check(&sq, side, occ, usize::MAX) {
+                            self.values[side][idx as usize].store(Value::MATED.to_byte(), Relaxed);
+                            mates.push(item(idx, side, 0));
+                        }
+                        continue;
+                    }
+                    match summary.best_exit.map(Value::wdl) {
+                        Some(Wdl::Win) | Some(Wdl::Draw) => {
+                            if let Some(v) = summary.best_exit.filter(|v| v.wdl() == Wdl::Win) {
+                                seeds.push((v.plies() as usize, item(idx, side, 0)));
+                            }
+                            counter.store(CANT_LOSE + summary.nkeys as u8, Relaxed);
+                        }
+                        _ => {
+                            if summary.nkeys == 0 && summary.best_exit.is_some() {
+                                let l = summary.longest_losing_exit as usize;
+                                seeds.push((l, item(idx, side, 0)));
+                            } else {
+                                counter.store(summary.nkeys as u8, Relaxed);
+                            }
+                        }
+                    }
+                    // En passant nodes whose capture decides them.
+                    if self.material.pawn_count() >= 2 {
+                        let other = 1 - side;
+                        for i in 0..self.n {
+                            if self.slots[i] != (color_of(other), Role::Pawn) {
+                                continue;
+                            }
+                            let s = sq[i];
+                            let (rank4, back1, back2) = if other == 0 {
+                                (3, s.wrapping_sub(8), s.wrapping_sub(16))
+                            } else {
+                                (4, s + 8, s + 16)
+                            };
+                            if s >> 3 != rank4 || occ & ((1u64 << back1) | (1u64 << back2)) != 0 {
+                                continue;
+                            }
+                            if let Some(v) = self.ep_value(&sq, side, i) {
+                                if v.wdl() != Wdl::Draw {
+                                    ep_seeds
+                                        .push((v.plies() as usize, item(idx, side, (s & 7) + 1)));
+                                }
+                            }
+                        }
+                    }
+                }
+                positions[side].fetch_add(legal, Relaxed);
+                progress.inc(1);
+                (mates, seeds, ep_seeds)
+            })
+            .reduce(
+                || (Vec::new(), Vec::new(), Vec::new()),
+                |mut a, b| {
+                    a.0.extend(b.0);
+                    a.1.extend(b.1);
+                    a.2.extend(b.2);
+                    a
+                },
+            );
+        self.check_errors()?;
+        let mut buckets: Vec<Vec<Item>> = vec![Vec::new(); max_depth + 2];
+        for (d, it) in seeds {
+            if d > max_depth {
+                return Err(SolveError::Overflow(self.material.name()));
+            }
+            buckets[d].push(it);
+        }
+        let mut ep_buckets: Vec<Vec<Item>> = vec![Vec::new(); max_depth + 2];
+        for (d, it) in ep_seeds {
+            if d <= max_depth {
+                ep_buckets[d].push(it);
+            }
+        }
+        // Retrograde passes.
+        progress.set_message("retro");
+        progress.set_length(max_depth as u64);
+        progress.set_position(0);
+        let deferred = Mutex::new(Vec::<(usize, Item)>::new());
+        let mut d = 0usize;
+        loop {
+            // Complete the frontier of depth d.
+            for it in std::mem::take(&mut buckets[d]) {
+                let (side, idx) = (item_side(it), item_idx(it) as usize);
+                let v = if d.is_multiple_of(2) {
+                    Value::loss(d as u32)
+                } else {
+                    Value::win(d as u32)
+                };
+                let Some(v) = v else {
+                    return Err(SolveError::Overflow(self.material.name()));
+                };
+                if d % 2 == 1 {
+                    if self.values[side][idx]
+                        .compare_exchange(0, v.to_byte(), Relaxed, Relaxed)
+                        .is_ok()
+                    {
+                        frontier.push(it);
+                    }
+                } else {
+                    self.values[side][idx].store(v.to_byte(), Relaxed);
+                    frontier.push(it);
+                }
+            }
+            // En passant nodes decided by their capture at this depth.
+            for it in std::mem::take(&mut ep_buckets[d]) {
+                let (side, idx) = (item_side(it), item_idx(it) as usize);
+                let q = Value::from_byte(self.values[side][idx].load(Relaxed));
+                let propagate = if d % 2 == 1 {
+                    !(q.wdl() == Wdl::Win && q.plies() as usize <= d)
+                } else {
+                    q.wdl() == Wdl::Loss && (q.plies() as usize) < d
+                };
+                if propagate {
+                    frontier.push(it);
+                }
+            }
+            let later = buckets[d + 1..].iter().any(|b| !b.is_empty())
+                || ep_buckets[d + 1..].iter().any(|b| !b.is_empty());
+            if frontier.is_empty() && !later {
+                break;
+            }
+            if d >= max_depth - 1 {
+                return Err(SolveError::Overflow(self.material.name()));
+            }
+            progress.set_position(d as u64);
+            let next: Vec<Item> = frontier
+                .par_chunks(1024)
+                .flat_map_iter(|chunk| {
+                    let mut out = Vec::new();
+                    let mut later = Vec::new();
+                    for &it in chunk {
+                        self.retro(it, d, &mut out, &mut later);
+                    }
+                    if !later.is_empty() {
+                        if let Ok(mut g) = deferred.lock() {
+                            g.extend(later);
+                        }
+                    }
+                    out
+                })
+                .collect();
+            self.check_errors()?;
+            if let Ok(mut g) = deferred.lock() {
+                for (l, it) in g.drain(..) {
+                    if l > max_depth {
+                        return Err(SolveError::Overflow(self.material.name()));
+                    }
+                    buckets[l].push(it);
+                }
+            }
+            frontier = next;
+            d += 1;
+        }
+        progress.finish_and_clear();
+        let into_bytes =
+            |v: Vec<AtomicU8>| v.into_iter().map(AtomicU8::into_inner).collect::<Vec<u8>>();
+        let [w, b] = self.values;
+        Ok(Solved {
+            white: into_bytes(w),
+            black: into_bytes(b),
+            positions: [positions[0].load(Relaxed), positions[1].load(Relaxed)],
+        })
+    }
+
+    fn check_errors(&self) -> Result<(), SolveError> {
+        if let Ok(g) = self.sub_error.lock() {
+            if let Some(why) = g.clone() {
+                return Err(SolveError::SubTable {
+                    material: self.material.name(),
+                    why,
+                });
+            }
+        }
+        if self.overflow.load(Relaxed) {
+            return Err(SolveError::Overflow(self.material.name()));
+        }
+        Ok(())
+    }
+
+    /// Un-moves from a node decided at depth `d`; newly decided predecessors go to `out` (depth
+    /// `d + 1`) or `later` (a loss that its exits make longer).
+    fn retro(&self, it: Item, d: usize, out: &mut Vec<Item>, later: &mut Vec<(usize, Item)>) {
+        let (side, idx, ep) = (item_side(it), item_idx(it), item_ep(it));
+        let Some(sq) = self.ix.decode(idx) else {
+            return;
+        };
+        let mover = 1 - side; // the side that just moved, to move in the predecessors
+        let mc = color_of(mover);
+        let occ = occupancy(&sq, self.n);
+        let child_value = if d.is_multiple_of(2) {
+            Value::loss(d as u32)
+        } else {
+            Value::win(d as u32)
+        };
+        let Some(child_value) = child_value else {
+            return;
+        };
+        let mut preds = [0u64; 160];
+        let mut np = 0usize;
+        let mut ep_preds = [0u64; 8];
+        let mut nep = 0usize;
+        for i in 0..self.n {
+            let (c, role) = self.slots[i];
+            if c != mc {
+                continue;
+            }
+            let to = sq[i];
+            if ep != 0 {
+                // An en passant node has one predecessor: the double push of its pawn.
+                if role != Role::Pawn || (to & 7) + 1 != ep {
+                    continue;
+                }
+            }
+            let mut origins;
+            let mut double_from = 64u8;
+            if role == Role::Pawn {
+                let back: i8 = if mover == 0 { -8 } else { 8 };
+                let one = (to as i8 + back) as u8;
+                let home_rank = if mover == 0 { 1 } else { 6 };
+                origins = 0;
+                // A pawn never stands on its first rank, so `one` is a square of rank 2..7 only
+                // if the pawn was not on its second rank.
+                let on_second = to >> 3 == home_rank;
+                if !on_second && occ & (1u64 << one) == 0 {
+                    if ep == 0 {
+                        origins |= 1u64 << one;
+                    }
+                    let fourth = if mover == 0 { 3 } else { 4 };
+                    if to >> 3 == fourth {
+                        let two = (one as i8 + back) as u8;
+                        if occ & (1u64 << two) == 0 {
+                            double_from = two;
+                        }
+                    }
+                }
+            } else {
+                origins = attacks_from(c, role, to, occ) & !occ;
+            }
+            let emit = |from: u8, list: &mut [u64], count: &mut usize| {
+                let mut p = sq;
+                p[i] = from;
+                let occ2 = (occ & !(1u64 << to)) | (1u64 << from);
+                if self.in_check(&p, side, occ2, usize::MAX) {
+                    return;
+                }
+                if let Some(pi) = self.ix.index(&p) {
+                    if !list[..*count].contains(&pi) && *count < list.len() {
+                        list[*count] = pi;
+                        *count += 1;
+                    }
+                }
+            };
+            while origins != 0 {
+                let from = origins.trailing_zeros() as u8;
+                origins &= origins - 1;
+                emit(from, &mut preds, &mut np);
+            }
+            if double_from < 64 {
+                if ep != 0 {
+                    emit(double_from, &mut ep_preds, &mut nep);
+                } else {
+                    match self.ep_value(&sq, side, i) {
+                        None => emit(double_from, &mut preds, &mut np),
+                        Some(e) => {
+                            // The node with the capture available is worth max(table, capture).
+                            if child_value >= e {
+                                emit(double_from, &mut ep_preds, &mut nep);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let lost = child_value.wdl() == Wdl::Loss;
+        for &p in preds[..np].iter().chain(ep_preds[..nep].iter()) {
+            self.update(p, mover, lost, d, out, later);
+        }
+    }
+
+    fn update(
+        &self,
+        p: u64,
+        side: usize,
+        child_lost: bool,
+        d: usize,
+        out: &mut Vec<Item>,
+        later: &mut Vec<(usize, Item)>,
+    ) {
+        let pi = p as usize;
+        if child_lost {
+            let Some(w) = Value::win(d as u32 + 1) else {
+                self.overflow.store(true, Relaxed);
+                return;
+            };
+            if self.values[side][pi]
+                .compare_exchange(0, w.to_byte(), Relaxed, Relaxed)
+                .is_ok()
+            {
+                out.push(item(p, side, 0));
+            }
+        } else {
+            let old = self.counters[side][pi].fetch_sub(1, Relaxed);
+            if old == 1 {
+                // Lost: as late as the longest of the in-table children and the exits.
+                let mut l = d + 1;
+                if let Some(sq) = self.ix.decode(p) {
+                    let mut s = MoveSummary::new();
+                    self.summarize(&sq, side, false, &mut s);
+                    if s.best_exit.is_some() {
+                        l = l.max(s.longest_losing_exit as usize);
+                    }
+                }
+                if l == d + 1 {
+                    let Some(v) = Value::loss(l as u32) else {
+                        self.overflow.store(true, Relaxed);
+                        return;
+                    };
+                    self.values[side][pi].store(v.to_byte(), Relaxed);
+                    out.push(item(p, side, 0));
+                } else {
+                    later.push((l, item(p, side, 0)));
+                }
+            }
+        }
+    }
+}
+
+/// Entries of a material (per side), for planning.
+pub fn entries(material: Material) -> u64 {
+    IndexScheme::new(material).size()
+}
+
+/// Most pieces a material handled here may have.
+pub const SOLVER_MAX_PIECES: usize = MAX_PIECES;

@@ -1,0 +1,160 @@
+//! `build-tables --verify`: an independent check of every position of a table. Each value is
+//! recomputed from the values of its children, with shakmaty's legal move generation and the
+//! probe of the whole directory (other tables for captures and promotions, one ply of search
+//! for en passant). A table passes when every entry equals the best of its children: since a
+//! win must be one ply longer than a loss it leads to, this fixes every value from the mates up.
+
+use std::{
+    path::Path,
+    sync::{
+        atomic::{AtomicU64, Ordering::Relaxed},
+        Mutex,
+    },
+};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use shakmaty::{
+    fen::Fen, Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, Piece, Position, Setup,
+};
+
+use crate::tablebase::{pieces::square, Material, Tablebase, Tables, Value};
+
+/// The outcome of verifying one table.
+#[derive(Clone, Debug)]
+pub struct VerifyReport {
+    /// The material.
+    pub material: Material,
+    /// Positions checked (legal ones, both sides to move).
+    pub checked: u64,
+    /// Entries that differ from the value recomputed from their children.
+    pub mismatches: u64,
+    /// A few mismatching positions: FEN, stored value, recomputed value.
+    pub examples: Vec<(String, Value, Value)>,
+    /// Why the table could not be checked at all.
+    pub error: Option<String>,
+}
+
+/// The position of a table entry as a shakmaty position; `None` if it is not legal.
+pub fn entry_position(
+    slots: &[(Color, shakmaty::Role)],
+    sq: &[u8],
+    white_to_move: bool,
+) -> Option<Chess> {
+    let mut board = Board::empty();
+    for (i, &(color, role)) in slots.iter().enumerate() {
+        board.set_piece_at(square(sq[i]), Piece { color, role });
+    }
+    let mut setup = Setup::empty();
+    setup.board = board;
+    setup.turn = if white_to_move {
+        Color::White
+    } else {
+        Color::Black
+    };
+    setup.castling_rights = Bitboard::EMPTY;
+    match setup.position::<Chess>(CastlingMode::Standard) {
+        Ok(p) => Some(p),
+        Err(e) => e.ignore_impossible_check().ok(),
+    }
+}
+
+/// Verifies the table of `material` in `dir` against its children.
+pub fn verify(dir: &Path, material: Material, progress: bool) -> VerifyReport {
+    let mut report = VerifyReport {
+        material,
+        checked: 0,
+        mismatches: 0,
+        examples: Vec::new(),
+        error: None,
+    };
+    let tb = match Tablebase::open(dir) {
+        Ok(tb) => tb,
+        Err(e) => {
+            report.error = Some(e.to_string());
+            return report;
+        }
+    };
+    let table = match tb.table(material) {
+        Ok(t) => t,
+        Err(e) => {
+            report.error = Some(e.to_string());
+            return report;
+        }
+    };
+    let scheme = table.scheme().clone();
+    let size = scheme.size();
+    let chunk = 1u64 << 14;
+    let chunks = size.div_ceil(chunk);
+    let bar = if progress {
+        ProgressBar::new(2 * chunks)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{prefix:>8} verify         [{bar:30}] {pos}/{len}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(material.name());
+    let checked = AtomicU64::new(0);
+    let mismatches = AtomicU64::new(0);
+    let examples = Mutex::new(Vec::new());
+    let error = Mutex::new(None::<String>);
+    (0..2 * chunks).into_par_iter().for_each(|c| {
+        let white = c < chunks;
+        let start = (c % chunks) * chunk;
+        let end = (start + chunk).min(size);
+        let (mut n, mut bad) = (0u64, 0u64);
+        for idx in start..end {
+            let Some(sq) = scheme.decode(idx) else {
+                continue;
+            };
+            let Some(pos) = entry_position(scheme.slots(), &sq, white) else {
+                continue;
+            };
+            n += 1;
+            let stored = table.get(white, idx);
+            let mut best: Option<Value> = None;
+            let mut failed = false;
+            for m in pos.legal_moves() {
+                match tb.move_value(&pos, &m) {
+                    Ok(v) => best = Some(best.map_or(v, |b| b.max(v))),
+                    Err(e) => {
+                        if let Ok(mut g) = error.lock() {
+                            g.get_or_insert_with(|| e.to_string());
+                        }
+                        failed = true;
+                        break;
+                    }
+                }
+            }
+            if failed {
+                continue;
+            }
+            let expect = best.unwrap_or(if pos.is_check() {
+                Value::MATED
+            } else {
+                Value::DRAW
+            });
+            if expect != stored {
+                bad += 1;
+                if let Ok(mut g) = examples.lock() {
+                    if g.len() < 5 {
+                        let fen = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
+                        g.push((fen, stored, expect));
+                    }
+                }
+            }
+        }
+        checked.fetch_add(n, Relaxed);
+        mismatches.fetch_add(bad, Relaxed);
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
+    report.checked = checked.load(Relaxed);
+    report.mismatches = mismatches.load(Relaxed);
+    report.examples = examples.into_inner().unwrap_or_default();
+    report.error = error.into_inner().unwrap_or_default();
+    report
+}

@@ -1,0 +1,13 @@
+//! Retro: a chess engine with its own depth-to-mate endgame tables.
+//!
+//! - [`tablebase`]: materials, the symmetry-reduced index, the memory-mapped file format and
+//!   probing of shakmaty positions.
+//! - [`build`]: the retrograde generator behind `build-tables`, and the independent verifier.
+//! - [`cli`]: the `retro probe` command line.
+
+#![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+pub mod build;
+pub mod cli;
+pub mod tablebase;

@@ -1,0 +1,70 @@
+//! `retro`: the command line of the Retro chess engine.
+
+use std::{path::PathBuf, process::ExitCode};
+
+use clap::{Parser, Subcommand};
+use retro::{cli, tablebase::Tablebase};
+
+#[derive(Parser)]
+#[command(
+    name = "retro",
+    version,
+    about = "Retro: a chess engine with its own depth-to-mate endgame tables"
+)]
+struct Args {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Prints the table value of positions: FEN<TAB>win|draw|loss<TAB>plies, or
+    /// FEN<TAB>error<TAB>reason.
+    Probe {
+        /// Directory of Retro's tables.
+        #[arg(long, default_value = "tables")]
+        tables: PathBuf,
+        /// Positions; when none are given, one FEN per line is read from standard input.
+        fens: Vec<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+        .target(env_logger::Target::Stderr)
+        .init();
+    let args = Args::parse();
+    match args.command {
+        Some(Command::Probe { tables, fens }) => {
+            let tb = match Tablebase::open(&tables) {
+                Ok(tb) => tb,
+                Err(e) => {
+                    eprintln!("retro: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            if tb.materials().is_empty() {
+                log::warn!(
+                    "no tables in {} (build them with build-tables --out {})",
+                    tables.display(),
+                    tables.display()
+                );
+            }
+            let stdin = std::io::stdin();
+            let stdout = std::io::stdout();
+            match cli::run_probe(&tb, &fens, stdin.lock(), stdout.lock()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("retro: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+        None => {
+            eprintln!(
+                "retro: the UCI engine is not built yet; available now: `retro probe` (see --help)"
+            );
+            ExitCode::from(2)
+        }
+    }
+}

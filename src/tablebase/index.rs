@@ -1,0 +1,417 @@
+//! The symmetry-reduced index of a table: position (squares in slot order) to entry number and
+//! back. Shared by the generator and the prober.
+//!
+//! Layout of an index, most significant part first:
+//! 1. the two kings: one of the 462 placements for pawnless material (white king in the
+//!    a1-d1-d4 triangle, black king on or below the a1-h8 diagonal when the white king is on it),
+//!    or one of 1806 placements with the white king on files a-d when there are pawns;
+//! 2. each group of identical pieces (same colour and role), in slot order: a combination index
+//!    over 64 squares (48 for pawns, ranks 2-7), so identical pieces are indexed once.
+//!
+//! Entries whose pieces overlap, and pawnless entries that are not the canonical one of their
+//! symmetry class (both kings on the diagonal), are unused and hold a draw.
+
+use std::sync::LazyLock;
+
+use shakmaty::{Color, Role};
+
+use super::material::{Material, MAX_PIECES};
+
+/// Squares of the pieces in slot order (see [`Material::slots`]), 0 = a1 ... 63 = h8.
+pub type Squares = [u8; MAX_PIECES];
+
+/// Which symmetry an index uses (stored in table headers).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub enum Scheme {
+    /// Pawnless: 8 symmetries, 462 king placements.
+    Pawnless = 0,
+    /// With pawns: left-right mirroring, white king on files a-d.
+    Pawns = 1,
+}
+
+/// Applies symmetry `t` (bit 0: mirror files, bit 1: mirror ranks, bit 2: flip on a1-h8,
+/// applied in that order) to a square.
+#[inline]
+pub const fn transform(t: u8, sq: u8) -> u8 {
+    let mut s = sq;
+    if t & 1 != 0 {
+        s ^= 7;
+    }
+    if t & 2 != 0 {
+        s ^= 56;
+    }
+    if t & 4 != 0 {
+        s = ((s & 7) << 3) | (s >> 3);
+    }
+    s
+}
+
+const fn on_diagonal(sq: u8) -> bool {
+    sq & 7 == sq >> 3
+}
+
+const fn above_diagonal(sq: u8) -> bool {
+    (sq >> 3) > (sq & 7)
+}
+
+/// Whether two squares are equal or adjacent.
+pub const fn kings_touch(a: u8, b: u8) -> bool {
+    let df = (a & 7) as i8 - (b & 7) as i8;
+    let dr = (a >> 3) as i8 - (b >> 3) as i8;
+    df.abs() <= 1 && dr.abs() <= 1
+}
+
+/// The symmetry that brings a white king into the a1-d1-d4 triangle.
+const fn triangle_transform(sq: u8) -> u8 {
+    let mut t = 0;
+    if sq & 7 >= 4 {
+        t |= 1;
+    }
+    if sq >> 3 >= 4 {
+        t |= 2;
+    }
+    if above_diagonal(transform(t, sq)) {
+        t |= 4;
+    }
+    t
+}
+
+/// Placements of the two kings, numbered.
+pub struct KingTable {
+    index: Vec<u16>,
+    squares: Vec<(u8, u8)>,
+}
+
+const NO_KINGS: u16 = u16::MAX;
+
+impl KingTable {
+    fn new(keep: impl Fn(u8, u8) -> bool) -> KingTable {
+        let mut index = vec![NO_KINGS; 64 * 64];
+        let mut squares = Vec::new();
+        for wk in 0..64u8 {
+            for bk in 0..64u8 {
+                if !kings_touch(wk, bk) && keep(wk, bk) {
+                    index[wk as usize * 64 + bk as usize] = squares.len() as u16;
+                    squares.push((wk, bk));
+                }
+            }
+        }
+        KingTable { index, squares }
+    }
+
+    /// Number of placements.
+    pub fn len(&self) -> usize {
+        self.squares.len()
+    }
+
+    /// Whether there are none (never).
+    pub fn is_empty(&self) -> bool {
+        self.squares.is_empty()
+    }
+
+    #[inline]
+    fn get(&self, wk: u8, bk: u8) -> Option<u64> {
+        match self.index[(wk as usize & 63) * 64 + (bk as usize & 63)] {
+            NO_KINGS => None,
+            i => Some(u64::from(i)),
+        }
+    }
+}
+
+/// The 462 king placements of pawnless tables.
+pub static KINGS_PAWNLESS: LazyLock<KingTable> = LazyLock::new(|| {
+    KingTable::new(|wk, bk| triangle_transform(wk) == 0 && !(on_diagonal(wk) && above_diagonal(bk)))
+});
+
+/// The 1806 king placements of tables with pawns.
+pub static KINGS_PAWNS: LazyLock<KingTable> = LazyLock::new(|| KingTable::new(|wk, _| wk & 7 < 4));
+
+/// Binomial coefficients C(n, k) for n < 65, k < 5.
+const BINOM: [[u64; 5]; 65] = {
+    let mut t = [[0u64; 5]; 65];
+    let mut n = 0;
+    while n < 65 {
+        t[n][0] = 1;
+        let mut k = 1;
+        while k < 5 {
+            if n > 0 {
+                t[n][k] = t[n - 1][k - 1] + t[n - 1][k];
+            }
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
+/// A run of identical pieces in the slot list.
+#[derive(Clone, Copy, Debug)]
+struct Group {
+    start: usize,
+    len: usize,
+    pawn: bool,
+    size: u64,
+}
+
+/// Position to index and back for one material.
+#[derive(Clone)]
+pub struct IndexScheme {
+    material: Material,
+    slots: Vec<(Color, Role)>,
+    scheme: Scheme,
+    groups: Vec<Group>,
+    size: u64,
+}
+
+impl IndexScheme {
+    /// The index of a material (in the orientation given).
+    pub fn new(material: Material) -> IndexScheme {
+        let slots = material.slots();
+        let scheme = if material.has_pawns() {
+            Scheme::Pawns
+        } else {
+            Scheme::Pawnless
+        };
+        let mut groups: Vec<Group> = Vec::new();
+        for (i, &(color, role)) in slots.iter().enumerate().skip(2) {
+            match groups.last_mut() {
+                Some(g) if slots[g.start] == (color, role) => g.len += 1,
+                _ => groups.push(Group {
+                    start: i,
+                    len: 1,
+                    pawn: role == Role::Pawn,
+                    size: 0,
+                }),
+            }
+        }
+        let mut size = match scheme {
+            Scheme::Pawnless => KINGS_PAWNLESS.len() as u64,
+            Scheme::Pawns => KINGS_PAWNS.len() as u64,
+        };
+        for g in &mut groups {
+            let domain = if g.pawn { 48 } else { 64 };
+            g.size = BINOM[domain][g.len];
+            size *= g.size;
+        }
+        IndexScheme {
+            material,
+            slots,
+            scheme,
+            groups,
+            size,
+        }
+    }
+
+    /// The material.
+    pub fn material(&self) -> Material {
+        self.material
+    }
+
+    /// Colour and role of each slot.
+    pub fn slots(&self) -> &[(Color, Role)] {
+        &self.slots
+    }
+
+    /// Number of pieces.
+    pub fn piece_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Which symmetry is used.
+    pub fn scheme(&self) -> Scheme {
+        self.scheme
+    }
+
+    /// Entries per side to move.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    fn kings(&self) -> &'static KingTable {
+        match self.scheme {
+            Scheme::Pawnless => &KINGS_PAWNLESS,
+            Scheme::Pawns => &KINGS_PAWNS,
+        }
+    }
+
+    /// The index of a position given by its squares in slot order, in any orientation. `None`
+    /// if the kings touch, a pawn stands on the first or last rank, or a square is off the
+    /// board. Overlapping pieces are not detected here.
+    #[inline]
+    pub fn index(&self, sq: &Squares) -> Option<u64> {
+        match self.scheme {
+            Scheme::Pawns => {
+                let t = if sq[0] & 7 >= 4 { 1 } else { 0 };
+                self.index_with(t, sq)
+            }
+            Scheme::Pawnless => {
+                let mut t = triangle_transform(sq[0] & 63);
+                let wk = transform(t, sq[0]);
+                let bk = transform(t, sq[1] & 63);
+                if on_diagonal(wk) {
+                    if above_diagonal(bk) {
+                        t ^= 4;
+                    } else if on_diagonal(bk) {
+                        let a = self.index_with(t, sq)?;
+                        let b = self.index_with(t ^ 4, sq)?;
+                        return Some(a.min(b));
+                    }
+                }
+                self.index_with(t, sq)
+            }
+        }
+    }
+
+    #[inline]
+    fn index_with(&self, t: u8, sq: &Squares) -> Option<u64> {
+        let mut idx = self
+            .kings()
+            .get(transform(t, sq[0] & 63), transform(t, sq[1] & 63))?;
+        for g in &self.groups {
+            let mut vals = [0u8; MAX_PIECES];
+            for k in 0..g.len {
+                let s = sq[g.start + k];
+                if s > 63 {
+                    return None;
+                }
+                let s = transform(t, s);
+                vals[k] = if g.pawn {
+                    if !(8..56).contains(&s) {
+                        return None;
+                    }
+                    s - 8
+                } else {
+                    s
+                };
+            }
+            let gi = if g.len == 1 {
+                u64::from(vals[0])
+            } else {
+                let vals = &mut vals[..g.len];
+                vals.sort_unstable();
+                vals.iter()
+                    .enumerate()
+                    .map(|(i, &v)| BINOM[v as usize][i + 1])
+                    .sum()
+            };
+            idx = idx * g.size + gi;
+        }
+        Some(idx)
+    }
+
+    /// The position of an index, in its canonical orientation; `None` for an unused entry
+    /// (pieces overlap, index out of range, or not the canonical member of its class).
+    pub fn decode(&self, idx: u64) -> Option<Squares> {
+        if idx >= self.size {
+            return None;
+        }
+        let mut sq = [0u8; MAX_PIECES];
+        let mut rem = idx;
+        for g in self.groups.iter().rev() {
+            let mut gi = rem % g.size;
+            rem /= g.size;
+            let domain: u8 = if g.pawn { 48 } else { 64 };
+            let offset = if g.pawn { 8 } else { 0 };
+            if g.len == 1 {
+                sq[g.start] = gi as u8 + offset;
+            } else {
+                let mut v = domain;
+                for i in (0..g.len).rev() {
+                    v -= 1;
+                    while BINOM[v as usize][i + 1] > gi {
+                        v -= 1;
+                    }
+                    gi -= BINOM[v as usize][i + 1];
+                    sq[g.start + i] = v + offset;
+                }
+            }
+        }
+        let (wk, bk) = *self.kings().squares.get(rem as usize)?;
+        sq[0] = wk;
+        sq[1] = bk;
+        let mut occ = 0u64;
+        for &s in &sq[..self.slots.len()] {
+            let bit = 1u64 << s;
+            if occ & bit != 0 {
+                return None;
+            }
+            occ |= bit;
+        }
+        if self.scheme == Scheme::Pawnless
+            && on_diagonal(wk)
+            && on_diagonal(bk)
+            && self.index(&sq) != Some(idx)
+        {
+            return None;
+        }
+        Some(sq)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn king_table_sizes() {
+        assert_eq!(KINGS_PAWNLESS.len(), 462);
+        assert_eq!(KINGS_PAWNS.len(), 1806);
+    }
+
+    #[test]
+    fn binomials() {
+        assert_eq!(BINOM[64][2], 2016);
+        assert_eq!(BINOM[48][2], 1128);
+        assert_eq!(BINOM[64][3], 41664);
+    }
+
+    #[test]
+    fn sizes() {
+        let s = |n: &str| IndexScheme::new(n.parse().expect("material")).size();
+        assert_eq!(s("KQvK"), 462 * 64);
+        assert_eq!(s("KQQvK"), 462 * 2016);
+        assert_eq!(s("KPvKP"), 1806 * 48 * 48);
+        assert_eq!(s("KPPvK"), 1806 * 1128);
+    }
+
+    /// Every used entry decodes to a position whose index is the entry again, and every
+    /// symmetric image of a decoded position has the same index.
+    #[test]
+    fn round_trip_and_symmetry() {
+        for name in ["KQvK", "KRRvK", "KBvKN", "KPvKP", "KNPvK", "KPPvK"] {
+            let m: Material = name.parse().expect("material");
+            let ix = IndexScheme::new(m);
+            let n = ix.piece_count();
+            let mut used = 0u64;
+            let step = (ix.size() / 20_000).max(1);
+            let mut i = 0;
+            while i < ix.size() {
+                if let Some(sq) = ix.decode(i) {
+                    used += 1;
+                    assert_eq!(ix.index(&sq), Some(i), "{name} entry {i}");
+                    let ts: &[u8] = if m.has_pawns() {
+                        &[1]
+                    } else {
+                        &[1, 2, 3, 4, 5, 6, 7]
+                    };
+                    for &t in ts {
+                        let mut img = sq;
+                        for s in img.iter_mut().take(n) {
+                            *s = transform(t, *s);
+                        }
+                        assert_eq!(ix.index(&img), Some(i), "{name} entry {i} under {t}");
+                    }
+                    // Identical pieces in another order.
+                    let mut swapped = sq;
+                    if n >= 4 && ix.slots()[2] == ix.slots()[3] {
+                        swapped.swap(2, 3);
+                        assert_eq!(ix.index(&swapped), Some(i));
+                    }
+                }
+                i += step;
+            }
+            assert!(used > 0, "{name}");
+        }
+    }
+}

@@ -1,0 +1,14 @@
+//! Retro's depth-to-mate tables: materials, values, the index, the file format and probing.
+
+pub mod format;
+pub mod index;
+pub mod material;
+pub mod pieces;
+pub mod probe;
+pub mod value;
+
+pub use self::{
+    material::Material,
+    probe::{lookup, ProbeError, Tablebase, Tables},
+    value::{Value, Wdl},
+};

@@ -1,0 +1,255 @@
+//! Probing: a directory of tables opened lazily, the lookup of any piece list (colour-swapped
+//! material answered from the canonical table), and the probe of shakmaty positions (en passant
+//! and move ranking included).
+
+use std::{
+    collections::HashMap,
+    path::{Path, PathBuf},
+    sync::OnceLock,
+};
+
+use shakmaty::{Chess, Color, Move, Position};
+
+use super::{
+    format::{file_name, Table, TableError, EXTENSION},
+    material::{Material, MAX_PIECES},
+    pieces::{material_of, pieces_of_board, to_slots, Piece},
+    value::Value,
+};
+
+/// Why a position could not be probed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProbeError {
+    /// Tables hold positions without castling rights only.
+    #[error("castling rights are present")]
+    Castling,
+    /// More pieces than any table has.
+    #[error("{0} pieces, tables hold at most {MAX_PIECES}")]
+    TooManyPieces(usize),
+    /// No table of this material is loaded.
+    #[error("no table for {0}")]
+    MissingTable(String),
+    /// The table exists but was refused.
+    #[error("table refused: {0}")]
+    BadTable(String),
+    /// The pieces do not form a position a table holds.
+    #[error("position not in its table ({0})")]
+    NotIndexable(String),
+    /// A mate longer than a value can hold.
+    #[error("mate distance out of range")]
+    Overflow,
+}
+
+/// A source of tables by canonical material.
+pub trait Tables {
+    /// The table of a canonical material.
+    ///
+    /// # Errors
+    /// [`ProbeError::MissingTable`] or [`ProbeError::BadTable`].
+    fn table(&self, material: Material) -> Result<&Table, ProbeError>;
+}
+
+/// The value of the position made of `pieces` with `white_to_move`, for the side to move. Bare
+/// kings are a draw without a table.
+///
+/// # Errors
+/// When the material has no usable table or the pieces cannot be indexed.
+#[inline]
+pub fn lookup<T: Tables + ?Sized>(
+    tables: &T,
+    pieces: &[Piece],
+    white_to_move: bool,
+) -> Result<Value, ProbeError> {
+    if pieces.len() > MAX_PIECES {
+        return Err(ProbeError::TooManyPieces(pieces.len()));
+    }
+    let material =
+        material_of(pieces).ok_or_else(|| ProbeError::NotIndexable("kings".to_string()))?;
+    if material.piece_count() == 2 {
+        return Ok(Value::DRAW);
+    }
+    let swap = !material.is_canonical();
+    let canonical = material.canonical();
+    let table = tables.table(canonical)?;
+    let sq = to_slots(pieces, table.scheme().slots(), swap)
+        .ok_or_else(|| ProbeError::NotIndexable(canonical.name()))?;
+    let idx = table
+        .scheme()
+        .index(&sq)
+        .ok_or_else(|| ProbeError::NotIndexable(canonical.name()))?;
+    Ok(table.get(white_to_move ^ swap, idx))
+}
+
+struct Slot {
+    path: PathBuf,
+    table: OnceLock<Result<Table, String>>,
+}
+
+/// A directory of tables, each opened (and checked) on its first probe.
+pub struct Tablebase {
+    dir: PathBuf,
+    slots: HashMap<Material, Slot>,
+}
+
+impl Tables for Tablebase {
+    fn table(&self, material: Material) -> Result<&Table, ProbeError> {
+        let slot = self
+            .slots
+            .get(&material)
+            .ok_or_else(|| ProbeError::MissingTable(material.name()))?;
+        match slot
+            .table
+            .get_or_init(|| Table::open(&slot.path, Some(material)).map_err(|e| e.to_string()))
+        {
+            Ok(t) => Ok(t),
+            Err(e) => Err(ProbeError::BadTable(e.clone())),
+        }
+    }
+}
+
+impl Tablebase {
+    /// Registers the table files of a directory (`*.rdtm` named after canonical materials);
+    /// files are opened and validated on first use. A directory that does not exist holds no
+    /// tables.
+    ///
+    /// # Errors
+    /// When the directory exists but cannot be read.
+    pub fn open(dir: &Path) -> Result<Tablebase, TableError> {
+        let mut slots = HashMap::new();
+        if dir.is_dir() {
+            let rd = std::fs::read_dir(dir).map_err(|source| TableError::Io {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+            for entry in rd.flatten() {
+                let path = entry.path();
+                if path.extension().and_then(|e| e.to_str()) != Some(EXTENSION) {
+                    continue;
+                }
+                let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+                    continue;
+                };
+                if let Ok(m) = stem.parse::<Material>() {
+                    if m.is_canonical() && path.file_name() == Some(file_name(m).as_ref()) {
+                        slots.insert(
+                            m,
+                            Slot {
+                                path,
+                                table: OnceLock::new(),
+                            },
+                        );
+                    }
+                }
+            }
+        }
+        Ok(Tablebase {
+            dir: dir.to_path_buf(),
+            slots,
+        })
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The materials whose files are present (not yet validated), sorted by name.
+    pub fn materials(&self) -> Vec<Material> {
+        let mut v: Vec<Material> = self.slots.keys().copied().collect();
+        v.sort_by_key(|m| (m.piece_count(), m.name()));
+        v
+    }
+
+    /// The most pieces of any table present (0 when there is none).
+    pub fn max_pieces(&self) -> usize {
+        self.slots
+            .keys()
+            .map(Material::piece_count)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Opens and validates every table now; returns the ones refused, with why.
+    pub fn check_all(&self) -> Vec<(Material, String)> {
+        let mut bad = Vec::new();
+        for m in self.materials() {
+            if let Err(e) = self.table(m) {
+                bad.push((m, e.to_string()));
+            }
+        }
+        bad
+    }
+
+    /// The value of a position for the side to move, en passant included.
+    ///
+    /// # Errors
+    /// Castling rights, too many pieces, or no usable table for the material (or for a position
+    /// one move away, when an en passant capture is possible).
+    pub fn probe(&self, pos: &Chess) -> Result<Value, ProbeError> {
+        if pos.castles().any() {
+            return Err(ProbeError::Castling);
+        }
+        let n = pos.board().occupied().count();
+        if n > MAX_PIECES {
+            return Err(ProbeError::TooManyPieces(n));
+        }
+        if pos.legal_ep_square().is_some() {
+            // The table holds the position without the en passant right: search one ply.
+            let mut best: Option<Value> = None;
+            for m in pos.legal_moves() {
+                let v = self.move_value(pos, &m)?;
+                best = Some(best.map_or(v, |b| b.max(v)));
+            }
+            return best.ok_or(ProbeError::Overflow);
+        }
+        let pieces = pieces_of_board(pos.board()).ok_or(ProbeError::TooManyPieces(n))?;
+        lookup(self, pieces.as_slice(), pos.turn() == Color::White)
+    }
+
+    /// The value of playing `m` in `pos`, for the side that plays it.
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe`] for the position after the move.
+    pub fn move_value(&self, pos: &Chess, m: &Move) -> Result<Value, ProbeError> {
+        let mut child = pos.clone();
+        child.play_unchecked(*m);
+        Value::from_child(self.probe(&child)?).ok_or(ProbeError::Overflow)
+    }
+
+    /// The legal moves of a position with their values for the side to move, best first (fastest
+    /// mate, then slowest loss); ties keep move generation order.
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe`], for any position after a legal move.
+    pub fn rank_moves(&self, pos: &Chess) -> Result<Vec<(Move, Value)>, ProbeError> {
+        if pos.castles().any() {
+            return Err(ProbeError::Castling);
+        }
+        let mut v = Vec::new();
+        for m in pos.legal_moves() {
+            let val = self.move_value(pos, &m)?;
+            v.push((m, val));
+        }
+        v.sort_by_key(|e| std::cmp::Reverse(e.1));
+        Ok(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_directory_has_no_tables() {
+        let tb = Tablebase::open(Path::new("/nonexistent/retro/tables")).expect("no error");
+        assert_eq!(tb.max_pieces(), 0);
+        let pos: Chess = "k7/8/8/8/8/8/8/KQ6 w - - 0 1"
+            .parse::<shakmaty::fen::Fen>()
+            .ok()
+            .and_then(|f| f.into_position(shakmaty::CastlingMode::Standard).ok())
+            .expect("legal");
+        assert_eq!(tb.probe(&pos), Err(ProbeError::MissingTable("KQvK".into())));
+        let start = Chess::default();
+        assert_eq!(tb.probe(&start), Err(ProbeError::Castling));
+    }
+}
