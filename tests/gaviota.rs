@@ -158,14 +158,12 @@ fn every_position_agrees_with_gaviota() {
                     }
                     Some(g) => {
                         compared.fetch_add(1, Relaxed);
-                        if g != ours {
-                            if bad.fetch_add(1, Relaxed) < 3 {
-                                eprintln!(
-                                    "{} {:?} white={white}: retro {ours}, gaviota {g}",
-                                    m.name(),
-                                    &sq[..n]
-                                );
-                            }
+                        if g != ours && bad.fetch_add(1, Relaxed) < 3 {
+                            eprintln!(
+                                "{} {:?} white={white}: retro {ours}, gaviota {g}",
+                                m.name(),
+                                &sq[..n]
+                            );
                         }
                     }
                 }
