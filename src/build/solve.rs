@@ -29,11 +29,13 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use shakmaty::{Color, Role};
 
+use shakmaty::attacks;
+
 use crate::tablebase::{
-    index::{IndexScheme, Squares},
+    index::{IndexScheme, Scheme, Squares},
     lookup,
     material::{Material, MAX_PIECES},
-    pieces::{attacked, attacks_from, occupancy, PieceList},
+    pieces::{attacked, attacks_from, occupancy, square, PieceList},
     Tables, Value, Wdl,
 };
 
@@ -95,6 +97,30 @@ pub struct Solved {
     pub black: Vec<u8>,
     /// Legal positions per side to move.
     pub positions: [u64; 2],
+}
+
+/// How a position's in-table moves are counted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keys {
+    /// Not at all (only exits are wanted).
+    None,
+    /// One per move.
+    Count,
+    /// One per distinct successor entry.
+    Dedupe,
+}
+
+/// `idx` moved by `to - from` squares of `stride`.
+#[inline]
+const fn offset(idx: u64, from: u8, to: u8, stride: u64) -> u64 {
+    (idx + to as u64 * stride) - from as u64 * stride
+}
+
+/// Whether a square is on the a1-h8 or the a8-h1 diagonal.
+#[inline]
+const fn on_long_diagonal(sq: u8) -> bool {
+    let (f, r) = (sq & 7, sq >> 3);
+    f == r || f + r == 7
 }
 
 /// Summary of one position's moves.
@@ -238,9 +264,10 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
         best
     }
 
-    /// Generates the legal moves of `side` in `sq`: exits are valued, in-table successors
-    /// recorded (when `keys` is set) as distinct keys.
-    fn summarize(&self, sq: &Squares, side: usize, keys: bool, out: &mut MoveSummary) {
+    /// Generates the legal moves of `side` in the decoded position `sq` (entry `idx`): exits
+    /// are valued; in-table moves are counted (`Keys::Count`), or recorded as distinct entries
+    /// (`Keys::Dedupe`), or skipped (`Keys::None`).
+    fn summarize(&self, sq: &Squares, idx: u64, side: usize, keys: Keys, out: &mut MoveSummary) {
         let me = color_of(side);
         let occ = occupancy(sq, self.n);
         let mut own = 0u64;
@@ -250,6 +277,38 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
             }
         }
         let king = side; // slot of the mover's king
+        let ksq = sq[king];
+        let kbit = 1u64 << ksq;
+        // Squares the enemy attacks with our king lifted, and pinned pieces with their lines.
+        let mut danger = 0u64;
+        let mut pinned = 0u64;
+        let mut pin_lines = [0u64; MAX_PIECES];
+        for j in 0..self.n {
+            let (c, r) = self.slots[j];
+            if c == me {
+                continue;
+            }
+            danger |= attacks_from(c, r, sq[j], occ & !kbit);
+            let (ks, js) = (square(ksq), square(sq[j]));
+            let lines = match r {
+                Role::Rook => ks.file() == js.file() || ks.rank() == js.rank(),
+                Role::Bishop => ks.file() != js.file() && ks.rank() != js.rank(),
+                Role::Queen => true,
+                _ => false,
+            };
+            if lines && attacks::ray(ks, js).any() {
+                let between = attacks::between(ks, js).0;
+                let blockers = between & occ;
+                if blockers.count_ones() == 1 && blockers & own != 0 {
+                    pinned |= blockers;
+                    let slot = (0..self.n).find(|&k| sq[k] == blockers.trailing_zeros() as u8);
+                    if let Some(k) = slot {
+                        pin_lines[k] = between | (1u64 << sq[j]);
+                    }
+                }
+            }
+        }
+        let in_check = danger & kbit != 0;
         for i in 0..self.n {
             let (c, role) = self.slots[i];
             if c != me {
@@ -259,8 +318,7 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
             let mut targets;
             let mut double = 0u64;
             if role == Role::Pawn {
-                let (fwd, start_rank, last_rank): (i8, u8, u8) =
-                    if side == 0 { (8, 1, 7) } else { (-8, 6, 0) };
+                let (fwd, start_rank): (i8, u8) = if side == 0 { (8, 1) } else { (-8, 6) };
                 let one = (from as i8 + fwd) as u8;
                 targets = attacks_from(c, role, from, occ) & occ & !own;
                 if occ & (1u64 << one) == 0 {
@@ -273,10 +331,15 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
                         }
                     }
                 }
-                let _ = last_rank;
             } else {
                 targets = attacks_from(c, role, from, occ) & !own;
             }
+            if i == king {
+                targets &= !danger;
+            } else if !in_check && pinned & (1u64 << from) != 0 {
+                targets &= pin_lines[i];
+            }
+            let stride = self.ix.stride(sq, i);
             while targets != 0 {
                 let to = targets.trailing_zeros() as u8;
                 targets &= targets - 1;
@@ -293,11 +356,12 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
                 }
                 let mut after = *sq;
                 after[i] = to;
-                let occ2 = (occ & !(1u64 << from)) | to_bit;
                 let skip = captured.unwrap_or(usize::MAX);
-                let king_sq = after[king];
-                if attacked(&self.slots, &after, king_sq, me.other(), occ2, skip) {
-                    continue;
+                if in_check && i != king {
+                    let occ2 = (occ & !(1u64 << from)) | to_bit;
+                    if attacked(&self.slots, &after, ksq, me.other(), occ2, skip) {
+                        continue;
+                    }
                 }
                 out.moves += 1;
                 let promotes = role == Role::Pawn && (to >> 3 == 7 || to >> 3 == 0);
@@ -310,20 +374,43 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
                 } else if captured.is_some() {
                     let child = self.exit_value(&after, skip, None, 1 - side);
                     self.add_exit(out, self.exit_move_value(child));
-                } else if keys {
-                    let Some(idx) = self.ix.index(&after) else {
-                        continue;
-                    };
-                    let mut key = idx;
-                    if double & to_bit != 0 && self.ep_value(&after, 1 - side, i).is_some() {
-                        key = item(idx, 0, (to & 7) + 1);
-                    }
-                    if !out.keys[..out.nkeys].contains(&key) && out.nkeys < out.keys.len() {
-                        out.keys[out.nkeys] = key;
-                        out.nkeys += 1;
+                } else {
+                    match keys {
+                        Keys::None => {}
+                        Keys::Count => out.nkeys += 1,
+                        Keys::Dedupe => {
+                            let child = match stride {
+                                Some(st) => Some(offset(idx, from, to, st)),
+                                None => self.ix.index(&after),
+                            };
+                            let Some(child) = child else {
+                                continue;
+                            };
+                            let mut key = child;
+                            if double & to_bit != 0 && self.ep_value(&after, 1 - side, i).is_some()
+                            {
+                                key = item(child, 0, (to & 7) + 1);
+                            }
+                            if !out.keys[..out.nkeys].contains(&key) && out.nkeys < out.keys.len() {
+                                out.keys[out.nkeys] = key;
+                                out.nkeys += 1;
+                            }
+                        }
                     }
                 }
             }
+        }
+    }
+
+    /// How in-table moves from `sq` (with `side` to move) must be counted: two moves can reach
+    /// the same entry only through a symmetry that fixes the king that does not move, so only in
+    /// pawnless tables with that king on a long diagonal.
+    fn keys_mode(&self, sq: &Squares, side: usize) -> Keys {
+        let other_king = sq[1 - side];
+        if self.ix.scheme() == Scheme::Pawnless && on_long_diagonal(other_king) {
+            Keys::Dedupe
+        } else {
+            Keys::Count
         }
     }
 
@@ -339,6 +426,7 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
     /// # Errors
     /// A sub-table that cannot be read, or a mate longer than 254 plies.
     pub fn solve(self, progress: &ProgressBar) -> Result<Solved, SolveError> {
+        let started = std::time::Instant::now();
         let size = self.ix.size();
         let max_depth = 256usize;
         // Init.
@@ -378,7 +466,8 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
                     summary.best_exit = None;
                     summary.longest_losing_exit = 0;
                     summary.nkeys = 0;
-                    self.summarize(&sq, side, true, &mut summary);
+                    let mode = self.keys_mode(&sq, side);
+                    self.summarize(&sq, idx, side, mode, &mut summary);
                     let counter = &self.counters[side][idx as usize];
                     if summary.moves == 0 {
                         if self.in_check(&sq, side, occ, usize::MAX) {
@@ -442,6 +531,11 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
                 },
             );
         self.check_errors()?;
+        log::info!(
+            "{}: init {:.2} s",
+            self.material.name(),
+            started.elapsed().as_secs_f64()
+        );
         let mut buckets: Vec<Vec<Item>> = vec![Vec::new(); max_depth + 2];
         for (d, it) in seeds {
             if d > max_depth {
@@ -536,6 +630,11 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
             d += 1;
         }
         progress.finish_and_clear();
+        log::info!(
+            "{}: solved, {d} depths, {:.2} s",
+            self.material.name(),
+            started.elapsed().as_secs_f64()
+        );
         let into_bytes =
             |v: Vec<AtomicU8>| v.into_iter().map(AtomicU8::into_inner).collect::<Vec<u8>>();
         let [w, b] = self.values;
@@ -579,6 +678,9 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
         let Some(child_value) = child_value else {
             return;
         };
+        // Predecessors can coincide only in pawnless tables with the unmoved king on a long
+        // diagonal (see `keys_mode`).
+        let dedupe = self.ix.scheme() == Scheme::Pawnless && on_long_diagonal(sq[side]);
         let mut preds = [0u64; 160];
         let mut np = 0usize;
         let mut ep_preds = [0u64; 8];
@@ -602,8 +704,7 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
                 let one = (to as i8 + back) as u8;
                 let home_rank = if mover == 0 { 1 } else { 6 };
                 origins = 0;
-                // A pawn never stands on its first rank, so `one` is a square of rank 2..7 only
-                // if the pawn was not on its second rank.
+                // A pawn on its second rank has no square behind it to come from.
                 let on_second = to >> 3 == home_rank;
                 if !on_second && occ & (1u64 << one) == 0 {
                     if ep == 0 {
@@ -620,35 +721,45 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
             } else {
                 origins = attacks_from(c, role, to, occ) & !occ;
             }
-            let emit = |from: u8, list: &mut [u64], count: &mut usize| {
-                let mut p = sq;
-                p[i] = from;
-                let occ2 = (occ & !(1u64 << to)) | (1u64 << from);
-                if self.in_check(&p, side, occ2, usize::MAX) {
-                    return;
-                }
-                if let Some(pi) = self.ix.index(&p) {
-                    if !list[..*count].contains(&pi) && *count < list.len() {
-                        list[*count] = pi;
-                        *count += 1;
+            let stride = self.ix.stride(&sq, i);
+            let allowed = self.legal_origins(&sq, occ, side, i);
+            origins &= allowed;
+            if allowed & (1u64 << double_from.min(63)) == 0 {
+                double_from = 64;
+            }
+            let emit = |from: u8, list: &mut [u64], count: &mut usize, dedupe: bool| {
+                let pi = match stride {
+                    Some(st) => offset(idx, to, from, st),
+                    None => {
+                        let mut p = sq;
+                        p[i] = from;
+                        match self.ix.index(&p) {
+                            Some(pi) => pi,
+                            None => return,
+                        }
                     }
+                };
+                if (!dedupe || !list[..*count].contains(&pi)) && *count < list.len() {
+                    list[*count] = pi;
+                    *count += 1;
                 }
             };
             while origins != 0 {
                 let from = origins.trailing_zeros() as u8;
                 origins &= origins - 1;
-                emit(from, &mut preds, &mut np);
+                emit(from, &mut preds, &mut np, dedupe);
             }
             if double_from < 64 {
                 if ep != 0 {
-                    emit(double_from, &mut ep_preds, &mut nep);
+                    emit(double_from, &mut ep_preds, &mut nep, false);
                 } else {
                     match self.ep_value(&sq, side, i) {
-                        None => emit(double_from, &mut preds, &mut np),
+                        None => emit(double_from, &mut preds, &mut np, dedupe),
                         Some(e) => {
-                            // The node with the capture available is worth max(table, capture).
+                            // The node with the capture available is worth the better of its
+                            // entry and the capture; it is decided now if that is the entry.
                             if child_value >= e {
-                                emit(double_from, &mut ep_preds, &mut nep);
+                                emit(double_from, &mut ep_preds, &mut nep, false);
                             }
                         }
                     }
@@ -659,6 +770,36 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
         for &p in preds[..np].iter().chain(ep_preds[..nep].iter()) {
             self.update(p, mover, lost, d, out, later);
         }
+    }
+
+    /// Squares the piece in slot `i` (of the side not to move in `sq`) may have come from
+    /// without leaving the king of `side` (to move in `sq`) in check before its move: not a square
+    /// from which it attacks that king itself, and, if lifting it from its square uncovers an
+    /// attack by another piece, only squares that block that attack.
+    fn legal_origins(&self, sq: &Squares, occ: u64, side: usize, i: usize) -> u64 {
+        let ksq = sq[side];
+        let (ic, ir) = self.slots[i];
+        let lifted = occ & !(1u64 << sq[i]);
+        // A piece of role `ir` on any of these squares would attack the king.
+        let mut allowed = !attacks_from(ic.other(), ir, ksq, lifted);
+        if ir == Role::Pawn {
+            allowed = !attacks_from(color_of(side), Role::Pawn, ksq, lifted);
+        }
+        for j in 0..self.n {
+            let (c, r) = self.slots[j];
+            if j == i || c != ic {
+                continue;
+            }
+            if attacks_from(c, r, sq[j], lifted) & (1u64 << ksq) != 0 {
+                allowed &= match r {
+                    Role::Bishop | Role::Rook | Role::Queen => {
+                        attacks::between(square(sq[j]), square(ksq)).0
+                    }
+                    _ => 0,
+                };
+            }
+        }
+        allowed
     }
 
     fn update(
@@ -689,7 +830,7 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
                 let mut l = d + 1;
                 if let Some(sq) = self.ix.decode(p) {
                     let mut s = MoveSummary::new();
-                    self.summarize(&sq, side, false, &mut s);
+                    self.summarize(&sq, p, side, Keys::None, &mut s);
                     if s.best_exit.is_some() {
                         l = l.max(s.longest_losing_exit as usize);
                     }

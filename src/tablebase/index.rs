@@ -152,6 +152,8 @@ struct Group {
     len: usize,
     pawn: bool,
     size: u64,
+    /// Product of the sizes of the groups after this one.
+    stride: u64,
 }
 
 /// Position to index and back for one material.
@@ -162,6 +164,8 @@ pub struct IndexScheme {
     scheme: Scheme,
     groups: Vec<Group>,
     size: u64,
+    /// Index step per square for a piece alone in its group (0 for kings and identical pieces).
+    strides: [u64; MAX_PIECES],
 }
 
 impl IndexScheme {
@@ -182,6 +186,7 @@ impl IndexScheme {
                     len: 1,
                     pawn: role == Role::Pawn,
                     size: 0,
+                    stride: 0,
                 }),
             }
         }
@@ -194,7 +199,19 @@ impl IndexScheme {
             g.size = BINOM[domain][g.len];
             size *= g.size;
         }
+        let mut stride = 1;
+        for g in groups.iter_mut().rev() {
+            g.stride = stride;
+            stride *= g.size;
+        }
+        let mut strides = [0u64; MAX_PIECES];
+        for g in &groups {
+            if g.len == 1 {
+                strides[g.start] = g.stride;
+            }
+        }
         IndexScheme {
+            strides,
             material,
             slots,
             scheme,
@@ -232,6 +249,21 @@ impl IndexScheme {
         match self.scheme {
             Scheme::Pawnless => &KINGS_PAWNLESS,
             Scheme::Pawns => &KINGS_PAWNS,
+        }
+    }
+
+    /// For a move of the piece in `slot` from a decoded (canonical) position `sq`, the amount the
+    /// index changes per square moved, when the new index is `idx + (to - from) * stride`.
+    /// `None` when it must be computed in full: kings (the symmetry may change), identical pieces,
+    /// and pawnless positions with both kings on the a1-h8 diagonal.
+    #[inline]
+    pub fn stride(&self, sq: &Squares, slot: usize) -> Option<u64> {
+        let st = self.strides[slot];
+        if st == 0 || (self.scheme == Scheme::Pawnless && on_diagonal(sq[0]) && on_diagonal(sq[1]))
+        {
+            None
+        } else {
+            Some(st)
         }
     }
 
@@ -401,6 +433,25 @@ mod tests {
                             *s = transform(t, *s);
                         }
                         assert_eq!(ix.index(&img), Some(i), "{name} entry {i} under {t}");
+                    }
+                    // Moving a lone piece changes the index by its stride.
+                    for slot in 2..n {
+                        if let Some(st) = ix.stride(&sq, slot) {
+                            let mut moved = sq;
+                            let to = if sq[slot] >= 16 && sq[slot] < 48 {
+                                sq[slot] + 8
+                            } else {
+                                sq[slot]
+                            };
+                            moved[slot] = to;
+                            let want =
+                                (i as i64 + (to as i64 - sq[slot] as i64) * st as i64) as u64;
+                            assert_eq!(
+                                ix.index(&moved),
+                                Some(want),
+                                "{name} entry {i} slot {slot}"
+                            );
+                        }
                     }
                     // Identical pieces in another order.
                     let mut swapped = sq;
