@@ -157,6 +157,8 @@ pub struct Solver<'a, T: Tables + Sync> {
     sub: &'a T,
     values: [Vec<AtomicU8>; 2],
     counters: [Vec<AtomicU8>; 2],
+    /// Half the plies of the longest losing exit, for positions that may be lost.
+    exit_loss: [Vec<AtomicU8>; 2],
     sub_error: Mutex<Option<String>>,
     overflow: AtomicBool,
 }
@@ -175,6 +177,7 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
             sub,
             values: [mk(0), mk(0)],
             counters: [mk(CANT_LOSE), mk(CANT_LOSE)],
+            exit_loss: [mk(0), mk(0)],
             sub_error: Mutex::new(None),
             overflow: AtomicBool::new(false),
         }
@@ -489,6 +492,8 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
                                 seeds.push((l, item(idx, side, 0)));
                             } else {
                                 counter.store(summary.nkeys as u8, Relaxed);
+                                self.exit_loss[side][idx as usize]
+                                    .store((summary.longest_losing_exit / 2) as u8, Relaxed);
                             }
                         }
                     }
@@ -817,24 +822,25 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
                 self.overflow.store(true, Relaxed);
                 return;
             };
-            if self.values[side][pi]
-                .compare_exchange(0, w.to_byte(), Relaxed, Relaxed)
-                .is_ok()
+            // A plain load first: most predecessors of a loss are decided already.
+            let slot = &self.values[side][pi];
+            if slot.load(Relaxed) == 0
+                && slot
+                    .compare_exchange(0, w.to_byte(), Relaxed, Relaxed)
+                    .is_ok()
             {
                 out.push(item(p, side, 0));
             }
         } else {
+            // A decided predecessor (a win) needs no count.
+            if self.values[side][pi].load(Relaxed) != 0 {
+                return;
+            }
             let old = self.counters[side][pi].fetch_sub(1, Relaxed);
             if old == 1 {
                 // Lost: as late as the longest of the in-table children and the exits.
-                let mut l = d + 1;
-                if let Some(sq) = self.ix.decode(p) {
-                    let mut s = MoveSummary::new();
-                    self.summarize(&sq, p, side, Keys::None, &mut s);
-                    if s.best_exit.is_some() {
-                        l = l.max(s.longest_losing_exit as usize);
-                    }
-                }
+                let exit = 2 * self.exit_loss[side][pi].load(Relaxed) as usize;
+                let l = (d + 1).max(exit);
                 if l == d + 1 {
                     let Some(v) = Value::loss(l as u32) else {
                         self.overflow.store(true, Relaxed);
