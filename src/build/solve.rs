@@ -102,8 +102,6 @@ pub struct Solved {
 /// How a position's in-table moves are counted.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Keys {
-    /// Not at all (only exits are wanted).
-    None,
     /// One per move.
     Count,
     /// One per distinct successor entry.
@@ -268,8 +266,8 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
     }
 
     /// Generates the legal moves of `side` in the decoded position `sq` (entry `idx`): exits
-    /// are valued; in-table moves are counted (`Keys::Count`), or recorded as distinct entries
-    /// (`Keys::Dedupe`), or skipped (`Keys::None`).
+    /// are valued; in-table moves are counted (`Keys::Count`) or recorded as distinct entries
+    /// (`Keys::Dedupe`).
     fn summarize(&self, sq: &Squares, idx: u64, side: usize, keys: Keys, out: &mut MoveSummary) {
         let me = color_of(side);
         let occ = occupancy(sq, self.n);
@@ -379,7 +377,6 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
                     self.add_exit(out, self.exit_move_value(child));
                 } else {
                     match keys {
-                        Keys::None => {}
                         Keys::Count => out.nkeys += 1,
                         Keys::Dedupe => {
                             let child = match stride {
