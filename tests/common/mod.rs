@@ -41,3 +41,72 @@ pub fn build_into(dir: &Path, materials: &[Material]) {
 pub fn material(name: &str) -> Material {
     name.parse().expect("material name")
 }
+
+/// FENs of every legal KPvKP position in which the side to move can take en passant.
+pub fn en_passant_positions() -> Vec<String> {
+    let sq = |f: usize, r: usize| format!("{}{}", (b'a' + f as u8) as char, r + 1);
+    let mut out = Vec::new();
+    for white_to_move in [false, true] {
+        for file in 0..8 {
+            for side in [-1i32, 1] {
+                let cf = file as i32 + side;
+                if !(0..8).contains(&cf) {
+                    continue;
+                }
+                for wk in 0..64 {
+                    for bk in 0..64 {
+                        let mut board = [['.'; 8]; 8];
+                        // The pawn that just moved two squares, and the one that can take it.
+                        let (pushed_rank, pawn, taker) = if white_to_move {
+                            (4, 'p', 'P')
+                        } else {
+                            (3, 'P', 'p')
+                        };
+                        board[pushed_rank][file] = pawn;
+                        board[pushed_rank][cf as usize] = taker;
+                        let (wr, wf, br, bf) = (wk / 8, wk % 8, bk / 8, bk % 8);
+                        if board[wr][wf] != '.' || board[br][bf] != '.' || wk == bk {
+                            continue;
+                        }
+                        board[wr][wf] = 'K';
+                        board[br][bf] = 'k';
+                        let mut fen = String::new();
+                        for r in (0..8).rev() {
+                            let mut empty = 0;
+                            for f in 0..8 {
+                                if board[r][f] == '.' {
+                                    empty += 1;
+                                } else {
+                                    if empty > 0 {
+                                        fen.push_str(&empty.to_string());
+                                        empty = 0;
+                                    }
+                                    fen.push(board[r][f]);
+                                }
+                            }
+                            if empty > 0 {
+                                fen.push_str(&empty.to_string());
+                            }
+                            if r > 0 {
+                                fen.push('/');
+                            }
+                        }
+                        let ep = if white_to_move {
+                            sq(file, 5)
+                        } else {
+                            sq(file, 2)
+                        };
+                        let turn = if white_to_move { "w" } else { "b" };
+                        let fen = format!("{fen} {turn} - {ep} 0 1");
+                        if let Ok(pos) = retro::cli::parse_fen(&fen) {
+                            if shakmaty::Position::legal_ep_square(&pos).is_some() {
+                                out.push(fen);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,208 @@
+//! End-to-end tests of the binaries: `build-tables` (build, skip, force, verify, bad input)
+//! and `retro probe` (arguments, standard input, every kind of bad line).
+
+use std::{
+    io::Write,
+    path::Path,
+    process::{Command, Output, Stdio},
+};
+
+fn build_tables(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_build-tables"))
+        .args(args)
+        .output()
+        .expect("build-tables runs")
+}
+
+fn retro(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("retro runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("retro ends")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn built(dir: &Path) -> String {
+    let out = build_tables(&[
+        "--out",
+        dir.to_str().expect("utf-8"),
+        "-q",
+        "KQvK",
+        "KRvK",
+        "KPvK",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+#[test]
+fn build_skip_force_and_verify() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path().to_str().expect("utf-8");
+    let first = built(dir.path());
+    // KPvK needs KQvK, KRvK, KBvK and KNvK (promotions): all built, in dependency order.
+    let names: Vec<&str> = first
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(
+        &names[..5],
+        ["KBvK", "KNvK", "KQvK", "KRvK", "KPvK"],
+        "{first}"
+    );
+    assert!(first.contains("KQvK     positions      46137"), "{first}");
+    assert!(first.contains("longest mate  20 plies"), "{first}");
+    let files: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files.len(), 5, "no temporary files left: {files:?}");
+
+    let again = built(dir.path());
+    assert_eq!(
+        again.matches("present and valid, skipped").count(),
+        5,
+        "{again}"
+    );
+
+    let forced = build_tables(&["--out", d, "-q", "--force", "KQvK"]);
+    assert!(forced.status.success());
+    assert!(text(&forced.stdout).contains("KQvK     positions"));
+
+    let verify = build_tables(&["--out", d, "-q", "--verify"]);
+    let v = text(&verify.stdout);
+    assert!(verify.status.success(), "{v}");
+    assert!(
+        v.contains("KPvK     checked     165676 positions, 0 mismatches"),
+        "{v}"
+    );
+    assert!(v.contains("0 mismatches, 0 tables not checked"), "{v}");
+}
+
+#[test]
+fn build_tables_rejects_bad_arguments() {
+    for args in [
+        &["KXvK"][..],
+        &["KQvKQQQQ"],
+        &["KQRvKRB"],
+        &["--threads", "0", "KQvK"],
+    ] {
+        let out = build_tables(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!text(&out.stderr).is_empty(), "{args:?}: a message");
+    }
+    let empty = tempfile::tempdir().expect("tempdir");
+    let out = build_tables(&["--out", empty.path().to_str().expect("utf-8"), "--verify"]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("no tables to verify"));
+}
+
+#[test]
+fn probe_lines() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    built(dir.path());
+    let d = dir.path().to_str().expect("utf-8");
+    let cases = [
+        // Mate in one ply: Qb7# (or Qa7#).
+        ("k7/7Q/1K6/8/8/8/8/8 w - - 0 1", "win\t1"),
+        // Checkmated.
+        ("k7/1Q6/1K6/8/8/8/8/8 b - - 0 1", "loss\t0"),
+        // Stalemate.
+        ("k7/8/1Q6/8/8/8/8/K7 b - - 0 1", "draw\t0"),
+        // Colour-swapped material (KvKQ answered from KQvK): black mates in one.
+        ("K7/7q/1k6/8/8/8/8/8 b - - 0 1", "win\t1"),
+        // White to move with a bare king against king and queen: lost.
+        ("K7/8/1k6/8/8/8/8/1q6 w - - 0 1", "loss\t"),
+        // Bare kings: a draw without a table.
+        ("k7/8/8/8/8/8/8/K7 w - - 0 1", "draw\t0"),
+    ];
+    let args: Vec<&str> = ["probe", "--tables", d]
+        .into_iter()
+        .chain(cases.iter().map(|c| c.0))
+        .collect();
+    let out = retro(&args, "");
+    assert!(out.status.success());
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), cases.len(), "{stdout}");
+    for ((fen, want), line) in cases.iter().zip(&lines) {
+        assert!(
+            line.starts_with(&format!("{fen}\t{want}")),
+            "{line} / {want}"
+        );
+    }
+}
+
+#[test]
+fn probe_reads_stdin_and_goes_on_after_bad_lines() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    built(dir.path());
+    let d = dir.path().to_str().expect("utf-8");
+    let input = "garbage\n\nk7/7Q/1K6/8/8/8/8/8 w - - 0 1\n\
+                 rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n\
+                 k7/8/8/8/8/8/8/KQR5 w - - 0 1\n\
+                 kK6/8/8/8/8/8/8/8 w - - 0 1\n\
+                 4k3/8/8/8/8/8/8/R3K3 w Q - 0 1\n\
+                 k7/8/1K6/8/8/8/8/7R w - - 0 1\n";
+    let out = retro(&["probe", "--tables", d], input);
+    assert!(out.status.success());
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines.len(),
+        7,
+        "one line per non-empty input line: {stdout}"
+    );
+    assert!(
+        lines[0].starts_with("garbage\terror\tmalformed FEN"),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[1].ends_with("\twin\t1"), "{}", lines[1]);
+    assert!(lines[2].contains("\terror\t"), "castling: {}", lines[2]);
+    assert!(
+        lines[3].contains("\terror\tno table for KQRvK"),
+        "{}",
+        lines[3]
+    );
+    assert!(
+        lines[4].contains("\terror\tillegal position"),
+        "{}",
+        lines[4]
+    );
+    assert!(
+        lines[5].contains("\terror\tcastling rights"),
+        "{}",
+        lines[5]
+    );
+    assert!(lines[6].ends_with("\twin\t1"), "KRvK, Rh8#: {}", lines[6]);
+}
+
+#[test]
+fn probe_without_tables_says_so_per_line() {
+    let empty = tempfile::tempdir().expect("tempdir");
+    let out = retro(
+        &[
+            "probe",
+            "--tables",
+            empty.path().to_str().expect("utf-8"),
+            "k7/7Q/1K6/8/8/8/8/8 w - - 0 1",
+        ],
+        "",
+    );
+    assert!(out.status.success());
+    assert!(text(&out.stdout).contains("\terror\tno table for KQvK"));
+}

@@ -1,0 +1,86 @@
+//! Positions with an en passant capture available (which no table entry stores: the probe adds
+//! one ply of search) against Syzygy's WDL, and the move ranking against the probe.
+
+mod common;
+
+use retro::{
+    cli::parse_fen,
+    tablebase::{Tablebase, Wdl},
+};
+use shakmaty::{Chess, Position};
+use shakmaty_syzygy::{Tablebase as Syzygy, Wdl as SWdl};
+
+#[test]
+fn en_passant_positions_agree_with_syzygy() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    common::build_into(dir.path(), &[common::material("KPvKP")]);
+    let tb = Tablebase::open(dir.path()).expect("tables");
+    // SAFETY: the Syzygy files in tests/data are not modified while the test maps them.
+    let mut syzygy = unsafe { Syzygy::<Chess>::with_mmap_filesystem() };
+    syzygy
+        .add_directory(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/syzygy"))
+        .expect("syzygy");
+    let fens = common::en_passant_positions();
+    assert!(fens.len() > 10_000, "{} positions", fens.len());
+    let (mut changed, mut bad) = (0, 0);
+    for fen in &fens {
+        let pos = parse_fen(fen).expect("legal");
+        let ours = tb.probe(&pos).expect("probe").wdl();
+        let theirs = match syzygy.probe_wdl_after_zeroing(&pos).expect("syzygy") {
+            SWdl::Win | SWdl::CursedWin => Wdl::Win,
+            SWdl::Draw => Wdl::Draw,
+            SWdl::Loss | SWdl::BlessedLoss => Wdl::Loss,
+        };
+        if ours != theirs {
+            bad += 1;
+            eprintln!("{fen}: retro {ours}, syzygy {theirs}");
+        }
+        // The same placement without the en passant right, from the table alone.
+        let without = fen.replace(
+            &format!(" {} ", fen.split(' ').nth(3).unwrap_or("-")),
+            " - ",
+        );
+        let plain = tb
+            .probe(&parse_fen(&without).expect("legal"))
+            .expect("probe");
+        if plain.wdl() != ours {
+            changed += 1;
+        }
+    }
+    println!(
+        "{} en passant positions, {changed} whose result the capture changes, {bad} mismatches",
+        fens.len()
+    );
+    assert!(
+        changed > 0,
+        "the test exercises positions where en passant matters"
+    );
+    assert_eq!(bad, 0);
+}
+
+#[test]
+fn ranked_moves_start_with_the_probed_value() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    common::build_into(
+        dir.path(),
+        &[common::material("KRvK"), common::material("KPvK")],
+    );
+    let tb = Tablebase::open(dir.path()).expect("tables");
+    for fen in [
+        "8/8/8/4k3/8/8/8/R3K3 w - - 0 1",
+        "8/8/8/4k3/8/8/8/R3K3 b - - 0 1",
+        "8/8/8/8/8/2k5/4P3/4K3 w - - 0 1",
+        "8/4P3/8/8/8/2k5/8/4K3 w - - 0 1",
+        "7k/8/8/8/8/8/3K4/R7 w - - 0 1",
+    ] {
+        let pos = parse_fen(fen).expect("legal");
+        let value = tb.probe(&pos).expect("probe");
+        let ranked = tb.rank_moves(&pos).expect("rank");
+        assert_eq!(ranked.len(), pos.legal_moves().len());
+        assert_eq!(
+            ranked[0].1, value,
+            "{fen}: best move has the position's value"
+        );
+        assert!(ranked.windows(2).all(|w| w[0].1 >= w[1].1), "{fen}: sorted");
+    }
+}
