@@ -73,15 +73,15 @@ pub fn en_passant_positions() -> Vec<String> {
                         let mut fen = String::new();
                         for r in (0..8).rev() {
                             let mut empty = 0;
-                            for f in 0..8 {
-                                if board[r][f] == '.' {
+                            for &cell in &board[r] {
+                                if cell == '.' {
                                     empty += 1;
                                 } else {
                                     if empty > 0 {
                                         fen.push_str(&empty.to_string());
                                         empty = 0;
                                     }
-                                    fen.push(board[r][f]);
+                                    fen.push(cell);
                                 }
                             }
                             if empty > 0 {
