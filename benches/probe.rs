@@ -1,1 +1,129 @@
-fn main() {}
+//! Probe latency on random positions with the tables memory-mapped.
+//!
+//! `cargo bench --bench probe`. Builds the tables it needs into a temporary directory first
+//! (or uses `RETRO_BENCH_TABLES`, building what is missing there).
+
+use std::{hint::black_box, path::PathBuf};
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use retro::{
+    build::{build, BuildOptions},
+    tablebase::{lookup, pieces::pieces_of_board, Material, Tablebase},
+};
+use shakmaty::{Bitboard, Board, CastlingMode, Chess, Color, Piece, Position, Setup, Square};
+
+const MATERIALS: [&str; 5] = ["KQvKR", "KPvKP", "KRPvK", "KBNvK", "KQvK"];
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
+fn random_positions(n: usize, materials: &[&str]) -> Vec<Chess> {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let m: Material = materials[out.len() % materials.len()]
+            .parse()
+            .expect("material");
+        let mut board = Board::empty();
+        let mut ok = true;
+        for (color, role) in m.slots() {
+            let sq = Square::new((rng.next() % 64) as u32);
+            if board.piece_at(sq).is_some() {
+                ok = false;
+                break;
+            }
+            board.set_piece_at(sq, Piece { color, role });
+        }
+        if !ok {
+            continue;
+        }
+        let mut setup = Setup::empty();
+        setup.board = board;
+        setup.turn = if rng.next().is_multiple_of(2) {
+            Color::White
+        } else {
+            Color::Black
+        };
+        setup.castling_rights = Bitboard::EMPTY;
+        if let Ok(pos) = setup.position::<Chess>(CastlingMode::Standard) {
+            if pos.legal_ep_square().is_none() {
+                out.push(pos);
+            }
+        }
+    }
+    out
+}
+
+fn bench(c: &mut Criterion) {
+    let (_tmp, dir) = match std::env::var_os("RETRO_BENCH_TABLES") {
+        Some(p) => (None, PathBuf::from(p)),
+        None => {
+            let t = tempfile::tempdir().expect("tempdir");
+            let p = t.path().to_path_buf();
+            (Some(t), p)
+        }
+    };
+    let materials: Vec<Material> = MATERIALS
+        .iter()
+        .map(|m| m.parse().expect("material"))
+        .collect();
+    let opts = BuildOptions {
+        out: dir.clone(),
+        force: false,
+        progress: false,
+    };
+    build(&materials, &opts, |_| {}).expect("tables build");
+    let tb = Tablebase::open(&dir).expect("tables");
+    let positions = random_positions(4096, &MATERIALS);
+    let small = random_positions(4096, &["KQvK"]);
+    // Open every table and touch the pages once.
+    for p in positions.iter().chain(&small) {
+        tb.probe(p).expect("probe");
+    }
+    let pieces: Vec<_> = positions
+        .iter()
+        .map(|p| {
+            (
+                pieces_of_board(p.board()).expect("few pieces"),
+                p.turn() == Color::White,
+            )
+        })
+        .collect();
+    let mut g = c.benchmark_group("probe");
+    g.throughput(Throughput::Elements(positions.len() as u64));
+    g.bench_function("position", |b| {
+        b.iter(|| {
+            for p in &positions {
+                black_box(tb.probe(black_box(p)).ok());
+            }
+        })
+    });
+    // One 59 KB table: the cost of the computation alone, without cache misses.
+    g.bench_function("position_cached_table", |b| {
+        b.iter(|| {
+            for p in &small {
+                black_box(tb.probe(black_box(p)).ok());
+            }
+        })
+    });
+    g.bench_function("piece_list", |b| {
+        b.iter(|| {
+            for (pl, white) in &pieces {
+                black_box(lookup(&tb, black_box(pl.as_slice()), *white).ok());
+            }
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

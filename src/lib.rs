@@ -4,10 +4,12 @@
 //!   probing of shakmaty positions.
 //! - [`build`]: the retrograde generator behind `build-tables`, and the independent verifier.
 //! - [`cli`]: the `retro probe` command line.
+//! - [`config`]: the settings of `engine.toml`.
 
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod build;
 pub mod cli;
+pub mod config;
 pub mod tablebase;

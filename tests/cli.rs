@@ -206,3 +206,43 @@ fn probe_without_tables_says_so_per_line() {
     assert!(out.status.success());
     assert!(text(&out.stdout).contains("\terror\tno table for KQvK"));
 }
+
+#[test]
+fn probe_takes_the_table_path_from_engine_toml() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    built(&dir.path().join("t"));
+    let cfg = dir.path().join("engine.toml");
+    std::fs::write(&cfg, "table_path = \"t\"\nlog_level = \"off\"\n").expect("write");
+    let fen = "k7/7Q/1K6/8/8/8/8/8 w - - 0 1";
+    let out = retro(
+        &["--config", cfg.to_str().expect("utf-8"), "probe", fen],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), format!("{fen}\twin\t1\n"));
+}
+
+#[test]
+fn a_bad_engine_toml_is_refused_with_its_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = dir.path().join("engine.toml");
+    std::fs::write(&cfg, "table_path = \"t\"\nhash = [\n").expect("write");
+    let out = retro(
+        &[
+            "--config",
+            cfg.to_str().expect("utf-8"),
+            "probe",
+            "8/8/8/8/8/8/8/K6k w - - 0 1",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("engine.toml") && err.contains("line 2"),
+        "{err}"
+    );
+    let missing = retro(&["--config", "/nonexistent/engine.toml", "probe"], "");
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(text(&missing.stderr).contains("/nonexistent/engine.toml"));
+}

@@ -102,12 +102,18 @@ pub struct SubTables {
 }
 
 impl Tables for SubTables {
-    fn table(&self, material: Material) -> Result<&Table, ProbeError> {
-        self.tables
-            .iter()
-            .find(|(m, _)| *m == material)
-            .map(|(_, t)| t)
-            .ok_or_else(|| ProbeError::MissingTable(material.name()))
+    fn table_by_key(&self, key: u64) -> Result<(&Table, bool), ProbeError> {
+        for (m, t) in &self.tables {
+            if m.key() == key {
+                return Ok((t, false));
+            }
+            if m.swapped().key() == key {
+                return Ok((t, true));
+            }
+        }
+        Err(ProbeError::MissingTable(
+            Material::from_key(key).canonical().name(),
+        ))
     }
 }
 

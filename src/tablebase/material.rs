@@ -160,6 +160,15 @@ impl Material {
         k
     }
 
+    /// The material of a key made by [`Material::key`].
+    pub fn from_key(key: u64) -> Material {
+        let mut m = Material::from_counts([0; 5], [0; 5]);
+        for p in 0..10 {
+            m.counts[p / 5][p % 5] = ((key >> (4 * (9 - p))) & 15) as u8;
+        }
+        m
+    }
+
     /// The materials one capture or one promotion leads to, in canonical orientation, without
     /// the bare kings, each once.
     pub fn successors(&self) -> Vec<Material> {
@@ -258,6 +267,20 @@ impl Material {
     }
 }
 
+/// What one piece (not a king) adds to a material key: see [`Material::key`].
+#[inline]
+pub const fn key_of_piece(color: Color, role: Role) -> u64 {
+    let slot = match role_slot(role) {
+        Some(s) => s,
+        None => return 0,
+    };
+    let p = match color {
+        Color::White => slot,
+        Color::Black => 5 + slot,
+    };
+    1 << (4 * (9 - p))
+}
+
 /// Sorts materials so that every material comes after the ones captures and promotions lead to:
 /// fewer pieces first, then fewer pawns (a promotion keeps the count and removes a pawn).
 pub fn sort_build_order(v: &mut [Material]) {
@@ -335,6 +358,22 @@ mod tests {
             "KvKNB".parse::<Material>().map(|m| m.canonical().name()),
             Ok("KBNvK".into())
         );
+    }
+
+    #[test]
+    fn keys() {
+        for m in Material::all(5) {
+            assert_eq!(Material::from_key(m.key()), m);
+            let mut k = 0;
+            for (c, r) in m.slots() {
+                k += key_of_piece(c, r);
+            }
+            assert_eq!(k, m.key(), "{m}");
+            assert_eq!(
+                m.swapped().key(),
+                Material::from_key(m.swapped().key()).key()
+            );
+        }
     }
 
     #[test]

@@ -3,10 +3,7 @@
 
 use shakmaty::{attacks, Bitboard, Board, Color, Role, Square};
 
-use super::{
-    index::Squares,
-    material::{Material, MAX_PIECES},
-};
+use super::{index::Squares, material::MAX_PIECES};
 
 /// A square as shakmaty's type (the caller guarantees `sq < 64`).
 #[inline]
@@ -108,42 +105,81 @@ pub fn pieces_of_board(board: &Board) -> Option<PieceList> {
     Some(out)
 }
 
-/// Material of a piece list; `None` unless each side has exactly one king.
-pub fn material_of(pieces: &[Piece]) -> Option<Material> {
-    let mut counts = [[0u8; 5]; 2];
-    let mut kings = [0; 2];
-    for &(color, role, _) in pieces {
-        let c = usize::from(color == Color::Black);
-        match super::material::role_slot(role) {
-            Some(slot) => counts[c][slot] += 1,
-            None => kings[c] += 1,
-        }
+/// Order of a piece in table slots: white king, black king, then the other white pieces and
+/// the other black pieces, each queen, rook, bishop, knight, pawn.
+#[inline]
+fn slot_key(color: Color, role: Role) -> u8 {
+    let r = match role {
+        Role::King => return u8::from(color == Color::Black),
+        Role::Queen => 0,
+        Role::Rook => 1,
+        Role::Bishop => 2,
+        Role::Knight => 3,
+        Role::Pawn => 4,
+    };
+    if color == Color::White {
+        2 + r
+    } else {
+        8 + r
     }
-    (kings == [1, 1]).then(|| Material::from_counts(counts[0], counts[1]))
 }
 
-/// Arranges `pieces` (of material `material`, in the orientation given) into the slot order of
-/// `slots`, flipping colours and ranks when `swap` is set. `None` if they do not fit.
+/// Arranges `pieces` into the slot order of `slots` (which must be in table order, as
+/// [`Material::slots`] gives), flipping colours and ranks when `swap` is set. `None` if they do
+/// not fit.
+#[inline]
 pub fn to_slots(pieces: &[Piece], slots: &[(Color, Role)], swap: bool) -> Option<Squares> {
-    let mut sq = [0u8; MAX_PIECES];
-    let mut used = [false; MAX_PIECES];
-    if pieces.len() != slots.len() {
+    let n = pieces.len();
+    if n != slots.len() || n > MAX_PIECES {
         return None;
     }
-    for (i, &(color, role)) in slots.iter().enumerate() {
-        let mut found = false;
-        for (j, &(c, r, s)) in pieces.iter().enumerate() {
-            let (c, s) = if swap { (c.other(), s ^ 56) } else { (c, s) };
-            if !used[j] && c == color && r == role {
-                used[j] = true;
-                sq[i] = s;
-                found = true;
-                break;
-            }
+    let mut keys = [0u8; MAX_PIECES];
+    let mut sq = [0u8; MAX_PIECES];
+    for (i, &(c, r, s)) in pieces.iter().enumerate() {
+        let (c, s) = if swap { (c.other(), s ^ 56) } else { (c, s) };
+        // Insertion sort by slot key.
+        let k = slot_key(c, r);
+        let mut j = i;
+        while j > 0 && keys[j - 1] > k {
+            keys[j] = keys[j - 1];
+            sq[j] = sq[j - 1];
+            j -= 1;
         }
-        if !found {
+        keys[j] = k;
+        sq[j] = s;
+    }
+    for (i, &(c, r)) in slots.iter().enumerate() {
+        if keys[i] != slot_key(c, r) {
             return None;
         }
     }
     Some(sq)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tablebase::Material;
+
+    #[test]
+    fn slot_order_matches_material() {
+        for name in ["KQvKR", "KRPvKB", "KPvKP", "KNNvKQ", "KBvKQR"] {
+            let m: Material = name.parse().expect("material");
+            let slots = m.slots();
+            let keys: Vec<u8> = slots.iter().map(|&(c, r)| slot_key(c, r)).collect();
+            assert!(keys.windows(2).all(|w| w[0] <= w[1]), "{name}: {keys:?}");
+            // Pieces in reverse order land in slot order.
+            let pieces: Vec<Piece> = slots
+                .iter()
+                .enumerate()
+                .rev()
+                .map(|(i, &(c, r))| (c, r, 8 + i as u8))
+                .collect();
+            let sq = to_slots(&pieces, &slots, false).expect("fits");
+            for (i, &(c, r)) in slots.iter().enumerate() {
+                let p = pieces.iter().find(|p| p.2 == sq[i]).expect("square");
+                assert_eq!((p.0, p.1), (c, r), "{name} slot {i}");
+            }
+        }
+    }
 }

@@ -8,12 +8,12 @@ use std::{
     sync::OnceLock,
 };
 
-use shakmaty::{Chess, Color, Move, Position};
+use shakmaty::{Chess, Color, Move, Position, Role};
 
 use super::{
     format::{file_name, Table, TableError, EXTENSION},
-    material::{Material, MAX_PIECES},
-    pieces::{material_of, pieces_of_board, to_slots, Piece},
+    material::{key_of_piece, Material, MAX_PIECES},
+    pieces::{pieces_of_board, to_slots, Piece},
     value::Value,
 };
 
@@ -40,13 +40,23 @@ pub enum ProbeError {
     Overflow,
 }
 
-/// A source of tables by canonical material.
+/// A source of tables.
 pub trait Tables {
+    /// The table of a material given by its key ([`Material::key`]) in either orientation, and
+    /// whether the key is the colour-swapped orientation of the table's material.
+    ///
+    /// # Errors
+    /// [`ProbeError::MissingTable`] or [`ProbeError::BadTable`].
+    fn table_by_key(&self, key: u64) -> Result<(&Table, bool), ProbeError>;
+
     /// The table of a canonical material.
     ///
     /// # Errors
     /// [`ProbeError::MissingTable`] or [`ProbeError::BadTable`].
-    fn table(&self, material: Material) -> Result<&Table, ProbeError>;
+    fn table(&self, material: Material) -> Result<&Table, ProbeError> {
+        self.table_by_key(material.canonical().key())
+            .map(|(t, _)| t)
+    }
 }
 
 /// The value of the position made of `pieces` with `white_to_move`, for the side to move. Bare
@@ -63,24 +73,49 @@ pub fn lookup<T: Tables + ?Sized>(
     if pieces.len() > MAX_PIECES {
         return Err(ProbeError::TooManyPieces(pieces.len()));
     }
-    let material =
-        material_of(pieces).ok_or_else(|| ProbeError::NotIndexable("kings".to_string()))?;
-    if material.piece_count() == 2 {
+    let mut key = 0;
+    let mut kings = 0;
+    for &(color, role, _) in pieces {
+        if role == Role::King {
+            kings += if color == Color::White { 1 } else { 16 };
+        }
+        key += key_of_piece(color, role);
+    }
+    if kings != 17 {
+        return Err(ProbeError::NotIndexable("kings".to_string()));
+    }
+    if key == 0 {
         return Ok(Value::DRAW);
     }
-    let swap = !material.is_canonical();
-    let canonical = material.canonical();
-    let table = tables.table(canonical)?;
-    let sq = to_slots(pieces, table.scheme().slots(), swap)
-        .ok_or_else(|| ProbeError::NotIndexable(canonical.name()))?;
-    let idx = table
-        .scheme()
-        .index(&sq)
-        .ok_or_else(|| ProbeError::NotIndexable(canonical.name()))?;
+    let (table, swap) = tables.table_by_key(key)?;
+    let not_indexable = || ProbeError::NotIndexable(table.material().name());
+    let sq = to_slots(pieces, table.scheme().slots(), swap).ok_or_else(not_indexable)?;
+    let idx = table.scheme().index(&sq).ok_or_else(not_indexable)?;
     Ok(table.get(white_to_move ^ swap, idx))
 }
 
+/// Hashes a material key (already unique and well spread in its low bits) by one multiply.
+#[derive(Default, Clone, Copy)]
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, k: u64) {
+        self.0 = (k ^ (k >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type KeyMap<V> = HashMap<u64, V, std::hash::BuildHasherDefault<KeyHasher>>;
+
 struct Slot {
+    material: Material,
     path: PathBuf,
     table: OnceLock<Result<Table, String>>,
 }
@@ -88,20 +123,24 @@ struct Slot {
 /// A directory of tables, each opened (and checked) on its first probe.
 pub struct Tablebase {
     dir: PathBuf,
-    slots: HashMap<Material, Slot>,
+    slots: Vec<Slot>,
+    /// Material key (either orientation) to slot and whether it is the swapped orientation.
+    keys: KeyMap<(usize, bool)>,
 }
 
 impl Tables for Tablebase {
-    fn table(&self, material: Material) -> Result<&Table, ProbeError> {
-        let slot = self
-            .slots
-            .get(&material)
-            .ok_or_else(|| ProbeError::MissingTable(material.name()))?;
+    fn table_by_key(&self, key: u64) -> Result<(&Table, bool), ProbeError> {
+        let (i, swap) = *self
+            .keys
+            .get(&key)
+            .ok_or_else(|| ProbeError::MissingTable(Material::from_key(key).canonical().name()))?;
+        let slot = &self.slots[i];
+        let material = slot.material;
         match slot
             .table
             .get_or_init(|| Table::open(&slot.path, Some(material)).map_err(|e| e.to_string()))
         {
-            Ok(t) => Ok(t),
+            Ok(t) => Ok((t, swap)),
             Err(e) => Err(ProbeError::BadTable(e.clone())),
         }
     }
@@ -115,7 +154,8 @@ impl Tablebase {
     /// # Errors
     /// When the directory exists but cannot be read.
     pub fn open(dir: &Path) -> Result<Tablebase, TableError> {
-        let mut slots = HashMap::new();
+        let mut slots = Vec::new();
+        let mut keys = KeyMap::default();
         if dir.is_dir() {
             let rd = std::fs::read_dir(dir).map_err(|source| TableError::Io {
                 path: dir.to_path_buf(),
@@ -131,13 +171,13 @@ impl Tablebase {
                 };
                 if let Ok(m) = stem.parse::<Material>() {
                     if m.is_canonical() && path.file_name() == Some(file_name(m).as_ref()) {
-                        slots.insert(
-                            m,
-                            Slot {
-                                path,
-                                table: OnceLock::new(),
-                            },
-                        );
+                        keys.insert(m.swapped().key(), (slots.len(), true));
+                        keys.insert(m.key(), (slots.len(), false));
+                        slots.push(Slot {
+                            material: m,
+                            path,
+                            table: OnceLock::new(),
+                        });
                     }
                 }
             }
@@ -145,6 +185,7 @@ impl Tablebase {
         Ok(Tablebase {
             dir: dir.to_path_buf(),
             slots,
+            keys,
         })
     }
 
@@ -155,7 +196,7 @@ impl Tablebase {
 
     /// The materials whose files are present (not yet validated), sorted by name.
     pub fn materials(&self) -> Vec<Material> {
-        let mut v: Vec<Material> = self.slots.keys().copied().collect();
+        let mut v: Vec<Material> = self.slots.iter().map(|s| s.material).collect();
         v.sort_by_key(|m| (m.piece_count(), m.name()));
         v
     }
@@ -163,8 +204,8 @@ impl Tablebase {
     /// The most pieces of any table present (0 when there is none).
     pub fn max_pieces(&self) -> usize {
         self.slots
-            .keys()
-            .map(Material::piece_count)
+            .iter()
+            .map(|s| s.material.piece_count())
             .max()
             .unwrap_or(0)
     }

@@ -1,0 +1,169 @@
+//! `engine.toml`: the defaults of the `retro` command, read from `--config PATH`, else from beside
+//! the binary, else from the working directory. Command-line options override it.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The file name looked for beside the binary and in the working directory.
+pub const FILE_NAME: &str = "engine.toml";
+
+/// An error reading the configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML or has a wrong key or value.
+    #[error("{path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with its line.
+        message: String,
+    },
+}
+
+/// The settings of `engine.toml`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Directory of Retro's tables; a relative path is taken from the file's directory.
+    pub table_path: PathBuf,
+    /// Log level: off, error, warn, info, debug or trace.
+    pub log_level: LogLevel,
+}
+
+/// A log level (the `log` crate's filter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    /// No logging.
+    Off,
+    /// Errors only.
+    Error,
+    /// Warnings and errors.
+    Warn,
+    /// Progress information.
+    Info,
+    /// Details for developers.
+    Debug,
+    /// Everything.
+    Trace,
+}
+
+impl LogLevel {
+    /// As a `log` filter.
+    pub fn filter(self) -> log::LevelFilter {
+        match self {
+            LogLevel::Off => log::LevelFilter::Off,
+            LogLevel::Error => log::LevelFilter::Error,
+            LogLevel::Warn => log::LevelFilter::Warn,
+            LogLevel::Info => log::LevelFilter::Info,
+            LogLevel::Debug => log::LevelFilter::Debug,
+            LogLevel::Trace => log::LevelFilter::Trace,
+        }
+    }
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            table_path: PathBuf::from("tables"),
+            log_level: LogLevel::Warn,
+        }
+    }
+}
+
+impl Config {
+    /// Parses the text of a configuration file found at `path` (for messages and for resolving
+    /// a relative table path).
+    ///
+    /// # Errors
+    /// Invalid TOML, unknown keys or values of the wrong type, with the line.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let mut c: Config = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string().trim().replace('\n', " "),
+        })?;
+        if c.table_path.is_relative() {
+            if let Some(dir) = path.parent() {
+                c.table_path = dir.join(&c.table_path);
+            }
+        }
+        Ok(c)
+    }
+
+    /// Reads `explicit` if given; else the first `engine.toml` beside the running binary or in
+    /// the working directory; else the defaults. Returns the file used, if any.
+    ///
+    /// # Errors
+    /// An explicit file that cannot be read, or any file found that does not parse.
+    pub fn load(explicit: Option<&Path>) -> Result<(Config, Option<PathBuf>), ConfigError> {
+        let candidates: Vec<PathBuf> = match explicit {
+            Some(p) => vec![p.to_path_buf()],
+            None => {
+                let mut v = Vec::new();
+                if let Some(dir) = std::env::current_exe()
+                    .ok()
+                    .and_then(|e| e.parent().map(Path::to_path_buf))
+                {
+                    v.push(dir.join(FILE_NAME));
+                }
+                v.push(PathBuf::from(FILE_NAME));
+                v
+            }
+        };
+        for path in candidates {
+            match std::fs::read_to_string(&path) {
+                Ok(text) => return Ok((Config::parse(&text, &path)?, Some(path))),
+                Err(source) if explicit.is_some() => return Err(ConfigError::Io { path, source }),
+                Err(_) => continue,
+            }
+        }
+        Ok((Config::default(), None))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_file_parses() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(FILE_NAME);
+        let text = std::fs::read_to_string(&path).expect("engine.toml in the repository");
+        let c = Config::parse(&text, &path).expect("valid");
+        assert_eq!(
+            c.table_path,
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tables")
+        );
+        assert_eq!(c.log_level, LogLevel::Warn);
+    }
+
+    #[test]
+    fn bad_files_are_errors_with_the_line() {
+        let p = Path::new("/x/engine.toml");
+        for text in [
+            "table_path = 3",
+            "nonsense = true",
+            "log_level = \"loud\"",
+            "table_path = ",
+        ] {
+            let e = Config::parse(text, p).expect_err(text).to_string();
+            assert!(e.starts_with("/x/engine.toml: "), "{e}");
+            assert!(e.contains("line 1"), "{e}");
+        }
+        let c = Config::parse("table_path = \"/abs\"", p).expect("valid");
+        assert_eq!(c.table_path, Path::new("/abs"));
+        assert_eq!(
+            Config::parse("", p).expect("empty").log_level,
+            LogLevel::Warn
+        );
+    }
+}
