@@ -21,7 +21,7 @@
 #![allow(clippy::needless_range_loop)] // slots index several parallel arrays
 
 use std::sync::{
-    atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed},
+    atomic::{AtomicBool, AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed},
     Mutex,
 };
 
@@ -108,17 +108,32 @@ enum Keys {
     Dedupe,
 }
 
-/// `idx` moved by `to - from` squares of `stride`.
-#[inline]
-const fn offset(idx: u64, from: u8, to: u8, stride: u64) -> u64 {
-    (idx + to as u64 * stride) - from as u64 * stride
-}
-
 /// Whether a square is on the a1-h8 or the a8-h1 diagonal.
 #[inline]
 const fn on_long_diagonal(sq: u8) -> bool {
     let (f, r) = (sq & 7, sq >> 3);
     f == r || f + r == 7
+}
+
+/// Asks the processor to start loading `cells[i]` into the cache.
+#[inline]
+fn prefetch(cells: &[AtomicU16], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(c) = cells.get(i) {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: SSE, which the intrinsic needs, is part of every x86_64 processor; a prefetch
+        // is a hint that neither reads into the program nor faults, and the address is that of a
+        // live element.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((c as *const AtomicU16).cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (cells, i);
+}
+
+/// An entry's cell: value byte and counter.
+#[inline]
+const fn cell_of(v: Value, counter: u8) -> u16 {
+    ((v.to_byte() as u16) << 8) | counter as u16
 }
 
 /// Summary of one position's moves.
@@ -153,8 +168,9 @@ pub struct Solver<'a, T: Tables + Sync> {
     slots: Vec<(Color, Role)>,
     n: usize,
     sub: &'a T,
-    values: [Vec<AtomicU8>; 2],
-    counters: [Vec<AtomicU8>; 2],
+    /// Per entry, the value (high byte, 0 while undecided) and the count of in-table successors
+    /// not yet known to be won by the opponent (low byte), side by side in one cache line.
+    cells: [Vec<AtomicU16>; 2],
     /// Half the plies of the longest losing exit, for positions that may be lost.
     exit_loss: [Vec<AtomicU8>; 2],
     sub_error: Mutex<Option<String>>,
@@ -167,14 +183,18 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
         let ix = IndexScheme::new(material);
         let size = ix.size() as usize;
         let mk = |v: u8| (0..size).map(|_| AtomicU8::new(v)).collect::<Vec<_>>();
+        let mk16 = || {
+            (0..size)
+                .map(|_| AtomicU16::new(u16::from(CANT_LOSE)))
+                .collect::<Vec<_>>()
+        };
         Solver {
             material,
             slots: ix.slots().to_vec(),
             n: ix.piece_count(),
             ix,
             sub,
-            values: [mk(0), mk(0)],
-            counters: [mk(CANT_LOSE), mk(CANT_LOSE)],
+            cells: [mk16(), mk16()],
             exit_loss: [mk(0), mk(0)],
             sub_error: Mutex::new(None),
             overflow: AtomicBool::new(false),
@@ -340,7 +360,6 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
             } else if !in_check && pinned & (1u64 << from) != 0 {
                 targets &= pin_lines[i];
             }
-            let stride = self.ix.stride(sq, i);
             while targets != 0 {
                 let to = targets.trailing_zeros() as u8;
                 targets &= targets - 1;
@@ -379,10 +398,10 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
                     match keys {
                         Keys::Count => out.nkeys += 1,
                         Keys::Dedupe => {
-                            let child = match stride {
-                                Some(st) => Some(offset(idx, from, to, st)),
-                                None => self.ix.index(&after),
-                            };
+                            let child = self
+                                .ix
+                                .moved(idx, sq, i, to)
+                                .or_else(|| self.ix.index(&after));
                             let Some(child) = child else {
                                 continue;
                             };
@@ -468,10 +487,10 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
                     summary.nkeys = 0;
                     let mode = self.keys_mode(&sq, side);
                     self.summarize(&sq, idx, side, mode, &mut summary);
-                    let counter = &self.counters[side][idx as usize];
+                    let cell = &self.cells[side][idx as usize];
                     if summary.moves == 0 {
                         if self.in_check(&sq, side, occ, usize::MAX) {
-                            self.values[side][idx as usize].store(Value::MATED.to_byte(), Relaxed);
+                            cell.store(cell_of(Value::MATED, 0), Relaxed);
                             mates.push(item(idx, side, 0));
                         }
                         continue;
@@ -481,14 +500,17 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
                             if let Some(v) = summary.best_exit.filter(|v| v.wdl() == Wdl::Win) {
                                 seeds.push((v.plies() as usize, item(idx, side, 0)));
                             }
-                            counter.store(CANT_LOSE + summary.nkeys as u8, Relaxed);
+                            cell.store(
+                                cell_of(Value::DRAW, CANT_LOSE + summary.nkeys as u8),
+                                Relaxed,
+                            );
                         }
                         _ => {
                             if summary.nkeys == 0 && summary.best_exit.is_some() {
                                 let l = summary.longest_losing_exit as usize;
                                 seeds.push((l, item(idx, side, 0)));
                             } else {
-                                counter.store(summary.nkeys as u8, Relaxed);
+                                cell.store(cell_of(Value::DRAW, summary.nkeys as u8), Relaxed);
                                 self.exit_loss[side][idx as usize]
                                     .store((summary.longest_losing_exit / 2) as u8, Relaxed);
                             }
@@ -570,21 +592,18 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
                     return Err(SolveError::Overflow(self.material.name()));
                 };
                 if d % 2 == 1 {
-                    if self.values[side][idx]
-                        .compare_exchange(0, v.to_byte(), Relaxed, Relaxed)
-                        .is_ok()
-                    {
+                    if self.try_decide(side, idx, v) {
                         frontier.push(it);
                     }
                 } else {
-                    self.values[side][idx].store(v.to_byte(), Relaxed);
+                    self.decide(side, idx, v);
                     frontier.push(it);
                 }
             }
             // En passant nodes decided by their capture at this depth.
             for it in std::mem::take(&mut ep_buckets[d]) {
                 let (side, idx) = (item_side(it), item_idx(it) as usize);
-                let q = Value::from_byte(self.values[side][idx].load(Relaxed));
+                let q = self.value(side, idx);
                 let propagate = if d % 2 == 1 {
                     !(q.wdl() == Wdl::Win && q.plies() as usize <= d)
                 } else {
@@ -637,14 +656,50 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
             self.material.name(),
             started.elapsed().as_secs_f64()
         );
-        let into_bytes =
-            |v: Vec<AtomicU8>| v.into_iter().map(AtomicU8::into_inner).collect::<Vec<u8>>();
-        let [w, b] = self.values;
+        let into_bytes = |v: Vec<AtomicU16>| {
+            v.into_iter()
+                .map(|c| (c.into_inner() >> 8) as u8)
+                .collect::<Vec<u8>>()
+        };
+        let [w, b] = self.cells;
         Ok(Solved {
             white: into_bytes(w),
             black: into_bytes(b),
             positions: [positions[0].load(Relaxed), positions[1].load(Relaxed)],
         })
+    }
+
+    /// The value of an entry (a draw while undecided).
+    #[inline]
+    fn value(&self, side: usize, idx: usize) -> Value {
+        Value::from_byte((self.cells[side][idx].load(Relaxed) >> 8) as u8)
+    }
+
+    /// Decides an entry that no other thread can decide at the same time (a loss).
+    #[inline]
+    fn decide(&self, side: usize, idx: usize, v: Value) {
+        self.cells[side][idx].fetch_or(u16::from(v.to_byte()) << 8, Relaxed);
+    }
+
+    /// Decides an undecided entry as `v` (a win); `false` if it was decided already.
+    #[inline]
+    fn try_decide(&self, side: usize, idx: usize, v: Value) -> bool {
+        let cell = &self.cells[side][idx];
+        let mut cur = cell.load(Relaxed);
+        loop {
+            if cur >> 8 != 0 {
+                return false;
+            }
+            match cell.compare_exchange_weak(
+                cur,
+                cur | (u16::from(v.to_byte()) << 8),
+                Relaxed,
+                Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(now) => cur = now,
+            }
+        }
     }
 
     fn check_errors(&self) -> Result<(), SolveError> {
@@ -723,15 +778,14 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
             } else {
                 origins = attacks_from(c, role, to, occ) & !occ;
             }
-            let stride = self.ix.stride(&sq, i);
             let allowed = self.legal_origins(&sq, occ, side, i);
             origins &= allowed;
             if allowed & (1u64 << double_from.min(63)) == 0 {
                 double_from = 64;
             }
             let emit = |from: u8, list: &mut [u64], count: &mut usize, dedupe: bool| {
-                let pi = match stride {
-                    Some(st) => offset(idx, to, from, st),
+                let pi = match self.ix.moved(idx, &sq, i, from) {
+                    Some(pi) => pi,
                     None => {
                         let mut p = sq;
                         p[i] = from;
@@ -769,6 +823,11 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
             }
         }
         let lost = child_value.wdl() == Wdl::Loss;
+        // Start loading every predecessor's cell before the first (serialising) atomic update,
+        // so that the cache misses overlap.
+        for &p in preds[..np].iter().chain(ep_preds[..nep].iter()) {
+            prefetch(&self.cells[mover], p as usize);
+        }
         for &p in preds[..np].iter().chain(ep_preds[..nep].iter()) {
             self.update(p, mover, lost, d, out, later);
         }
@@ -819,21 +878,18 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
                 self.overflow.store(true, Relaxed);
                 return;
             };
-            // A plain load first: most predecessors of a loss are decided already.
-            let slot = &self.values[side][pi];
-            if slot.load(Relaxed) == 0
-                && slot
-                    .compare_exchange(0, w.to_byte(), Relaxed, Relaxed)
-                    .is_ok()
-            {
+            if self.try_decide(side, pi, w) {
                 out.push(item(p, side, 0));
             }
         } else {
+            let cell = &self.cells[side][pi];
             // A decided predecessor (a win) needs no count.
-            if self.values[side][pi].load(Relaxed) != 0 {
+            if cell.load(Relaxed) >> 8 != 0 {
                 return;
             }
-            let old = self.counters[side][pi].fetch_sub(1, Relaxed);
+            // The counter never goes below zero (it is lowered once per distinct successor), so
+            // the subtraction never reaches the value byte.
+            let old = cell.fetch_sub(1, Relaxed) & 0xFF;
             if old == 1 {
                 // Lost: as late as the longest of the in-table children and the exits.
                 let exit = 2 * self.exit_loss[side][pi].load(Relaxed) as usize;
@@ -843,7 +899,7 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
                         self.overflow.store(true, Relaxed);
                         return;
                     };
-                    self.values[side][pi].store(v.to_byte(), Relaxed);
+                    self.decide(side, pi, v);
                     out.push(item(p, side, 0));
                 } else {
                     later.push((l, item(p, side, 0)));

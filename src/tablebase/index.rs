@@ -166,6 +166,8 @@ pub struct IndexScheme {
     size: u64,
     /// Index step per square for a piece alone in its group (0 for kings and identical pieces).
     strides: [u64; MAX_PIECES],
+    /// Index step per king placement.
+    king_stride: u64,
 }
 
 impl IndexScheme {
@@ -212,6 +214,7 @@ impl IndexScheme {
         }
         IndexScheme {
             strides,
+            king_stride: stride,
             material,
             slots,
             scheme,
@@ -265,6 +268,31 @@ impl IndexScheme {
         } else {
             Some(st)
         }
+    }
+
+    /// The index after the piece in `slot` of the decoded (canonical) position `sq`, entry
+    /// `idx`, moves to the empty square `to`, when it can be had without computing it in full
+    /// (the symmetry stays the same); `None` otherwise.
+    #[inline]
+    pub fn moved(&self, idx: u64, sq: &Squares, slot: usize, to: u8) -> Option<u64> {
+        if to > 63 {
+            return None;
+        }
+        if slot >= 2 {
+            if self.slots[slot].1 == Role::Pawn && !(8..56).contains(&to) {
+                return None;
+            }
+            let st = self.stride(sq, slot)?;
+            return Some((idx + u64::from(to) * st) - u64::from(sq[slot]) * st);
+        }
+        let (wk, bk) = if slot == 0 { (to, sq[1]) } else { (sq[0], to) };
+        if self.scheme == Scheme::Pawnless && on_diagonal(wk) && on_diagonal(bk) {
+            return None;
+        }
+        let kings = self.kings();
+        let old = kings.get(sq[0], sq[1])?;
+        let new = kings.get(wk, bk)?;
+        Some((idx + new * self.king_stride) - old * self.king_stride)
     }
 
     /// The index of a position given by its squares in slot order, in any orientation. `None`
@@ -433,6 +461,23 @@ mod tests {
                             *s = transform(t, *s);
                         }
                         assert_eq!(ix.index(&img), Some(i), "{name} entry {i} under {t}");
+                    }
+                    // Incremental indices agree with full ones, kings included.
+                    for slot in 0..n {
+                        for to in 0..64u8 {
+                            let mut moved = sq;
+                            moved[slot] = to;
+                            if sq[..n].contains(&to) {
+                                continue;
+                            }
+                            if let Some(fast) = ix.moved(i, &sq, slot, to) {
+                                assert_eq!(
+                                    ix.index(&moved),
+                                    Some(fast),
+                                    "{name} entry {i} slot {slot} to {to}"
+                                );
+                            }
+                        }
                     }
                     // Moving a lone piece changes the index by its stride.
                     for slot in 2..n {
