@@ -98,16 +98,17 @@ impl std::fmt::Display for TableSummary {
 
 /// Tables already built, for looking up exits.
 pub struct SubTables {
-    tables: Vec<(Material, Table)>,
+    /// Each table with its material's key and its colour-swapped key.
+    tables: Vec<(u64, u64, Table)>,
 }
 
 impl Tables for SubTables {
     fn table_by_key(&self, key: u64) -> Result<(&Table, bool), ProbeError> {
-        for (m, t) in &self.tables {
-            if m.key() == key {
+        for (own, swapped, t) in &self.tables {
+            if *own == key {
                 return Ok((t, false));
             }
-            if m.swapped().key() == key {
+            if *swapped == key {
                 return Ok((t, true));
             }
         }
@@ -125,7 +126,8 @@ impl SubTables {
     pub fn open(dir: &Path, material: Material) -> Result<SubTables, TableError> {
         let mut tables = Vec::new();
         for m in material.successors() {
-            tables.push((m, Table::open(&dir.join(file_name(m)), Some(m))?));
+            let t = Table::open(&dir.join(file_name(m)), Some(m))?;
+            tables.push((m.key(), m.swapped().key(), t));
         }
         Ok(SubTables { tables })
     }

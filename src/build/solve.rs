@@ -360,6 +360,20 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
             } else if !in_check && pinned & (1u64 << from) != 0 {
                 targets &= pin_lines[i];
             }
+            if keys == Keys::Count && (i == king || !in_check) {
+                // Every target is legal here: count the quiet moves at once and enumerate only
+                // the captures and promotions.
+                let promo_ranks = if role == Role::Pawn {
+                    0xFF00_0000_0000_00FFu64
+                } else {
+                    0
+                };
+                let quiet = targets & !occ & !promo_ranks;
+                let n = quiet.count_ones();
+                out.moves += n;
+                out.nkeys += n as usize;
+                targets &= !quiet;
+            }
             while targets != 0 {
                 let to = targets.trailing_zeros() as u8;
                 targets &= targets - 1;
@@ -574,8 +588,10 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
             }
         }
         // Retrograde passes.
-        progress.set_message("retro");
-        progress.set_length(max_depth as u64);
+        progress.set_style(
+            ProgressStyle::with_template("{prefix:>8} retro depth {pos:>3}: {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
         progress.set_position(0);
         let deferred = Mutex::new(Vec::<(usize, Item)>::new());
         let mut d = 0usize;
@@ -622,6 +638,7 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
                 return Err(SolveError::Overflow(self.material.name()));
             }
             progress.set_position(d as u64);
+            progress.set_message(format!("{} positions decided", frontier.len()));
             let next: Vec<Item> = frontier
                 .par_chunks(1024)
                 .flat_map_iter(|chunk| {
