@@ -925,11 +925,3 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
         }
     }
 }
-
-/// Entries of a material (per side), for planning.
-pub fn entries(material: Material) -> u64 {
-    IndexScheme::new(material).size()
-}
-
-/// Most pieces a material handled here may have.
-pub const SOLVER_MAX_PIECES: usize = MAX_PIECES;

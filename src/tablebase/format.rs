@@ -10,11 +10,7 @@ use std::{
 
 use memmap2::Mmap;
 
-use super::{
-    index::{IndexScheme, Scheme},
-    material::Material,
-    value::{Value, Wdl},
-};
+use super::{index::IndexScheme, material::Material, value::Value};
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"RETRODTM";
@@ -306,28 +302,5 @@ impl Table {
             .ok()
             .and_then(|o| self.mmap.get(o))
             .map_or(Value::DRAW, |&b| Value::from_byte(b))
-    }
-
-    /// Counts of wins, draws and losses over the used entries of both sides (draws include
-    /// unused entries).
-    pub fn count_wdl(&self) -> [u64; 3] {
-        let mut c = [0u64; 3];
-        for &b in self.mmap.get(HEADER_LEN..).unwrap_or(&[]) {
-            let i = match Value::from_byte(b).wdl() {
-                Wdl::Win => 0,
-                Wdl::Draw => 1,
-                Wdl::Loss => 2,
-            };
-            c[i] += 1;
-        }
-        c
-    }
-}
-
-/// Which scheme a header byte names.
-pub fn scheme_name(s: Scheme) -> &'static str {
-    match s {
-        Scheme::Pawnless => "pawnless-462x8",
-        Scheme::Pawns => "pawns-1806x2",
     }
 }

@@ -210,17 +210,6 @@ impl Tablebase {
             .unwrap_or(0)
     }
 
-    /// Opens and validates every table now; returns the ones refused, with why.
-    pub fn check_all(&self) -> Vec<(Material, String)> {
-        let mut bad = Vec::new();
-        for m in self.materials() {
-            if let Err(e) = self.table(m) {
-                bad.push((m, e.to_string()));
-            }
-        }
-        bad
-    }
-
     /// The value of a position for the side to move, en passant included.
     ///
     /// # Errors
