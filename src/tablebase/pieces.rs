@@ -93,13 +93,31 @@ impl Default for PieceList {
     }
 }
 
-/// Pieces of a board; `None` if there are more than [`MAX_PIECES`].
+/// Pieces of a board, in table slot order (kings, then each side's pieces strongest first);
+/// `None` if there are more than [`MAX_PIECES`].
+#[inline]
 pub fn pieces_of_board(board: &Board) -> Option<PieceList> {
+    if board.occupied().count() > MAX_PIECES {
+        return None;
+    }
     let mut out = PieceList::new();
-    for sq in board.occupied() {
-        let p = board.piece_at(sq)?;
-        if !out.push((p.color, p.role, sq as u8)) {
-            return None;
+    for color in Color::ALL {
+        if let Some(k) = board.king_of(color) {
+            out.push((color, Role::King, k as u8));
+        }
+    }
+    for color in Color::ALL {
+        let mine = board.by_color(color);
+        for role in [
+            Role::Queen,
+            Role::Rook,
+            Role::Bishop,
+            Role::Knight,
+            Role::Pawn,
+        ] {
+            for sq in mine & board.by_role(role) {
+                out.push((color, role, sq as u8));
+            }
         }
     }
     Some(out)
