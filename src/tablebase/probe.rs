@@ -8,12 +8,12 @@ use std::{
     sync::OnceLock,
 };
 
-use shakmaty::{Chess, Color, Move, Position, Role};
+use shakmaty::{Board, Chess, Color, Move, Position, Role};
 
 use super::{
     format::{file_name, Table, TableError, EXTENSION},
     material::{key_of_piece, Material, MAX_PIECES},
-    pieces::{pieces_of_board, to_slots, Piece},
+    pieces::{to_slots, Piece},
     value::Value,
 };
 
@@ -219,10 +219,6 @@ impl Tablebase {
         if pos.castles().any() {
             return Err(ProbeError::Castling);
         }
-        let n = pos.board().occupied().count();
-        if n > MAX_PIECES {
-            return Err(ProbeError::TooManyPieces(n));
-        }
         if pos.legal_ep_square().is_some() {
             // The table holds the position without the en passant right: search one ply.
             let mut best: Option<Value> = None;
@@ -232,8 +228,70 @@ impl Tablebase {
             }
             return best.ok_or(ProbeError::Overflow);
         }
-        let pieces = pieces_of_board(pos.board()).ok_or(ProbeError::TooManyPieces(n))?;
-        lookup(self, pieces.as_slice(), pos.turn() == Color::White)
+        self.probe_board(pos.board(), pos.turn() == Color::White)
+    }
+
+    /// The table value of a placement without en passant right (at most [`MAX_PIECES`] pieces,
+    /// one king each). The squares are read straight from the role bitboards into the table's
+    /// slot order, in the table's orientation.
+    fn probe_board(&self, board: &Board, white_to_move: bool) -> Result<Value, ProbeError> {
+        const ROLES: [Role; 5] = [
+            Role::Queen,
+            Role::Rook,
+            Role::Bishop,
+            Role::Knight,
+            Role::Pawn,
+        ];
+        // One pass in white's slot order: kings, white pieces, black pieces.
+        let mut sq = [0u8; MAX_PIECES];
+        let mut n = 2;
+        let mut white_pieces = 0;
+        let mut key = 0;
+        for (c, color) in Color::ALL.into_iter().enumerate() {
+            let k = board
+                .king_of(color)
+                .ok_or_else(|| ProbeError::NotIndexable("kings".to_string()))?;
+            sq[c] = k as u8;
+            let mine = board.by_color(color);
+            for role in ROLES {
+                let add = key_of_piece(color, role);
+                for s in mine & board.by_role(role) {
+                    if n == MAX_PIECES {
+                        return Err(ProbeError::TooManyPieces(n + 1));
+                    }
+                    sq[n] = s as u8;
+                    n += 1;
+                    key += add;
+                }
+            }
+            if color == Color::White {
+                white_pieces = n - 2;
+            }
+        }
+        if key == 0 {
+            return Ok(Value::DRAW);
+        }
+        let (table, swap) = self.table_by_key(key)?;
+        if swap {
+            // Black becomes white: black king, white king, black pieces, white pieces, with
+            // the ranks mirrored.
+            let mut t = [0u8; MAX_PIECES];
+            t[0] = sq[1] ^ 56;
+            t[1] = sq[0] ^ 56;
+            let black_pieces = n - 2 - white_pieces;
+            for i in 0..black_pieces {
+                t[2 + i] = sq[2 + white_pieces + i] ^ 56;
+            }
+            for i in 0..white_pieces {
+                t[2 + black_pieces + i] = sq[2 + i] ^ 56;
+            }
+            sq = t;
+        }
+        let idx = table
+            .scheme()
+            .index(&sq)
+            .ok_or_else(|| ProbeError::NotIndexable(table.material().name()))?;
+        Ok(table.get(white_to_move ^ swap, idx))
     }
 
     /// The value of playing `m` in `pos`, for the side that plays it.

@@ -1,5 +1,6 @@
-//! Positions with an en passant capture available (which no table entry stores: the probe adds
-//! one ply of search) against Syzygy's WDL, and the move ranking against the probe.
+//! Probing: positions with an en passant capture available (which no table entry stores: the
+//! probe adds one ply of search) against Syzygy's WDL, the move ranking against the probe, and
+//! the board probe against piece-list lookups and colour-flipped positions.
 
 mod common;
 
@@ -83,4 +84,77 @@ fn ranked_moves_start_with_the_probed_value() {
         );
         assert!(ranked.windows(2).all(|w| w[0].1 >= w[1].1), "{fen}: sorted");
     }
+}
+
+/// `probe` (squares read from the board) agrees with `lookup` (piece lists) and gives the same
+/// value to the colour-flipped position, for random positions of materials in both orientations.
+#[test]
+fn probe_agrees_with_lookup_and_colour_flip() {
+    use retro::tablebase::{lookup, pieces::PieceList};
+    use shakmaty::{Bitboard, Board, CastlingMode, Color, Piece, Setup, Square};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    common::build_into(
+        dir.path(),
+        &[common::material("KQvKR"), common::material("KRvKP")],
+    );
+    let tb = Tablebase::open(dir.path()).expect("tables");
+    let mut rng = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        rng ^= rng >> 12;
+        rng ^= rng << 25;
+        rng ^= rng >> 27;
+        rng.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    };
+    let mut checked = 0;
+    for name in ["KQvKR", "KRvKQ", "KRvKP", "KPvKR", "KQvK", "KvKR"] {
+        let m = common::material(name);
+        let mut n = 0;
+        while n < 2000 {
+            let mut board = Board::empty();
+            let mut pieces = PieceList::new();
+            let mut ok = true;
+            for (color, role) in m.slots() {
+                let sq = Square::new((next() % 64) as u32);
+                if board.piece_at(sq).is_some() {
+                    ok = false;
+                    break;
+                }
+                board.set_piece_at(sq, Piece { color, role });
+                pieces.push((color, role, sq as u8));
+            }
+            if !ok {
+                continue;
+            }
+            let mut setup = Setup::empty();
+            setup.board = board;
+            setup.turn = if next() % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            setup.castling_rights = Bitboard::EMPTY;
+            let Ok(pos) = setup.clone().position::<Chess>(CastlingMode::Standard) else {
+                continue;
+            };
+            if pos.legal_ep_square().is_some() {
+                continue;
+            }
+            let v = tb.probe(&pos).expect("probe");
+            let white = setup.turn == Color::White;
+            assert_eq!(
+                lookup(&tb, pieces.as_slice(), white).expect("lookup"),
+                v,
+                "{name}"
+            );
+            let flipped: Chess = setup
+                .into_mirrored()
+                .position(CastlingMode::Standard)
+                .expect("mirror of a legal position is legal");
+            assert_eq!(tb.probe(&flipped).expect("probe"), v, "{name} flipped");
+            n += 1;
+        }
+        checked += n;
+    }
+    assert_eq!(checked, 12_000);
 }
