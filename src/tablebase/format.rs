@@ -67,26 +67,73 @@ pub struct Stats {
     pub longest_loss: u32,
 }
 
-/// A 64-bit checksum of a byte string: words of 8 little-endian bytes mixed by rotate, xor and
-/// multiply (a bijection per step, so any change of one word changes the result), then a final
-/// avalanche.
+/// A 64-bit checksum of a byte string: words of 8 little-endian bytes (the last one padded with
+/// zeros) mixed by rotate, xor and multiply (a bijection per step, so any change of one word
+/// changes the result), then a final avalanche.
 pub fn checksum(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0x9E37_79B9_7F4A_7C15 ^ bytes.len() as u64;
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x517C_C1B7_2722_0A95);
+    let mut c = Checksum::new(bytes.len() as u64);
+    c.update(bytes);
+    c.finish()
+}
+
+/// [`checksum`] over a byte string given in parts (the total length is known in advance).
+pub struct Checksum {
+    h: u64,
+    pending: [u8; 8],
+    npending: usize,
+}
+
+impl Checksum {
+    /// A checksum of `len` bytes to come.
+    pub fn new(len: u64) -> Checksum {
+        Checksum {
+            h: 0x9E37_79B9_7F4A_7C15 ^ len,
+            pending: [0; 8],
+            npending: 0,
+        }
     }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut w = [0u8; 8];
-        w[..rest.len()].copy_from_slice(rest);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x517C_C1B7_2722_0A95);
+
+    fn word(&mut self, w: [u8; 8]) {
+        self.h =
+            (self.h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x517C_C1B7_2722_0A95);
     }
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-    h ^ (h >> 33)
+
+    /// Adds the next part.
+    pub fn update(&mut self, mut bytes: &[u8]) {
+        if self.npending > 0 {
+            let take = (8 - self.npending).min(bytes.len());
+            self.pending[self.npending..self.npending + take].copy_from_slice(&bytes[..take]);
+            self.npending += take;
+            bytes = &bytes[take..];
+            if self.npending < 8 {
+                return;
+            }
+            self.word(self.pending);
+            self.npending = 0;
+        }
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.word(w);
+        }
+        let rest = chunks.remainder();
+        self.pending[..rest.len()].copy_from_slice(rest);
+        self.npending = rest.len();
+    }
+
+    /// The checksum.
+    pub fn finish(mut self) -> u64 {
+        if self.npending > 0 {
+            let mut w = [0u8; 8];
+            w[..self.npending].copy_from_slice(&self.pending[..self.npending]);
+            self.word(w);
+        }
+        let mut h = self.h;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+        h ^ (h >> 33)
+    }
 }
 
 /// The file name of a material's table.
@@ -135,11 +182,10 @@ pub fn write_table(
         let p = p.to_path_buf();
         move |source| TableError::Io { path: p, source }
     };
-    let mut payload_hash_input = Vec::with_capacity(white.len() + black.len());
-    payload_hash_input.extend_from_slice(white);
-    payload_hash_input.extend_from_slice(black);
-    let h = header(material, &scheme, stats, checksum(&payload_hash_input));
-    drop(payload_hash_input);
+    let mut sum = Checksum::new((white.len() + black.len()) as u64);
+    sum.update(white);
+    sum.update(black);
+    let h = header(material, &scheme, stats, sum.finish());
     let result = (|| {
         let mut f = File::create(&tmp)?;
         f.write_all(&h)?;
@@ -302,5 +348,31 @@ impl Table {
             .ok()
             .and_then(|o| self.mmap.get(o))
             .map_or(Value::DRAW, |&b| Value::from_byte(b))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checksum_in_parts_equals_checksum_in_one() {
+        let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 + i / 13) as u8).collect();
+        for split in [0, 1, 3, 7, 8, 9, 500, 999, 1000] {
+            for split2 in [split, (split + 5).min(1000), 1000] {
+                let mut c = Checksum::new(data.len() as u64);
+                c.update(&data[..split]);
+                c.update(&data[split..split2]);
+                c.update(&data[split2..]);
+                assert_eq!(c.finish(), checksum(&data), "{split} {split2}");
+            }
+        }
+        // Any single flipped bit changes the sum.
+        let base = checksum(&data);
+        for i in (0..data.len()).step_by(37) {
+            let mut d = data.clone();
+            d[i] ^= 0x10;
+            assert_ne!(checksum(&d), base, "byte {i}");
+        }
     }
 }
