@@ -17,7 +17,8 @@ pub fn parse_fen(fen: &str) -> Result<Chess, String> {
         .map_err(|e| format!("malformed FEN: {e}"))?;
     parsed
         .into_position(CastlingMode::Standard)
-        .map_err(|e| format!("illegal position: {e}"))
+        // shakmaty's message already reads "illegal position: ...".
+        .map_err(|e| e.to_string())
 }
 
 /// The output line for one FEN: `FEN<TAB>win|draw|loss<TAB>plies` or `FEN<TAB>error<TAB>reason`.

@@ -156,14 +156,15 @@ fn probe_reads_stdin_and_goes_on_after_bad_lines() {
                  k7/8/8/8/8/8/8/KQR5 w - - 0 1\n\
                  kK6/8/8/8/8/8/8/8 w - - 0 1\n\
                  4k3/8/8/8/8/8/8/R3K3 w Q - 0 1\n\
-                 k7/8/1K6/8/8/8/8/7R w - - 0 1\n";
+                 k7/8/1K6/8/8/8/8/7R w - - 0 1\n\
+                 rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1\n";
     let out = retro(&["probe", "--tables", d], input);
     assert!(out.status.success());
     let stdout = text(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(
         lines.len(),
-        7,
+        8,
         "one line per non-empty input line: {stdout}"
     );
     assert!(
@@ -179,7 +180,7 @@ fn probe_reads_stdin_and_goes_on_after_bad_lines() {
         lines[3]
     );
     assert!(
-        lines[4].contains("\terror\tillegal position"),
+        lines[4].ends_with("\terror\tillegal position: opposite check"),
         "{}",
         lines[4]
     );
@@ -189,6 +190,11 @@ fn probe_reads_stdin_and_goes_on_after_bad_lines() {
         lines[5]
     );
     assert!(lines[6].ends_with("\twin\t1"), "KRvK, Rh8#: {}", lines[6]);
+    assert!(
+        lines[7].ends_with("\terror\t32 pieces, tables hold at most 6"),
+        "{}",
+        lines[7]
+    );
 }
 
 #[test]

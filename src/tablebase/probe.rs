@@ -257,7 +257,7 @@ impl Tablebase {
                 let add = key_of_piece(color, role);
                 for s in mine & board.by_role(role) {
                     if n == MAX_PIECES {
-                        return Err(ProbeError::TooManyPieces(n + 1));
+                        return Err(ProbeError::TooManyPieces(board.occupied().count()));
                     }
                     sq[n] = s as u8;
                     n += 1;
