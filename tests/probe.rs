@@ -4,18 +4,13 @@
 
 mod common;
 
-use retro::{
-    cli::parse_fen,
-    tablebase::{Tablebase, Wdl},
-};
+use retro::{cli::parse_fen, tablebase::Wdl};
 use shakmaty::{Chess, Position};
 use shakmaty_syzygy::{Tablebase as Syzygy, Wdl as SWdl};
 
 #[test]
 fn en_passant_positions_agree_with_syzygy() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    common::build_into(dir.path(), &[common::material("KPvKP")]);
-    let tb = Tablebase::open(dir.path()).expect("tables");
+    let (_dir, tb) = common::tablebase_of(&["KPvKP"]);
     // SAFETY: the Syzygy files in tests/data are not modified while the test maps them.
     let mut syzygy = unsafe { Syzygy::<Chess>::with_mmap_filesystem() };
     syzygy
@@ -61,12 +56,7 @@ fn en_passant_positions_agree_with_syzygy() {
 
 #[test]
 fn ranked_moves_start_with_the_probed_value() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    common::build_into(
-        dir.path(),
-        &[common::material("KRvK"), common::material("KPvK")],
-    );
-    let tb = Tablebase::open(dir.path()).expect("tables");
+    let (_dir, tb) = common::tablebase_of(&["KRvK", "KPvK"]);
     for fen in [
         "8/8/8/4k3/8/8/8/R3K3 w - - 0 1",
         "8/8/8/4k3/8/8/8/R3K3 b - - 0 1",
@@ -93,12 +83,7 @@ fn probe_agrees_with_lookup_and_colour_flip() {
     use retro::tablebase::{lookup, pieces::PieceList};
     use shakmaty::{Bitboard, Board, CastlingMode, Color, Piece, Setup, Square};
 
-    let dir = tempfile::tempdir().expect("tempdir");
-    common::build_into(
-        dir.path(),
-        &[common::material("KQvKR"), common::material("KRvKP")],
-    );
-    let tb = Tablebase::open(dir.path()).expect("tables");
+    let (_dir, tb) = common::tablebase_of(&["KQvKR", "KRvKP"]);
     let mut rng = 0x2545_F491_4F6C_DD1Du64;
     let mut next = move || {
         rng ^= rng >> 12;

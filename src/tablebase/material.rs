@@ -2,7 +2,7 @@
 
 use std::{fmt, str::FromStr};
 
-use shakmaty::{Board, Color, Role};
+use shakmaty::{Color, Role};
 
 /// The non-king roles, strongest first: the order of pieces in names and in table slots.
 pub const ROLES: [Role; 5] = [
@@ -61,18 +61,6 @@ impl Material {
         }
     }
 
-    /// The material on a board (kings are assumed, one per side).
-    pub fn from_board(board: &Board) -> Material {
-        let mut m = Material::from_counts([0; 5], [0; 5]);
-        for color in Color::ALL {
-            for (slot, role) in ROLES.iter().enumerate() {
-                let n = (board.by_color(color) & board.by_role(*role)).count();
-                m.counts[color_idx(color)][slot] = n.min(255) as u8;
-            }
-        }
-        m
-    }
-
     /// How many pieces of `color` and `role` (1 for kings).
     pub fn count(&self, color: Color, role: Role) -> u8 {
         match role_slot(role) {
@@ -128,11 +116,6 @@ impl Material {
         } else {
             self.swapped()
         }
-    }
-
-    /// Whether both sides have the same pieces.
-    pub fn is_symmetric(&self) -> bool {
-        self.counts[0] == self.counts[1]
     }
 
     /// The pieces in table slot order: white king, black king, then the other white pieces and

@@ -44,9 +44,6 @@ impl fmt::Display for Wdl {
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Value(u8);
 
-/// Longest mate a [`Value`] can hold, in plies.
-pub const MAX_PLIES: u32 = 254;
-
 impl Value {
     /// A draw.
     pub const DRAW: Value = Value(0);

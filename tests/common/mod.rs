@@ -37,6 +37,15 @@ pub fn build_into(dir: &Path, materials: &[Material]) {
     build(materials, &opts, |_| {}).expect("tables build");
 }
 
+/// A temporary directory with the tables of `names` (and their sub-tables), opened.
+pub fn tablebase_of(names: &[&str]) -> (tempfile::TempDir, retro::tablebase::Tablebase) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let materials: Vec<Material> = names.iter().map(|n| material(n)).collect();
+    build_into(dir.path(), &materials);
+    let tb = retro::tablebase::Tablebase::open(dir.path()).expect("tables");
+    (dir, tb)
+}
+
 /// A material from its name.
 pub fn material(name: &str) -> Material {
     name.parse().expect("material name")
