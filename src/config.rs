@@ -37,7 +37,25 @@ pub struct Config {
     pub table_path: PathBuf,
     /// Log level: off, error, warn, info, debug or trace.
     pub log_level: LogLevel,
+    /// Log file (appended to); standard error when absent. Relative to the file's directory.
+    pub log_file: Option<PathBuf>,
+    /// Transposition table size in MB (UCI option Hash).
+    pub hash: usize,
+    /// Search threads (UCI option Threads).
+    pub threads: usize,
+    /// Milliseconds kept back from every move for communication (UCI option Move Overhead).
+    pub move_overhead: u64,
+    /// Build missing 3-4-piece tables into `table_path` in the background when the engine
+    /// starts.
+    pub build_missing_tables: bool,
 }
+
+/// The range of [`Config::hash`] and of the Hash option.
+pub const HASH_RANGE: std::ops::RangeInclusive<usize> = 1..=65536;
+/// The range of [`Config::threads`] and of the Threads option.
+pub const THREADS_RANGE: std::ops::RangeInclusive<usize> = 1..=256;
+/// The range of [`Config::move_overhead`] and of the Move Overhead option.
+pub const OVERHEAD_RANGE: std::ops::RangeInclusive<u64> = 0..=5000;
 
 /// A log level (the `log` crate's filter).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -76,6 +94,11 @@ impl Default for Config {
         Config {
             table_path: PathBuf::from("tables"),
             log_level: LogLevel::Warn,
+            log_file: None,
+            hash: 16,
+            threads: 1,
+            move_overhead: 30,
+            build_missing_tables: true,
         }
     }
 }
@@ -91,9 +114,37 @@ impl Config {
             path: path.to_path_buf(),
             message: e.to_string().trim().replace('\n', " "),
         })?;
-        if c.table_path.is_relative() {
-            if let Some(dir) = path.parent() {
+        let range_error = |key: &str, value: String, range: String| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: format!("{key} = {value} is out of range {range}"),
+        };
+        if !HASH_RANGE.contains(&c.hash) {
+            return Err(range_error(
+                "hash",
+                c.hash.to_string(),
+                format!("{HASH_RANGE:?}"),
+            ));
+        }
+        if !THREADS_RANGE.contains(&c.threads) {
+            return Err(range_error(
+                "threads",
+                c.threads.to_string(),
+                format!("{THREADS_RANGE:?}"),
+            ));
+        }
+        if !OVERHEAD_RANGE.contains(&c.move_overhead) {
+            return Err(range_error(
+                "move_overhead",
+                c.move_overhead.to_string(),
+                format!("{OVERHEAD_RANGE:?}"),
+            ));
+        }
+        if let Some(dir) = path.parent() {
+            if c.table_path.is_relative() {
                 c.table_path = dir.join(&c.table_path);
+            }
+            if let Some(f) = c.log_file.as_mut().filter(|f| f.is_relative()) {
+                *f = dir.join(&*f);
             }
         }
         Ok(c)
@@ -144,6 +195,29 @@ mod tests {
             Path::new(env!("CARGO_MANIFEST_DIR")).join("tables")
         );
         assert_eq!(c.log_level, LogLevel::Warn);
+        assert_eq!((c.hash, c.threads, c.move_overhead), (16, 1, 30));
+        assert!(c.build_missing_tables);
+        assert_eq!(c.log_file, None);
+    }
+
+    #[test]
+    fn out_of_range_values_are_refused() {
+        let p = Path::new("/x/engine.toml");
+        for (text, what) in [
+            ("hash = 0", "hash = 0 is out of range 1..=65536"),
+            ("threads = 1000", "threads = 1000 is out of range 1..=256"),
+            (
+                "move_overhead = 9999",
+                "move_overhead = 9999 is out of range 0..=5000",
+            ),
+            ("hash = -1", "line 1"),
+        ] {
+            let e = Config::parse(text, p).expect_err(text).to_string();
+            assert!(e.contains(what), "{e}");
+        }
+        let c = Config::parse("log_file = \"retro.log\"\nhash = 64", p).expect("valid");
+        assert_eq!(c.log_file.as_deref(), Some(Path::new("/x/retro.log")));
+        assert_eq!(c.hash, 64);
     }
 
     #[test]

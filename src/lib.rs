@@ -5,6 +5,8 @@
 //! - [`build`]: the retrograde generator behind `build-tables`, and the independent verifier.
 //! - [`cli`]: the `retro probe` command line.
 //! - [`config`]: the settings of `engine.toml`.
+//! - [`engine`]: evaluation, search and time management.
+//! - [`uci`]: the UCI protocol loop, its options and console commands.
 
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -12,4 +14,6 @@
 pub mod build;
 pub mod cli;
 pub mod config;
+pub mod engine;
 pub mod tablebase;
+pub mod uci;

@@ -31,6 +31,15 @@ enum Command {
         /// Positions; when none are given, one FEN per line is read from standard input.
         fens: Vec<String>,
     },
+    /// Searches a fixed set of positions to a fixed depth (one thread, no tables) and prints
+    /// the total nodes and nodes per second; the node count is the same on every run.
+    Bench {
+        /// Depth in plies.
+        #[arg(long, default_value_t = retro::engine::bench::DEPTH, value_parser = clap::value_parser!(u32).range(1..=30))]
+        depth: u32,
+    },
+    /// Speaks UCI on standard input and output (the same as no subcommand).
+    Uci,
 }
 
 fn main() -> ExitCode {
@@ -39,11 +48,27 @@ fn main() -> ExitCode {
         Ok((c, _)) => (c, None),
         Err(e) => (Config::default(), Some(e)),
     };
-    env_logger::Builder::new()
+    let mut logger = env_logger::Builder::new();
+    logger
         .filter_level(config.log_level.filter())
         .parse_env("RUST_LOG")
-        .target(env_logger::Target::Stderr)
-        .init();
+        .target(env_logger::Target::Stderr);
+    if let Some(path) = &config.log_file {
+        match std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
+            Ok(f) => {
+                logger.target(env_logger::Target::Pipe(Box::new(f)));
+            }
+            Err(e) => eprintln!(
+                "retro: log file {}: {e}; logging to standard error",
+                path.display()
+            ),
+        }
+    }
+    logger.init();
     if let Some(e) = config_error {
         eprintln!("retro: {e}");
         return ExitCode::from(2);
@@ -75,11 +100,20 @@ fn main() -> ExitCode {
                 }
             }
         }
-        None => {
-            eprintln!(
-                "retro: the UCI engine is not built yet; available now: `retro probe` (see --help)"
+        Some(Command::Bench { depth }) => {
+            let r = retro::engine::bench::run(depth, |l| println!("{l}"));
+            println!(
+                "bench: {} nodes {} nps {} ms (depth {depth}, {} positions)",
+                r.nodes,
+                r.nps(),
+                r.time.as_millis(),
+                retro::engine::bench::POSITIONS.len()
             );
-            ExitCode::from(2)
+            ExitCode::SUCCESS
+        }
+        Some(Command::Uci) | None => {
+            retro::uci::run(&config);
+            ExitCode::SUCCESS
         }
     }
 }

@@ -1,0 +1,1008 @@
+//! The search: iterative deepening with principal-variation alpha-beta, aspiration windows,
+//! quiescence search, a shared transposition table, move ordering (hash move, captures by
+//! MVV-LVA with static exchange evaluation, killers, history), null-move pruning, late-move
+//! reductions and pruning, reverse futility pruning, check extensions, draw detection and exact
+//! scores from the endgame tables. Several threads search the same tree through the shared
+//! table (lazy SMP).
+
+use std::{
+    sync::{
+        atomic::{AtomicBool, AtomicU64, Ordering},
+        Arc, LazyLock,
+    },
+    time::{Duration, Instant},
+};
+
+use shakmaty::{zobrist::Zobrist64, Chess, Color, EnPassantMode, Move, MoveList, Position, Role};
+
+use super::{
+    eval::{evaluate, piece_value},
+    time::{Budget, Limits},
+    tt::{Bound, Entry, TranspositionTable},
+};
+use crate::tablebase::{Tablebase, Wdl};
+
+/// The score of being checkmated now, negated; a mate in `n` plies scores `MATE - n`.
+pub const MATE: i32 = 32_000;
+/// Scores beyond this are mates.
+pub const MATE_BOUND: i32 = MATE - 1_000;
+const INF: i32 = 32_500;
+/// The deepest ply the search reaches.
+pub const MAX_PLY: usize = 128;
+
+/// State shared by the search threads and the protocol thread.
+#[derive(Debug)]
+pub struct SearchControl {
+    /// Set to end the search.
+    pub stop: AtomicBool,
+    /// Set while pondering: no time limit applies until `ponderhit` clears it.
+    pub pondering: AtomicBool,
+    start: Instant,
+    /// Milliseconds from `start` to the moment the clock started (ponderhit).
+    clock_offset_ms: AtomicU64,
+    nodes: AtomicU64,
+    tbhits: AtomicU64,
+}
+
+impl SearchControl {
+    /// A control for a search starting now.
+    pub fn new(pondering: bool) -> SearchControl {
+        SearchControl {
+            stop: AtomicBool::new(false),
+            pondering: AtomicBool::new(pondering),
+            start: Instant::now(),
+            clock_offset_ms: AtomicU64::new(0),
+            nodes: AtomicU64::new(0),
+            tbhits: AtomicU64::new(0),
+        }
+    }
+
+    /// The opponent played the expected move: the clock starts now.
+    pub fn ponderhit(&self) {
+        let ms = self.start.elapsed().as_millis() as u64;
+        self.clock_offset_ms.store(ms, Ordering::Relaxed);
+        self.pondering.store(false, Ordering::Relaxed);
+    }
+
+    /// Asks the search to end.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the search was asked to end.
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Time since the search started.
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// Time on the clock used by this move (zero while pondering).
+    fn clock_elapsed(&self) -> Duration {
+        let off = Duration::from_millis(self.clock_offset_ms.load(Ordering::Relaxed));
+        self.start.elapsed().saturating_sub(off)
+    }
+
+    /// Nodes searched so far by all threads.
+    pub fn nodes(&self) -> u64 {
+        self.nodes.load(Ordering::Relaxed)
+    }
+
+    /// Counts `n` table probes made outside the search threads.
+    pub fn add_tbhits(&self, n: u64) {
+        self.tbhits.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Table probes that gave a value, all threads.
+    pub fn tbhits(&self) -> u64 {
+        self.tbhits.load(Ordering::Relaxed)
+    }
+}
+
+/// One search request.
+#[derive(Clone, Debug)]
+pub struct SearchParams {
+    /// The root position.
+    pub pos: Chess,
+    /// Zobrist keys of the earlier positions of the game, oldest first (for repetitions).
+    pub history: Vec<u64>,
+    /// The limits of `go`.
+    pub limits: Limits,
+    /// Time kept back per move (Move Overhead).
+    pub overhead: Duration,
+    /// Search threads.
+    pub threads: usize,
+    /// Only these root moves (all when empty).
+    pub root_moves: Vec<Move>,
+    /// Print `info` lines.
+    pub report: bool,
+}
+
+/// What a search found.
+#[derive(Clone, Debug, Default)]
+pub struct SearchResult {
+    /// The move to play (`None` only without legal moves).
+    pub best: Option<Move>,
+    /// The expected reply.
+    pub ponder: Option<Move>,
+    /// Score in centipawns or a mate score (see [`MATE`]).
+    pub score: i32,
+    /// The last completed depth.
+    pub depth: u32,
+    /// Nodes searched by all threads.
+    pub nodes: u64,
+}
+
+/// The Zobrist key of a position (en passant squares only when a capture is legal).
+pub fn hash_of(pos: &Chess) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
+/// A move in 16 bits: from, to, promotion role and a castling flag. 0 is no move.
+pub fn encode_move(m: &Move) -> u16 {
+    match *m {
+        Move::Normal {
+            from,
+            to,
+            promotion,
+            ..
+        } => from as u16 | (to as u16) << 6 | promotion.map_or(0, |r| r as u16) << 12,
+        Move::EnPassant { from, to } => from as u16 | (to as u16) << 6,
+        Move::Castle { king, rook } => king as u16 | (rook as u16) << 6 | 1 << 15,
+        Move::Put { .. } => 0,
+    }
+}
+
+/// A score as UCI writes it: `cp N` or `mate N` (moves; negative when being mated).
+pub fn uci_score(score: i32) -> String {
+    if score >= MATE_BOUND {
+        format!("mate {}", (MATE - score + 1) / 2)
+    } else if score <= -MATE_BOUND {
+        format!("mate -{}", (MATE + score) / 2)
+    } else {
+        format!("cp {score}")
+    }
+}
+
+static LMR: LazyLock<[[i32; 64]; 64]> = LazyLock::new(|| {
+    let mut t = [[0; 64]; 64];
+    for (d, row) in t.iter_mut().enumerate().skip(1) {
+        for (m, r) in row.iter_mut().enumerate().skip(1) {
+            *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as i32;
+        }
+    }
+    t
+});
+
+/// Searches `params.pos` with `params.threads` threads and returns the best move found. Calls
+/// `report` with each `info` line of the main thread.
+pub fn search(
+    params: &SearchParams,
+    tt: &TranspositionTable,
+    tables: Option<&Tablebase>,
+    control: &SearchControl,
+    report: &(dyn Fn(&str) + Sync),
+) -> SearchResult {
+    tt.new_search();
+    let budget = params.limits.budget(params.pos.turn(), params.overhead);
+    let threads = params.threads.max(1);
+    std::thread::scope(|s| {
+        for id in 1..threads {
+            s.spawn(move || {
+                let mut w = Worker::new(id, params, tt, tables, control, budget);
+                w.iterate(&params.pos, |_| {});
+            });
+        }
+        let mut main = Worker::new(0, params, tt, tables, control, budget);
+        let result = main.iterate(&params.pos, report);
+        control.stop();
+        result
+    })
+}
+
+struct Worker<'a> {
+    id: usize,
+    tt: &'a TranspositionTable,
+    tables: Option<&'a Tablebase>,
+    tables_max: usize,
+    control: &'a SearchControl,
+    limits: &'a Limits,
+    budget: Option<Budget>,
+    report_info: bool,
+    root_filter: &'a [Move],
+    nodes: u64,
+    flushed: u64,
+    tbhits: u64,
+    seldepth: usize,
+    stopped: bool,
+    hashes: Vec<u64>,
+    killers: Vec<[u16; 2]>,
+    history: Vec<i32>,
+    pv: Vec<Vec<Move>>,
+    root_best: Option<Move>,
+}
+
+impl<'a> Worker<'a> {
+    fn new(
+        id: usize,
+        params: &'a SearchParams,
+        tt: &'a TranspositionTable,
+        tables: Option<&'a Tablebase>,
+        control: &'a SearchControl,
+        budget: Option<Budget>,
+    ) -> Worker<'a> {
+        let mut hashes = params.history.clone();
+        hashes.reserve(MAX_PLY + 2);
+        Worker {
+            id,
+            tt,
+            tables,
+            tables_max: tables.map_or(0, Tablebase::max_pieces),
+            control,
+            limits: &params.limits,
+            budget,
+            report_info: params.report,
+            root_filter: &params.root_moves,
+            nodes: 0,
+            flushed: 0,
+            tbhits: 0,
+            seldepth: 0,
+            stopped: false,
+            hashes,
+            killers: vec![[0; 2]; MAX_PLY + 2],
+            history: vec![0; 2 * 64 * 64],
+            pv: (0..MAX_PLY + 2).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
+            root_best: None,
+        }
+    }
+
+    fn flush_counts(&mut self) {
+        self.control
+            .nodes
+            .fetch_add(self.nodes - self.flushed, Ordering::Relaxed);
+        self.flushed = self.nodes;
+        self.control
+            .tbhits
+            .fetch_add(std::mem::take(&mut self.tbhits), Ordering::Relaxed);
+    }
+
+    /// Counts a node and tells whether the search must end.
+    fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if self.stopped {
+            return true;
+        }
+        if self.id == 0 {
+            if let Some(n) = self.limits.nodes {
+                if self.control.nodes() + self.nodes - self.flushed >= n {
+                    self.control.stop();
+                }
+            }
+        }
+        if self.nodes & 255 == 0 {
+            self.flush_counts();
+            if self.id == 0 && !self.control.pondering.load(Ordering::Relaxed) {
+                if let Some(b) = self.budget {
+                    if self.control.clock_elapsed() >= b.hard {
+                        self.control.stop();
+                    }
+                }
+            }
+        }
+        if self.control.stopped() {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    fn iterate(&mut self, root: &Chess, report: impl Fn(&str)) -> SearchResult {
+        let root_hash = hash_of(root);
+        let max_depth = self
+            .limits
+            .depth
+            .unwrap_or(MAX_PLY as u32 - 1)
+            .clamp(1, MAX_PLY as u32 - 1);
+        let mut result = SearchResult::default();
+        let mut moves = root.legal_moves();
+        if !self.root_filter.is_empty() {
+            moves.retain(|m| self.root_filter.contains(m));
+        }
+        result.best = moves.first().copied();
+        let single_reply = moves.len() == 1;
+        let mut prev = 0;
+        let mut mate_streak = 0;
+        for depth in 1..=max_depth {
+            // Helper threads search some iterations one ply deeper to spread the work.
+            let d = depth as i32 + i32::from(self.id % 2 == 1 && depth > 1);
+            self.seldepth = 0;
+            let mut delta = 20;
+            let (mut alpha, mut beta) = if depth >= 5 {
+                (prev - delta, prev + delta)
+            } else {
+                (-INF, INF)
+            };
+            let score = loop {
+                let s = self.negamax(root, root_hash, alpha, beta, d, 0, true);
+                if self.stopped {
+                    break s;
+                }
+                if s <= alpha {
+                    beta = (alpha + beta) / 2;
+                    alpha = (s - delta).max(-INF);
+                } else if s >= beta {
+                    beta = (s + delta).min(INF);
+                } else {
+                    break s;
+                }
+                delta *= 2;
+            };
+            if self.stopped {
+                if let Some(m) = self.root_best {
+                    // A move that beat the previous best in the unfinished iteration.
+                    result.best = Some(m);
+                }
+                break;
+            }
+            prev = score;
+            result.score = score;
+            result.depth = depth;
+            if let Some(m) = self.pv[0].first() {
+                result.best = Some(*m);
+                result.ponder = self.pv[0].get(1).copied();
+            }
+            self.flush_counts();
+            if self.report_info && self.id == 0 {
+                report(&self.info_line(depth, score));
+            }
+            if self.id != 0 {
+                continue;
+            }
+            // Stop conditions of the main thread.
+            if let Some(n) = self.limits.mate {
+                if score >= MATE_BOUND && (MATE - score + 1) / 2 <= n as i32 {
+                    break;
+                }
+            }
+            mate_streak = if score.abs() >= MATE_BOUND {
+                mate_streak + 1
+            } else {
+                0
+            };
+            let timed = self.budget.is_some() || self.limits.nodes.is_some();
+            if timed && !self.limits.infinite && (mate_streak >= 4 || (single_reply && depth >= 2))
+            {
+                break;
+            }
+            if let Some(b) = self.budget {
+                if !self.control.pondering.load(Ordering::Relaxed)
+                    && self.control.clock_elapsed() >= b.soft
+                {
+                    break;
+                }
+            }
+        }
+        self.flush_counts();
+        result.nodes = self.control.nodes();
+        result
+    }
+
+    fn info_line(&self, depth: u32, score: i32) -> String {
+        let elapsed = self.control.elapsed();
+        let nodes = self.control.nodes();
+        let ms = elapsed.as_millis() as u64;
+        let nps = (nodes as f64 / elapsed.as_secs_f64().max(1e-3)) as u64;
+        let pv: Vec<String> = self.pv[0]
+            .iter()
+            .map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string())
+            .collect();
+        format!(
+            "info depth {depth} seldepth {} multipv 1 score {} nodes {nodes} nps {nps} hashfull {} tbhits {} time {ms} pv {}",
+            self.seldepth.max(depth as usize),
+            uci_score(score),
+            self.tt.hashfull(),
+            self.control.tbhits(),
+            pv.join(" ")
+        )
+    }
+
+    fn is_repetition(&self, hash: u64, halfmoves: u32) -> bool {
+        let n = self.hashes.len();
+        let mut back = 4;
+        while back <= halfmoves as usize && back <= n {
+            if self.hashes[n - back] == hash {
+                return true;
+            }
+            back += 2;
+        }
+        false
+    }
+
+    /// The exact score of a position the tables cover.
+    fn probe_tables(&mut self, pos: &Chess, ply: usize) -> Option<i32> {
+        let tb = self.tables?;
+        if pos.board().occupied().count() > self.tables_max || pos.castles().any() {
+            return None;
+        }
+        let v = tb.probe(pos).ok()?;
+        self.tbhits += 1;
+        let d = ply as i32 + v.plies() as i32;
+        Some(match v.wdl() {
+            Wdl::Win => MATE - d,
+            Wdl::Loss => -(MATE - d),
+            Wdl::Draw => 0,
+        })
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let line = &mut head[ply];
+        line.clear();
+        line.push(m);
+        line.extend_from_slice(&tail[0]);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn negamax(
+        &mut self,
+        pos: &Chess,
+        hash: u64,
+        mut alpha: i32,
+        mut beta: i32,
+        depth: i32,
+        ply: usize,
+        null_ok: bool,
+    ) -> i32 {
+        if depth <= 0 {
+            return self.qsearch(pos, alpha, beta, ply);
+        }
+        self.pv[ply].clear();
+        if self.tick() {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let pv_node = beta - alpha > 1;
+        let in_check = pos.is_check();
+        if ply > 0 {
+            if pos.halfmoves() >= 100 && (!in_check || !pos.legal_moves().is_empty()) {
+                return 0;
+            }
+            if self.is_repetition(hash, pos.halfmoves()) {
+                return 0;
+            }
+            if pos.board().occupied().count() <= 4 && pos.is_insufficient_material() {
+                return 0;
+            }
+            alpha = alpha.max(-MATE + ply as i32);
+            beta = beta.min(MATE - ply as i32 - 1);
+            if alpha >= beta {
+                return alpha;
+            }
+            if let Some(s) = self.probe_tables(pos, ply) {
+                return s;
+            }
+            if ply >= MAX_PLY - 1 {
+                return evaluate(pos);
+            }
+        }
+
+        let entry = self.tt.probe(hash);
+        let tt_move = entry.map_or(0, |e| e.mv);
+        if let Some(e) = entry {
+            if !pv_node && ply > 0 && i32::from(e.depth) >= depth {
+                let s = score_from_tt(i32::from(e.score), ply);
+                let cut = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                };
+                if cut {
+                    return s;
+                }
+            }
+        }
+        let static_eval = if in_check {
+            -INF
+        } else {
+            entry.map_or_else(|| evaluate(pos), |e| i32::from(e.eval))
+        };
+
+        if !pv_node && !in_check && ply > 0 && beta.abs() < MATE_BOUND {
+            if depth <= 6 && static_eval - 80 * depth >= beta {
+                return static_eval;
+            }
+            if null_ok && depth >= 3 && static_eval >= beta && has_pieces(pos) {
+                let r = 3 + depth / 4;
+                if let Ok(child) = pos.clone().swap_turn() {
+                    let child_hash = hash_of(&child);
+                    self.hashes.push(hash);
+                    let s = -self.negamax(
+                        &child,
+                        child_hash,
+                        -beta,
+                        -beta + 1,
+                        depth - 1 - r,
+                        ply + 1,
+                        false,
+                    );
+                    self.hashes.pop();
+                    if self.stopped {
+                        return 0;
+                    }
+                    if s >= beta {
+                        return if s >= MATE_BOUND { beta } else { s };
+                    }
+                }
+            }
+        }
+
+        let mut moves = pos.legal_moves();
+        if ply == 0 && !self.root_filter.is_empty() {
+            moves.retain(|m| self.root_filter.contains(m));
+        }
+        if moves.is_empty() {
+            return if in_check { -MATE + ply as i32 } else { 0 };
+        }
+        let mut scores = self.order(pos, &moves, tt_move, ply);
+
+        let us = pos.turn();
+        let mut best = -INF;
+        let mut best_move: Option<Move> = None;
+        let mut searched = 0;
+        let mut quiets: [u16; 64] = [0; 64];
+        let mut n_quiets = 0;
+        let original_alpha = alpha;
+        for i in 0..moves.len() {
+            pick(&mut moves, &mut scores, i);
+            let m = moves[i];
+            let quiet = !m.is_capture() && !m.is_promotion();
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let gives_check = child.is_check();
+            if ply > 0 && quiet && !in_check && !gives_check && best > -MATE_BOUND && searched > 0 {
+                if !pv_node && depth <= 3 && searched >= 3 + 2 * depth * depth {
+                    continue;
+                }
+                if !pv_node && depth <= 2 && static_eval + 120 * depth <= alpha {
+                    continue;
+                }
+            }
+            let child_hash = pos
+                .update_zobrist_hash::<Zobrist64>(Zobrist64(hash), m, EnPassantMode::Legal)
+                .map_or_else(|| hash_of(&child), |z| z.0);
+            let ext = i32::from(gives_check && ply < MAX_PLY / 2);
+            let new_depth = depth - 1 + ext;
+            self.hashes.push(hash);
+            let score = if searched == 0 {
+                -self.negamax(&child, child_hash, -beta, -alpha, new_depth, ply + 1, true)
+            } else {
+                let mut r = 0;
+                if depth >= 3 && searched >= 3 && quiet && !in_check && !gives_check {
+                    r = LMR[depth.min(63) as usize][searched.min(63) as usize];
+                    if pv_node {
+                        r -= 1;
+                    }
+                    let code = encode_move(&m);
+                    if self.killers[ply].contains(&code) {
+                        r -= 1;
+                    }
+                    if self.history[history_index(us, code)] > 4000 {
+                        r -= 1;
+                    }
+                    r = r.clamp(0, new_depth - 1);
+                }
+                let mut s = -self.negamax(
+                    &child,
+                    child_hash,
+                    -alpha - 1,
+                    -alpha,
+                    new_depth - r,
+                    ply + 1,
+                    true,
+                );
+                if s > alpha && r > 0 {
+                    s = -self.negamax(
+                        &child,
+                        child_hash,
+                        -alpha - 1,
+                        -alpha,
+                        new_depth,
+                        ply + 1,
+                        true,
+                    );
+                }
+                if s > alpha && s < beta {
+                    s = -self.negamax(&child, child_hash, -beta, -alpha, new_depth, ply + 1, true);
+                }
+                s
+            };
+            self.hashes.pop();
+            if self.stopped {
+                return 0;
+            }
+            searched += 1;
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    best_move = Some(m);
+                    self.update_pv(ply, m);
+                    if ply == 0 {
+                        self.root_best = Some(m);
+                    }
+                    if score >= beta {
+                        if quiet {
+                            self.reward_quiet(us, &m, ply, depth, &quiets[..n_quiets]);
+                        }
+                        break;
+                    }
+                }
+            }
+            if quiet && n_quiets < quiets.len() {
+                quiets[n_quiets] = encode_move(&m);
+                n_quiets += 1;
+            }
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if alpha > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(
+            hash,
+            Entry {
+                mv: best_move.map_or(0, |m| encode_move(&m)),
+                score: score_to_tt(best, ply) as i16,
+                eval: static_eval.clamp(-30_000, 30_000) as i16,
+                depth: depth.clamp(0, 255) as u8,
+                bound,
+            },
+        );
+        best
+    }
+
+    fn reward_quiet(&mut self, us: Color, m: &Move, ply: usize, depth: i32, tried: &[u16]) {
+        let code = encode_move(m);
+        let k = &mut self.killers[ply];
+        if k[0] != code {
+            k[1] = k[0];
+            k[0] = code;
+        }
+        let bonus = (depth * depth).min(400);
+        let h = &mut self.history[history_index(us, code)];
+        *h += 32 * bonus - *h * bonus / 512;
+        for &t in tried {
+            let h = &mut self.history[history_index(us, t)];
+            *h -= 32 * bonus + *h * bonus / 512;
+        }
+    }
+
+    /// Ordering scores: hash move, winning captures and queen promotions, killers, history,
+    /// losing captures.
+    fn order(&self, pos: &Chess, moves: &MoveList, tt_move: u16, ply: usize) -> Vec<i32> {
+        let us = pos.turn();
+        moves
+            .iter()
+            .map(|m| {
+                let code = encode_move(m);
+                if code == tt_move && tt_move != 0 {
+                    return 1_000_000;
+                }
+                if let Some(victim) = m.capture() {
+                    let mvv = 10 * piece_value(victim) - piece_value(m.role());
+                    if see(pos, m) >= 0 {
+                        200_000 + mvv
+                    } else {
+                        -200_000 + mvv
+                    }
+                } else if m.promotion() == Some(Role::Queen) {
+                    190_000
+                } else if m.is_promotion() {
+                    -300_000
+                } else if self.killers[ply][0] == code {
+                    100_000
+                } else if self.killers[ply][1] == code {
+                    99_000
+                } else {
+                    self.history[history_index(us, code)]
+                }
+            })
+            .collect()
+    }
+
+    fn qsearch(&mut self, pos: &Chess, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        self.pv[ply].clear();
+        if self.tick() {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        if ply > 0 {
+            if let Some(s) = self.probe_tables(pos, ply) {
+                return s;
+            }
+        }
+        if ply >= MAX_PLY - 1 {
+            return evaluate(pos);
+        }
+        let in_check = pos.is_check();
+        let mut best;
+        let stand;
+        let mut moves;
+        if in_check {
+            moves = pos.legal_moves();
+            if moves.is_empty() {
+                return -MATE + ply as i32;
+            }
+            best = -INF;
+            stand = -INF;
+        } else {
+            stand = evaluate(pos);
+            if stand >= beta {
+                return stand;
+            }
+            alpha = alpha.max(stand);
+            best = stand;
+            moves = pos.capture_moves();
+            for p in pos.promotion_moves() {
+                if !p.is_capture() && p.promotion() == Some(Role::Queen) {
+                    moves.push(p);
+                }
+            }
+        }
+        let mut scores: Vec<i32> = moves
+            .iter()
+            .map(|m| {
+                m.capture()
+                    .map_or(0, |v| 10 * piece_value(v) - piece_value(m.role()))
+                    + m.promotion().map_or(0, piece_value)
+            })
+            .collect();
+        for i in 0..moves.len() {
+            pick(&mut moves, &mut scores, i);
+            let m = moves[i];
+            if !in_check && !m.is_promotion() {
+                if let Some(victim) = m.capture() {
+                    if stand + piece_value(victim) + 200 <= alpha {
+                        continue;
+                    }
+                    if see(pos, &m) < 0 {
+                        continue;
+                    }
+                }
+            }
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let score = -self.qsearch(&child, -beta, -alpha, ply + 1);
+            if self.stopped {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(ply, m);
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+}
+
+fn history_index(us: Color, code: u16) -> usize {
+    (us as usize) << 12 | (code & 0xfff) as usize
+}
+
+/// Moves the best-scored move of `i..` to `i`.
+fn pick(moves: &mut MoveList, scores: &mut [i32], i: usize) {
+    let mut best = i;
+    for j in i + 1..moves.len() {
+        if scores[j] > scores[best] {
+            best = j;
+        }
+    }
+    moves.swap(i, best);
+    scores.swap(i, best);
+}
+
+fn has_pieces(pos: &Chess) -> bool {
+    let b = pos.board();
+    (pos.us() & !b.pawns() & !b.kings()).any()
+}
+
+fn score_to_tt(s: i32, ply: usize) -> i32 {
+    if s >= MATE_BOUND {
+        s + ply as i32
+    } else if s <= -MATE_BOUND {
+        s - ply as i32
+    } else {
+        s
+    }
+}
+
+fn score_from_tt(s: i32, ply: usize) -> i32 {
+    if s >= MATE_BOUND {
+        s - ply as i32
+    } else if s <= -MATE_BOUND {
+        s + ply as i32
+    } else {
+        s
+    }
+}
+
+/// Static exchange evaluation: the material the mover wins by the capture `m` and the best
+/// sequence of recaptures on its square, in centipawns.
+pub fn see(pos: &Chess, m: &Move) -> i32 {
+    let (Some(from), Some(victim)) = (m.from(), m.capture()) else {
+        return 0;
+    };
+    let to = m.to();
+    let board = pos.board();
+    let mut gain = [0i32; 34];
+    gain[0] = piece_value(victim);
+    let mut attacker = piece_value(m.promotion().unwrap_or(m.role()));
+    let mut occ = board.occupied() ^ shakmaty::Bitboard::from(from);
+    if m.is_en_passant() {
+        // The captured pawn is not on the target square.
+        if let Some(sq) = to.offset(if pos.turn() == Color::White { -8 } else { 8 }) {
+            occ ^= shakmaty::Bitboard::from(sq);
+        }
+    }
+    let mut side = !pos.turn();
+    let mut d = 0;
+    loop {
+        let att = board.attacks_to(to, side, occ) & occ;
+        let Some((sq, role)) = least_valuable(board, att) else {
+            break;
+        };
+        if role == Role::King
+            && (board.attacks_to(to, !side, occ ^ shakmaty::Bitboard::from(sq)) & occ).any()
+        {
+            break;
+        }
+        d += 1;
+        gain[d] = attacker - gain[d - 1];
+        if (-gain[d - 1]).max(gain[d]) < 0 || d == gain.len() - 1 {
+            break;
+        }
+        attacker = piece_value(role);
+        occ ^= shakmaty::Bitboard::from(sq);
+        side = !side;
+    }
+    while d > 0 {
+        gain[d - 1] = -(-gain[d - 1]).max(gain[d]);
+        d -= 1;
+    }
+    gain[0]
+}
+
+fn least_valuable(
+    board: &shakmaty::Board,
+    att: shakmaty::Bitboard,
+) -> Option<(shakmaty::Square, Role)> {
+    for role in Role::ALL {
+        if let Some(sq) = (att & board.by_role(role)).first() {
+            return Some((sq, role));
+        }
+    }
+    None
+}
+
+/// The static evaluation of `pos`, exposed for the console.
+pub fn static_eval(pos: &Chess) -> i32 {
+    evaluate(pos)
+}
+
+/// A shareable handle to a table directory for the search threads.
+pub type SharedTables = Option<Arc<Tablebase>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{fen::Fen, uci::UciMove, CastlingMode};
+
+    fn pos(fen: &str) -> Chess {
+        fen.parse::<Fen>()
+            .expect("fen")
+            .into_position(CastlingMode::Standard)
+            .expect("legal")
+    }
+
+    fn run(p: &Chess, depth: u32) -> SearchResult {
+        let tt = TranspositionTable::new(8);
+        let control = SearchControl::new(false);
+        let params = SearchParams {
+            pos: p.clone(),
+            history: Vec::new(),
+            limits: Limits {
+                depth: Some(depth),
+                ..Limits::default()
+            },
+            overhead: Duration::ZERO,
+            threads: 1,
+            root_moves: Vec::new(),
+            report: false,
+        };
+        search(&params, &tt, None, &control, &|_| {})
+    }
+
+    fn uci(p: &Chess, m: Option<Move>) -> String {
+        let _ = p;
+        m.map(|m| m.to_uci(CastlingMode::Standard).to_string())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn finds_mates_and_reports_their_distance() {
+        // A back-rank mate in one.
+        let p = pos("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
+        let r = run(&p, 4);
+        assert_eq!(uci(&p, r.best), "a1a8");
+        assert_eq!(uci_score(r.score), "mate 1");
+        // Black to move is mated next move whatever it does (only the king moves).
+        let p = pos("k7/2K5/8/1Q6/8/8/8/8 b - - 0 1");
+        let r = run(&p, 4);
+        assert_eq!(uci_score(r.score), "mate -1");
+    }
+
+    #[test]
+    fn wins_material_and_avoids_losing_it() {
+        // A hanging queen is taken.
+        let p = pos("4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1");
+        assert_eq!(uci(&p, run(&p, 5).best), "d1d5");
+        // Stalemate is a draw: the only non-stalemating moves win.
+        let p = pos("7k/5Q2/6K1/8/8/8/8/8 w - - 0 1");
+        let r = run(&p, 5);
+        assert!(r.score >= MATE_BOUND, "{}", uci_score(r.score));
+    }
+
+    #[test]
+    fn static_exchange() {
+        let p = pos("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1");
+        let m = UciMove::from_ascii(b"e4d5")
+            .expect("uci")
+            .to_move(&p)
+            .expect("legal");
+        assert_eq!(see(&p, &m), 100);
+        // Queen takes a pawn defended by a pawn.
+        let p = pos("4k3/8/2p5/3p4/8/8/8/3QK3 w - - 0 1");
+        let m = UciMove::from_ascii(b"d1d5")
+            .expect("uci")
+            .to_move(&p)
+            .expect("legal");
+        assert_eq!(see(&p, &m), 100 - 950);
+        // Rook takes a rook defended by a rook, backed by a second rook: an even trade.
+        let p = pos("3r3k/3r4/8/8/8/8/3R4/3R3K w - - 0 1");
+        let m = UciMove::from_ascii(b"d2d7")
+            .expect("uci")
+            .to_move(&p)
+            .expect("legal");
+        assert_eq!(see(&p, &m), 500);
+    }
+
+    #[test]
+    fn move_codes_are_distinct() {
+        let p = pos("r3k2r/pPpp1ppp/8/3Pp3/8/8/P1PP1PPP/R3K2R w KQkq e6 0 1");
+        let codes: Vec<u16> = p.legal_moves().iter().map(encode_move).collect();
+        let mut sorted = codes.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), codes.len());
+        assert!(!codes.contains(&0));
+    }
+
+    #[test]
+    fn fixed_depth_searches_are_deterministic() {
+        let p = pos("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4");
+        let a = run(&p, 6);
+        let b = run(&p, 6);
+        assert_eq!(a.nodes, b.nodes);
+        assert_eq!(a.best, b.best);
+        assert!(a.nodes > 1000);
+    }
+}

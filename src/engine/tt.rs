@@ -1,0 +1,233 @@
+//! The transposition table: a fixed number of two-entry buckets shared by the search threads
+//! without locks.
+//!
+//! Each entry is two 64-bit words: the position's key XOR its data, and the data. A torn write
+//! (one word from one thread, the other from another) makes the key check fail, so a reader
+//! never takes data that belongs to another position.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The bound a stored score is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// The exact score.
+    Exact,
+    /// At least the score (a fail high).
+    Lower,
+    /// At most the score (a fail low).
+    Upper,
+}
+
+/// What the table remembers of a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The best move found, encoded by [`crate::engine::search::encode_move`] (0: none).
+    pub mv: u16,
+    /// The score, with mate scores relative to this position.
+    pub score: i16,
+    /// The static evaluation.
+    pub eval: i16,
+    /// The depth searched.
+    pub depth: u8,
+    /// The kind of bound.
+    pub bound: Bound,
+}
+
+#[derive(Default)]
+struct Slot {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+/// A lock-free hash table of search results.
+pub struct TranspositionTable {
+    slots: Vec<Slot>,
+    age: AtomicU64,
+}
+
+const SLOT_BYTES: usize = 16;
+
+impl TranspositionTable {
+    /// A table of about `mb` megabytes (at least one bucket).
+    pub fn new(mb: usize) -> TranspositionTable {
+        let n = ((mb.max(1) << 20) / SLOT_BYTES).max(2) & !1;
+        let mut slots = Vec::with_capacity(n);
+        slots.resize_with(n, Slot::default);
+        TranspositionTable {
+            slots,
+            age: AtomicU64::new(0),
+        }
+    }
+
+    /// Forgets everything.
+    pub fn clear(&self) {
+        for s in &self.slots {
+            s.check.store(0, Ordering::Relaxed);
+            s.data.store(0, Ordering::Relaxed);
+        }
+        self.age.store(0, Ordering::Relaxed);
+    }
+
+    /// Marks the start of a new search, so entries of older ones are replaced first.
+    pub fn new_search(&self) {
+        self.age.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn age(&self) -> u64 {
+        self.age.load(Ordering::Relaxed) & 0x3f
+    }
+
+    fn bucket(&self, key: u64) -> usize {
+        let buckets = (self.slots.len() / 2) as u128;
+        (((u128::from(key)) * buckets) >> 64) as usize * 2
+    }
+
+    /// The entry of `key`, if stored.
+    pub fn probe(&self, key: u64) -> Option<Entry> {
+        let b = self.bucket(key);
+        for s in &self.slots[b..b + 2] {
+            let data = s.data.load(Ordering::Relaxed);
+            if data != 0 && s.check.load(Ordering::Relaxed) ^ data == key {
+                return Some(unpack(data));
+            }
+        }
+        None
+    }
+
+    /// Stores a result, replacing the same position or the less valuable entry of the bucket.
+    pub fn store(&self, key: u64, e: Entry) {
+        let b = self.bucket(key);
+        let age = self.age();
+        let mut victim = b;
+        let mut worst = i32::MAX;
+        for i in b..b + 2 {
+            let s = &self.slots[i];
+            let data = s.data.load(Ordering::Relaxed);
+            if data == 0 || s.check.load(Ordering::Relaxed) ^ data == key {
+                // Keep the old move when the new result has none.
+                let mut e = e;
+                if e.mv == 0 && data != 0 {
+                    e.mv = unpack(data).mv;
+                }
+                write(s, key, e, age);
+                return;
+            }
+            let old = unpack(data);
+            let old_age = (data >> 58) & 0x3f;
+            let value = i32::from(old.depth) - if old_age == age { 0 } else { 64 };
+            if value < worst {
+                worst = value;
+                victim = i;
+            }
+        }
+        write(&self.slots[victim], key, e, age);
+    }
+
+    /// Permille of a sample of entries written in the current search.
+    pub fn hashfull(&self) -> u32 {
+        let age = self.age();
+        let n = self.slots.len().min(1000);
+        let used = self.slots[..n]
+            .iter()
+            .filter(|s| {
+                let d = s.data.load(Ordering::Relaxed);
+                d != 0 && (d >> 58) & 0x3f == age
+            })
+            .count();
+        (used * 1000 / n.max(1)) as u32
+    }
+}
+
+fn write(s: &Slot, key: u64, e: Entry, age: u64) {
+    let data = pack(e, age);
+    s.data.store(data, Ordering::Relaxed);
+    s.check.store(key ^ data, Ordering::Relaxed);
+}
+
+fn pack(e: Entry, age: u64) -> u64 {
+    let bound = match e.bound {
+        Bound::Exact => 1u64,
+        Bound::Lower => 2,
+        Bound::Upper => 3,
+    };
+    u64::from(e.mv)
+        | u64::from(e.score as u16) << 16
+        | u64::from(e.eval as u16) << 32
+        | u64::from(e.depth) << 48
+        | bound << 56
+        | age << 58
+}
+
+fn unpack(d: u64) -> Entry {
+    Entry {
+        mv: d as u16,
+        score: (d >> 16) as u16 as i16,
+        eval: (d >> 32) as u16 as i16,
+        depth: (d >> 48) as u8,
+        bound: match (d >> 56) & 3 {
+            2 => Bound::Lower,
+            3 => Bound::Upper,
+            _ => Bound::Exact,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stores_and_finds_entries() {
+        let tt = TranspositionTable::new(1);
+        let e = Entry {
+            mv: 0x1234,
+            score: -31000,
+            eval: 55,
+            depth: 17,
+            bound: Bound::Lower,
+        };
+        tt.store(0xdead_beef_0000_0001, e);
+        assert_eq!(tt.probe(0xdead_beef_0000_0001), Some(e));
+        assert_eq!(tt.probe(0xdead_beef_0000_0002), None);
+        // A result without a move keeps the stored move.
+        tt.store(
+            0xdead_beef_0000_0001,
+            Entry {
+                mv: 0,
+                depth: 3,
+                ..e
+            },
+        );
+        assert_eq!(
+            tt.probe(0xdead_beef_0000_0001).map(|x| (x.mv, x.depth)),
+            Some((0x1234, 3))
+        );
+        tt.clear();
+        assert_eq!(tt.probe(0xdead_beef_0000_0001), None);
+    }
+
+    #[test]
+    fn deeper_entries_of_the_current_search_survive() {
+        let tt = TranspositionTable::new(1);
+        // Keys in one bucket: the same high bits.
+        let keys = [
+            0x8000_0000_0000_0001u64,
+            0x8000_0000_0000_0002,
+            0x8000_0000_0000_0003,
+        ];
+        let e = |depth| Entry {
+            mv: 1,
+            score: 0,
+            eval: 0,
+            depth,
+            bound: Bound::Exact,
+        };
+        tt.store(keys[0], e(20));
+        tt.store(keys[1], e(2));
+        tt.store(keys[2], e(5));
+        assert!(tt.probe(keys[0]).is_some());
+        assert!(tt.probe(keys[1]).is_none());
+        assert!(tt.probe(keys[2]).is_some());
+        assert!(tt.hashfull() <= 1000);
+    }
+}

@@ -1,0 +1,405 @@
+//! One input line to one command: the UCI messages (parsed by vampirc-uci) and the console
+//! commands for people typing into the engine.
+//!
+//! vampirc-uci is strict where GUIs are loose and loose where an engine must be strict, so a
+//! few things are settled here around it: `go ponder` with clock values keeps both, counts it
+//! keeps in a byte (`depth`, `mate`, `movestogo`) are capped at 255 instead of overflowing,
+//! negative clock times count as zero, a FEN without move counters is accepted, a move token
+//! it cannot read is reported instead of dropped, and a panic inside the parser becomes an
+//! error.
+
+use std::time::Duration;
+
+use vampirc_uci::{UciMessage, UciSearchControl, UciTimeControl};
+
+use crate::engine::time::Limits;
+
+/// Where a `position` command starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// The initial position.
+    StartPos,
+    /// A FEN.
+    Fen(String),
+}
+
+/// A parsed input line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// `uci`.
+    Uci,
+    /// `debug on|off`.
+    Debug(bool),
+    /// `isready`.
+    IsReady,
+    /// `ucinewgame`.
+    NewGame,
+    /// `setoption name N [value V]`.
+    SetOption {
+        /// The option's name.
+        name: String,
+        /// Its value, if any.
+        value: Option<String>,
+    },
+    /// `position startpos|fen F [moves ...]`.
+    Position {
+        /// The start.
+        start: Start,
+        /// The moves in UCI notation.
+        moves: Vec<String>,
+    },
+    /// `go ...`.
+    Go {
+        /// The limits.
+        limits: Limits,
+        /// `searchmoves`, in UCI notation.
+        search_moves: Vec<String>,
+    },
+    /// `stop`.
+    Stop,
+    /// `ponderhit`.
+    PonderHit,
+    /// `quit`.
+    Quit,
+    /// `register ...`: accepted and ignored.
+    Register,
+    /// Console: `d`, the board, FEN, key and table value.
+    Display,
+    /// Console: `probe`, the table value of the position and of every legal move.
+    Probe,
+    /// Console: `legal [FEN]`.
+    Legal(Option<String>),
+    /// Console: `perft N`.
+    Perft(u32),
+    /// Console: `bench [DEPTH]`.
+    Bench(Option<u32>),
+    /// Console: `eval`, the static evaluation.
+    Eval,
+    /// Console: `help`.
+    Help,
+    /// An empty line.
+    Empty,
+}
+
+/// The deepest `perft` the console accepts.
+pub const MAX_PERFT: u32 = 10;
+
+/// Parses one line.
+///
+/// # Errors
+/// A message naming what is wrong with the line.
+pub fn parse(line: &str) -> Result<Command, String> {
+    let line = line.trim();
+    let mut words = line.split_whitespace();
+    let Some(first) = words.next() else {
+        return Ok(Command::Empty);
+    };
+    let rest: Vec<&str> = words.collect();
+    match first {
+        "d" if rest.is_empty() => return Ok(Command::Display),
+        "probe" if rest.is_empty() => return Ok(Command::Probe),
+        "eval" if rest.is_empty() => return Ok(Command::Eval),
+        "help" => return Ok(Command::Help),
+        "legal" => {
+            return Ok(Command::Legal(if rest.is_empty() {
+                None
+            } else {
+                Some(rest.join(" "))
+            }))
+        }
+        "perft" => {
+            let n = match rest.as_slice() {
+                [n] => n.parse::<u32>().ok(),
+                _ => None,
+            };
+            return match n {
+                Some(n) if (1..=MAX_PERFT).contains(&n) => Ok(Command::Perft(n)),
+                _ => Err(format!("perft needs a depth from 1 to {MAX_PERFT}")),
+            };
+        }
+        "bench" => {
+            return match rest.as_slice() {
+                [] => Ok(Command::Bench(None)),
+                [n] => match n.parse::<u32>() {
+                    Ok(n) if (1..=30).contains(&n) => Ok(Command::Bench(Some(n))),
+                    _ => Err("bench takes a depth from 1 to 30".to_string()),
+                },
+                _ => Err("bench takes a depth from 1 to 30".to_string()),
+            };
+        }
+        _ => {}
+    }
+    let prepared = match first.to_ascii_lowercase().as_str() {
+        "go" => prepare_go(&rest)?,
+        "position" => prepare_position(&rest)?,
+        _ => line.to_string(),
+    };
+    let ponder =
+        first.eq_ignore_ascii_case("go") && rest.iter().any(|w| w.eq_ignore_ascii_case("ponder"));
+    let msg = std::panic::catch_unwind(|| vampirc_uci::parse_one(&prepared))
+        .map_err(|_| format!("cannot parse '{line}'"))?;
+    let cmd = match msg {
+        UciMessage::Uci => Command::Uci,
+        UciMessage::Debug(on) => Command::Debug(on),
+        UciMessage::IsReady => Command::IsReady,
+        UciMessage::UciNewGame => Command::NewGame,
+        UciMessage::Stop => Command::Stop,
+        UciMessage::PonderHit => Command::PonderHit,
+        UciMessage::Quit => Command::Quit,
+        UciMessage::Register { .. } => Command::Register,
+        UciMessage::SetOption { name, value } => Command::SetOption { name, value },
+        UciMessage::Position {
+            startpos,
+            fen,
+            moves,
+        } => {
+            let start = match fen {
+                Some(f) if !startpos => Start::Fen(f.as_str().to_string()),
+                _ => Start::StartPos,
+            };
+            let moves: Vec<String> = moves.iter().map(ToString::to_string).collect();
+            check_moves(&rest, &moves)?;
+            Command::Position { start, moves }
+        }
+        UciMessage::Go {
+            time_control,
+            search_control,
+        } => go_command(time_control, search_control, ponder),
+        UciMessage::Unknown(..) => return Err(unknown(first, line)),
+        _ => {
+            return Err(format!(
+                "'{first}' is a message from engine to GUI, not a command"
+            ))
+        }
+    };
+    Ok(cmd)
+}
+
+fn unknown(first: &str, line: &str) -> String {
+    match first.to_ascii_lowercase().as_str() {
+        "go" => format!("malformed go command '{line}'"),
+        "position" => format!("malformed position command '{line}'"),
+        "setoption" => format!("malformed setoption command '{line}' (setoption name N [value V])"),
+        _ => format!("unknown command '{first}' (try help)"),
+    }
+}
+
+/// Removes `ponder` (vampirc-uci would drop the clock values beside it) and caps byte-sized
+/// counts.
+fn prepare_go(rest: &[&str]) -> Result<String, String> {
+    let mut out = vec!["go".to_string()];
+    let mut i = 0;
+    while i < rest.len() {
+        let w = rest[i];
+        let key = w.to_ascii_lowercase();
+        if key == "ponder" {
+            i += 1;
+            continue;
+        }
+        out.push(w.to_string());
+        if matches!(key.as_str(), "depth" | "mate" | "movestogo") {
+            if let Some(v) = rest.get(i + 1) {
+                let n: u64 = v
+                    .parse()
+                    .map_err(|_| format!("go {key} needs a number, not '{v}'"))?;
+                out.push(n.min(255).to_string());
+                i += 1;
+            }
+        }
+        i += 1;
+    }
+    Ok(out.join(" "))
+}
+
+/// Adds missing move counters to a FEN (`position fen <4 fields> [moves ...]`).
+fn prepare_position(rest: &[&str]) -> Result<String, String> {
+    let mut words: Vec<String> = rest.iter().map(|s| s.to_string()).collect();
+    if words.first().is_some_and(|w| w.eq_ignore_ascii_case("fen")) {
+        let end = words
+            .iter()
+            .position(|w| w.eq_ignore_ascii_case("moves"))
+            .unwrap_or(words.len());
+        let fields = end - 1;
+        if fields == 0 {
+            return Err("position fen needs a FEN".to_string());
+        }
+        if fields == 4 || fields == 5 {
+            let missing = if fields == 4 {
+                vec!["0", "1"]
+            } else {
+                vec!["1"]
+            };
+            for (k, m) in missing.into_iter().enumerate() {
+                words.insert(end + k, m.to_string());
+            }
+        }
+        // Check the FEN here for a clear message.
+        let fen_end = words
+            .iter()
+            .position(|w| w.eq_ignore_ascii_case("moves"))
+            .unwrap_or(words.len());
+        let fen = words[1..fen_end].join(" ");
+        fen.parse::<shakmaty::fen::Fen>()
+            .map_err(|e| format!("malformed FEN '{fen}': {e}"))?;
+    }
+    Ok(format!("position {}", words.join(" ")))
+}
+
+/// vampirc-uci stops at the first move token it cannot read; every token must be a move.
+fn check_moves(rest: &[&str], parsed: &[String]) -> Result<(), String> {
+    let tokens: Vec<&str> = rest
+        .iter()
+        .skip_while(|w| !w.eq_ignore_ascii_case("moves"))
+        .skip(1)
+        .copied()
+        .collect();
+    if tokens.len() != parsed.len() {
+        let bad = tokens.get(parsed.len()).copied().unwrap_or("?");
+        return Err(format!("'{bad}' is not a move in UCI notation"));
+    }
+    Ok(())
+}
+
+fn duration(d: Option<vampirc_uci::Duration>) -> Option<Duration> {
+    d.map(|d| {
+        let ms = d.num_milliseconds().max(0);
+        Duration::from_millis(ms as u64)
+    })
+}
+
+fn go_command(
+    time: Option<UciTimeControl>,
+    search: Option<UciSearchControl>,
+    ponder: bool,
+) -> Command {
+    let mut limits = Limits {
+        ponder,
+        ..Limits::default()
+    };
+    let mut search_moves = Vec::new();
+    match time {
+        Some(UciTimeControl::Infinite) => limits.infinite = true,
+        Some(UciTimeControl::MoveTime(t)) => limits.move_time = duration(Some(t)),
+        Some(UciTimeControl::TimeLeft {
+            white_time,
+            black_time,
+            white_increment,
+            black_increment,
+            moves_to_go,
+        }) => {
+            limits.white = (duration(white_time), duration(white_increment));
+            limits.black = (duration(black_time), duration(black_increment));
+            limits.moves_to_go = moves_to_go.map(u32::from);
+        }
+        Some(UciTimeControl::Ponder) | None => {}
+    }
+    if let Some(s) = search {
+        limits.depth = s.depth.map(u32::from);
+        limits.nodes = s.nodes;
+        limits.mate = s.mate.map(u32::from);
+        search_moves = s.search_moves.iter().map(ToString::to_string).collect();
+    }
+    Command::Go {
+        limits,
+        search_moves,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn standard_commands() {
+        assert_eq!(parse("uci"), Ok(Command::Uci));
+        assert_eq!(parse("  isready \r"), Ok(Command::IsReady));
+        assert_eq!(parse(""), Ok(Command::Empty));
+        assert_eq!(parse("quit"), Ok(Command::Quit));
+        assert_eq!(
+            parse("setoption name Move Overhead value 30"),
+            Ok(Command::SetOption {
+                name: "Move Overhead".into(),
+                value: Some("30".into())
+            })
+        );
+        assert_eq!(
+            parse("position startpos moves e2e4 e7e5"),
+            Ok(Command::Position {
+                start: Start::StartPos,
+                moves: vec!["e2e4".into(), "e7e5".into()]
+            })
+        );
+    }
+
+    #[test]
+    fn go_parameters() {
+        let Ok(Command::Go { limits, .. }) =
+            parse("go ponder wtime 1000 btime 2000 winc 10 binc 20 movestogo 5")
+        else {
+            panic!("go");
+        };
+        assert!(limits.ponder);
+        assert_eq!(
+            limits.white,
+            (
+                Some(Duration::from_millis(1000)),
+                Some(Duration::from_millis(10))
+            )
+        );
+        assert_eq!(
+            limits.black,
+            (
+                Some(Duration::from_millis(2000)),
+                Some(Duration::from_millis(20))
+            )
+        );
+        assert_eq!(limits.moves_to_go, Some(5));
+        let Ok(Command::Go { limits, .. }) = parse("go depth 300") else {
+            panic!("go");
+        };
+        assert_eq!(limits.depth, Some(255));
+        let Ok(Command::Go { limits, .. }) = parse("go wtime -50 btime 100") else {
+            panic!("go");
+        };
+        assert_eq!(limits.white.0, Some(Duration::ZERO));
+        let Ok(Command::Go {
+            limits,
+            search_moves,
+        }) = parse("go infinite searchmoves e2e4 d2d4")
+        else {
+            panic!("go");
+        };
+        assert!(limits.infinite);
+        assert_eq!(search_moves, vec!["e2e4".to_string(), "d2d4".to_string()]);
+        assert!(parse("go depth x").is_err());
+    }
+
+    #[test]
+    fn positions() {
+        assert_eq!(
+            parse("position fen 4k3/8/8/8/8/8/8/4K3 w - - moves e1e2"),
+            Ok(Command::Position {
+                start: Start::Fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1".into()),
+                moves: vec!["e1e2".into()]
+            })
+        );
+        let e = parse("position startpos moves e2e4 zzzz").expect_err("bad move");
+        assert!(e.contains("'zzzz'"), "{e}");
+        let e = parse("position fen garbage").expect_err("bad fen");
+        assert!(e.contains("malformed FEN"), "{e}");
+        assert!(parse("position fen").is_err());
+    }
+
+    #[test]
+    fn console_and_garbage() {
+        assert_eq!(parse("d"), Ok(Command::Display));
+        assert_eq!(parse("perft 3"), Ok(Command::Perft(3)));
+        assert!(parse("perft 99").is_err());
+        assert!(parse("perft").is_err());
+        assert_eq!(parse("bench 5"), Ok(Command::Bench(Some(5))));
+        assert_eq!(parse("legal"), Ok(Command::Legal(None)));
+        let e = parse("xyzzy 1 2").expect_err("unknown");
+        assert!(e.contains("unknown command 'xyzzy'"), "{e}");
+        assert!(parse("bestmove e2e4").is_err());
+    }
+}
