@@ -140,7 +140,8 @@ impl Config {
             ));
         }
         if let Some(dir) = path.parent() {
-            if c.table_path.is_relative() {
+            // An empty table path means no tables.
+            if c.table_path.is_relative() && !c.table_path.as_os_str().is_empty() {
                 c.table_path = dir.join(&c.table_path);
             }
             if let Some(f) = c.log_file.as_mut().filter(|f| f.is_relative()) {

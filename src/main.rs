@@ -35,7 +35,7 @@ enum Command {
     /// the total nodes and nodes per second; the node count is the same on every run.
     Bench {
         /// Depth in plies.
-        #[arg(long, default_value_t = retro::engine::bench::DEPTH, value_parser = clap::value_parser!(u32).range(1..=30))]
+        #[arg(long, default_value_t = retro::engine::bench::DEPTH, value_parser = clap::value_parser!(u32).range(1..=20))]
         depth: u32,
     },
     /// Speaks UCI on standard input and output (the same as no subcommand).
@@ -101,7 +101,8 @@ fn main() -> ExitCode {
             }
         }
         Some(Command::Bench { depth }) => {
-            let r = retro::engine::bench::run(depth, |l| println!("{l}"));
+            let go = std::sync::atomic::AtomicBool::new(false);
+            let r = retro::engine::bench::run(depth, &go, |l| println!("{l}"));
             println!(
                 "bench: {} nodes {} nps {} ms (depth {depth}, {} positions)",
                 r.nodes,

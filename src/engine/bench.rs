@@ -2,7 +2,10 @@
 //! table and no endgame tables for each, so that the node count is the same on every run of
 //! the same build: a signature of the search, and its speed in nodes per second.
 
-use std::time::{Duration, Instant};
+use std::{
+    sync::atomic::{AtomicBool, Ordering},
+    time::{Duration, Instant},
+};
 
 use shakmaty::{fen::Fen, CastlingMode, Chess};
 
@@ -47,18 +50,24 @@ impl BenchResult {
     }
 }
 
-/// Runs the bench at `depth`, calling `line` with a line per position.
-pub fn run(depth: u32, mut line: impl FnMut(&str)) -> BenchResult {
+/// Runs the bench at `depth`, calling `line` with a line per position; `stop` ends it after
+/// the current position.
+pub fn run(depth: u32, stop: &AtomicBool, mut line: impl FnMut(&str)) -> BenchResult {
     let mut nodes = 0;
     let start = Instant::now();
     for (i, fen) in POSITIONS.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
         let Ok(pos) = fen.parse::<Fen>().map_err(|e| e.to_string()).and_then(|f| {
             f.into_position::<Chess>(CastlingMode::Standard)
                 .map_err(|e| e.to_string())
         }) else {
             continue;
         };
-        let tt = TranspositionTable::new(16);
+        let Ok(tt) = TranspositionTable::new(16) else {
+            continue;
+        };
         let control = SearchControl::new(false);
         let params = SearchParams {
             pos,
@@ -96,8 +105,9 @@ pub fn run(depth: u32, mut line: impl FnMut(&str)) -> BenchResult {
 mod tests {
     #[test]
     fn bench_positions_parse_and_searches_repeat() {
-        let a = super::run(4, |_| {});
-        let b = super::run(4, |_| {});
+        let go = std::sync::atomic::AtomicBool::new(false);
+        let a = super::run(4, &go, |_| {});
+        let b = super::run(4, &go, |_| {});
         assert_eq!(a.nodes, b.nodes);
         assert!(a.nodes > super::POSITIONS.len() as u64 * 10);
     }

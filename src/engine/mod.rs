@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod eval;
+pub mod perft;
 pub mod search;
 pub mod time;
 pub mod tt;

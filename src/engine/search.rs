@@ -253,7 +253,9 @@ impl<'a> Worker<'a> {
             hashes,
             killers: vec![[0; 2]; MAX_PLY + 2],
             history: vec![0; 2 * 64 * 64],
-            pv: (0..MAX_PLY + 2).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
+            pv: (0..MAX_PLY + 2)
+                .map(|_| Vec::with_capacity(MAX_PLY))
+                .collect(),
             root_best: None,
         }
     }
@@ -914,7 +916,7 @@ mod tests {
     }
 
     fn run(p: &Chess, depth: u32) -> SearchResult {
-        let tt = TranspositionTable::new(8);
+        let tt = TranspositionTable::new(8).expect("8 MB");
         let control = SearchControl::new(false);
         let params = SearchParams {
             pos: p.clone(),

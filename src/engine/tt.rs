@@ -33,37 +33,62 @@ pub struct Entry {
     pub bound: Bound,
 }
 
-#[derive(Default)]
-struct Slot {
-    check: AtomicU64,
-    data: AtomicU64,
+/// One entry: the key XOR the data, and the data.
+struct Slot<'a> {
+    check: &'a AtomicU64,
+    data: &'a AtomicU64,
 }
 
 /// A lock-free hash table of search results.
 pub struct TranspositionTable {
-    slots: Vec<Slot>,
+    /// Two words per entry, two entries per bucket.
+    words: Vec<AtomicU64>,
     age: AtomicU64,
 }
 
 const SLOT_BYTES: usize = 16;
 
 impl TranspositionTable {
-    /// A table of about `mb` megabytes (at least one bucket).
-    pub fn new(mb: usize) -> TranspositionTable {
-        let n = ((mb.max(1) << 20) / SLOT_BYTES).max(2) & !1;
-        let mut slots = Vec::with_capacity(n);
-        slots.resize_with(n, Slot::default);
-        TranspositionTable {
-            slots,
-            age: AtomicU64::new(0),
+    /// A table of about `mb` megabytes (at least one bucket). The memory is zeroed by the
+    /// allocator, so pages are only touched as the search uses them.
+    ///
+    /// # Errors
+    /// When the memory cannot be had.
+    pub fn new(mb: usize) -> Result<TranspositionTable, String> {
+        let entries = (mb.max(1).saturating_mul(1 << 20) / SLOT_BYTES).max(2) & !1;
+        let n = entries * 2;
+        let layout = std::alloc::Layout::array::<AtomicU64>(n)
+            .map_err(|_| format!("a hash table of {mb} MB is too large"))?;
+        // SAFETY: the layout has a non-zero size (n >= 4 words).
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<AtomicU64>();
+        if ptr.is_null() {
+            return Err(format!("cannot allocate a hash table of {mb} MB"));
         }
+        // SAFETY: `ptr` was allocated by the global allocator with the layout of `n`
+        // `AtomicU64`s, which is what a Vec of capacity `n` frees; all-zero bytes are a valid
+        // `AtomicU64` (the value 0), so all `n` elements are initialised.
+        let words = unsafe { Vec::from_raw_parts(ptr, n, n) };
+        Ok(TranspositionTable {
+            words,
+            age: AtomicU64::new(0),
+        })
+    }
+
+    fn slot(&self, i: usize) -> Slot<'_> {
+        Slot {
+            check: &self.words[2 * i],
+            data: &self.words[2 * i + 1],
+        }
+    }
+
+    fn entries(&self) -> usize {
+        self.words.len() / 2
     }
 
     /// Forgets everything.
     pub fn clear(&self) {
-        for s in &self.slots {
-            s.check.store(0, Ordering::Relaxed);
-            s.data.store(0, Ordering::Relaxed);
+        for w in &self.words {
+            w.store(0, Ordering::Relaxed);
         }
         self.age.store(0, Ordering::Relaxed);
     }
@@ -78,14 +103,15 @@ impl TranspositionTable {
     }
 
     fn bucket(&self, key: u64) -> usize {
-        let buckets = (self.slots.len() / 2) as u128;
+        let buckets = (self.entries() / 2) as u128;
         (((u128::from(key)) * buckets) >> 64) as usize * 2
     }
 
     /// The entry of `key`, if stored.
     pub fn probe(&self, key: u64) -> Option<Entry> {
         let b = self.bucket(key);
-        for s in &self.slots[b..b + 2] {
+        for i in b..b + 2 {
+            let s = self.slot(i);
             let data = s.data.load(Ordering::Relaxed);
             if data != 0 && s.check.load(Ordering::Relaxed) ^ data == key {
                 return Some(unpack(data));
@@ -101,7 +127,7 @@ impl TranspositionTable {
         let mut victim = b;
         let mut worst = i32::MAX;
         for i in b..b + 2 {
-            let s = &self.slots[i];
+            let s = self.slot(i);
             let data = s.data.load(Ordering::Relaxed);
             if data == 0 || s.check.load(Ordering::Relaxed) ^ data == key {
                 // Keep the old move when the new result has none.
@@ -109,7 +135,7 @@ impl TranspositionTable {
                 if e.mv == 0 && data != 0 {
                     e.mv = unpack(data).mv;
                 }
-                write(s, key, e, age);
+                write(&s, key, e, age);
                 return;
             }
             let old = unpack(data);
@@ -120,17 +146,16 @@ impl TranspositionTable {
                 victim = i;
             }
         }
-        write(&self.slots[victim], key, e, age);
+        write(&self.slot(victim), key, e, age);
     }
 
     /// Permille of a sample of entries written in the current search.
     pub fn hashfull(&self) -> u32 {
         let age = self.age();
-        let n = self.slots.len().min(1000);
-        let used = self.slots[..n]
-            .iter()
-            .filter(|s| {
-                let d = s.data.load(Ordering::Relaxed);
+        let n = self.entries().min(1000);
+        let used = (0..n)
+            .filter(|&i| {
+                let d = self.slot(i).data.load(Ordering::Relaxed);
                 d != 0 && (d >> 58) & 0x3f == age
             })
             .count();
@@ -138,7 +163,7 @@ impl TranspositionTable {
     }
 }
 
-fn write(s: &Slot, key: u64, e: Entry, age: u64) {
+fn write(s: &Slot<'_>, key: u64, e: Entry, age: u64) {
     let data = pack(e, age);
     s.data.store(data, Ordering::Relaxed);
     s.check.store(key ^ data, Ordering::Relaxed);
@@ -178,7 +203,7 @@ mod tests {
 
     #[test]
     fn stores_and_finds_entries() {
-        let tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1).expect("1 MB");
         let e = Entry {
             mv: 0x1234,
             score: -31000,
@@ -208,7 +233,7 @@ mod tests {
 
     #[test]
     fn deeper_entries_of_the_current_search_survive() {
-        let tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1).expect("1 MB");
         // Keys in one bucket: the same high bits.
         let keys = [
             0x8000_0000_0000_0001u64,
@@ -229,5 +254,12 @@ mod tests {
         assert!(tt.probe(keys[1]).is_none());
         assert!(tt.probe(keys[2]).is_some());
         assert!(tt.hashfull() <= 1000);
+    }
+
+    #[test]
+    fn impossible_sizes_are_errors() {
+        // More bytes than an allocation may have.
+        assert!(TranspositionTable::new(usize::MAX).is_err());
+        assert!(TranspositionTable::new(usize::MAX >> 20).is_err());
     }
 }

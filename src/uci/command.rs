@@ -82,7 +82,7 @@ pub enum Command {
 }
 
 /// The deepest `perft` the console accepts.
-pub const MAX_PERFT: u32 = 10;
+pub const MAX_PERFT: u32 = 15;
 
 /// Parses one line.
 ///
@@ -121,10 +121,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
             return match rest.as_slice() {
                 [] => Ok(Command::Bench(None)),
                 [n] => match n.parse::<u32>() {
-                    Ok(n) if (1..=30).contains(&n) => Ok(Command::Bench(Some(n))),
-                    _ => Err("bench takes a depth from 1 to 30".to_string()),
+                    Ok(n) if (1..=20).contains(&n) => Ok(Command::Bench(Some(n))),
+                    _ => Err("bench takes a depth from 1 to 20".to_string()),
                 },
-                _ => Err("bench takes a depth from 1 to 30".to_string()),
+                _ => Err("bench takes a depth from 1 to 20".to_string()),
             };
         }
         _ => {}

@@ -86,8 +86,19 @@ impl Output {
 }
 
 struct Running {
+    /// A search (which must print its bestmove) or a console job (perft, bench).
+    is_search: bool,
     control: Arc<SearchControl>,
+    /// Set by the search thread just before it prints `bestmove`: from then on the thread
+    /// only ends, and a new `go` may wait for it.
+    done: Arc<std::sync::atomic::AtomicBool>,
     handle: JoinHandle<()>,
+}
+
+impl Running {
+    fn done(&self) -> bool {
+        self.done.load(std::sync::atomic::Ordering::Acquire) || self.handle.is_finished()
+    }
 }
 
 /// The engine's state between commands.
@@ -110,8 +121,16 @@ impl Engine {
     /// An engine with the defaults of `config`, writing to `out`; background work reports to
     /// `events`.
     pub fn new(config: &Config, out: Output, events: Sender<Event>) -> Engine {
-        let options = Options::from_config(config);
-        let tt = Arc::new(TranspositionTable::new(options.hash));
+        let mut options = Options::from_config(config);
+        let tt = match TranspositionTable::new(options.hash) {
+            Ok(tt) => tt,
+            Err(e) => {
+                out.info(&format!("{e}; using 1 MB"));
+                options.hash = 1;
+                TranspositionTable::new(1).unwrap_or_else(|_| std::process::abort())
+            }
+        };
+        let tt = Arc::new(tt);
         let mut e = Engine {
             out,
             options,
@@ -256,7 +275,7 @@ impl Engine {
                     self.out.info("ucinewgame during a search: stopping it");
                     self.stop_search();
                 }
-                self.tt = Arc::new(TranspositionTable::new(self.options.hash));
+                self.renew_hash();
             }
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             Command::Position { start, moves } => self.set_position(&start, &moves),
@@ -276,7 +295,7 @@ impl Engine {
                 }
             }
             Command::Quit => {
-                self.stop_search();
+                self.stop_for_quit();
                 return Flow::Quit;
             }
             Command::Display => self.display(),
@@ -284,17 +303,16 @@ impl Engine {
             Command::Legal(fen) => self.legal(fen.as_deref()),
             Command::Perft(n) => self.perft(n),
             Command::Bench(d) => {
-                if self.searching() {
-                    self.out.info("bench is not run during a search");
-                } else {
-                    let r = bench::run(d.unwrap_or(bench::DEPTH), |l| self.out.line(l));
-                    self.out.line(&format!(
+                let depth = d.unwrap_or(bench::DEPTH);
+                self.start_job(move |control, out| {
+                    let r = bench::run(depth, &control.stop, |l| out.line(l));
+                    out.line(&format!(
                         "bench: {} nodes {} nps {} ms",
                         r.nodes,
                         r.nps(),
                         r.time.as_millis()
                     ));
-                }
+                });
             }
             Command::Eval => {
                 let v = engine::eval::evaluate(&self.pos);
@@ -317,15 +335,15 @@ impl Engine {
         match self.options.set(name, value) {
             Err(e) => self.out.info(&e),
             Ok(OptionChange::None) => {}
-            Ok(OptionChange::Hash) => {
-                self.tt = Arc::new(TranspositionTable::new(self.options.hash));
+            Ok(OptionChange::Hash(old)) => {
+                if !self.renew_hash() {
+                    self.options.hash = old;
+                }
             }
             Ok(OptionChange::ClearHash) => {
-                if self.searching() {
-                    self.tt = Arc::new(TranspositionTable::new(self.options.hash));
-                } else {
-                    self.tt.clear();
-                }
+                // A fresh table: cheaper than writing zeros over the old one, and a running
+                // search keeps its own.
+                self.renew_hash();
             }
             Ok(OptionChange::TablePath) => {
                 let dir = self.options.table_path.clone();
@@ -342,6 +360,22 @@ impl Engine {
             }
             Ok(OptionChange::ShowDtm) => self.show_dtm(),
             Ok(OptionChange::ShowLegality) => self.legal(None),
+        }
+    }
+
+    /// A new, empty hash table of the Hash size; on failure the old table stays and the
+    /// result is false.
+    fn renew_hash(&mut self) -> bool {
+        match TranspositionTable::new(self.options.hash) {
+            Ok(tt) => {
+                self.tt = Arc::new(tt);
+                true
+            }
+            Err(e) => {
+                self.out
+                    .info(&format!("Hash: {e}; keeping the current table"));
+                false
+            }
         }
     }
 
@@ -426,6 +460,8 @@ impl Engine {
         let tables = self.tables.clone();
         let out = self.out.clone();
         let c = Arc::clone(&control);
+        let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let done_flag = Arc::clone(&done);
         let spawned = std::thread::Builder::new()
             .name("search".into())
             .stack_size(64 << 20)
@@ -457,10 +493,18 @@ impl Engine {
                         l
                     }
                 };
+                done_flag.store(true, std::sync::atomic::Ordering::Release);
                 out.line(&line);
             });
         match spawned {
-            Ok(handle) => self.search = Some(Running { control, handle }),
+            Ok(handle) => {
+                self.search = Some(Running {
+                    is_search: true,
+                    control,
+                    done,
+                    handle,
+                })
+            }
             Err(e) => self
                 .out
                 .info(&format!("cannot start the search thread: {e}")),
@@ -468,18 +512,29 @@ impl Engine {
     }
 
     fn join_finished(&mut self) {
-        if self.search.as_ref().is_some_and(|r| r.handle.is_finished()) {
+        if self.search.as_ref().is_some_and(Running::done) {
             if let Some(r) = self.search.take() {
                 let _ = r.handle.join();
             }
         }
     }
 
-    /// Stops a running search and waits for its `bestmove`.
+    /// Stops a running search and waits for its `bestmove`, or a console job and waits for
+    /// it to end.
     pub fn stop_search(&mut self) {
         if let Some(r) = self.search.take() {
             r.control.stop();
             let _ = r.handle.join();
+        }
+    }
+
+    /// Stops what runs; waits for a search's `bestmove` but not for a console job.
+    fn stop_for_quit(&mut self) {
+        if let Some(r) = self.search.take() {
+            r.control.stop();
+            if r.is_search {
+                let _ = r.handle.join();
+            }
         }
     }
 
@@ -561,27 +616,57 @@ impl Engine {
             .info("legality analysis is not available yet in this version of Retro");
     }
 
-    fn perft(&self, depth: u32) {
-        let start = Instant::now();
-        let mut total = 0;
-        for m in self.pos.legal_moves() {
-            let mut child = self.pos.clone();
-            child.play_unchecked(m);
-            let n = if depth > 1 {
-                shakmaty::perft(&child, depth - 1)
-            } else {
-                1
-            };
-            total += n;
-            self.out
-                .line(&format!("{}: {n}", m.to_uci(CastlingMode::Standard)));
+    fn perft(&mut self, depth: u32) {
+        let pos = self.pos.clone();
+        self.start_job(move |control, out| {
+            let start = Instant::now();
+            let mut total = 0;
+            for m in pos.legal_moves() {
+                let mut child = pos.clone();
+                child.play_unchecked(m);
+                let Some(n) = engine::perft::perft(&child, depth - 1, &control.stop) else {
+                    out.line(&format!("perft {depth}: stopped"));
+                    return;
+                };
+                total += n;
+                out.line(&format!("{}: {n}", m.to_uci(CastlingMode::Standard)));
+            }
+            let t = start.elapsed();
+            out.line(&format!(
+                "perft {depth}: {total} nodes in {} ms ({} nps)",
+                t.as_millis(),
+                (total as f64 / t.as_secs_f64().max(1e-6)) as u64
+            ));
+        });
+    }
+
+    /// Runs a console job on its own thread, like a search: `stop` ends it, and `isready`
+    /// is answered meanwhile.
+    fn start_job(&mut self, job: impl FnOnce(&SearchControl, &Output) + Send + 'static) {
+        self.join_finished();
+        if self.search.is_some() {
+            self.out.info("busy: send stop first");
+            return;
         }
-        let t = start.elapsed();
-        self.out.line(&format!(
-            "perft {depth}: {total} nodes in {} ms ({} nps)",
-            t.as_millis(),
-            (total as f64 / t.as_secs_f64().max(1e-6)) as u64
-        ));
+        let control = Arc::new(SearchControl::new(false));
+        let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (c, d, out) = (Arc::clone(&control), Arc::clone(&done), self.out.clone());
+        match std::thread::Builder::new()
+            .name("job".into())
+            .spawn(move || {
+                job(&c, &out);
+                d.store(true, std::sync::atomic::Ordering::Release);
+            }) {
+            Ok(handle) => {
+                self.search = Some(Running {
+                    is_search: false,
+                    control,
+                    done,
+                    handle,
+                })
+            }
+            Err(e) => self.out.info(&format!("cannot start a thread: {e}")),
+        }
     }
 }
 

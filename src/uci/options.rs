@@ -24,8 +24,8 @@ pub struct Options {
 pub enum OptionChange {
     /// Nothing more to do.
     None,
-    /// Resize the hash table.
-    Hash,
+    /// Resize the hash table (the old size, to go back to if that fails).
+    Hash(usize),
     /// The Clear Hash button.
     ClearHash,
     /// Open the tables of the new path.
@@ -100,8 +100,9 @@ impl Options {
         };
         match key.as_str() {
             "hash" => {
+                let old = self.hash;
                 self.hash = spin(name, &need(value)?, HASH_RANGE)?;
-                Ok(OptionChange::Hash)
+                Ok(OptionChange::Hash(old))
             }
             "threads" => {
                 self.threads = spin(name, &need(value)?, THREADS_RANGE)?;
@@ -168,7 +169,7 @@ mod tests {
     #[test]
     fn values_are_checked_and_kept_on_error() {
         let mut o = Options::from_config(&Config::default());
-        assert_eq!(o.set("Hash", Some("64")), Ok(OptionChange::Hash));
+        assert_eq!(o.set("Hash", Some("64")), Ok(OptionChange::Hash(16)));
         assert_eq!(o.hash, 64);
         assert!(o.set("Hash", Some("0")).is_err());
         assert!(o.set("hash", Some("lots")).is_err());

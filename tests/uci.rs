@@ -1,0 +1,576 @@
+//! End-to-end tests of the UCI engine: the real `retro` binary spoken to through pipes.
+
+mod common;
+
+use std::{
+    io::{BufRead, BufReader, Write},
+    path::Path,
+    process::{Child, ChildStdin, Command, Stdio},
+    sync::mpsc::{self, Receiver, RecvTimeoutError},
+    time::{Duration, Instant},
+};
+
+use retro::engine::mate_moves;
+use shakmaty::{fen::Fen, uci::UciMove, CastlingMode, Chess, Position};
+
+/// How long any single answer may take before the test calls the engine hung.
+const HANG: Duration = Duration::from_secs(120);
+
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    seen: Vec<String>,
+    _dir: tempfile::TempDir,
+}
+
+impl Engine {
+    /// Starts `retro` with an engine.toml of `toml` lines (tables off and no background build
+    /// unless given).
+    fn start(toml: &str) -> Engine {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cfg = dir.path().join("engine.toml");
+        let mut text = toml.to_string();
+        if !text.contains("build_missing_tables") {
+            text.push_str("\nbuild_missing_tables = false\n");
+        }
+        if !text.contains("table_path") {
+            text.push_str("\ntable_path = \"\"\n");
+        }
+        std::fs::write(&cfg, text).expect("write engine.toml");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
+            .arg("--config")
+            .arg(&cfg)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start retro");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine {
+            child,
+            stdin,
+            lines: rx,
+            seen: Vec::new(),
+            _dir: dir,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").expect("write to retro");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Reads lines until one satisfies `pred`; returns the lines read, the match last.
+    fn until(&mut self, what: &str, pred: impl Fn(&str) -> bool) -> Vec<String> {
+        let deadline = Instant::now() + HANG;
+        let mut got = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(l) => {
+                    self.seen.push(l.clone());
+                    let done = pred(&l);
+                    got.push(l);
+                    if done {
+                        return got;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => panic!("no {what} from retro; got {got:?}"),
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("retro closed its output waiting for {what}; got {got:?}")
+                }
+            }
+        }
+    }
+
+    /// Nothing arrives for `d`.
+    fn silent_for(&mut self, d: Duration) -> Option<String> {
+        self.lines.recv_timeout(d).ok()
+    }
+
+    fn handshake(&mut self) -> Vec<String> {
+        self.send("uci");
+        let lines = self.until("uciok", |l| l == "uciok");
+        self.send("isready");
+        self.until("readyok", |l| l == "readyok");
+        lines
+    }
+
+    /// `go ...` and the bestmove line, with the lines before it.
+    fn go(&mut self, args: &str) -> (String, Vec<String>) {
+        self.send(&format!("go {args}"));
+        let mut lines = self.until("bestmove", |l| l.starts_with("bestmove"));
+        let best = lines.pop().expect("bestmove line");
+        (best, lines)
+    }
+
+    /// The FEN `d` shows.
+    fn fen(&mut self) -> String {
+        self.send("d");
+        let lines = self.until("FEN", |l| l.starts_with("FEN: "));
+        lines
+            .last()
+            .and_then(|l| l.strip_prefix("FEN: "))
+            .expect("FEN line")
+            .to_string()
+    }
+
+    fn quit(mut self) {
+        self.send("quit");
+        let start = Instant::now();
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                assert!(status.success(), "retro exited with {status}");
+                return;
+            }
+            assert!(start.elapsed() < HANG, "retro did not quit");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+fn position(fen: &str) -> Chess {
+    fen.parse::<Fen>()
+        .expect("fen")
+        .into_position(CastlingMode::Standard)
+        .expect("legal")
+}
+
+/// The move of a `bestmove` line, checked to be legal in `pos`.
+fn best_move(pos: &Chess, line: &str) -> shakmaty::Move {
+    let mut words = line.split_whitespace();
+    assert_eq!(words.next(), Some("bestmove"), "{line}");
+    let text = words.next().expect("a move");
+    let m = UciMove::from_ascii(text.as_bytes())
+        .unwrap_or_else(|e| panic!("{line}: {e}"))
+        .to_move(pos)
+        .unwrap_or_else(|e| panic!("{line} is illegal: {e}"));
+    if let Some(w) = words.next() {
+        assert_eq!(w, "ponder", "{line}");
+        let mut after = pos.clone();
+        after.play_unchecked(m);
+        let p = words.next().expect("ponder move");
+        UciMove::from_ascii(p.as_bytes())
+            .expect("ponder move")
+            .to_move(&after)
+            .unwrap_or_else(|e| panic!("{line}: ponder move illegal: {e}"));
+    }
+    m
+}
+
+/// The score of the last `info ... score` line.
+fn last_score(lines: &[String]) -> String {
+    let l = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info") && l.contains(" score "))
+        .unwrap_or_else(|| panic!("no score in {lines:?}"));
+    let mut w = l.split_whitespace().skip_while(|w| *w != "score").skip(1);
+    format!("{} {}", w.next().unwrap_or(""), w.next().unwrap_or(""))
+}
+
+#[test]
+fn handshake_names_the_engine_and_its_options() {
+    let mut e = Engine::start("");
+    let lines = e.handshake();
+    assert!(lines[0].starts_with("id name Retro "), "{lines:?}");
+    assert!(lines.iter().any(|l| l.starts_with("id author ")));
+    for opt in [
+        "option name Hash type spin",
+        "option name Threads type spin",
+        "option name Move Overhead type spin",
+        "option name TablePath type string",
+        "option name Show DTM type button",
+        "option name Show Legality type button",
+    ] {
+        assert!(
+            lines.iter().any(|l| l.starts_with(opt)),
+            "{opt} in {lines:?}"
+        );
+    }
+    e.quit();
+}
+
+#[test]
+fn position_with_moves_and_fixed_depth() {
+    let mut e = Engine::start("hash = 8");
+    e.handshake();
+    e.send("position startpos moves e2e4 e7e5 g1f3 b8c6");
+    let expected = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+    assert_eq!(e.fen(), expected);
+    let (best, lines) = e.go("depth 6");
+    best_move(&position(expected), &best);
+    let depths: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth"))
+        .collect();
+    assert!(
+        depths.iter().any(|l| l.starts_with("info depth 6 ")),
+        "{lines:?}"
+    );
+    for l in &depths {
+        for key in [
+            "seldepth", "score", "nodes", "nps", "hashfull", "tbhits", "time", "pv",
+        ] {
+            assert!(l.split_whitespace().any(|w| w == key), "{key} in {l}");
+        }
+    }
+    e.quit();
+}
+
+#[test]
+fn movetime_nodes_and_clock_limits_end_the_search() {
+    let mut e = Engine::start("");
+    e.handshake();
+    e.send("position startpos");
+    for args in [
+        "movetime 200",
+        "nodes 5000",
+        "wtime 500 btime 500 winc 10 binc 10",
+        "wtime 30 btime 30",
+        "wtime 1000 btime 1000 movestogo 1",
+    ] {
+        let (best, _) = e.go(args);
+        best_move(&Chess::default(), &best);
+    }
+    // A mate search stops at the mate.
+    e.send("position fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
+    let (best, lines) = e.go("mate 1");
+    assert!(best.starts_with("bestmove a1a8"), "{best}");
+    assert_eq!(last_score(&lines), "mate 1");
+    e.quit();
+}
+
+#[test]
+fn infinite_search_answers_isready_and_stops_on_stop() {
+    let mut e = Engine::start("");
+    e.handshake();
+    e.send("position startpos moves d2d4");
+    e.send("go infinite");
+    assert!(
+        e.silent_for(Duration::from_millis(300))
+            .is_none_or(|l| l.starts_with("info")),
+        "an infinite search must not end by itself"
+    );
+    e.send("isready");
+    let lines = e.until("readyok", |l| l == "readyok");
+    assert!(
+        lines.iter().all(|l| !l.starts_with("bestmove")),
+        "{lines:?}"
+    );
+    let sent = Instant::now();
+    e.send("stop");
+    let lines = e.until("bestmove", |l| l.starts_with("bestmove"));
+    eprintln!("bestmove {} ms after stop", sent.elapsed().as_millis());
+    let pos = position("rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1");
+    best_move(&pos, lines.last().expect("bestmove"));
+    e.quit();
+}
+
+#[test]
+fn ponder_waits_for_ponderhit() {
+    let mut e = Engine::start("");
+    e.handshake();
+    e.send("setoption name Ponder value true");
+    e.send("position startpos moves e2e4 e7e5");
+    e.send("go ponder wtime 2000 btime 2000");
+    std::thread::sleep(Duration::from_millis(400));
+    e.send("isready");
+    let lines = e.until("readyok", |l| l == "readyok");
+    assert!(
+        lines.iter().all(|l| !l.starts_with("bestmove")),
+        "{lines:?}"
+    );
+    e.send("ponderhit");
+    let lines = e.until("bestmove", |l| l.starts_with("bestmove"));
+    let pos = position("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2");
+    best_move(&pos, lines.last().expect("bestmove"));
+    e.quit();
+}
+
+#[test]
+fn quit_ends_a_running_search() {
+    let mut e = Engine::start("");
+    e.handshake();
+    e.send("position startpos");
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    e.quit();
+}
+
+/// The table's mate distance of a FEN in moves (`None` for a draw), from the library.
+fn table_mate(dir: &Path, fen: &str) -> Option<i32> {
+    let tb = retro::tablebase::Tablebase::open(dir).expect("tables");
+    mate_moves(tb.probe(&position(fen)).expect("covered"))
+}
+
+#[test]
+fn table_positions_are_played_from_the_tables_with_mate_scores() {
+    let tables = tempfile::tempdir().expect("tempdir");
+    common::build_into(
+        tables.path(),
+        &["KRvK", "KQvK", "KQvKR"].map(common::material),
+    );
+    let mut e = Engine::start(&format!("table_path = {:?}", tables.path()));
+    e.handshake();
+    for fen in [
+        "8/8/8/4k3/8/8/8/R3K3 w - - 0 1",
+        "8/8/8/4k3/8/8/8/R3K3 b - - 0 1",
+        "8/8/3k4/8/8/2r5/8/1Q2K3 w - - 0 1",
+        "8/8/3k4/8/8/2r5/8/1Q2K3 b - - 0 1",
+        "k7/8/2K5/8/8/8/8/1Q6 w - - 0 1",
+    ] {
+        let n = table_mate(tables.path(), fen);
+        e.send(&format!("position fen {fen}"));
+        let (best, lines) = e.go("movetime 100");
+        let pos = position(fen);
+        let m = best_move(&pos, &best);
+        if let Some(n) = n {
+            assert_eq!(last_score(&lines), format!("mate {n}"), "{fen}: {lines:?}");
+        } else {
+            assert_eq!(last_score(&lines), "cp 0", "{fen}: {lines:?}");
+        }
+        // The move keeps the table's value: the fastest mate or the longest defence.
+        let tb = retro::tablebase::Tablebase::open(tables.path()).expect("tables");
+        let v = tb.move_value(&pos, &m).expect("covered");
+        assert_eq!(mate_moves(v), n, "{fen}: {best}");
+        assert!(lines
+            .iter()
+            .any(|l| l.contains("tbhits") && !l.contains("tbhits 0")));
+    }
+    // The DTM button lists the position and every move.
+    e.send("position fen 8/8/8/4k3/8/8/8/R3K3 w - - 0 1");
+    e.send("setoption name Show DTM");
+    let lines = e.until("dtm of the last move", |l| {
+        l.starts_with("info string dtm move a1c1")
+    });
+    assert!(
+        lines[0].starts_with("info string dtm position win mate 14 (27 plies)"),
+        "{lines:?}"
+    );
+    e.quit();
+}
+
+#[test]
+fn the_search_uses_the_tables_below_the_root() {
+    let tables = tempfile::tempdir().expect("tempdir");
+    common::build_into(tables.path(), &["KQNvK"].map(common::material));
+    let mut e = Engine::start(&format!("table_path = {:?}", tables.path()));
+    e.handshake();
+    // Five pieces: no table at the root, but taking the rook leads into KQNvK.
+    let fen = "8/8/3k4/8/8/2r5/2Q5/4K2N w - - 0 1";
+    e.send(&format!("position fen {fen}"));
+    let (best, lines) = e.go("depth 4");
+    assert!(best.starts_with("bestmove c2c3"), "{best}");
+    let score = last_score(&lines);
+    assert!(score.starts_with("mate "), "{score}");
+    assert!(lines
+        .iter()
+        .any(|l| l.contains(" tbhits ") && !l.contains(" tbhits 0 ")));
+    e.quit();
+}
+
+#[test]
+fn self_play_game_ends_with_a_legal_result() {
+    let tables = tempfile::tempdir().expect("tempdir");
+    common::build_into(
+        tables.path(),
+        &["KRvK", "KQvK", "KPvK"].map(common::material),
+    );
+    let mut e = Engine::start(&format!("table_path = {:?}", tables.path()));
+    e.handshake();
+    e.send("ucinewgame");
+    let start = "4k3/8/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1";
+    let mut pos = position(start);
+    let mut moves: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashMap::new();
+    let result = loop {
+        if pos.is_checkmate() {
+            break "checkmate";
+        }
+        if pos.is_stalemate() {
+            break "stalemate";
+        }
+        if pos.is_insufficient_material() {
+            break "insufficient material";
+        }
+        if pos.halfmoves() >= 100 {
+            break "fifty moves";
+        }
+        let key = retro::engine::search::hash_of(&pos);
+        let count = seen.entry(key).or_insert(0);
+        *count += 1;
+        if *count >= 3 {
+            break "threefold repetition";
+        }
+        assert!(moves.len() < 600, "game too long: {}", moves.join(" "));
+        e.send(&format!("position fen {start} moves {}", moves.join(" ")));
+        eprintln!(
+            "{}",
+            shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
+        );
+        let (best, _) = e.go("nodes 3000");
+        let m = best_move(&pos, &best);
+        moves.push(m.to_uci(CastlingMode::Standard).to_string());
+        pos.play_unchecked(m);
+    };
+    eprintln!("self-play: {result} after {} plies", moves.len());
+    // White has a whole army against a bare king: the game must end in mate.
+    assert_eq!(result, "checkmate", "{}", moves.join(" "));
+    e.quit();
+}
+
+#[test]
+fn bad_input_is_reported_and_the_state_kept() {
+    let mut e = Engine::start("");
+    e.handshake();
+    e.send("go depth 1");
+    let lines = e.until("bestmove", |l| l.starts_with("bestmove"));
+    assert!(
+        lines.iter().any(|l| l.contains("go before position")),
+        "{lines:?}"
+    );
+    best_move(&Chess::default(), lines.last().expect("bestmove"));
+    e.send("position startpos moves e2e4");
+    let good = e.fen();
+    for (bad, says) in [
+        ("position fen 8/8/8/8/8/8/8/8 w - - 0 1", "illegal position"),
+        ("position fen rnbqkbnr/pppppppp/8/8 w", "malformed FEN"),
+        ("position fen", "needs a FEN"),
+        ("position startpos moves e2e4 e2e4", "illegal"),
+        ("position startpos moves e2e4 zz9", "not a move"),
+        ("position startpos moves e7e5", "illegal"),
+        ("setoption name Hash value 0", "out of range"),
+        ("setoption name Hash value many", "not a whole number"),
+        ("setoption name Threads value -3", "Threads"),
+        ("setoption name NoSuchOption value 1", "unknown option"),
+        (
+            "setoption name TablePath value /no/such/dir",
+            "not a directory",
+        ),
+        ("setoption", "setoption"),
+        ("go depth x", "go"),
+        ("go wtime", "go"),
+        ("xyzzy", "unknown command"),
+        ("\u{1b}[A\u{0}\u{ff}garbage", "unknown command"),
+        ("bestmove e2e4", "engine to GUI"),
+        ("perft 0", "perft"),
+        ("perft", "perft"),
+    ] {
+        e.send(bad);
+        let lines = e.until("an info string", |l| l.starts_with("info string"));
+        let l = lines.last().expect("info string");
+        assert!(l.contains(says), "{bad:?}: {l}");
+        assert_eq!(e.fen(), good, "after {bad:?}");
+    }
+    // Lines ignored by convention, then the engine still searches the kept position.
+    e.send("");
+    e.send("   ");
+    e.send("debug on");
+    let (best, _) = e.go("depth 2");
+    best_move(&position(&good), &best);
+    e.quit();
+}
+
+#[test]
+fn console_commands() {
+    let mut e = Engine::start("");
+    e.handshake();
+    e.send("position startpos");
+    e.send("perft 4");
+    let lines = e.until("perft total", |l| l.starts_with("perft 4: "));
+    assert!(
+        lines
+            .last()
+            .expect("total")
+            .starts_with("perft 4: 197281 nodes"),
+        "{lines:?}"
+    );
+    assert_eq!(lines.len(), 21);
+    e.send("position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
+    e.send("perft 3");
+    let lines = e.until("perft total", |l| l.starts_with("perft 3: "));
+    assert!(
+        lines
+            .last()
+            .expect("total")
+            .starts_with("perft 3: 97862 nodes"),
+        "{lines:?}"
+    );
+    let mut totals = Vec::new();
+    for _ in 0..2 {
+        e.send("bench 5");
+        let lines = e.until("bench total", |l| l.starts_with("bench: "));
+        let nodes: u64 = lines
+            .last()
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|n| n.parse().ok())
+            .expect("node count");
+        totals.push(nodes);
+    }
+    assert_eq!(totals[0], totals[1]);
+    e.send("legal");
+    let lines = e.until("legality", |l| l.starts_with("info string"));
+    assert!(
+        lines.last().expect("line").contains("not available"),
+        "{lines:?}"
+    );
+    e.send("setoption name Show Legality");
+    let lines = e.until("legality", |l| l.starts_with("info string"));
+    assert!(
+        lines.last().expect("line").contains("not available"),
+        "{lines:?}"
+    );
+    e.send("probe");
+    let lines = e.until("probe", |l| l.starts_with("info string"));
+    assert!(
+        lines.last().expect("line").contains("no tables"),
+        "{lines:?}"
+    );
+    e.quit();
+}
+
+#[test]
+fn missing_tables_are_built_in_the_background() {
+    let tables = tempfile::tempdir().expect("tempdir");
+    let mut e = Engine::start(&format!(
+        "table_path = {:?}\nbuild_missing_tables = true",
+        tables.path()
+    ));
+    let lines = e.handshake();
+    assert!(lines.iter().any(|l| l.starts_with("id name")));
+    let building: Vec<&String> = e
+        .seen
+        .iter()
+        .filter(|l| l.contains("building them in the background"))
+        .collect();
+    assert_eq!(building.len(), 1, "{:?}", e.seen);
+    // The engine plays while the tables are built.
+    e.send("position startpos");
+    let (best, _) = e.go("depth 3");
+    best_move(&Chess::default(), &best);
+    let lines = e.until("tables ready", |l| {
+        l.starts_with("info string tables ready")
+    });
+    assert!(
+        lines.last().expect("line").contains("35 tables"),
+        "{lines:?}"
+    );
+    let fen = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
+    let n = table_mate(tables.path(), fen);
+    e.send(&format!("position fen {fen}"));
+    let (_, lines) = e.go("depth 1");
+    assert_eq!(last_score(&lines), format!("mate {}", n.expect("a win")));
+    e.quit();
+}
