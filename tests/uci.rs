@@ -574,3 +574,16 @@ fn missing_tables_are_built_in_the_background() {
     assert_eq!(last_score(&lines), format!("mate {}", n.expect("a win")));
     e.quit();
 }
+
+#[test]
+fn logs_go_to_the_log_file_not_to_the_uci_output() {
+    let logs = tempfile::tempdir().expect("tempdir");
+    let file = logs.path().join("retro.log");
+    let mut e = Engine::start(&format!("log_level = \"debug\"\nlog_file = {file:?}"));
+    let lines = e.handshake();
+    assert!(lines.iter().all(|l| !l.contains("<<")), "{lines:?}");
+    e.quit();
+    let text = std::fs::read_to_string(&file).expect("log file");
+    assert!(text.contains("<< uci"), "{text}");
+    assert!(text.contains("<< isready"), "{text}");
+}

@@ -221,7 +221,8 @@ struct Worker<'a> {
     killers: Vec<[u16; 2]>,
     history: Vec<i32>,
     pv: Vec<Vec<Move>>,
-    root_best: Option<Move>,
+    /// The best root move of the unfinished iteration and its expected reply.
+    root_best: Option<(Move, Option<Move>)>,
 }
 
 impl<'a> Worker<'a> {
@@ -319,6 +320,7 @@ impl<'a> Worker<'a> {
             // Helper threads search some iterations one ply deeper to spread the work.
             let d = depth as i32 + i32::from(self.id % 2 == 1 && depth > 1);
             self.seldepth = 0;
+            self.root_best = None;
             let mut delta = 20;
             let (mut alpha, mut beta) = if depth >= 5 {
                 (prev - delta, prev + delta)
@@ -341,9 +343,11 @@ impl<'a> Worker<'a> {
                 delta *= 2;
             };
             if self.stopped {
-                if let Some(m) = self.root_best {
-                    // A move that beat the previous best in the unfinished iteration.
+                if let Some((m, reply)) = self.root_best {
+                    // A move that beat the previous best in the unfinished iteration, with
+                    // its own expected reply.
                     result.best = Some(m);
+                    result.ponder = reply;
                 }
                 break;
             }
@@ -631,7 +635,7 @@ impl<'a> Worker<'a> {
                     best_move = Some(m);
                     self.update_pv(ply, m);
                     if ply == 0 {
-                        self.root_best = Some(m);
+                        self.root_best = Some((m, self.pv[0].get(1).copied()));
                     }
                     if score >= beta {
                         if quiet {

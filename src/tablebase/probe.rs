@@ -189,6 +189,18 @@ impl Tablebase {
         })
     }
 
+    /// Opens and validates every table now rather than on its first probe, so that a search
+    /// under a tight clock does not pay for it. Returns the tables that were refused, with why.
+    pub fn preload(&self) -> Vec<(Material, String)> {
+        let mut refused = Vec::new();
+        for slot in &self.slots {
+            if let Err(e) = self.table(slot.material) {
+                refused.push((slot.material, e.to_string()));
+            }
+        }
+        refused
+    }
+
     /// The directory.
     pub fn dir(&self) -> &Path {
         &self.dir

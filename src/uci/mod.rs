@@ -172,7 +172,9 @@ impl Engine {
             Ok(tb) => {
                 let n = tb.materials().len();
                 log::info!("{n} tables in {}", dir.display());
-                self.tables = Some(Arc::new(tb));
+                let tb = Arc::new(tb);
+                self.preload(&tb);
+                self.tables = Some(tb);
             }
             Err(e) => {
                 self.tables = None;
@@ -217,6 +219,25 @@ impl Engine {
                 .map_err(|e| e.to_string());
             let _ = tx.send(Event::TablesBuilt(dir, r));
         });
+    }
+
+    /// Validates every table on a background thread, so that no search pays for opening one;
+    /// refused tables are reported.
+    fn preload(&self, tb: &Arc<Tablebase>) {
+        let tb = Arc::clone(tb);
+        let out = self.out.clone();
+        let spawned = std::thread::Builder::new()
+            .name("preload".into())
+            .spawn(move || {
+                let start = Instant::now();
+                for (m, e) in tb.preload() {
+                    out.info(&format!("table {} refused: {e}", m.name()));
+                }
+                log::info!("tables validated in {} ms", start.elapsed().as_millis());
+            });
+        if let Err(e) = spawned {
+            log::warn!("cannot preload tables: {e}");
+        }
     }
 
     /// Handles a non-input event.
