@@ -12,6 +12,7 @@ Needs: pip install chess; an opponent such as Debian's stockfish (apt-get instal
 
 import argparse
 import concurrent.futures
+import logging
 import math
 import os
 import sys
@@ -148,6 +149,18 @@ def play_game(args, index, opening, retro_white):
                 pass
 
 
+class ProtocolErrors(logging.Handler):
+    """Counts the protocol errors python-chess logs and goes on from (invalid ponder moves,
+    unexpected output)."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
 def elo(score):
     score = min(max(score, 1e-6), 1 - 1e-6)
     return -400 * math.log10(1 / score - 1)
@@ -168,6 +181,9 @@ def main():
     args = p.parse_args()
     args.name = args.name or os.path.basename(args.opponent)
 
+    errors = ProtocolErrors()
+    logging.getLogger("chess.engine").addHandler(errors)
+    logging.getLogger("chess.engine").propagate = False
     jobs = []
     for i in range(args.games):
         opening = OPENINGS[(i // 2) % len(OPENINGS)]
@@ -207,6 +223,9 @@ def main():
     print(f"Elo difference: {elo(s):+.0f} (95%: {lo:+.0f} to {hi:+.0f})")
     print(f"Retro time losses: {time_losses}, Retro illegal moves or errors: {illegal}, "
           f"opponent time losses: {opp_time}")
+    print(f"protocol errors logged by python-chess (either engine): {len(errors.messages)}")
+    for m in sorted(set(errors.messages))[:10]:
+        print(f"  {m}")
     if args.pgn:
         with open(args.pgn, "w") as f:
             for r in sorted(results, key=lambda x: x["index"]):
