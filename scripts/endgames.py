@@ -96,7 +96,7 @@ def play(board, retro, retro_color, opponent, tables, max_plies=300):
     plies = 0
     while plies < max_plies:
         if board.is_checkmate():
-            return "checkmate", plies, drops
+            return ("checkmate" if board.turn != retro_color else "mated"), plies, drops
         if board.is_stalemate() or board.is_insufficient_material():
             return "draw", plies, drops
         if board.is_repetition(3):
@@ -145,13 +145,14 @@ def main():
             term, n, drops = play(board, retro, start.turn, opp, tables)
             games += 1
             ok = drops == 0
+            # "checkmate": Retro mated its opponent; "mated": Retro was mated.
             if wdl == "win":
                 ok = ok and term == "checkmate" and (n == plies if name == "table" else n <= plies)
             elif wdl == "loss":
                 if name == "table":
-                    ok = ok and term == "checkmate" and n == plies
+                    ok = ok and term == "mated" and n == plies
             else:
-                ok = ok and term != "checkmate"
+                ok = ok and term != "mated"
             failures += not ok
             print(f"{'ok  ' if ok else 'FAIL'} {fen:40s} table {wdl} {plies:3d} plies | vs {name:9s}: "
                   f"{term} after {n} plies, {drops} non-optimal Retro moves", flush=True)
