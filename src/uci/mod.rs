@@ -327,12 +327,12 @@ impl Engine {
                 let depth = d.unwrap_or(bench::DEPTH);
                 self.start_job(move |control, out| {
                     let r = bench::run(depth, &control.stop, |l| out.line(l));
-                    out.line(&format!(
+                    Some(format!(
                         "bench: {} nodes {} nps {} ms",
                         r.nodes,
                         r.nps(),
                         r.time.as_millis()
-                    ));
+                    ))
                 });
             }
             Command::Eval => {
@@ -646,24 +646,27 @@ impl Engine {
                 let mut child = pos.clone();
                 child.play_unchecked(m);
                 let Some(n) = engine::perft::perft(&child, depth - 1, &control.stop) else {
-                    out.line(&format!("perft {depth}: stopped"));
-                    return;
+                    return Some(format!("perft {depth}: stopped"));
                 };
                 total += n;
                 out.line(&format!("{}: {n}", m.to_uci(CastlingMode::Standard)));
             }
             let t = start.elapsed();
-            out.line(&format!(
+            Some(format!(
                 "perft {depth}: {total} nodes in {} ms ({} nps)",
                 t.as_millis(),
                 (total as f64 / t.as_secs_f64().max(1e-6)) as u64
-            ));
+            ))
         });
     }
 
     /// Runs a console job on its own thread, like a search: `stop` ends it, and `isready`
-    /// is answered meanwhile.
-    fn start_job(&mut self, job: impl FnOnce(&SearchControl, &Output) + Send + 'static) {
+    /// is answered meanwhile. The job's last line is printed after the job counts as done,
+    /// so that a command sent on seeing it is not refused as busy.
+    fn start_job(
+        &mut self,
+        job: impl FnOnce(&SearchControl, &Output) -> Option<String> + Send + 'static,
+    ) {
         self.join_finished();
         if self.search.is_some() {
             self.out.info("busy: send stop first");
@@ -675,8 +678,11 @@ impl Engine {
         match std::thread::Builder::new()
             .name("job".into())
             .spawn(move || {
-                job(&c, &out);
+                let last = job(&c, &out);
                 d.store(true, std::sync::atomic::Ordering::Release);
+                if let Some(l) = last {
+                    out.line(&l);
+                }
             }) {
             Ok(handle) => {
                 self.search = Some(Running {
