@@ -146,7 +146,7 @@ fn session(lines: &[String]) -> Result<u64, TestCaseError> {
 
 #[test]
 fn random_and_mutated_sessions_never_break_the_engine() {
-    let sessions = 5000;
+    let sessions = 20000;
     let mut runner = TestRunner::new(ProptestConfig {
         cases: sessions,
         ..ProptestConfig::default()
