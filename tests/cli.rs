@@ -98,6 +98,7 @@ fn build_tables_rejects_bad_arguments() {
         &["KXvK"][..],
         &["KQvKQQQQ"],
         &["KQRvKRB"],
+        &["--max-pieces", "5"],
         &["--threads", "0", "KQvK"],
     ] {
         let out = build_tables(args);

@@ -28,7 +28,9 @@ struct Args {
     /// Check the tables instead of building them: every position against its children.
     #[arg(long)]
     verify: bool,
-    /// Largest number of pieces (kings included) when no material is named.
+    /// Largest number of pieces (kings included) when no material is named. Named materials
+    /// may have 5 pieces; `--max-pieces 5` waits for compressed tables (a raw 5-piece set
+    /// would take tens of GB).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(3..=4))]
     max_pieces: u8,
     /// Worker threads (default: one per core).
@@ -60,10 +62,10 @@ fn main() -> ExitCode {
     let mut materials = Vec::new();
     for name in &args.materials {
         match name.parse::<Material>() {
-            Ok(m) if m.piece_count() <= 4 && m.piece_count() >= 3 => materials.push(m.canonical()),
+            Ok(m) if (3..=5).contains(&m.piece_count()) => materials.push(m.canonical()),
             Ok(m) => {
                 eprintln!(
-                    "build-tables: {name}: {} pieces; this version builds 3- and 4-piece tables",
+                    "build-tables: {name}: {} pieces; this version builds tables of 3 to 5 pieces",
                     m.piece_count()
                 );
                 return ExitCode::from(2);
