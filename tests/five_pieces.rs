@@ -3,10 +3,7 @@
 
 mod common;
 
-use std::{
-    io::{BufRead, BufReader, Write},
-    process::{Command, Stdio},
-};
+use std::io::{BufRead, BufReader, Write};
 
 use retro::tablebase::{Tablebase, Wdl};
 use shakmaty::{fen::Fen, CastlingMode, Chess};
@@ -68,14 +65,7 @@ fn kqrvkr_agrees_with_syzygy_and_the_engine_plays_it() {
             ),
         )
         .expect("engine.toml");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
-            .arg("--config")
-            .arg(&cfg)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("retro");
+        let mut child = common::spawn_engine(&cfg);
         let mut stdin = child.stdin.take().expect("stdin");
         writeln!(stdin, "uci\nposition fen {fen}\ngo movetime 200").expect("write");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));

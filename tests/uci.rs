@@ -5,7 +5,7 @@ mod common;
 use std::{
     io::{BufRead, BufReader, Write},
     path::Path,
-    process::{Child, ChildStdin, Command, Stdio},
+    process::{Child, ChildStdin},
     sync::mpsc::{self, Receiver, RecvTimeoutError},
     time::{Duration, Instant},
 };
@@ -38,14 +38,7 @@ impl Engine {
             text.push_str("\ntable_path = \"\"\n");
         }
         std::fs::write(&cfg, text).expect("write engine.toml");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
-            .arg("--config")
-            .arg(&cfg)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start retro");
+        let mut child = common::spawn_engine(&cfg);
         let stdin = child.stdin.take().expect("stdin");
         let stdout = child.stdout.take().expect("stdout");
         let (tx, rx) = mpsc::channel();

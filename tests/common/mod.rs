@@ -119,3 +119,16 @@ pub fn en_passant_positions() -> Vec<String> {
     }
     out
 }
+
+/// Starts the `retro` engine with the configuration file `cfg`, its standard input and output
+/// piped and its standard error dropped.
+pub fn spawn_engine(cfg: &Path) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_retro"))
+        .arg("--config")
+        .arg(cfg)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start retro")
+}
