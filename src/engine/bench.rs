@@ -7,11 +7,10 @@ use std::{
     time::{Duration, Instant},
 };
 
-use shakmaty::{fen::Fen, CastlingMode, Chess};
+use shakmaty::CastlingMode;
 
 use super::{
     search::{search, SearchControl, SearchParams},
-    time::Limits,
     tt::TranspositionTable,
 };
 
@@ -59,28 +58,14 @@ pub fn run(depth: u32, stop: &AtomicBool, mut line: impl FnMut(&str)) -> BenchRe
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        let Ok(pos) = fen.parse::<Fen>().map_err(|e| e.to_string()).and_then(|f| {
-            f.into_position::<Chess>(CastlingMode::Standard)
-                .map_err(|e| e.to_string())
-        }) else {
+        let Ok(pos) = crate::cli::parse_fen(fen) else {
             continue;
         };
         let Ok(tt) = TranspositionTable::new(16) else {
             continue;
         };
         let control = SearchControl::new(false);
-        let params = SearchParams {
-            pos,
-            history: Vec::new(),
-            limits: Limits {
-                depth: Some(depth),
-                ..Limits::default()
-            },
-            overhead: Duration::ZERO,
-            threads: 1,
-            root_moves: Vec::new(),
-            report: false,
-        };
+        let params = SearchParams::fixed_depth(pos, depth);
         let r = search(&params, &tt, None, &control, &|_| {});
         nodes += r.nodes;
         let best = r

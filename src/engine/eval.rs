@@ -360,13 +360,10 @@ fn scale_drawish(board: &Board, v: i32) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::{fen::Fen, CastlingMode};
+    use shakmaty::CastlingMode;
 
     fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>()
-            .expect("fen")
-            .into_position(CastlingMode::Standard)
-            .expect("legal")
+        crate::cli::parse_fen(fen).expect("legal FEN")
     }
 
     #[test]

@@ -26,18 +26,15 @@ pub fn perft(pos: &Chess, depth: u32, stop: &AtomicBool) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::{fen::Fen, CastlingMode};
 
     #[test]
     fn known_counts_and_stopping() {
         let go = AtomicBool::new(false);
         assert_eq!(perft(&Chess::default(), 4, &go), Some(197_281));
-        let kiwipete: Chess =
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
-                .parse::<Fen>()
-                .expect("fen")
-                .into_position(CastlingMode::Standard)
-                .expect("legal");
+        let kiwipete = crate::cli::parse_fen(
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        )
+        .expect("legal FEN");
         assert_eq!(perft(&kiwipete, 3, &go), Some(97_862));
         let stop = AtomicBool::new(true);
         assert_eq!(perft(&Chess::default(), 9, &stop), None);

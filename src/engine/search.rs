@@ -8,7 +8,7 @@
 use std::{
     sync::{
         atomic::{AtomicBool, AtomicU64, Ordering},
-        Arc, LazyLock,
+        LazyLock,
     },
     time::{Duration, Instant},
 };
@@ -118,6 +118,24 @@ pub struct SearchParams {
     pub root_moves: Vec<Move>,
     /// Print `info` lines.
     pub report: bool,
+}
+
+impl SearchParams {
+    /// A one-thread search of `pos` to `depth` plies, without game history or output.
+    pub fn fixed_depth(pos: Chess, depth: u32) -> SearchParams {
+        SearchParams {
+            pos,
+            history: Vec::new(),
+            limits: Limits {
+                depth: Some(depth),
+                ..Limits::default()
+            },
+            overhead: Duration::ZERO,
+            threads: 1,
+            root_moves: Vec::new(),
+            report: false,
+        }
+    }
 }
 
 /// What a search found.
@@ -899,46 +917,28 @@ fn least_valuable(
     None
 }
 
-/// The static evaluation of `pos`, exposed for the console.
-pub fn static_eval(pos: &Chess) -> i32 {
-    evaluate(pos)
-}
-
-/// A shareable handle to a table directory for the search threads.
-pub type SharedTables = Option<Arc<Tablebase>>;
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::{fen::Fen, uci::UciMove, CastlingMode};
+    use shakmaty::{uci::UciMove, CastlingMode};
 
     fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>()
-            .expect("fen")
-            .into_position(CastlingMode::Standard)
-            .expect("legal")
+        crate::cli::parse_fen(fen).expect("legal FEN")
     }
 
     fn run(p: &Chess, depth: u32) -> SearchResult {
         let tt = TranspositionTable::new(8).expect("8 MB");
         let control = SearchControl::new(false);
-        let params = SearchParams {
-            pos: p.clone(),
-            history: Vec::new(),
-            limits: Limits {
-                depth: Some(depth),
-                ..Limits::default()
-            },
-            overhead: Duration::ZERO,
-            threads: 1,
-            root_moves: Vec::new(),
-            report: false,
-        };
-        search(&params, &tt, None, &control, &|_| {})
+        search(
+            &SearchParams::fixed_depth(p.clone(), depth),
+            &tt,
+            None,
+            &control,
+            &|_| {},
+        )
     }
 
-    fn uci(p: &Chess, m: Option<Move>) -> String {
-        let _ = p;
+    fn uci(m: Option<Move>) -> String {
         m.map(|m| m.to_uci(CastlingMode::Standard).to_string())
             .unwrap_or_default()
     }
@@ -948,7 +948,7 @@ mod tests {
         // A back-rank mate in one.
         let p = pos("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
         let r = run(&p, 4);
-        assert_eq!(uci(&p, r.best), "a1a8");
+        assert_eq!(uci(r.best), "a1a8");
         assert_eq!(uci_score(r.score), "mate 1");
         // Black to move is mated next move whatever it does (only the king moves).
         let p = pos("k7/2K5/8/1Q6/8/8/8/8 b - - 0 1");
@@ -960,7 +960,7 @@ mod tests {
     fn wins_material_and_avoids_losing_it() {
         // A hanging queen is taken.
         let p = pos("4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1");
-        assert_eq!(uci(&p, run(&p, 5).best), "d1d5");
+        assert_eq!(uci(run(&p, 5).best), "d1d5");
         // Stalemate is a draw: the only non-stalemating moves win.
         let p = pos("7k/5Q2/6K1/8/8/8/8/8 w - - 0 1");
         let r = run(&p, 5);

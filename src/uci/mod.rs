@@ -403,22 +403,13 @@ impl Engine {
     fn set_position(&mut self, start: &Start, moves: &[String]) {
         let mut pos = match start {
             Start::StartPos => Chess::default(),
-            Start::Fen(f) => {
-                let parsed = f
-                    .parse::<Fen>()
-                    .map_err(|e| format!("malformed FEN '{f}': {e}"))
-                    .and_then(|fen| {
-                        fen.into_position::<Chess>(CastlingMode::Standard)
-                            .map_err(|e| format!("{e} in '{f}'"))
-                    });
-                match parsed {
-                    Ok(p) => p,
-                    Err(e) => {
-                        self.out.info(&format!("{e}; position unchanged"));
-                        return;
-                    }
+            Start::Fen(f) => match crate::cli::parse_fen(f).map_err(|e| format!("{e} in '{f}'")) {
+                Ok(p) => p,
+                Err(e) => {
+                    self.out.info(&format!("{e}; position unchanged"));
+                    return;
                 }
-            }
+            },
         };
         let mut history = Vec::with_capacity(moves.len());
         for (i, text) in moves.iter().enumerate() {
