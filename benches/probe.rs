@@ -8,7 +8,7 @@ use std::{hint::black_box, path::PathBuf};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use retro::{
     build::{build, BuildOptions},
-    tablebase::{lookup, pieces::pieces_of_board, Material, Tablebase},
+    tablebase::{lookup, pieces::pieces_of_board, Material, Tablebase, Tables},
 };
 use shakmaty::{Bitboard, Board, CastlingMode, Chess, Color, Piece, Position, Setup, Square};
 
@@ -80,6 +80,7 @@ fn bench(c: &mut Criterion) {
         out: dir.clone(),
         force: false,
         progress: false,
+        compression: Default::default(),
     };
     build(&materials, &opts, |_| {}).expect("tables build");
     let tb = Tablebase::open(&dir).expect("tables");
@@ -120,6 +121,41 @@ fn bench(c: &mut Criterion) {
             for (pl, white) in &pieces {
                 black_box(lookup(&tb, black_box(pl.as_slice()), *white).ok());
             }
+        })
+    });
+    g.finish();
+    five_pieces(c, &tb);
+}
+
+/// A compressed 5-piece table, when `RETRO_BENCH_TABLES` holds KQRvKR (it is not built here:
+/// that takes a minute). Cold: random positions over the whole table, so nearly every probe
+/// decompresses a block (the table has far more blocks than the cache). Cached: a few
+/// positions probed again and again.
+fn five_pieces(c: &mut Criterion, tb: &Tablebase) {
+    let m: Material = "KQRvKR".parse().expect("material");
+    if tb.table(m).is_err() {
+        eprintln!("probe5: no KQRvKR table in RETRO_BENCH_TABLES, skipped");
+        return;
+    }
+    let cold = random_positions(200_000, &["KQRvKR"]);
+    let hot = random_positions(64, &["KQRvKR"]);
+    for p in cold.iter().chain(&hot) {
+        tb.probe(p).expect("probe");
+    }
+    let mut g = c.benchmark_group("probe5");
+    g.throughput(Throughput::Elements(1));
+    let mut i = 0;
+    g.bench_function("cold_block", |b| {
+        b.iter(|| {
+            i = (i + 1) % cold.len();
+            black_box(tb.probe(black_box(&cold[i])).ok())
+        })
+    });
+    let mut j = 0;
+    g.bench_function("cached_block", |b| {
+        b.iter(|| {
+            j = (j + 1) % hot.len();
+            black_box(tb.probe(black_box(&hot[j])).ok())
         })
     });
     g.finish();

@@ -8,7 +8,10 @@ use std::{
 };
 
 fn build_tables(args: &[&str]) -> Output {
+    // Outside the project, so that a test that reaches the default `--out tables` by mistake
+    // cannot fill the project's table directory.
     Command::new(env!("CARGO_BIN_EXE_build-tables"))
+        .current_dir(std::env::temp_dir())
         .args(args)
         .output()
         .expect("build-tables runs")
@@ -98,7 +101,10 @@ fn build_tables_rejects_bad_arguments() {
         &["KXvK"][..],
         &["KQvKQQQQ"],
         &["KQRvKRB"],
-        &["--max-pieces", "5"],
+        &["--max-pieces", "6"],
+        &["--max-pieces", "2"],
+        &["--level", "0", "KQvK"],
+        &["--block-len", "10", "KQvK"],
         &["--threads", "0", "KQvK"],
     ] {
         let out = build_tables(args);

@@ -195,7 +195,7 @@ fn every_position_agrees_with_gaviota() {
                 ) {
                     return;
                 }
-                let ours = table.get(white, idx);
+                let ours = table.get(white, idx).expect("raw table");
                 match gaviota(&slots, &sq[..n], white) {
                     None => {
                         missing.fetch_add(1, Relaxed);

@@ -10,8 +10,10 @@ use retro::{
     build::{build, BuildOptions},
     cli::parse_fen,
     tablebase::{
-        format::{file_name, Table, TableError, HEADER_LEN},
-        ProbeError, Tablebase,
+        format::{
+            file_name, write_table, Encoding, Stats, Table, TableData, TableError, HEADER_LEN,
+        },
+        Material, ProbeError, Tablebase,
     },
 };
 
@@ -129,12 +131,153 @@ fn a_corrupted_table_is_not_used_by_the_prober_and_is_rebuilt() {
         out: dir.path().to_path_buf(),
         force: false,
         progress: false,
+        compression: Default::default(),
     };
     let done = build(&[common::material("KQvK")], &opts, |_| {}).expect("rebuild");
     assert!(done
         .iter()
         .any(|s| s.material.name() == "KQvK" && !s.skipped));
     assert!(Table::open(&path, None).is_ok());
+}
+
+/// A raw table of `name` built into a fresh directory, and the same values written compressed
+/// (small blocks, so that the table has many) into a second directory.
+fn raw_and_compressed(name: &str) -> (tempfile::TempDir, tempfile::TempDir, Material) {
+    let m = common::material(name);
+    let raw = tempfile::tempdir().expect("tempdir");
+    common::build_into(raw.path(), &[m]);
+    let t = Table::open(&raw.path().join(file_name(m)), Some(m)).expect("raw table");
+    assert!(!t.is_compressed());
+    let n = t.scheme().size();
+    let side = |white: bool| -> Vec<u8> {
+        (0..n)
+            .map(|i| t.get(white, i).expect("raw").to_byte())
+            .collect()
+    };
+    let (white, black) = (side(true), side(false));
+    let packed = tempfile::tempdir().expect("tempdir");
+    let data = TableData {
+        white: &white,
+        black: &black,
+        legal: None,
+    };
+    let encoding = Encoding::Blocks {
+        block_len: 1024,
+        level: 3,
+    };
+    let w = write_table(packed.path(), m, data, t.stats(), encoding).expect("written");
+    assert!(
+        w.bytes < 2 * n,
+        "{name}: {} bytes for {} values",
+        w.bytes,
+        2 * n
+    );
+    (raw, packed, m)
+}
+
+#[test]
+fn a_compressed_table_holds_the_same_values() {
+    for name in ["KRvKR", "KPvKP", "KQvK"] {
+        let (raw, packed, m) = raw_and_compressed(name);
+        let a = Table::open(&raw.path().join(file_name(m)), Some(m)).expect("raw");
+        let b = Table::open(&packed.path().join(file_name(m)), Some(m)).expect("compressed");
+        let c = Table::open_in_memory(&packed.path().join(file_name(m)), Some(m)).expect("memory");
+        assert!(b.is_compressed() && !c.is_compressed());
+        b.check_blocks().expect("every block decompresses");
+        assert_eq!(a.stats(), b.stats());
+        let n = a.scheme().size();
+        for white in [true, false] {
+            // In index order and in a scattered order (blocks evicted and decompressed again).
+            for k in 0..n {
+                let i = if k % 2 == 0 { k } else { (k * 7919) % n };
+                let want = a.get(white, i).expect("raw");
+                assert_eq!(b.get(white, i).expect("block"), want, "{name} {white} {i}");
+                assert_eq!(c.get(white, i).expect("memory"), want, "{name} {white} {i}");
+            }
+        }
+        // The prober reads it like the raw file.
+        let tb_raw = Tablebase::open(raw.path()).expect("dir");
+        let tb_packed = Tablebase::open(packed.path()).expect("dir");
+        let fen = match name {
+            "KRvKR" => "8/8/8/3k4/8/8/1R6/K6r w - - 0 1",
+            "KPvKP" => "8/2p5/8/3k4/8/5P2/8/K7 b - - 0 1",
+            _ => "k7/7Q/1K6/8/8/8/8/8 w - - 0 1",
+        };
+        let pos = parse_fen(fen).expect("fen");
+        let v = tb_packed.probe(&pos).expect("probe");
+        assert_eq!(tb_raw.probe(&pos), Ok(v), "{fen}");
+    }
+}
+
+#[test]
+fn corrupted_compressed_tables_are_refused_naming_the_file() {
+    let (_raw, packed, m) = raw_and_compressed("KRvKR");
+    let path = packed.path().join(file_name(m));
+    let bytes = std::fs::read(&path).expect("read");
+    let p = packed.path().join("bad.rdtm");
+    let mut offsets: Vec<usize> = (0..HEADER_LEN + 64).collect();
+    offsets.extend((HEADER_LEN..bytes.len()).step_by((bytes.len() / 300).max(1)));
+    offsets.push(bytes.len() - 1);
+    let mut at_open = 0;
+    for off in offsets {
+        for bit in [0u8, 4, 7] {
+            let mut b = bytes.clone();
+            b[off] ^= 1 << bit;
+            std::fs::write(&p, &b).expect("write");
+            let err = match Table::open(&p, Some(m)) {
+                Err(e) => {
+                    at_open += 1;
+                    e
+                }
+                Ok(t) => match t.check_blocks() {
+                    Err(e) => e,
+                    Ok(()) => panic!("flip of bit {bit} at byte {off} not detected"),
+                },
+            };
+            assert!(err.to_string().contains("bad.rdtm"), "{err}");
+        }
+    }
+    assert!(at_open > 0);
+    // Truncated.
+    for len in [
+        0,
+        50,
+        HEADER_LEN,
+        HEADER_LEN + 8,
+        bytes.len() / 2,
+        bytes.len() - 1,
+    ] {
+        std::fs::write(&p, &bytes[..len]).expect("write");
+        assert!(Table::open(&p, Some(m)).is_err(), "cut at {len}");
+    }
+    // A corrupt block in use: probes through it fail with the file named, the others work.
+    let mut b = bytes.clone();
+    let last = b.len() - 3;
+    b[last] ^= 0x55;
+    std::fs::write(&path, &b).expect("write");
+    let t = Table::open(&path, Some(m)).expect("header and index are intact");
+    let n = t.scheme().size();
+    let errors: Vec<ProbeError> = (0..n).filter_map(|i| t.get(false, i).err()).collect();
+    assert!(!errors.is_empty() && errors.len() < n as usize / 2);
+    assert!(
+        errors[0].to_string().contains("KRvKR.rdtm"),
+        "{}",
+        errors[0]
+    );
+    assert!(Table::open_in_memory(&path, Some(m)).is_err());
+}
+
+#[test]
+fn writing_checks_the_value_count() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let m = common::material("KQvK");
+    let data = TableData {
+        white: &[0; 10],
+        black: &[0; 10],
+        legal: None,
+    };
+    assert!(write_table(dir.path(), m, data, Stats::default(), Encoding::Raw).is_err());
+    assert!(!dir.path().join(file_name(m)).exists());
 }
 
 proptest! {

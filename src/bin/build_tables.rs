@@ -6,7 +6,10 @@ use std::{path::PathBuf, process::ExitCode, time::Instant};
 use clap::Parser;
 use retro::{
     build::{self, verify::verify, BuildOptions},
-    tablebase::{Material, Tablebase},
+    tablebase::{
+        format::{self, Compression},
+        Material, Tablebase,
+    },
 };
 
 #[derive(Parser)]
@@ -28,11 +31,16 @@ struct Args {
     /// Check the tables instead of building them: every position against its children.
     #[arg(long)]
     verify: bool,
-    /// Largest number of pieces (kings included) when no material is named. Named materials
-    /// may have 5 pieces; `--max-pieces 5` waits for compressed tables (a raw 5-piece set
-    /// would take tens of GB).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(3..=4))]
+    /// Largest number of pieces (kings included) when no material is named: 5 builds all 110
+    /// five-piece materials too.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(3..=5))]
     max_pieces: u8,
+    /// zstd level of the compressed (5-piece) tables.
+    #[arg(long, default_value_t = format::ZSTD_LEVEL, value_parser = clap::value_parser!(i32).range(1..=22))]
+    level: i32,
+    /// Entries per compressed block (smaller blocks probe faster, larger ones compress better).
+    #[arg(long, default_value_t = format::BLOCK_LEN, value_parser = clap::value_parser!(u32).range(1024..=65536))]
+    block_len: u32,
     /// Worker threads (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
@@ -87,26 +95,33 @@ fn main() -> ExitCode {
         out: args.out.clone(),
         force: args.force,
         progress,
+        compression: Compression {
+            block_len: args.block_len,
+            level: args.level,
+        },
     };
     let start = Instant::now();
     let mut built = 0;
     let mut bytes = 0;
+    let mut raw = 0;
     let result = build::build(&materials, &opts, |s| {
         println!("{s}");
         if !s.skipped {
             built += 1;
         }
         bytes += s.bytes;
+        raw += s.raw_bytes;
     });
     match result {
         Ok(all) => {
             println!(
-                "{} tables in {} ({} built, {} present), {} bytes, {:.2} s",
+                "{} tables in {} ({} built, {} present), {} bytes ({} uncompressed), {:.2} s",
                 all.len(),
                 args.out.display(),
                 built,
                 all.len() - built,
                 bytes,
+                raw,
                 start.elapsed().as_secs_f64()
             );
             ExitCode::SUCCESS

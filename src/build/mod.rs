@@ -13,7 +13,7 @@ use std::{
 use indicatif::ProgressBar;
 
 use crate::tablebase::{
-    format::{file_name, write_table, Stats, Table, TableError},
+    format::{file_name, write_table, Compression, Encoding, Stats, Table, TableData, TableError},
     Material, ProbeError, Tables, Value, Wdl,
 };
 
@@ -47,6 +47,8 @@ pub struct BuildOptions {
     pub force: bool,
     /// Show progress bars.
     pub progress: bool,
+    /// Block length and level of the compressed tables ([`Encoding::for_material`]).
+    pub compression: Compression,
 }
 
 /// Figures of one table.
@@ -68,8 +70,12 @@ pub struct TableSummary {
     pub longest: u32,
     /// Build time in seconds.
     pub seconds: f64,
+    /// Of it, the retrograde solve.
+    pub solve_seconds: f64,
     /// File size in bytes.
     pub bytes: u64,
+    /// Size of the values uncompressed (one byte per entry and side).
+    pub raw_bytes: u64,
 }
 
 impl std::fmt::Display for TableSummary {
@@ -84,15 +90,25 @@ impl std::fmt::Display for TableSummary {
         }
         write!(
             f,
-            "{:<8} positions {:>10}  wins {:>10}  draws {:>10}  losses {:>10}  longest mate {:>3} plies  {:>7.2} s",
+            "{:<8} positions {:>10}  wins {:>10}  draws {:>10}  losses {:>10}  longest mate {:>3} plies  {:>7.2} s (solve {:.2} s)  {} bytes",
             self.material.name(),
             self.positions,
             self.wins,
             self.draws,
             self.losses,
             self.longest,
-            self.seconds
-        )
+            self.seconds,
+            self.solve_seconds,
+            self.bytes,
+        )?;
+        if self.bytes < self.raw_bytes {
+            write!(
+                f,
+                " (ratio {:.2})",
+                self.raw_bytes as f64 / self.bytes.max(1) as f64
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -119,14 +135,15 @@ impl Tables for SubTables {
 }
 
 impl SubTables {
-    /// Opens the tables `material`'s captures and promotions lead to, from `dir`.
+    /// Opens the tables `material`'s captures and promotions lead to, from `dir`, with their
+    /// values in memory (compressed tables are decompressed once rather than block by block).
     ///
     /// # Errors
     /// A missing or invalid sub-table.
     pub fn open(dir: &Path, material: Material) -> Result<SubTables, TableError> {
         let mut tables = Vec::new();
         for m in material.successors() {
-            let t = Table::open(&dir.join(file_name(m)), Some(m))?;
+            let t = Table::open_in_memory(&dir.join(file_name(m)), Some(m))?;
             tables.push((m.key(), m.swapped().key(), t));
         }
         Ok(SubTables { tables })
@@ -174,7 +191,9 @@ fn summarize(
         losses,
         longest,
         seconds: 0.0,
+        solve_seconds: 0.0,
         bytes: 0,
+        raw_bytes: 2 * white.len() as u64,
     };
     (summary, stats)
 }
@@ -187,18 +206,23 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
     let path = opts.out.join(file_name(material));
     if !opts.force {
         if let Ok(t) = Table::open(&path, Some(material)) {
-            drop(t);
-            return Ok(TableSummary {
-                material,
-                skipped: true,
-                positions: 0,
-                wins: 0,
-                draws: 0,
-                losses: 0,
-                longest: 0,
-                seconds: 0.0,
-                bytes: std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0),
-            });
+            if t.check_blocks().is_ok() {
+                let raw_bytes = 2 * t.scheme().size();
+                drop(t);
+                return Ok(TableSummary {
+                    material,
+                    skipped: true,
+                    positions: 0,
+                    wins: 0,
+                    draws: 0,
+                    losses: 0,
+                    longest: 0,
+                    seconds: 0.0,
+                    solve_seconds: 0.0,
+                    bytes: std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0),
+                    raw_bytes,
+                });
+            }
         }
     }
     let start = Instant::now();
@@ -209,15 +233,34 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
         ProgressBar::hidden()
     };
     let solved = Solver::new(material, &sub).solve(&bar)?;
+    drop(sub);
     let (mut summary, stats) = summarize(
         material,
         &solved.white,
         &solved.black,
         solved.positions[0] + solved.positions[1],
     );
-    let path = write_table(&opts.out, material, &solved.white, &solved.black, stats)?;
+    summary.solve_seconds = start.elapsed().as_secs_f64();
+    let data = TableData {
+        white: &solved.white,
+        black: &solved.black,
+        legal: Some([&solved.legal[0], &solved.legal[1]]),
+    };
+    let written = write_table(
+        &opts.out,
+        material,
+        data,
+        stats,
+        Encoding::for_material(material, opts.compression),
+    )?;
+    log::info!(
+        "{}: written in {:.2} s, digit orders {:?}",
+        material.name(),
+        start.elapsed().as_secs_f64() - summary.solve_seconds,
+        written.orders
+    );
     summary.seconds = start.elapsed().as_secs_f64();
-    summary.bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    summary.bytes = written.bytes;
     Ok(summary)
 }
 

@@ -65,6 +65,36 @@ const fn item_ep(it: Item) -> u8 {
     ((it >> 41) & 15) as u8
 }
 
+/// A seed while the init pass runs: the item of entry `idx` (below 2^31) and side, with the
+/// depth in bits 48...
+#[inline]
+fn seed(plies: u32, idx: u64, side: usize) -> u64 {
+    (u64::from(plies) << 48) | item(idx, side, 0)
+}
+
+/// A seed as kept in its depth's bucket: the entry, and the side in bit 31.
+#[inline]
+fn seed32(p: u64) -> u32 {
+    (item_idx(p & ((1 << 48) - 1)) as u32 & 0x7FFF_FFFF) | ((item_side(p) as u32) << 31)
+}
+
+/// The item of a bucketed seed.
+#[inline]
+fn item_of_seed(s: u32) -> Item {
+    item(u64::from(s & 0x7FFF_FFFF), (s >> 31) as usize, 0)
+}
+
+/// The resident memory of this process, for the logs.
+pub fn memory_in_use() -> String {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or_else(
+            || "resident memory unknown".to_string(),
+            |pages| format!("{} MB resident", pages * 4096 / 1_000_000),
+        )
+}
+
 const fn color_of(side: usize) -> Color {
     if side == 0 {
         Color::White
@@ -97,6 +127,8 @@ pub struct Solved {
     pub black: Vec<u8>,
     /// Legal positions per side to move.
     pub positions: [u64; 2],
+    /// Per side, a bit per entry (bit `i % 64` of word `i / 64`) set when it is a legal position.
+    pub legal: [Vec<u64>; 2],
 }
 
 /// How a position's in-table moves are counted.
@@ -474,100 +506,127 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
         progress.set_length(2 * chunks);
         progress.set_position(0);
         let positions = [AtomicU64::new(0), AtomicU64::new(0)];
-        // Seeds: (depth, item) for wins through exits, losses with no in-table move, en passant.
-        let (mut frontier, seeds, ep_seeds) = (0..2 * chunks)
-            .into_par_iter()
-            .map(|c| {
-                let side = (c / chunks) as usize;
-                let start = (c % chunks) * CHUNK;
-                let end = (start + CHUNK).min(size);
-                let mut mates = Vec::new();
-                let mut seeds = Vec::new();
-                let mut ep_seeds = Vec::new();
-                let mut legal = 0u64;
-                let mut summary = MoveSummary::new();
-                for idx in start..end {
-                    let Some(sq) = self.ix.decode(idx) else {
-                        continue;
-                    };
-                    let occ = occupancy(&sq, self.n);
-                    if self.in_check(&sq, 1 - side, occ, usize::MAX) {
-                        continue;
+        let words = size.div_ceil(64) as usize;
+        let legal_bits: [Vec<AtomicU64>; 2] = [
+            (0..words).map(|_| AtomicU64::new(0)).collect(),
+            (0..words).map(|_| AtomicU64::new(0)).collect(),
+        ];
+        // Seeds: wins through exits and losses with no in-table move, as items with their depth
+        // in bits 48.., sorted into 4-byte buckets by depth; en passant seeds as (depth, item).
+        // The chunks run in batches so that the seeds of one batch at most are held twice.
+        let init_chunk = |c: u64| {
+            let side = (c / chunks) as usize;
+            let start = (c % chunks) * CHUNK;
+            let end = (start + CHUNK).min(size);
+            let mut mates = Vec::new();
+            let mut seeds = Vec::new();
+            let mut ep_seeds = Vec::new();
+            let mut legal = 0u64;
+            let mut bits = [0u64; (CHUNK / 64) as usize];
+            let mut summary = MoveSummary::new();
+            for idx in start..end {
+                let Some(sq) = self.ix.decode(idx) else {
+                    continue;
+                };
+                let occ = occupancy(&sq, self.n);
+                if self.in_check(&sq, 1 - side, occ, usize::MAX) {
+                    continue;
+                }
+                legal += 1;
+                bits[((idx - start) / 64) as usize] |= 1 << (idx % 64);
+                summary.moves = 0;
+                summary.best_exit = None;
+                summary.longest_losing_exit = 0;
+                summary.nkeys = 0;
+                let mode = self.keys_mode(&sq, side);
+                self.summarize(&sq, idx, side, mode, &mut summary);
+                let cell = &self.cells[side][idx as usize];
+                if summary.moves == 0 {
+                    if self.in_check(&sq, side, occ, usize::MAX) {
+                        cell.store(cell_of(Value::MATED, 0), Relaxed);
+                        mates.push(item(idx, side, 0));
                     }
-                    legal += 1;
-                    summary.moves = 0;
-                    summary.best_exit = None;
-                    summary.longest_losing_exit = 0;
-                    summary.nkeys = 0;
-                    let mode = self.keys_mode(&sq, side);
-                    self.summarize(&sq, idx, side, mode, &mut summary);
-                    let cell = &self.cells[side][idx as usize];
-                    if summary.moves == 0 {
-                        if self.in_check(&sq, side, occ, usize::MAX) {
-                            cell.store(cell_of(Value::MATED, 0), Relaxed);
-                            mates.push(item(idx, side, 0));
+                    continue;
+                }
+                match summary.best_exit.map(Value::wdl) {
+                    Some(Wdl::Win) | Some(Wdl::Draw) => {
+                        if let Some(v) = summary.best_exit.filter(|v| v.wdl() == Wdl::Win) {
+                            seeds.push(seed(v.plies(), idx, side));
                         }
-                        continue;
+                        cell.store(
+                            cell_of(Value::DRAW, CANT_LOSE + summary.nkeys as u8),
+                            Relaxed,
+                        );
                     }
-                    match summary.best_exit.map(Value::wdl) {
-                        Some(Wdl::Win) | Some(Wdl::Draw) => {
-                            if let Some(v) = summary.best_exit.filter(|v| v.wdl() == Wdl::Win) {
-                                seeds.push((v.plies() as usize, item(idx, side, 0)));
-                            }
-                            cell.store(
-                                cell_of(Value::DRAW, CANT_LOSE + summary.nkeys as u8),
-                                Relaxed,
-                            );
-                        }
-                        _ => {
-                            if summary.nkeys == 0 && summary.best_exit.is_some() {
-                                let l = summary.longest_losing_exit as usize;
-                                seeds.push((l, item(idx, side, 0)));
-                            } else {
-                                cell.store(cell_of(Value::DRAW, summary.nkeys as u8), Relaxed);
-                                self.exit_loss[side][idx as usize]
-                                    .store((summary.longest_losing_exit / 2) as u8, Relaxed);
-                            }
+                    _ => {
+                        if summary.nkeys == 0 && summary.best_exit.is_some() {
+                            seeds.push(seed(summary.longest_losing_exit, idx, side));
+                        } else {
+                            cell.store(cell_of(Value::DRAW, summary.nkeys as u8), Relaxed);
+                            self.exit_loss[side][idx as usize]
+                                .store((summary.longest_losing_exit / 2) as u8, Relaxed);
                         }
                     }
-                    // En passant nodes whose capture decides them.
-                    if self.material.pawn_count() >= 2 {
-                        let other = 1 - side;
-                        for i in 0..self.n {
-                            if self.slots[i] != (color_of(other), Role::Pawn) {
-                                continue;
-                            }
-                            let s = sq[i];
-                            let (rank4, back1, back2) = if other == 0 {
-                                (3, s.wrapping_sub(8), s.wrapping_sub(16))
-                            } else {
-                                (4, s + 8, s + 16)
-                            };
-                            if s >> 3 != rank4 || occ & ((1u64 << back1) | (1u64 << back2)) != 0 {
-                                continue;
-                            }
-                            if let Some(v) = self.ep_value(&sq, side, i) {
-                                if v.wdl() != Wdl::Draw {
-                                    ep_seeds
-                                        .push((v.plies() as usize, item(idx, side, (s & 7) + 1)));
-                                }
+                }
+                // En passant nodes whose capture decides them.
+                if self.material.pawn_count() >= 2 {
+                    let other = 1 - side;
+                    for i in 0..self.n {
+                        if self.slots[i] != (color_of(other), Role::Pawn) {
+                            continue;
+                        }
+                        let s = sq[i];
+                        let (rank4, back1, back2) = if other == 0 {
+                            (3, s.wrapping_sub(8), s.wrapping_sub(16))
+                        } else {
+                            (4, s + 8, s + 16)
+                        };
+                        if s >> 3 != rank4 || occ & ((1u64 << back1) | (1u64 << back2)) != 0 {
+                            continue;
+                        }
+                        if let Some(v) = self.ep_value(&sq, side, i) {
+                            if v.wdl() != Wdl::Draw {
+                                ep_seeds.push((v.plies() as usize, item(idx, side, (s & 7) + 1)));
                             }
                         }
                     }
                 }
-                positions[side].fetch_add(legal, Relaxed);
-                progress.inc(1);
-                (mates, seeds, ep_seeds)
-            })
-            .reduce(
-                || (Vec::new(), Vec::new(), Vec::new()),
-                |mut a, b| {
-                    a.0.extend(b.0);
-                    a.1.extend(b.1);
-                    a.2.extend(b.2);
-                    a
-                },
-            );
+            }
+            positions[side].fetch_add(legal, Relaxed);
+            // CHUNK is a multiple of 64, so this chunk owns its words.
+            for (k, &w) in bits.iter().enumerate() {
+                if let Some(cell) = legal_bits[side].get((start / 64) as usize + k) {
+                    cell.store(w, Relaxed);
+                }
+            }
+            progress.inc(1);
+            (mates, seeds, ep_seeds)
+        };
+        if size >= 1 << 31 {
+            return Err(SolveError::Overflow(self.material.name()));
+        }
+        let mut frontier: Vec<Item> = Vec::new();
+        let mut seed_buckets: Vec<Vec<u32>> = vec![Vec::new(); max_depth + 2];
+        let mut ep_seeds: Vec<(usize, Item)> = Vec::new();
+        let total = 2 * chunks;
+        let mut c0 = 0;
+        while c0 < total {
+            let c1 = (c0 + 256).min(total);
+            let parts: Vec<_> = (c0..c1).into_par_iter().map(init_chunk).collect();
+            for (mates, seeds, eps) in parts {
+                frontier.extend(mates);
+                for p in seeds {
+                    let d = (p >> 48) as usize;
+                    if d > max_depth {
+                        return Err(SolveError::Overflow(self.material.name()));
+                    }
+                    seed_buckets[d].push(seed32(p));
+                }
+                ep_seeds.extend(eps);
+            }
+            c0 = c1;
+        }
+        log::info!("{}: after init, {}", self.material.name(), memory_in_use());
         self.check_errors()?;
         log::info!(
             "{}: init {:.2} s",
@@ -575,12 +634,6 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
             started.elapsed().as_secs_f64()
         );
         let mut buckets: Vec<Vec<Item>> = vec![Vec::new(); max_depth + 2];
-        for (d, it) in seeds {
-            if d > max_depth {
-                return Err(SolveError::Overflow(self.material.name()));
-            }
-            buckets[d].push(it);
-        }
         let mut ep_buckets: Vec<Vec<Item>> = vec![Vec::new(); max_depth + 2];
         for (d, it) in ep_seeds {
             if d <= max_depth {
@@ -597,7 +650,11 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
         let mut d = 0usize;
         loop {
             // Complete the frontier of depth d.
-            for it in std::mem::take(&mut buckets[d]) {
+            let seeded = std::mem::take(&mut seed_buckets[d]);
+            for it in std::mem::take(&mut buckets[d])
+                .into_iter()
+                .chain(seeded.into_iter().map(item_of_seed))
+            {
                 let (side, idx) = (item_side(it), item_idx(it) as usize);
                 let v = if d.is_multiple_of(2) {
                     Value::loss(d as u32)
@@ -630,6 +687,7 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
                 }
             }
             let later = buckets[d + 1..].iter().any(|b| !b.is_empty())
+                || seed_buckets[d + 1..].iter().any(|b| !b.is_empty())
                 || ep_buckets[d + 1..].iter().any(|b| !b.is_empty());
             if frontier.is_empty() && !later {
                 break;
@@ -669,9 +727,10 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
         }
         progress.finish_and_clear();
         log::info!(
-            "{}: solved, {d} depths, {:.2} s",
+            "{}: solved, {d} depths, {:.2} s, {}",
             self.material.name(),
-            started.elapsed().as_secs_f64()
+            started.elapsed().as_secs_f64(),
+            memory_in_use()
         );
         let into_bytes = |v: Vec<AtomicU16>| {
             v.into_iter()
@@ -683,6 +742,7 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
             white: into_bytes(w),
             black: into_bytes(b),
             positions: [positions[0].load(Relaxed), positions[1].load(Relaxed)],
+            legal: legal_bits.map(|v| v.into_iter().map(AtomicU64::into_inner).collect()),
         })
     }
 

@@ -68,7 +68,7 @@ pub fn verify(dir: &Path, material: Material, progress: bool) -> VerifyReport {
         examples: Vec::new(),
         error: None,
     };
-    let tb = match Tablebase::open(dir) {
+    let tb = match Tablebase::open_in_memory(dir) {
         Ok(tb) => tb,
         Err(e) => {
             report.error = Some(e.to_string());
@@ -114,7 +114,15 @@ pub fn verify(dir: &Path, material: Material, progress: bool) -> VerifyReport {
                 continue;
             };
             n += 1;
-            let stored = table.get(white, idx);
+            let stored = match table.get(white, idx) {
+                Ok(v) => v,
+                Err(e) => {
+                    if let Ok(mut g) = error.lock() {
+                        g.get_or_insert_with(|| e.to_string());
+                    }
+                    continue;
+                }
+            };
             let mut best: Option<Value> = None;
             let mut failed = false;
             for m in pos.legal_moves() {

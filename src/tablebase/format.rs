@@ -1,23 +1,41 @@
-//! The table file format (described in tables/README.md): a 64-byte header, then one byte per
-//! entry for white to move and one byte per entry for black to move. Files are written
-//! atomically and memory-mapped for probing; every byte of a file is untrusted.
+//! The table file format (described in tables/README.md): a 96-byte header, then the values of
+//! both sides to move, either raw (one byte per entry, index order) or in blocks compressed
+//! independently with zstd behind an index of block offsets. Files are written atomically and
+//! memory-mapped for probing; a probe of a compressed table decompresses one block into the
+//! process-wide [`cache`](super::cache). Every byte of a file is untrusted.
 
 use std::{
+    cell::RefCell,
     fs::{self, File},
-    io::{self, Write},
+    io::{self, BufWriter, Write},
     path::{Path, PathBuf},
+    sync::atomic::{AtomicU64, Ordering::Relaxed},
 };
 
 use memmap2::Mmap;
+use rayon::prelude::*;
 
-use super::{index::IndexScheme, material::Material, value::Value};
+use super::{
+    cache,
+    index::IndexScheme,
+    layout::{all_orders, Layout, MAX_DIGITS},
+    material::Material,
+    probe::ProbeError,
+    value::Value,
+};
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"RETRODTM";
 /// Format version this build reads and writes.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// Header length in bytes.
-pub const HEADER_LEN: usize = 64;
+pub const HEADER_LEN: usize = 96;
+/// Entries per compressed block, unless the writer is told otherwise.
+pub const BLOCK_LEN: u32 = 4096;
+/// The zstd level of compressed blocks, unless the writer is told otherwise.
+pub const ZSTD_LEVEL: i32 = 6;
+/// Largest block length a reader accepts (it sizes the buffers).
+pub const MAX_BLOCK_LEN: u32 = 1 << 20;
 /// File name extension of table files.
 pub const EXTENSION: &str = "rdtm";
 
@@ -141,73 +159,410 @@ pub fn file_name(material: Material) -> String {
     format!("{}.{}", material.name(), EXTENSION)
 }
 
-fn header(material: Material, scheme: &IndexScheme, stats: Stats, payload_sum: u64) -> [u8; 64] {
-    let mut h = [0u8; HEADER_LEN];
-    h[0..8].copy_from_slice(MAGIC);
-    h[8..12].copy_from_slice(&VERSION.to_le_bytes());
-    h[12..16].copy_from_slice(&(HEADER_LEN as u32).to_le_bytes());
-    let name = material.name();
-    let n = name.len().min(16);
-    h[16..16 + n].copy_from_slice(&name.as_bytes()[..n]);
-    h[32] = scheme.scheme() as u8;
-    h[33] = 2;
-    h[34..36].copy_from_slice(&(stats.longest_win.min(65535) as u16).to_le_bytes());
-    h[36..38].copy_from_slice(&(stats.longest_loss.min(65535) as u16).to_le_bytes());
-    h[40..48].copy_from_slice(&scheme.size().to_le_bytes());
-    h[48..56].copy_from_slice(&payload_sum.to_le_bytes());
-    let hs = checksum(&h[..56]);
-    h[56..64].copy_from_slice(&hs.to_le_bytes());
-    h
+/// How a table's values are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// One byte per entry, index order.
+    Raw,
+    /// Blocks of `block_len` entries, each a zstd frame at `level`.
+    Blocks {
+        /// Entries per block.
+        block_len: u32,
+        /// zstd compression level (1..=22).
+        level: i32,
+    },
 }
 
-/// Writes a table atomically: into a temporary file beside the target, synced, then renamed.
+/// Settings of compressed tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Compression {
+    /// Entries per block.
+    pub block_len: u32,
+    /// zstd level.
+    pub level: i32,
+}
+
+impl Default for Compression {
+    fn default() -> Compression {
+        Compression {
+            block_len: BLOCK_LEN,
+            level: ZSTD_LEVEL,
+        }
+    }
+}
+
+impl Encoding {
+    /// The encoding `build-tables` uses for a material: raw up to 4 pieces (small, and probed
+    /// without decompression while 5-piece tables are built), compressed blocks from 5.
+    pub fn for_material(material: Material, compression: Compression) -> Encoding {
+        if material.piece_count() >= 5 {
+            Encoding::Blocks {
+                block_len: compression.block_len,
+                level: compression.level,
+            }
+        } else {
+            Encoding::Raw
+        }
+    }
+}
+
+/// The values to write.
+#[derive(Clone, Copy)]
+pub struct TableData<'a> {
+    /// One byte per entry with white to move.
+    pub white: &'a [u8],
+    /// One byte per entry with black to move.
+    pub black: &'a [u8],
+    /// Per side, a bit per entry (bit `i % 64` of word `i / 64`) set for entries that are legal
+    /// positions. The other entries are never probed, so a compressed file stores whatever
+    /// compresses best there. `None`: every entry is kept.
+    pub legal: Option<[&'a [u64]; 2]>,
+}
+
+/// What was written.
+#[derive(Clone, Debug)]
+pub struct Written {
+    /// The file.
+    pub path: PathBuf,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// The digit order of each side's values in the file.
+    pub orders: [Vec<u8>; 2],
+}
+
+const STORAGE_RAW: u8 = 0;
+const STORAGE_ZSTD: u8 = 1;
+
+/// The fields of a header.
+struct Header {
+    material: Material,
+    scheme: IndexScheme,
+    stats: Stats,
+    storage: u8,
+    block_len: u32,
+    orders: [Layout; 2],
+    body_sum: u64,
+}
+
+impl Header {
+    fn to_bytes(&self) -> [u8; HEADER_LEN] {
+        let mut h = [0u8; HEADER_LEN];
+        h[0..8].copy_from_slice(MAGIC);
+        h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+        h[12..16].copy_from_slice(&(HEADER_LEN as u32).to_le_bytes());
+        let name = self.material.name();
+        let n = name.len().min(16);
+        h[16..16 + n].copy_from_slice(&name.as_bytes()[..n]);
+        h[32] = self.scheme.scheme() as u8;
+        h[33] = 2;
+        h[34..36].copy_from_slice(&(self.stats.longest_win.min(65535) as u16).to_le_bytes());
+        h[36..38].copy_from_slice(&(self.stats.longest_loss.min(65535) as u16).to_le_bytes());
+        h[38] = self.storage;
+        h[40..48].copy_from_slice(&self.scheme.size().to_le_bytes());
+        h[48..52].copy_from_slice(&self.block_len.to_le_bytes());
+        for (side, at) in [(0, 56), (1, 64)] {
+            let o = self.orders[side].order();
+            h[at..at + 8].fill(0xFF);
+            h[at..at + o.len()].copy_from_slice(o);
+        }
+        h[72..80].copy_from_slice(&self.body_sum.to_le_bytes());
+        let hs = checksum(&h[..88]);
+        h[88..96].copy_from_slice(&hs.to_le_bytes());
+        h
+    }
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file beside it, synced, then renamed.
+fn write_atomic(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
+) -> Result<u64, TableError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
+    let result = (|| {
+        let mut f = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
+        write(&mut f)?;
+        let f = f.into_inner().map_err(|e| e.into_error())?;
+        f.sync_all()?;
+        let len = f.metadata()?.len();
+        drop(f);
+        fs::rename(&tmp, path)?;
+        Ok(len)
+    })();
+    result.map_err(|source| {
+        let _ = fs::remove_file(&tmp);
+        TableError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    })
+}
+
+/// The checksum of a compressed block as stored in the block index: the low 32 bits of
+/// [`checksum`].
+fn block_sum(frame: &[u8]) -> u32 {
+    checksum(frame) as u32
+}
+
+/// Whether entry `i` is to be kept.
+#[inline]
+fn is_legal(legal: Option<&[u64]>, i: u64) -> bool {
+    legal.is_none_or(|l| {
+        l.get((i / 64) as usize)
+            .is_some_and(|w| (w >> (i % 64)) & 1 == 1)
+    })
+}
+
+/// Fills `out` with the values at file positions `start..start + len` in `layout`. Entries that
+/// are no position repeat the last kept value before them (the first kept value of the block for
+/// those at its start), so they lengthen runs instead of breaking them.
+fn assemble(
+    layout: &Layout,
+    values: &[u8],
+    legal: Option<&[u64]>,
+    start: u64,
+    len: u64,
+    out: &mut Vec<u8>,
+) {
+    out.clear();
+    let mut last: Option<u8> = None;
+    let mut leading = 0usize;
+    layout.walk(start, len, |i| {
+        let v = values.get(i as usize).copied().unwrap_or(0);
+        if is_legal(legal, i) {
+            if last.is_none() {
+                out[..leading].fill(v);
+            }
+            last = Some(v);
+            out.push(v);
+        } else {
+            if last.is_none() {
+                leading += 1;
+            }
+            out.push(last.unwrap_or(0));
+        }
+    });
+}
+
+/// Blocks compressed to compare digit orders.
+const SAMPLE_BLOCKS: u64 = 256;
+
+/// The digit order whose sample blocks compress smallest.
+fn choose_order(
+    scheme: &IndexScheme,
+    values: &[u8],
+    legal: Option<&[u64]>,
+    block_len: u32,
+    level: i32,
+) -> Layout {
+    let n = scheme.size();
+    let blocks = n.div_ceil(u64::from(block_len));
+    // Blocks drawn by a fixed pseudo-random sequence: evenly spaced samples would line up with
+    // the digits and see the same piece placements again and again.
+    let samples: Vec<u64> = (0..blocks.min(SAMPLE_BLOCKS))
+        .map(|k| {
+            let mut x = (k + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            x ^= x >> 31;
+            x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            (x ^ (x >> 29)) % blocks
+        })
+        .collect();
+    let orders = all_orders(scheme.radices().len());
+    if orders.len() <= 1 || samples.is_empty() {
+        return Layout::identity(scheme);
+    }
+    let scored: Vec<(usize, Layout)> = orders
+        .par_iter()
+        .filter_map(|o| Layout::new(scheme, o))
+        .map(|layout| {
+            let mut buf = Vec::with_capacity(block_len as usize);
+            let mut total = 0usize;
+            for &b in &samples {
+                let start = b * u64::from(block_len);
+                let len = u64::from(block_len).min(n - start);
+                assemble(&layout, values, legal, start, len, &mut buf);
+                // The orders are ranked at level 1, several times faster than the final level.
+                total += zstd::bulk::compress(&buf, level.min(1)).map_or(buf.len(), |c| c.len());
+            }
+            (total, layout)
+        })
+        .collect();
+    scored
+        .into_iter()
+        .min_by_key(|(size, layout)| (*size, layout.order().to_vec()))
+        .map_or_else(|| Layout::identity(scheme), |(_, l)| l)
+}
+
+/// Compresses one side: its blocks in file order.
+fn compress_side(
+    scheme: &IndexScheme,
+    layout: &Layout,
+    values: &[u8],
+    legal: Option<&[u64]>,
+    block_len: u32,
+    level: i32,
+) -> io::Result<Vec<Vec<u8>>> {
+    let n = scheme.size();
+    let blocks = n.div_ceil(u64::from(block_len));
+    (0..blocks)
+        .into_par_iter()
+        .map_init(
+            || {
+                let c = zstd::bulk::Compressor::new(level).and_then(|mut c| {
+                    // The block index holds a checksum of each frame; zstd's own is not needed.
+                    c.include_checksum(false)?;
+                    c.include_contentsize(true)?;
+                    Ok(c)
+                });
+                (c, Vec::with_capacity(block_len as usize))
+            },
+            |(c, buf), b| {
+                let start = b * u64::from(block_len);
+                let len = u64::from(block_len).min(n - start);
+                assemble(layout, values, legal, start, len, buf);
+                match c {
+                    Ok(c) => c.compress(buf),
+                    Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
+                }
+            },
+        )
+        .collect()
+}
+
+/// Writes a table atomically in `encoding`.
 ///
 /// # Errors
-/// Any I/O error, naming the file.
+/// Any I/O or compression error, naming the file.
 pub fn write_table(
     dir: &Path,
     material: Material,
-    white: &[u8],
-    black: &[u8],
+    data: TableData<'_>,
     stats: Stats,
-) -> Result<PathBuf, TableError> {
+    encoding: Encoding,
+) -> Result<Written, TableError> {
     let scheme = IndexScheme::new(material);
     let path = dir.join(file_name(material));
-    let tmp = dir.join(format!(
-        ".{}.tmp.{}",
-        file_name(material),
-        std::process::id()
-    ));
-    let io_err = |p: &Path| {
-        let p = p.to_path_buf();
-        move |source| TableError::Io { path: p, source }
-    };
-    let mut sum = Checksum::new((white.len() + black.len()) as u64);
-    sum.update(white);
-    sum.update(black);
-    let h = header(material, &scheme, stats, sum.finish());
-    let result = (|| {
-        let mut f = File::create(&tmp)?;
-        f.write_all(&h)?;
-        f.write_all(white)?;
-        f.write_all(black)?;
-        f.sync_all()?;
-        drop(f);
-        fs::rename(&tmp, &path)
-    })();
-    if let Err(e) = result {
-        let _ = fs::remove_file(&tmp);
-        return Err(io_err(&path)(e));
+    let n = scheme.size() as usize;
+    if data.white.len() != n || data.black.len() != n {
+        return Err(TableError::Format {
+            path,
+            why: format!(
+                "{} and {} values to write, {n} expected",
+                data.white.len(),
+                data.black.len()
+            ),
+        });
     }
-    Ok(path)
+    let identity = Layout::identity(&scheme);
+    match encoding {
+        Encoding::Raw => {
+            let mut sum = Checksum::new(2 * n as u64);
+            sum.update(data.white);
+            sum.update(data.black);
+            let h = Header {
+                material,
+                scheme: scheme.clone(),
+                stats,
+                storage: STORAGE_RAW,
+                block_len: 0,
+                orders: [identity, identity],
+                body_sum: sum.finish(),
+            };
+            let bytes = write_atomic(&path, |f| {
+                f.write_all(&h.to_bytes())?;
+                f.write_all(data.white)?;
+                f.write_all(data.black)
+            })?;
+            let o = identity.order().to_vec();
+            Ok(Written {
+                path,
+                bytes,
+                orders: [o.clone(), o],
+            })
+        }
+        Encoding::Blocks { block_len, level } => {
+            let block_len = block_len.clamp(64, MAX_BLOCK_LEN);
+            let io_err = |source| TableError::Io {
+                path: path.clone(),
+                source,
+            };
+            let mut layouts = [identity, identity];
+            let mut sides: Vec<Vec<Vec<u8>>> = Vec::new();
+            for (side, values) in [data.white, data.black].into_iter().enumerate() {
+                let legal = data.legal.map(|l| l[side]);
+                layouts[side] = choose_order(&scheme, values, legal, block_len, level);
+                sides.push(
+                    compress_side(&scheme, &layouts[side], values, legal, block_len, level)
+                        .map_err(io_err)?,
+                );
+            }
+            let total = sides[0].len() + sides[1].len();
+            let mut offsets = Vec::with_capacity(8 * (total + 1) + 4 * total);
+            let mut at = 0u64;
+            offsets.extend_from_slice(&at.to_le_bytes());
+            for b in sides.iter().flatten() {
+                at += b.len() as u64;
+                offsets.extend_from_slice(&at.to_le_bytes());
+            }
+            for b in sides.iter().flatten() {
+                offsets.extend_from_slice(&block_sum(b).to_le_bytes());
+            }
+            let h = Header {
+                material,
+                scheme: scheme.clone(),
+                stats,
+                storage: STORAGE_ZSTD,
+                block_len,
+                orders: layouts,
+                body_sum: checksum(&offsets),
+            };
+            let bytes = write_atomic(&path, |f| {
+                f.write_all(&h.to_bytes())?;
+                f.write_all(&offsets)?;
+                for b in sides.iter().flatten() {
+                    f.write_all(b)?;
+                }
+                Ok(())
+            })?;
+            Ok(Written {
+                path,
+                bytes,
+                orders: [layouts[0].order().to_vec(), layouts[1].order().to_vec()],
+            })
+        }
+    }
 }
 
-/// An open, validated, memory-mapped table.
+/// Where a table's values are.
+enum Store {
+    /// The raw values in the mapped file, from [`HEADER_LEN`].
+    Raw(Mmap),
+    /// Compressed blocks in the mapped file.
+    Blocks {
+        mmap: Mmap,
+        /// Blocks per side.
+        blocks: u64,
+        block_len: u32,
+        /// Where the data of the blocks starts.
+        data_at: usize,
+        layouts: Box<[Layout; 2]>,
+        /// This table's number in the block cache's keys.
+        uid: u64,
+    },
+    /// Every value in memory, index order, white to move then black.
+    Memory(Vec<u8>),
+}
+
+/// An open, validated table.
 pub struct Table {
     path: PathBuf,
     scheme: IndexScheme,
     stats: Stats,
-    mmap: Mmap,
+    store: Store,
 }
 
 impl std::fmt::Debug for Table {
@@ -219,9 +574,38 @@ impl std::fmt::Debug for Table {
     }
 }
 
+thread_local! {
+    static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        const { RefCell::new(None) };
+}
+
+/// Decompresses one zstd frame into `out` (cleared), which must come to exactly `len` bytes.
+fn decompress_into(frame: &[u8], len: usize, out: &mut Vec<u8>) -> Result<(), String> {
+    out.clear();
+    out.reserve(len);
+    DECOMPRESSOR.with(|d| {
+        let mut d = d.borrow_mut();
+        if d.is_none() {
+            *d = Some(zstd::bulk::Decompressor::new().map_err(|e| e.to_string())?);
+        }
+        let Some(d) = d.as_mut() else {
+            return Err("no decompressor".to_string());
+        };
+        let got = d
+            .decompress_to_buffer(frame, out)
+            .map_err(|e| e.to_string())?;
+        if got != len {
+            return Err(format!("{got} values, {len} expected"));
+        }
+        Ok(())
+    })
+}
+
 impl Table {
     /// Opens and validates a table file: magic, version, material (when `expected` is given),
-    /// index scheme, size and both checksums. A file that fails any check is refused.
+    /// index scheme, sizes, the header checksum, and the checksum of the raw values or of the
+    /// block index. A compressed block is checked (zstd's checksum of its contents, and its
+    /// length) when it is first decompressed. A file that fails any check is refused.
     ///
     /// # Errors
     /// [`TableError`] naming the file and what is wrong.
@@ -259,7 +643,7 @@ impl Table {
                 found: version,
             });
         }
-        if checksum(&h[..56]) != u64_at(56) {
+        if checksum(&h[..88]) != u64_at(88) {
             return Err(TableError::Checksum {
                 path: path.to_path_buf(),
             });
@@ -293,29 +677,216 @@ impl Table {
                 scheme.size()
             )));
         }
-        let want = HEADER_LEN as u64 + 2 * entries;
-        if mmap.len() as u64 != want {
-            return Err(bad(format!(
-                "{} bytes, {want} expected (truncated or padded)",
-                mmap.len()
-            )));
-        }
-        let payload = mmap.get(HEADER_LEN..).unwrap_or(&[]);
-        if checksum(payload) != u64_at(48) {
-            return Err(TableError::Checksum {
-                path: path.to_path_buf(),
-            });
-        }
         let stats = Stats {
             longest_win: u32::from(u16::from_le_bytes([h[34], h[35]])),
             longest_loss: u32::from(u16::from_le_bytes([h[36], h[37]])),
+        };
+        let digits = scheme.radices().len();
+        let mut layouts = [Layout::identity(&scheme); 2];
+        for (side, at) in [(0, 56), (1, 64)] {
+            let order = &h[at..at + 8];
+            if digits > MAX_DIGITS || order[digits..].iter().any(|&b| b != 0xFF) {
+                return Err(bad("digit order does not match the material".into()));
+            }
+            layouts[side] = Layout::new(&scheme, &order[..digits])
+                .ok_or_else(|| bad("digit order is no permutation".into()))?;
+        }
+        let body_sum = u64_at(72);
+        let store = match h[38] {
+            STORAGE_RAW => {
+                let want = HEADER_LEN as u64 + 2 * entries;
+                if mmap.len() as u64 != want {
+                    return Err(bad(format!(
+                        "{} bytes, {want} expected (truncated or padded)",
+                        mmap.len()
+                    )));
+                }
+                if layouts.iter().any(|l| l != &Layout::identity(&scheme)) {
+                    return Err(bad("a raw table is stored in index order".into()));
+                }
+                let payload = mmap.get(HEADER_LEN..).unwrap_or(&[]);
+                if checksum(payload) != body_sum {
+                    return Err(TableError::Checksum {
+                        path: path.to_path_buf(),
+                    });
+                }
+                Store::Raw(mmap)
+            }
+            STORAGE_ZSTD => {
+                let block_len = u32_at(48);
+                if !(64..=MAX_BLOCK_LEN).contains(&block_len) {
+                    return Err(bad(format!("block length {block_len}")));
+                }
+                let blocks = entries.div_ceil(u64::from(block_len));
+                let index_len = 8 * (2 * blocks + 1) + 4 * 2 * blocks;
+                let data_at = HEADER_LEN as u64 + index_len;
+                let index = usize::try_from(data_at)
+                    .ok()
+                    .and_then(|end| mmap.get(HEADER_LEN..end))
+                    .ok_or_else(|| bad("truncated block index".into()))?;
+                if checksum(index) != body_sum {
+                    return Err(TableError::Checksum {
+                        path: path.to_path_buf(),
+                    });
+                }
+                let mut prev = 0u64;
+                for (i, w) in index[..8 * (2 * blocks as usize + 1)]
+                    .chunks_exact(8)
+                    .enumerate()
+                {
+                    let mut b = [0u8; 8];
+                    b.copy_from_slice(w);
+                    let off = u64::from_le_bytes(b);
+                    if (i == 0 && off != 0) || off < prev {
+                        return Err(bad(format!("block offset {i} out of order")));
+                    }
+                    prev = off;
+                }
+                if data_at + prev != mmap.len() as u64 {
+                    return Err(bad(format!(
+                        "{} bytes, {} expected (truncated or padded)",
+                        mmap.len(),
+                        data_at + prev
+                    )));
+                }
+                static NEXT_UID: AtomicU64 = AtomicU64::new(1);
+                Store::Blocks {
+                    mmap,
+                    blocks,
+                    block_len,
+                    data_at: data_at as usize,
+                    layouts: Box::new(layouts),
+                    uid: NEXT_UID.fetch_add(1, Relaxed),
+                }
+            }
+            s => return Err(bad(format!("unknown storage {s}"))),
         };
         Ok(Table {
             path: path.to_path_buf(),
             scheme,
             stats,
-            mmap,
+            store,
         })
+    }
+
+    /// Opens a table with every value in memory, each compressed block decompressed and checked
+    /// now (for the builder's sub-tables and full checks).
+    ///
+    /// # Errors
+    /// As [`Table::open`], and any block that fails its check.
+    pub fn open_in_memory(path: &Path, expected: Option<Material>) -> Result<Table, TableError> {
+        let t = Table::open(path, expected)?;
+        let values = match &t.store {
+            Store::Raw(_) | Store::Memory(_) => return Ok(t),
+            Store::Blocks {
+                blocks,
+                block_len,
+                layouts,
+                ..
+            } => {
+                let n = t.scheme.size();
+                let mut values = vec![0u8; 2 * n as usize];
+                let (white, black) = values.split_at_mut(n as usize);
+                for (side, out) in [white, black].into_iter().enumerate() {
+                    let layout = layouts[side];
+                    // Decompress blocks in parallel, then scatter them in index order.
+                    let chunk = 256u64;
+                    let groups = blocks.div_ceil(chunk);
+                    for g in 0..groups {
+                        let range = g * chunk..((g + 1) * chunk).min(*blocks);
+                        let decoded: Vec<Result<Vec<u8>, TableError>> = range
+                            .clone()
+                            .into_par_iter()
+                            .map(|b| {
+                                let mut buf = Vec::new();
+                                t.decompress_block(side, b, &mut buf)?;
+                                Ok(buf)
+                            })
+                            .collect();
+                        for (b, block) in range.zip(decoded) {
+                            let block = block?;
+                            let mut k = 0;
+                            layout.walk(b * u64::from(*block_len), block.len() as u64, |i| {
+                                out[i as usize] = block[k];
+                                k += 1;
+                            });
+                        }
+                    }
+                }
+                values
+            }
+        };
+        Ok(Table {
+            path: t.path,
+            scheme: t.scheme,
+            stats: t.stats,
+            store: Store::Memory(values),
+        })
+    }
+
+    /// Decompresses block `b` of `side` (0 white to move) into `out`.
+    fn decompress_block(&self, side: usize, b: u64, out: &mut Vec<u8>) -> Result<(), TableError> {
+        let Store::Blocks {
+            mmap,
+            blocks,
+            block_len,
+            data_at,
+            ..
+        } = &self.store
+        else {
+            return Ok(());
+        };
+        let bad = |why: String| TableError::Format {
+            path: self.path.clone(),
+            why,
+        };
+        if b >= *blocks {
+            return Err(bad(format!("block {b} out of range")));
+        }
+        let k = side as u64 * blocks + b;
+        let off = |i: u64| {
+            let at = HEADER_LEN + 8 * i as usize;
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&mmap[at..at + 8]);
+            u64::from_le_bytes(w) as usize
+        };
+        // The index was checked at open: offsets ascend and end at the end of the file.
+        let (start, end) = (data_at + off(k), data_at + off(k + 1));
+        let n = self.scheme.size();
+        let len = (n - b * u64::from(*block_len)).min(u64::from(*block_len)) as usize;
+        let frame = mmap
+            .get(start..end)
+            .ok_or_else(|| bad(format!("block {b} out of range")))?;
+        let sums_at = HEADER_LEN + 8 * (2 * *blocks as usize + 1) + 4 * k as usize;
+        let mut sum = [0u8; 4];
+        sum.copy_from_slice(&mmap[sums_at..sums_at + 4]);
+        if block_sum(frame) != u32::from_le_bytes(sum) {
+            return Err(bad(format!(
+                "block {b} ({} to move) fails its checksum, the file is corrupted (rebuild it with build-tables --force)",
+                if side == 0 { "white" } else { "black" }
+            )));
+        }
+        decompress_into(frame, len, out).map_err(|e| {
+            bad(format!(
+                "block {b} ({} to move) is corrupt: {e}",
+                if side == 0 { "white" } else { "black" }
+            ))
+        })
+    }
+
+    /// Decompresses every block, to check the whole file.
+    ///
+    /// # Errors
+    /// The first block that fails its check.
+    pub fn check_blocks(&self) -> Result<(), TableError> {
+        let Store::Blocks { blocks, .. } = &self.store else {
+            return Ok(());
+        };
+        (0..2 * blocks)
+            .into_par_iter()
+            .try_for_each_init(Vec::new, |buf, k| {
+                self.decompress_block((k / blocks) as usize, k % blocks, buf)
+            })
     }
 
     /// The file.
@@ -338,16 +909,58 @@ impl Table {
         self.stats
     }
 
+    /// Whether the values are compressed blocks probed through the cache.
+    pub fn is_compressed(&self) -> bool {
+        matches!(self.store, Store::Blocks { .. })
+    }
+
     /// The value of entry `idx` with white (`true`) or black to move. Out-of-range indices read
     /// as draws (callers pass indices from the scheme, which are in range).
+    ///
+    /// # Errors
+    /// [`ProbeError::BadTable`] when the block holding the entry is corrupt.
     #[inline]
-    pub fn get(&self, white_to_move: bool, idx: u64) -> Value {
-        let side = if white_to_move { 0 } else { self.scheme.size() };
-        let off = HEADER_LEN as u64 + side + idx;
-        usize::try_from(off)
-            .ok()
-            .and_then(|o| self.mmap.get(o))
-            .map_or(Value::DRAW, |&b| Value::from_byte(b))
+    pub fn get(&self, white_to_move: bool, idx: u64) -> Result<Value, ProbeError> {
+        let n = self.scheme.size();
+        let side = usize::from(!white_to_move);
+        match &self.store {
+            Store::Raw(mmap) => {
+                let off = HEADER_LEN as u64 + side as u64 * n + idx;
+                Ok(usize::try_from(off)
+                    .ok()
+                    .and_then(|o| mmap.get(o))
+                    .map_or(Value::DRAW, |&b| Value::from_byte(b)))
+            }
+            Store::Memory(v) => Ok(usize::try_from(side as u64 * n + idx)
+                .ok()
+                .and_then(|o| v.get(o))
+                .map_or(Value::DRAW, |&b| Value::from_byte(b))),
+            Store::Blocks {
+                blocks,
+                block_len,
+                layouts,
+                uid,
+                ..
+            } => {
+                if idx >= n {
+                    return Ok(Value::DRAW);
+                }
+                let pos = layouts[side].to_file(idx);
+                let (b, k) = (
+                    pos / u64::from(*block_len),
+                    (pos % u64::from(*block_len)) as usize,
+                );
+                let key = (uid << 32) | ((side as u64) << 31) | b;
+                debug_assert!(b < *blocks);
+                cache::global()
+                    .with(
+                        key,
+                        |buf| self.decompress_block(side, b, buf),
+                        |data| data.get(k).map_or(Value::DRAW, |&v| Value::from_byte(v)),
+                    )
+                    .map_err(|e| ProbeError::BadTable(e.to_string()))
+            }
+        }
     }
 }
 

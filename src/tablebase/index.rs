@@ -248,6 +248,14 @@ impl IndexScheme {
         self.size
     }
 
+    /// The radix of each digit of an index, most significant first: the king placements, then
+    /// one per run of identical pieces.
+    pub fn radices(&self) -> Vec<u64> {
+        let mut v = vec![self.kings().len() as u64];
+        v.extend(self.groups.iter().map(|g| g.size));
+        v
+    }
+
     fn kings(&self) -> &'static KingTable {
         match self.scheme {
             Scheme::Pawnless => &KINGS_PAWNLESS,

@@ -1,7 +1,9 @@
 //! Retro's depth-to-mate tables: materials, values, the index, the file format and probing.
 
+pub mod cache;
 pub mod format;
 pub mod index;
+pub mod layout;
 pub mod material;
 pub mod pieces;
 pub mod probe;

@@ -91,7 +91,7 @@ pub fn lookup<T: Tables + ?Sized>(
     let not_indexable = || ProbeError::NotIndexable(table.material().name());
     let sq = to_slots(pieces, table.scheme().slots(), swap).ok_or_else(not_indexable)?;
     let idx = table.scheme().index(&sq).ok_or_else(not_indexable)?;
-    Ok(table.get(white_to_move ^ swap, idx))
+    table.get(white_to_move ^ swap, idx)
 }
 
 /// Hashes a material key (already unique and well spread in its low bits) by one multiply.
@@ -126,6 +126,8 @@ pub struct Tablebase {
     slots: Vec<Slot>,
     /// Material key (either orientation) to slot and whether it is the swapped orientation.
     keys: KeyMap<(usize, bool)>,
+    /// Whether tables are opened with all their values in memory.
+    in_memory: bool,
 }
 
 impl Tables for Tablebase {
@@ -136,10 +138,14 @@ impl Tables for Tablebase {
             .ok_or_else(|| ProbeError::MissingTable(Material::from_key(key).canonical().name()))?;
         let slot = &self.slots[i];
         let material = slot.material;
-        match slot
-            .table
-            .get_or_init(|| Table::open(&slot.path, Some(material)).map_err(|e| e.to_string()))
-        {
+        match slot.table.get_or_init(|| {
+            if self.in_memory {
+                Table::open_in_memory(&slot.path, Some(material))
+            } else {
+                Table::open(&slot.path, Some(material))
+            }
+            .map_err(|e| e.to_string())
+        }) {
             Ok(t) => Ok((t, swap)),
             Err(e) => Err(ProbeError::BadTable(e.clone())),
         }
@@ -186,7 +192,20 @@ impl Tablebase {
             dir: dir.to_path_buf(),
             slots,
             keys,
+            in_memory: false,
         })
+    }
+
+    /// As [`Tablebase::open`], but each table is read whole into memory (compressed blocks
+    /// decompressed and checked) on its first use: for passes over whole tables, such as
+    /// `build-tables --verify`, which would otherwise decompress blocks again and again.
+    ///
+    /// # Errors
+    /// As [`Tablebase::open`].
+    pub fn open_in_memory(dir: &Path) -> Result<Tablebase, TableError> {
+        let mut tb = Tablebase::open(dir)?;
+        tb.in_memory = true;
+        Ok(tb)
     }
 
     /// Opens and validates every table now rather than on its first probe, so that a search
@@ -303,7 +322,7 @@ impl Tablebase {
             .scheme()
             .index(&sq)
             .ok_or_else(|| ProbeError::NotIndexable(table.material().name()))?;
-        Ok(table.get(white_to_move ^ swap, idx))
+        table.get(white_to_move ^ swap, idx)
     }
 
     /// The value of playing `m` in `pos`, for the side that plays it.

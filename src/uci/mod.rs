@@ -213,6 +213,7 @@ impl Engine {
                 out: dir.clone(),
                 force: false,
                 progress: false,
+                compression: Default::default(),
             };
             let r = build::build(&missing, &opts, |s| log::info!("{s}"))
                 .map(|v| v.len())

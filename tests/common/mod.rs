@@ -33,6 +33,7 @@ pub fn build_into(dir: &Path, materials: &[Material]) {
         out: dir.to_path_buf(),
         force: false,
         progress: false,
+        compression: Default::default(),
     };
     build(materials, &opts, |_| {}).expect("tables build");
 }

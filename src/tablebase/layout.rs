@@ -1,0 +1,238 @@
+//! The order of values inside a compressed table file.
+//!
+//! An index is a mixed-radix number whose digits are the king placement and one digit per run
+//! of identical pieces ([`IndexScheme::radices`]). A compressed file may store its values with
+//! the digits in another order of significance, one order per side to move, chosen at build
+//! time as the order whose sample blocks compress best. Runs of equal values are longer when
+//! the fastest-changing digit is a piece that rarely changes the result.
+
+use super::index::IndexScheme;
+use super::material::MAX_PIECES;
+
+/// Most digits an index has: the kings and one per other piece.
+pub const MAX_DIGITS: usize = MAX_PIECES - 1;
+
+/// A digit order: which index digit is most significant in the file, then the next, and so on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Radix of each index digit, index order (most significant first).
+    radix: [u64; MAX_DIGITS],
+    /// Number of digits.
+    len: usize,
+    /// The order, most significant first, as index digit numbers.
+    order: [u8; MAX_DIGITS],
+    /// Step in the file per unit of each index digit.
+    stride: [u64; MAX_DIGITS],
+    /// Step in the index per unit of each index digit.
+    istride: [u64; MAX_DIGITS],
+    /// Whether the order is the index order (the file order is the index).
+    identity: bool,
+}
+
+impl Layout {
+    /// The layout with `order` (index digit numbers, most significant first) for `scheme`;
+    /// `None` unless `order` is a permutation of the scheme's digits.
+    pub fn new(scheme: &IndexScheme, order: &[u8]) -> Option<Layout> {
+        let radices = scheme.radices();
+        let len = radices.len();
+        if order.len() != len || len > MAX_DIGITS {
+            return None;
+        }
+        let mut seen = [false; MAX_DIGITS];
+        for &d in order {
+            let d = usize::from(d);
+            if d >= len || seen[d] {
+                return None;
+            }
+            seen[d] = true;
+        }
+        let mut radix = [1u64; MAX_DIGITS];
+        radix[..len].copy_from_slice(&radices);
+        let mut o = [0u8; MAX_DIGITS];
+        o[..len].copy_from_slice(order);
+        let mut stride = [0u64; MAX_DIGITS];
+        let mut s = 1u64;
+        for &d in order.iter().rev() {
+            stride[usize::from(d)] = s;
+            s *= radix[usize::from(d)];
+        }
+        let mut istride = [0u64; MAX_DIGITS];
+        let mut s = 1u64;
+        for d in (0..len).rev() {
+            istride[d] = s;
+            s *= radix[d];
+        }
+        let identity = order.iter().enumerate().all(|(i, &d)| usize::from(d) == i);
+        Some(Layout {
+            radix,
+            len,
+            order: o,
+            stride,
+            istride,
+            identity,
+        })
+    }
+
+    /// The index order itself.
+    pub fn identity(scheme: &IndexScheme) -> Layout {
+        let order: Vec<u8> = (0..scheme.radices().len() as u8).collect();
+        // A permutation of the scheme's own digits is always accepted.
+        Layout::new(scheme, &order).unwrap_or(Layout {
+            radix: [1; MAX_DIGITS],
+            len: 0,
+            order: [0; MAX_DIGITS],
+            stride: [0; MAX_DIGITS],
+            istride: [0; MAX_DIGITS],
+            identity: true,
+        })
+    }
+
+    /// The order, most significant first.
+    pub fn order(&self) -> &[u8] {
+        &self.order[..self.len]
+    }
+
+    /// The position in the file order of index `idx`.
+    #[inline]
+    pub fn to_file(&self, idx: u64) -> u64 {
+        if self.identity {
+            return idx;
+        }
+        let mut rem = idx;
+        let mut out = 0;
+        for d in (1..self.len).rev() {
+            let r = self.radix[d];
+            out += (rem % r) * self.stride[d];
+            rem /= r;
+        }
+        out + rem * self.stride[0]
+    }
+
+    /// The index at position `pos` of the file order.
+    #[inline]
+    pub fn to_index(&self, pos: u64) -> u64 {
+        if self.identity {
+            return pos;
+        }
+        let mut digits = [0u64; MAX_DIGITS];
+        let mut rem = pos;
+        for &d in self.order[..self.len].iter().rev() {
+            let r = self.radix[usize::from(d)];
+            digits[usize::from(d)] = rem % r;
+            rem /= r;
+        }
+        self.radix[..self.len]
+            .iter()
+            .zip(&digits)
+            .fold(0, |idx, (&r, &d)| idx * r + d)
+    }
+}
+
+impl Layout {
+    /// Calls `f` with the index of each file position `start..start + len`, in file order
+    /// (an odometer over the digits, no division per entry).
+    pub fn walk(&self, start: u64, len: u64, mut f: impl FnMut(u64)) {
+        if self.identity || self.len == 0 {
+            (start..start + len).for_each(f);
+            return;
+        }
+        let order = &self.order[..self.len];
+        let mut dig = [0u64; MAX_DIGITS];
+        let mut rem = start;
+        for p in (0..self.len).rev() {
+            let r = self.radix[usize::from(order[p])];
+            dig[p] = rem % r;
+            rem /= r;
+        }
+        let mut idx: u64 = (0..self.len)
+            .map(|p| dig[p] * self.istride[usize::from(order[p])])
+            .sum();
+        for _ in 0..len {
+            f(idx);
+            let mut p = self.len - 1;
+            loop {
+                let d = usize::from(order[p]);
+                dig[p] += 1;
+                idx += self.istride[d];
+                if dig[p] < self.radix[d] || p == 0 {
+                    break;
+                }
+                idx -= self.radix[d] * self.istride[d];
+                dig[p] = 0;
+                p -= 1;
+            }
+        }
+    }
+}
+
+/// Every order of `n` digits (n! of them), index order first.
+pub fn all_orders(n: usize) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut cur: Vec<u8> = (0..n as u8).collect();
+    permute(&mut cur, 0, &mut out);
+    out.sort();
+    out
+}
+
+fn permute(cur: &mut Vec<u8>, k: usize, out: &mut Vec<Vec<u8>>) {
+    if k == cur.len() {
+        out.push(cur.clone());
+        return;
+    }
+    for i in k..cur.len() {
+        cur.swap(k, i);
+        permute(cur, k + 1, out);
+        cur.swap(k, i);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tablebase::Material;
+
+    #[test]
+    fn orders_are_bijections() {
+        for name in ["KQvK", "KRRvK", "KQRvKR", "KPPvKP", "KRPvKR"] {
+            let m: Material = name.parse().expect("material");
+            let ix = IndexScheme::new(m);
+            let n = ix.radices().len();
+            let orders = all_orders(n);
+            assert_eq!(orders.len(), (1..=n).product::<usize>(), "{name}");
+            assert_eq!(orders[0], (0..n as u8).collect::<Vec<_>>());
+            for order in orders {
+                let l = Layout::new(&ix, &order).expect("permutation");
+                let step = (ix.size() / 5000).max(1) | 1;
+                let mut i = 0;
+                while i < ix.size() {
+                    let f = l.to_file(i);
+                    assert!(f < ix.size(), "{name} {order:?} {i}");
+                    assert_eq!(l.to_index(f), i, "{name} {order:?} {i}");
+                    i += step;
+                }
+                // Walking the file order visits the indices of each position.
+                for start in [0, 1, ix.size() / 3, ix.size() - 700] {
+                    let mut pos = start;
+                    l.walk(start, 700, |i| {
+                        assert_eq!(l.to_file(i), pos, "{name} {order:?} walk {start}");
+                        pos += 1;
+                    });
+                    assert_eq!(pos, start + 700);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn last_digit_of_the_order_varies_fastest() {
+        let m: Material = "KQRvKR".parse().expect("material");
+        let ix = IndexScheme::new(m);
+        let l = Layout::new(&ix, &[1, 0, 2, 3]).expect("permutation");
+        // Index digits (kings, Q, R, r): kings 5, queen 7, rook 9, black rook 11.
+        let idx = ((5 * 64 + 7) * 64 + 9) * 64 + 11;
+        assert_eq!(l.to_file(idx), ((7 * 462 + 5) * 64 + 9) * 64 + 11);
+        assert_eq!(l.to_file(idx + 1), l.to_file(idx) + 1);
+        assert!(Layout::new(&ix, &[0, 0, 1, 2]).is_none());
+        assert!(Layout::new(&ix, &[0, 1, 2]).is_none());
+    }
+}
