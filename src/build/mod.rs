@@ -11,13 +11,14 @@ use std::{
 };
 
 use indicatif::ProgressBar;
+use shakmaty::{Color, Role};
 
 use crate::tablebase::{
     format::{file_name, write_table, Compression, Encoding, Stats, Table, TableData, TableError},
     Material, ProbeError, Tables, Value, Wdl,
 };
 
-use self::solve::{SolveError, Solver};
+use self::solve::{SolveError, Solver, Stage};
 
 /// Why a build failed.
 #[derive(Debug, thiserror::Error)]
@@ -113,6 +114,7 @@ impl std::fmt::Display for TableSummary {
 }
 
 /// Tables already built, for looking up exits.
+#[derive(Default)]
 pub struct SubTables {
     /// Each table with its material's key and its colour-swapped key.
     tables: Vec<(u64, u64, Table)>,
@@ -135,19 +137,67 @@ impl Tables for SubTables {
 }
 
 impl SubTables {
-    /// Opens the tables `material`'s captures and promotions lead to, from `dir`, with their
-    /// values in memory (compressed tables are decompressed once rather than block by block).
+    /// Opens what one stage of solving `material` looks up. Tables of up to 4 pieces are raw and
+    /// stay memory-mapped. A compressed table is read into memory, and only the side to move
+    /// the stage reaches: in the init pass of one side, exits are that side's moves, so the
+    /// other side is to move after them; the retrograde passes look up en passant captures
+    /// only, which lead to 4 pieces. This keeps a 5-piece build with 5-piece promotion tables
+    /// within a few GB.
     ///
     /// # Errors
     /// A missing or invalid sub-table.
-    pub fn open(dir: &Path, material: Material) -> Result<SubTables, TableError> {
+    pub fn open_for(dir: &Path, material: Material, stage: Stage) -> Result<SubTables, TableError> {
         let mut tables = Vec::new();
-        for m in material.successors() {
-            let t = Table::open_in_memory(&dir.join(file_name(m)), Some(m))?;
+        for (m, halves) in stage_successors(material, stage) {
+            let path = dir.join(file_name(m));
+            let t = if m.piece_count() >= 5 {
+                Table::open_sides_in_memory(&path, Some(m), halves)?
+            } else {
+                Table::open(&path, Some(m))?
+            };
             tables.push((m.key(), m.swapped().key(), t));
         }
         Ok(SubTables { tables })
     }
+}
+
+/// The canonical materials one stage of solving `material` can look up, each with the sides to
+/// move (white, black) of their tables that it reads.
+fn stage_successors(material: Material, stage: Stage) -> Vec<(Material, [bool; 2])> {
+    let mut out: Vec<(Material, [bool; 2])> = Vec::new();
+    let mut add = |m: Material, mover: usize| {
+        if m.piece_count() <= 2 {
+            return;
+        }
+        // After a move of `mover`, the other side is to move; a table stored in the other
+        // orientation holds that position with the colours exchanged.
+        let child_white = mover == 1;
+        let c = m.canonical();
+        let white = if m == c { child_white } else { !child_white };
+        let side = usize::from(!white);
+        match out.iter_mut().find(|(k, _)| *k == c) {
+            Some((_, h)) => h[side] = true,
+            None => {
+                let mut h = [false; 2];
+                h[side] = true;
+                out.push((c, h));
+            }
+        }
+    };
+    let en_passant = material.count(Color::White, Role::Pawn) > 0
+        && material.count(Color::Black, Role::Pawn) > 0;
+    for (m, mover) in material.successors_by_mover() {
+        match stage {
+            Stage::Init(side) if side == mover => add(m, mover),
+            Stage::Retro
+                if en_passant && m.piece_count() <= 4 && m.pawn_count() < material.pawn_count() =>
+            {
+                add(m, mover)
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The requested materials with all they depend on, in build order.
@@ -226,14 +276,18 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
         }
     }
     let start = Instant::now();
-    let sub = SubTables::open(&opts.out, material)?;
+
     let bar = if opts.progress {
         ProgressBar::new(0)
     } else {
         ProgressBar::hidden()
     };
-    let solved = Solver::new(material, &sub).solve(&bar)?;
-    drop(sub);
+    let solved = Solver::new(material, SubTables::default()).solve(&bar, |stage| {
+        SubTables::open_for(&opts.out, material, stage).map_err(|e| SolveError::SubTable {
+            material: material.name(),
+            why: e.to_string(),
+        })
+    })?;
     let (mut summary, stats) = summarize(
         material,
         &solved.white,
@@ -284,4 +338,50 @@ pub fn build(
         out.push(s);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(name: &str) -> Material {
+        name.parse().expect("material")
+    }
+
+    fn names(v: &[(Material, [bool; 2])]) -> Vec<(String, [bool; 2])> {
+        let mut out: Vec<_> = v.iter().map(|(m, h)| (m.name(), *h)).collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn each_stage_reads_the_side_its_exits_reach() {
+        // White's moves in KRPvKR: captures of the black rook, and promotions (with or without
+        // that capture); black is to move after them. Black's moves: captures only.
+        let white = stage_successors(m("KRPvKR"), Stage::Init(0));
+        let want: Vec<(String, [bool; 2])> = [
+            "KQRvK", "KQRvKR", "KRBvK", "KRBvKR", "KRNvK", "KRNvKR", "KRPvK", "KRRvK", "KRRvKR",
+        ]
+        .iter()
+        .map(|n| (n.to_string(), [false, true]))
+        .collect();
+        assert_eq!(names(&white), want);
+        // Black's captures lead to KPvKR, stored as KRvKP with the colours exchanged, so the
+        // pawn side (white to move after black's move) is black there; and to KRvKR, with white
+        // to move.
+        let black = stage_successors(m("KRPvKR"), Stage::Init(1));
+        assert_eq!(
+            names(&black),
+            vec![
+                ("KRvKP".to_string(), [false, true]),
+                ("KRvKR".to_string(), [true, false]),
+            ]
+        );
+        // One pawn: no en passant, nothing to look up in the retrograde passes.
+        assert!(stage_successors(m("KRPvKR"), Stage::Retro).is_empty());
+        // With pawns on both sides, en passant captures lead to 4 pieces.
+        let retro = stage_successors(m("KRPvKP"), Stage::Retro);
+        assert!(retro.iter().all(|(x, _)| x.piece_count() <= 4), "{retro:?}");
+        assert!(retro.iter().any(|(x, _)| x.name() == "KRPvK"));
+    }
 }

@@ -119,6 +119,17 @@ pub enum SolveError {
     Overflow(String),
 }
 
+/// A stage of a solve, for which the caller supplies the sub-tables (so that only what a stage
+/// needs is in memory).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// The init pass over the entries with white (0) or black (1) to move: exits are moves of
+    /// that side, to tables with the other side to move.
+    Init(usize),
+    /// The retrograde passes: exits are en passant captures only.
+    Retro,
+}
+
 /// The result of solving a material.
 pub struct Solved {
     /// Values with white to move, one byte per entry.
@@ -194,12 +205,13 @@ impl MoveSummary {
 }
 
 /// Solves materials into byte tables.
-pub struct Solver<'a, T: Tables + Sync> {
+pub struct Solver<T: Tables + Sync + Default> {
     material: Material,
     ix: IndexScheme,
     slots: Vec<(Color, Role)>,
     n: usize,
-    sub: &'a T,
+    /// The tables exits are looked up in, for the current stage.
+    sub: T,
     /// Per entry, the value (high byte, 0 while undecided) and the count of in-table successors
     /// not yet known to be won by the opponent (low byte), side by side in one cache line.
     cells: [Vec<AtomicU16>; 2],
@@ -209,9 +221,9 @@ pub struct Solver<'a, T: Tables + Sync> {
     overflow: AtomicBool,
 }
 
-impl<'a, T: Tables + Sync> Solver<'a, T> {
+impl<T: Tables + Sync + Default> Solver<T> {
     /// A solver for `material` (canonical) that looks exits up in `sub`.
-    pub fn new(material: Material, sub: &'a T) -> Solver<'a, T> {
+    pub fn new(material: Material, sub: T) -> Solver<T> {
         let ix = IndexScheme::new(material);
         let size = ix.size() as usize;
         let mk = |v: u8| (0..size).map(|_| AtomicU8::new(v)).collect::<Vec<_>>();
@@ -262,7 +274,7 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
             }
             pl.push((c, r, sq[i]));
         }
-        match lookup(self.sub, pl.as_slice(), side == 0) {
+        match lookup(&self.sub, pl.as_slice(), side == 0) {
             Ok(v) => v,
             Err(e) => {
                 self.note_sub_error(e);
@@ -486,11 +498,16 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
         }
     }
 
-    /// Solves the material. `progress` shows the passes.
+    /// Solves the material. `progress` shows the passes; `stage` supplies the sub-tables of
+    /// each stage (the previous stage's are dropped first).
     ///
     /// # Errors
     /// A sub-table that cannot be read, or a mate longer than 254 plies.
-    pub fn solve(self, progress: &ProgressBar) -> Result<Solved, SolveError> {
+    pub fn solve(
+        mut self,
+        progress: &ProgressBar,
+        mut stage: impl FnMut(Stage) -> Result<T, SolveError>,
+    ) -> Result<Solved, SolveError> {
         let started = std::time::Instant::now();
         let size = self.ix.size();
         let max_depth = 256usize;
@@ -514,120 +531,129 @@ impl<'a, T: Tables + Sync> Solver<'a, T> {
         // Seeds: wins through exits and losses with no in-table move, as items with their depth
         // in bits 48.., sorted into 4-byte buckets by depth; en passant seeds as (depth, item).
         // The chunks run in batches so that the seeds of one batch at most are held twice.
-        let init_chunk = |c: u64| {
-            let side = (c / chunks) as usize;
-            let start = (c % chunks) * CHUNK;
-            let end = (start + CHUNK).min(size);
-            let mut mates = Vec::new();
-            let mut seeds = Vec::new();
-            let mut ep_seeds = Vec::new();
-            let mut legal = 0u64;
-            let mut bits = [0u64; (CHUNK / 64) as usize];
-            let mut summary = MoveSummary::new();
-            for idx in start..end {
-                let Some(sq) = self.ix.decode(idx) else {
-                    continue;
-                };
-                let occ = occupancy(&sq, self.n);
-                if self.in_check(&sq, 1 - side, occ, usize::MAX) {
-                    continue;
-                }
-                legal += 1;
-                bits[((idx - start) / 64) as usize] |= 1 << (idx % 64);
-                summary.moves = 0;
-                summary.best_exit = None;
-                summary.longest_losing_exit = 0;
-                summary.nkeys = 0;
-                let mode = self.keys_mode(&sq, side);
-                self.summarize(&sq, idx, side, mode, &mut summary);
-                let cell = &self.cells[side][idx as usize];
-                if summary.moves == 0 {
-                    if self.in_check(&sq, side, occ, usize::MAX) {
-                        cell.store(cell_of(Value::MATED, 0), Relaxed);
-                        mates.push(item(idx, side, 0));
-                    }
-                    continue;
-                }
-                match summary.best_exit.map(Value::wdl) {
-                    Some(Wdl::Win) | Some(Wdl::Draw) => {
-                        if let Some(v) = summary.best_exit.filter(|v| v.wdl() == Wdl::Win) {
-                            seeds.push(seed(v.plies(), idx, side));
-                        }
-                        cell.store(
-                            cell_of(Value::DRAW, CANT_LOSE + summary.nkeys as u8),
-                            Relaxed,
-                        );
-                    }
-                    _ => {
-                        if summary.nkeys == 0 && summary.best_exit.is_some() {
-                            seeds.push(seed(summary.longest_losing_exit, idx, side));
-                        } else {
-                            cell.store(cell_of(Value::DRAW, summary.nkeys as u8), Relaxed);
-                            self.exit_loss[side][idx as usize]
-                                .store((summary.longest_losing_exit / 2) as u8, Relaxed);
-                        }
-                    }
-                }
-                // En passant nodes whose capture decides them.
-                if self.material.pawn_count() >= 2 {
-                    let other = 1 - side;
-                    for i in 0..self.n {
-                        if self.slots[i] != (color_of(other), Role::Pawn) {
-                            continue;
-                        }
-                        let s = sq[i];
-                        let (rank4, back1, back2) = if other == 0 {
-                            (3, s.wrapping_sub(8), s.wrapping_sub(16))
-                        } else {
-                            (4, s + 8, s + 16)
-                        };
-                        if s >> 3 != rank4 || occ & ((1u64 << back1) | (1u64 << back2)) != 0 {
-                            continue;
-                        }
-                        if let Some(v) = self.ep_value(&sq, side, i) {
-                            if v.wdl() != Wdl::Draw {
-                                ep_seeds.push((v.plies() as usize, item(idx, side, (s & 7) + 1)));
-                            }
-                        }
-                    }
-                }
-            }
-            positions[side].fetch_add(legal, Relaxed);
-            // CHUNK is a multiple of 64, so this chunk owns its words.
-            for (k, &w) in bits.iter().enumerate() {
-                if let Some(cell) = legal_bits[side].get((start / 64) as usize + k) {
-                    cell.store(w, Relaxed);
-                }
-            }
-            progress.inc(1);
-            (mates, seeds, ep_seeds)
-        };
         if size >= 1 << 31 {
             return Err(SolveError::Overflow(self.material.name()));
         }
         let mut frontier: Vec<Item> = Vec::new();
         let mut seed_buckets: Vec<Vec<u32>> = vec![Vec::new(); max_depth + 2];
         let mut ep_seeds: Vec<(usize, Item)> = Vec::new();
-        let total = 2 * chunks;
-        let mut c0 = 0;
-        while c0 < total {
-            let c1 = (c0 + 256).min(total);
-            let parts: Vec<_> = (c0..c1).into_par_iter().map(init_chunk).collect();
-            for (mates, seeds, eps) in parts {
-                frontier.extend(mates);
-                for p in seeds {
-                    let d = (p >> 48) as usize;
-                    if d > max_depth {
-                        return Err(SolveError::Overflow(self.material.name()));
+        for pass in 0..2usize {
+            // Only this side's exits are looked up in this pass: release the other's tables first.
+            self.sub = T::default();
+            self.sub = stage(Stage::Init(pass))?;
+            let this = &self;
+            let init_chunk = |c: u64| {
+                let side = (c / chunks) as usize;
+                let start = (c % chunks) * CHUNK;
+                let end = (start + CHUNK).min(size);
+                let mut mates = Vec::new();
+                let mut seeds = Vec::new();
+                let mut ep_seeds = Vec::new();
+                let mut legal = 0u64;
+                let mut bits = [0u64; (CHUNK / 64) as usize];
+                let mut summary = MoveSummary::new();
+                for idx in start..end {
+                    let Some(sq) = this.ix.decode(idx) else {
+                        continue;
+                    };
+                    let occ = occupancy(&sq, this.n);
+                    if this.in_check(&sq, 1 - side, occ, usize::MAX) {
+                        continue;
                     }
-                    seed_buckets[d].push(seed32(p));
+                    legal += 1;
+                    bits[((idx - start) / 64) as usize] |= 1 << (idx % 64);
+                    summary.moves = 0;
+                    summary.best_exit = None;
+                    summary.longest_losing_exit = 0;
+                    summary.nkeys = 0;
+                    let mode = this.keys_mode(&sq, side);
+                    this.summarize(&sq, idx, side, mode, &mut summary);
+                    let cell = &this.cells[side][idx as usize];
+                    if summary.moves == 0 {
+                        if this.in_check(&sq, side, occ, usize::MAX) {
+                            cell.store(cell_of(Value::MATED, 0), Relaxed);
+                            mates.push(item(idx, side, 0));
+                        }
+                        continue;
+                    }
+                    match summary.best_exit.map(Value::wdl) {
+                        Some(Wdl::Win) | Some(Wdl::Draw) => {
+                            if let Some(v) = summary.best_exit.filter(|v| v.wdl() == Wdl::Win) {
+                                seeds.push(seed(v.plies(), idx, side));
+                            }
+                            cell.store(
+                                cell_of(Value::DRAW, CANT_LOSE + summary.nkeys as u8),
+                                Relaxed,
+                            );
+                        }
+                        _ => {
+                            if summary.nkeys == 0 && summary.best_exit.is_some() {
+                                seeds.push(seed(summary.longest_losing_exit, idx, side));
+                            } else {
+                                cell.store(cell_of(Value::DRAW, summary.nkeys as u8), Relaxed);
+                                this.exit_loss[side][idx as usize]
+                                    .store((summary.longest_losing_exit / 2) as u8, Relaxed);
+                            }
+                        }
+                    }
+                    // En passant nodes whose capture decides them.
+                    if this.material.pawn_count() >= 2 {
+                        let other = 1 - side;
+                        for i in 0..this.n {
+                            if this.slots[i] != (color_of(other), Role::Pawn) {
+                                continue;
+                            }
+                            let s = sq[i];
+                            let (rank4, back1, back2) = if other == 0 {
+                                (3, s.wrapping_sub(8), s.wrapping_sub(16))
+                            } else {
+                                (4, s + 8, s + 16)
+                            };
+                            if s >> 3 != rank4 || occ & ((1u64 << back1) | (1u64 << back2)) != 0 {
+                                continue;
+                            }
+                            if let Some(v) = this.ep_value(&sq, side, i) {
+                                if v.wdl() != Wdl::Draw {
+                                    ep_seeds
+                                        .push((v.plies() as usize, item(idx, side, (s & 7) + 1)));
+                                }
+                            }
+                        }
+                    }
                 }
-                ep_seeds.extend(eps);
+                positions[side].fetch_add(legal, Relaxed);
+                // CHUNK is a multiple of 64, so this chunk owns its words.
+                for (k, &w) in bits.iter().enumerate() {
+                    if let Some(cell) = legal_bits[side].get((start / 64) as usize + k) {
+                        cell.store(w, Relaxed);
+                    }
+                }
+                progress.inc(1);
+                (mates, seeds, ep_seeds)
+            };
+            let total = (pass as u64 + 1) * chunks;
+            let mut c0 = pass as u64 * chunks;
+            while c0 < total {
+                let c1 = (c0 + 256).min(total);
+                let parts: Vec<_> = (c0..c1).into_par_iter().map(init_chunk).collect();
+                for (mates, seeds, eps) in parts {
+                    frontier.extend(mates);
+                    for p in seeds {
+                        let d = (p >> 48) as usize;
+                        if d > max_depth {
+                            return Err(SolveError::Overflow(self.material.name()));
+                        }
+                        seed_buckets[d].push(seed32(p));
+                    }
+                    ep_seeds.extend(eps);
+                }
+                c0 = c1;
             }
-            c0 = c1;
+            this.check_errors()?;
         }
         log::info!("{}: after init, {}", self.material.name(), memory_in_use());
-        self.check_errors()?;
+        self.sub = T::default();
+        self.sub = stage(Stage::Retro)?;
         log::info!(
             "{}: init {:.2} s",
             self.material.name(),

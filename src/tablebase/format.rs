@@ -385,8 +385,7 @@ fn choose_order(
                 let start = b * u64::from(block_len);
                 let len = u64::from(block_len).min(n - start);
                 assemble(&layout, values, legal, start, len, &mut buf);
-                // The orders are ranked at level 1, several times faster than the final level.
-                total += zstd::bulk::compress(&buf, level.min(1)).map_or(buf.len(), |c| c.len());
+                total += zstd::bulk::compress(&buf, level).map_or(buf.len(), |c| c.len());
             }
             (total, layout)
         })
@@ -553,8 +552,9 @@ enum Store {
         /// This table's number in the block cache's keys.
         uid: u64,
     },
-    /// Every value in memory, index order, white to move then black.
-    Memory(Vec<u8>),
+    /// The values in memory, index order, per side to move (white, black); a side may be left
+    /// out.
+    Memory([Option<Vec<u8>>; 2]),
 }
 
 /// An open, validated table.
@@ -775,52 +775,68 @@ impl Table {
     /// # Errors
     /// As [`Table::open`], and any block that fails its check.
     pub fn open_in_memory(path: &Path, expected: Option<Material>) -> Result<Table, TableError> {
+        Table::open_sides_in_memory(path, expected, [true, true])
+    }
+
+    /// As [`Table::open_in_memory`], with only the sides to move (white, black) marked in
+    /// `sides`; a probe of the other side is an error. Raw files stay memory-mapped whole.
+    ///
+    /// # Errors
+    /// As [`Table::open_in_memory`].
+    pub fn open_sides_in_memory(
+        path: &Path,
+        expected: Option<Material>,
+        sides: [bool; 2],
+    ) -> Result<Table, TableError> {
         let t = Table::open(path, expected)?;
-        let values = match &t.store {
-            Store::Raw(_) | Store::Memory(_) => return Ok(t),
-            Store::Blocks {
-                blocks,
-                block_len,
-                layouts,
-                ..
-            } => {
-                let n = t.scheme.size();
-                let mut values = vec![0u8; 2 * n as usize];
-                let (white, black) = values.split_at_mut(n as usize);
-                for (side, out) in [white, black].into_iter().enumerate() {
-                    let layout = layouts[side];
-                    // Decompress blocks in parallel, then scatter them in index order.
-                    let chunk = 256u64;
-                    let groups = blocks.div_ceil(chunk);
-                    for g in 0..groups {
-                        let range = g * chunk..((g + 1) * chunk).min(*blocks);
-                        let decoded: Vec<Result<Vec<u8>, TableError>> = range
-                            .clone()
-                            .into_par_iter()
-                            .map(|b| {
-                                let mut buf = Vec::new();
-                                t.decompress_block(side, b, &mut buf)?;
-                                Ok(buf)
-                            })
-                            .collect();
-                        for (b, block) in range.zip(decoded) {
-                            let block = block?;
-                            let mut k = 0;
-                            layout.walk(b * u64::from(*block_len), block.len() as u64, |i| {
-                                out[i as usize] = block[k];
-                                k += 1;
-                            });
-                        }
-                    }
-                }
-                values
-            }
+        let Store::Blocks {
+            blocks,
+            block_len,
+            layouts,
+            ..
+        } = &t.store
+        else {
+            return Ok(t);
         };
+        let n = t.scheme.size();
+        let mut halves: [Option<Vec<u8>>; 2] = [None, None];
+        for side in 0..2 {
+            if !sides[side] {
+                continue;
+            }
+            let mut out = vec![0u8; n as usize];
+            let layout = layouts[side];
+            // Decompress blocks in parallel, then scatter them in index order.
+            let chunk = 256u64;
+            for g in 0..blocks.div_ceil(chunk) {
+                let range = g * chunk..((g + 1) * chunk).min(*blocks);
+                let decoded: Vec<Result<Vec<u8>, TableError>> = range
+                    .clone()
+                    .into_par_iter()
+                    .map(|b| {
+                        let mut buf = Vec::new();
+                        t.decompress_block(side, b, &mut buf)?;
+                        Ok(buf)
+                    })
+                    .collect();
+                for (b, block) in range.zip(decoded) {
+                    let block = block?;
+                    let mut k = 0;
+                    layout.walk(b * u64::from(*block_len), block.len() as u64, |i| {
+                        if let (Some(o), Some(&v)) = (out.get_mut(i as usize), block.get(k)) {
+                            *o = v;
+                        }
+                        k += 1;
+                    });
+                }
+            }
+            halves[side] = Some(out);
+        }
         Ok(Table {
             path: t.path,
             scheme: t.scheme,
             stats: t.stats,
-            store: Store::Memory(values),
+            store: Store::Memory(halves),
         })
     }
 
@@ -931,10 +947,17 @@ impl Table {
                     .and_then(|o| mmap.get(o))
                     .map_or(Value::DRAW, |&b| Value::from_byte(b)))
             }
-            Store::Memory(v) => Ok(usize::try_from(side as u64 * n + idx)
-                .ok()
-                .and_then(|o| v.get(o))
-                .map_or(Value::DRAW, |&b| Value::from_byte(b))),
+            Store::Memory(halves) => match &halves[side] {
+                Some(v) => Ok(usize::try_from(idx)
+                    .ok()
+                    .and_then(|o| v.get(o))
+                    .map_or(Value::DRAW, |&b| Value::from_byte(b))),
+                None => Err(ProbeError::BadTable(format!(
+                    "{}: the {} to move values are not loaded",
+                    self.path.display(),
+                    if side == 0 { "white" } else { "black" }
+                ))),
+            },
             Store::Blocks {
                 blocks,
                 block_len,

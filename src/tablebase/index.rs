@@ -377,8 +377,14 @@ impl IndexScheme {
         let mut sq = [0u8; MAX_PIECES];
         let mut rem = idx;
         for g in self.groups.iter().rev() {
-            let mut gi = rem % g.size;
-            rem /= g.size;
+            // The common radices as constants, so that the division becomes a shift or a
+            // multiplication.
+            let (mut gi, next) = match g.size {
+                64 => (rem & 63, rem >> 6),
+                48 => (rem % 48, rem / 48),
+                s => (rem % s, rem / s),
+            };
+            rem = next;
             let domain: u8 = if g.pawn { 48 } else { 64 };
             let offset = if g.pawn { 8 } else { 0 };
             if g.len == 1 {

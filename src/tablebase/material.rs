@@ -152,6 +152,42 @@ impl Material {
         m
     }
 
+    /// The materials one capture or one promotion leads to, in this material's orientation
+    /// (not canonical), with the side that moves (0 white, 1 black); bare kings included.
+    pub fn successors_by_mover(&self) -> Vec<(Material, usize)> {
+        let mut out = Vec::new();
+        for c in 0..2 {
+            for slot in 0..5 {
+                if self.counts[c][slot] == 0 {
+                    continue;
+                }
+                // A capture of this piece, by the other side.
+                let mut m = *self;
+                m.counts[c][slot] -= 1;
+                out.push((m, 1 - c));
+                if slot == 4 {
+                    // A promotion, with or without a capture of an enemy piece.
+                    for promo in 0..4 {
+                        let mut p = *self;
+                        p.counts[c][4] -= 1;
+                        p.counts[c][promo] += 1;
+                        out.push((p, c));
+                        for victim in 0..4 {
+                            if p.counts[1 - c][victim] > 0 {
+                                let mut q = p;
+                                q.counts[1 - c][victim] -= 1;
+                                out.push((q, c));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out.sort_by_key(|(m, mover)| (m.key(), *mover));
+        out.dedup();
+        out
+    }
+
     /// The materials one capture or one promotion leads to, in canonical orientation, without
     /// the bare kings, each once.
     pub fn successors(&self) -> Vec<Material> {
