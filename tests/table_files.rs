@@ -210,6 +210,27 @@ fn a_compressed_table_holds_the_same_values() {
 }
 
 #[test]
+fn one_side_of_a_compressed_table_can_be_loaded_alone() {
+    let (raw, packed, m) = raw_and_compressed("KPvKP");
+    let a = Table::open(&raw.path().join(file_name(m)), Some(m)).expect("raw");
+    let path = packed.path().join(file_name(m));
+    for (sides, loaded) in [([false, true], false), ([true, false], true)] {
+        let half = Table::open_sides_in_memory(&path, Some(m), sides).expect("half");
+        for i in (0..a.scheme().size()).step_by(7) {
+            assert_eq!(half.get(loaded, i), a.get(loaded, i), "entry {i}");
+            match half.get(!loaded, i) {
+                Err(ProbeError::BadTable(msg)) => assert!(msg.contains("not loaded"), "{msg}"),
+                other => panic!("the other side answered: {other:?}"),
+            }
+        }
+    }
+    // A raw table stays whole.
+    let whole = Table::open_sides_in_memory(&raw.path().join(file_name(m)), Some(m), [true, false])
+        .expect("raw");
+    assert_eq!(whole.get(false, 5), a.get(false, 5));
+}
+
+#[test]
 fn corrupted_compressed_tables_are_refused_naming_the_file() {
     let (_raw, packed, m) = raw_and_compressed("KRvKR");
     let path = packed.path().join(file_name(m));

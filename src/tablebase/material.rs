@@ -191,36 +191,10 @@ impl Material {
     /// The materials one capture or one promotion leads to, in canonical orientation, without
     /// the bare kings, each once.
     pub fn successors(&self) -> Vec<Material> {
-        let mut out = Vec::new();
-        for c in 0..2 {
-            for slot in 0..5 {
-                if self.counts[c][slot] == 0 {
-                    continue;
-                }
-                // A capture of this piece.
-                let mut m = *self;
-                m.counts[c][slot] -= 1;
-                out.push(m);
-                if slot == 4 {
-                    // A promotion, with or without a capture of an enemy piece.
-                    for promo in 0..4 {
-                        let mut p = *self;
-                        p.counts[c][4] -= 1;
-                        p.counts[c][promo] += 1;
-                        out.push(p);
-                        for victim in 0..5 {
-                            if p.counts[1 - c][victim] > 0 && victim != 4 {
-                                let mut q = p;
-                                q.counts[1 - c][victim] -= 1;
-                                out.push(q);
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        let out = self.successors_by_mover();
         let mut out: Vec<Material> = out
             .into_iter()
+            .map(|(m, _)| m)
             .filter(|m| m.piece_count() > 2)
             .map(|m| m.canonical())
             .collect();
