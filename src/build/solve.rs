@@ -84,6 +84,13 @@ fn item_of_seed(s: u32) -> Item {
     item(u64::from(s & 0x7FFF_FFFF), (s >> 31) as usize, 0)
 }
 
+/// Whether the frontier is sorted before each retrograde pass (`RETRO_SORT_FRONTIER=0` turns
+/// it off, to measure it).
+fn sort_frontier() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("RETRO_SORT_FRONTIER").map_or(true, |v| v != "0"))
+}
+
 /// The resident memory of this process, for the logs.
 pub fn memory_in_use() -> String {
     std::fs::read_to_string("/proc/self/statm")
@@ -723,6 +730,11 @@ impl<T: Tables + Sync + Default> Solver<T> {
             }
             progress.set_position(d as u64);
             progress.set_message(format!("{} positions decided", frontier.len()));
+            if sort_frontier() {
+                // In index order, neighbouring items have neighbouring predecessors, so the
+                // counter updates below hit the same cache lines and pages.
+                frontier.par_sort_unstable();
+            }
             let next: Vec<Item> = frontier
                 .par_chunks(1024)
                 .flat_map_iter(|chunk| {
