@@ -302,6 +302,15 @@ fn write_atomic(
     })
 }
 
+/// "white" or "black" for a side to move (0 or 1), for messages.
+fn side_name(side: usize) -> &'static str {
+    if side == 0 {
+        "white"
+    } else {
+        "black"
+    }
+}
+
 /// The checksum of a compressed block as stored in the block index: the low 32 bits of
 /// [`checksum`].
 fn block_sum(frame: &[u8]) -> u32 {
@@ -879,13 +888,13 @@ impl Table {
         if block_sum(frame) != u32::from_le_bytes(sum) {
             return Err(bad(format!(
                 "block {b} ({} to move) fails its checksum, the file is corrupted (rebuild it with build-tables --force)",
-                if side == 0 { "white" } else { "black" }
+                side_name(side)
             )));
         }
         decompress_into(frame, len, out).map_err(|e| {
             bad(format!(
                 "block {b} ({} to move) is corrupt: {e}",
-                if side == 0 { "white" } else { "black" }
+                side_name(side)
             ))
         })
     }
@@ -955,7 +964,7 @@ impl Table {
                 None => Err(ProbeError::BadTable(format!(
                     "{}: the {} to move values are not loaded",
                     self.path.display(),
-                    if side == 0 { "white" } else { "black" }
+                    side_name(side)
                 ))),
             },
             Store::Blocks {
