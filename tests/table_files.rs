@@ -323,3 +323,55 @@ proptest! {
         prop_assert!(tb.probe(&pos).is_err());
     }
 }
+
+/// `--verify` finds a single changed value, through the quiet-move path (children indexed in the
+/// table itself) and the general probe (captures into KRvK's sub-tables): the changed entry
+/// disagrees with its children.
+#[test]
+fn verify_finds_a_changed_value() {
+    let m = common::material("KRvKN");
+    let dir = tempfile::tempdir().expect("tempdir");
+    common::build_into(dir.path(), &[m]);
+    let clean = retro::build::verify::verify(dir.path(), m, false);
+    assert_eq!((clean.mismatches, clean.error.clone()), (0, None));
+    assert!(clean.checked > 1_000_000, "{}", clean.checked);
+    let path = dir.path().join(file_name(m));
+    let t = Table::open(&path, Some(m)).expect("table");
+    let n = t.scheme().size();
+    let side = |white: bool| -> Vec<u8> {
+        (0..n)
+            .map(|i| t.get(white, i).expect("raw").to_byte())
+            .collect()
+    };
+    let (mut white, black) = (side(true), side(false));
+    // The first won entry with white to move becomes a win two plies longer.
+    let i = white
+        .iter()
+        .position(|&b| {
+            let v = retro::tablebase::Value::from_byte(b);
+            v.wdl() == retro::tablebase::Wdl::Win && v.plies() > 10
+        })
+        .expect("a win");
+    let old = retro::tablebase::Value::from_byte(white[i]);
+    let new = retro::tablebase::Value::win(old.plies() + 2).expect("in range");
+    white[i] = new.to_byte();
+    let stats = t.stats();
+    drop(t);
+    let data = TableData {
+        white: &white,
+        black: &black,
+        legal: None,
+    };
+    write_table(dir.path(), m, data, stats, Encoding::Raw).expect("rewritten");
+    let r = retro::build::verify::verify(dir.path(), m, false);
+    assert_eq!(r.error, None);
+    assert_eq!(r.checked, clean.checked);
+    assert!(r.mismatches >= 1, "the changed entry was not found");
+    assert!(
+        r.examples
+            .iter()
+            .any(|(_, stored, want)| *stored == new && *want == old),
+        "{:?}",
+        r.examples
+    );
+}

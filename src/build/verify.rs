@@ -15,10 +15,15 @@ use std::{
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use shakmaty::{
-    fen::Fen, Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, Piece, Position, Setup,
+    fen::Fen, Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position,
+    Setup,
 };
 
-use crate::tablebase::{pieces::square, Material, Tablebase, Tables, Value};
+use crate::tablebase::{
+    index::{IndexScheme, Squares},
+    pieces::square,
+    Material, ProbeError, Tablebase, Tables, Value,
+};
 
 /// The outcome of verifying one table.
 #[derive(Clone, Debug)]
@@ -57,6 +62,31 @@ pub fn entry_position(
         Ok(p) => Some(p),
         Err(e) => e.ignore_impossible_check().ok(),
     }
+}
+
+/// The index, in the table being verified, of the position after `m` when `m` keeps the
+/// material and can give no en passant right (a quiet move that is not a double pawn push): the
+/// mover's slot moves to the target square and the other side is to move. `None` for every other
+/// move, which goes through the general probe.
+fn quiet_child(scheme: &IndexScheme, sq: &Squares, m: &Move) -> Option<u64> {
+    let Move::Normal {
+        role,
+        from,
+        capture: None,
+        to,
+        promotion: None,
+    } = *m
+    else {
+        return None;
+    };
+    if role == shakmaty::Role::Pawn && (u32::from(to)).abs_diff(u32::from(from)) == 16 {
+        return None;
+    }
+    let n = scheme.piece_count();
+    let i = sq[..n].iter().position(|&s| s == from as u8)?;
+    let mut child = *sq;
+    child[i] = to as u8;
+    scheme.index(&child)
 }
 
 /// Verifies the table of `material` in `dir` against its children.
@@ -126,7 +156,13 @@ pub fn verify(dir: &Path, material: Material, progress: bool) -> VerifyReport {
             let mut best: Option<Value> = None;
             let mut failed = false;
             for m in pos.legal_moves() {
-                match tb.move_value(&pos, &m) {
+                let child = match quiet_child(&scheme, &sq, &m) {
+                    Some(ci) => table
+                        .get(!white, ci)
+                        .and_then(|c| Value::from_child(c).ok_or(ProbeError::Overflow)),
+                    None => tb.move_value(&pos, &m),
+                };
+                match child {
                     Ok(v) => best = Some(best.map_or(v, |b| b.max(v))),
                     Err(e) => {
                         if let Ok(mut g) = error.lock() {
