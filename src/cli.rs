@@ -57,3 +57,86 @@ pub fn run_probe(
     }
     out.flush()
 }
+
+/// The output line of `retro legal` for one FEN: `FEN<TAB>legal|illegal|unknown<TAB>reason`, or
+/// `FEN<TAB>error<TAB>message` for a malformed FEN.
+pub fn legal_line(fen: &str, limits: crate::legality::Limits) -> String {
+    let fen = fen.trim();
+    match crate::legality::analyze_fen(fen, limits) {
+        Ok(v) => format!("{fen}\t{}\t{}", v.status, v.reason),
+        Err(e) => format!("{fen}\terror\t{e}"),
+    }
+}
+
+/// `retro legal`: analyses the FENs given, or each non-empty line of `input`, in parallel
+/// batches, writing the lines in input order. `seconds` limits each position's analysis.
+///
+/// # Errors
+/// Only I/O errors on `input` or `out`.
+pub fn run_legal(
+    fens: &[String],
+    max_nodes: u64,
+    seconds: Option<f64>,
+    input: impl BufRead,
+    mut out: impl Write,
+) -> std::io::Result<()> {
+    use rayon::prelude::*;
+    let analyse = |batch: &[String]| -> Vec<String> {
+        batch
+            .par_iter()
+            .map(|fen| {
+                let deadline = seconds.map(|s| {
+                    std::time::Instant::now() + std::time::Duration::from_secs_f64(s.max(0.0))
+                });
+                legal_line(
+                    fen,
+                    crate::legality::Limits {
+                        max_nodes,
+                        deadline,
+                    },
+                )
+            })
+            .collect()
+    };
+    if fens.is_empty() {
+        let mut batch = Vec::new();
+        let mut lines = input.lines();
+        loop {
+            let line = lines.next().transpose()?;
+            let end = line.is_none();
+            if let Some(l) = line {
+                if !l.trim().is_empty() {
+                    batch.push(l);
+                }
+            }
+            if batch.len() >= 256 || (end && !batch.is_empty()) {
+                for l in analyse(&batch) {
+                    writeln!(out, "{l}")?;
+                }
+                out.flush()?;
+                batch.clear();
+            }
+            if end {
+                break;
+            }
+        }
+    } else {
+        for l in analyse(fens) {
+            writeln!(out, "{l}")?;
+        }
+    }
+    out.flush()
+}
+
+/// `retro revmoves`: the candidate last moves of a position, one a line, with their undo
+/// information and the position before each.
+///
+/// # Errors
+/// A malformed FEN.
+pub fn revmoves_lines(fen: &str) -> Result<Vec<String>, crate::legality::FenError> {
+    let p = crate::legality::RawPosition::from_fen(fen)?;
+    Ok(crate::legality::revmoves::generate(&p)
+        .iter()
+        .map(|m| format!("{m}\t{}", m.prior.fen()))
+        .collect())
+}

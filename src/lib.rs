@@ -5,6 +5,8 @@
 //! - [`build`]: the retrograde generator behind `build-tables`, and the independent verifier.
 //! - [`cli`]: the `retro probe` command line.
 //! - [`config`]: the settings of `engine.toml`.
+//! - [`legality`]: whether a position can arise in a game: static rules, reverse moves,
+//!   last-move analysis.
 //! - [`engine`]: evaluation, search and time management.
 //! - [`uci`]: the UCI protocol loop, its options and console commands.
 
@@ -15,5 +17,6 @@ pub mod build;
 pub mod cli;
 pub mod config;
 pub mod engine;
+pub mod legality;
 pub mod tablebase;
 pub mod uci;

@@ -38,6 +38,25 @@ enum Command {
         #[arg(long, default_value_t = retro::engine::bench::DEPTH, value_parser = clap::value_parser!(u32).range(1..=20))]
         depth: u32,
     },
+    /// Decides whether positions can arise in a game: FEN<TAB>legal|illegal|unknown<TAB>reason
+    /// (FEN<TAB>error<TAB>message for a malformed FEN). Positions run in parallel.
+    Legal {
+        /// Positions analysed at most per FEN by the last-move analysis.
+        #[arg(long, default_value_t = 100_000)]
+        max_nodes: u64,
+        /// Seconds at most per FEN.
+        #[arg(long)]
+        time: Option<f64>,
+        /// Positions; when none are given, one FEN per line is read from standard input.
+        fens: Vec<String>,
+    },
+    /// Lists the candidate last moves of a position with their undo information: the move,
+    /// the piece captured, the castling rights and en passant square before it, and the FEN
+    /// before it.
+    Revmoves {
+        /// The position.
+        fen: String,
+    },
     /// Speaks UCI on standard input and output (the same as no subcommand).
     Uci,
 }
@@ -112,6 +131,49 @@ fn main() -> ExitCode {
             );
             ExitCode::SUCCESS
         }
+        Some(Command::Legal {
+            max_nodes,
+            time,
+            fens,
+        }) => {
+            if let Some(t) = time.filter(|t| !t.is_finite() || *t < 0.0) {
+                eprintln!("retro: --time {t}: expected a number of seconds >= 0");
+                return ExitCode::from(2);
+            }
+            let stdin = std::io::stdin();
+            let stdout = std::io::stdout();
+            match cli::run_legal(&fens, max_nodes, time, stdin.lock(), stdout.lock()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("retro: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+        Some(Command::Revmoves { fen }) => match cli::revmoves_lines(&fen) {
+            Ok(lines) => {
+                use std::io::Write;
+                let mut out = std::io::stdout().lock();
+                let written = if lines.is_empty() {
+                    writeln!(out, "no possible last move")
+                } else {
+                    lines.iter().try_for_each(|l| writeln!(out, "{l}"))
+                };
+                // A closed pipe (`| head`) ends the listing quietly.
+                match written.and_then(|()| out.flush()) {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                    Err(e) => {
+                        eprintln!("retro: {e}");
+                        ExitCode::from(1)
+                    }
+                }
+            }
+            Err(e) => {
+                eprintln!("retro: {e}");
+                ExitCode::from(2)
+            }
+        },
         Some(Command::Uci) | None => {
             retro::uci::run(&config);
             ExitCode::SUCCESS

@@ -259,3 +259,68 @@ fn a_bad_engine_toml_is_refused_with_its_line() {
     assert_eq!(missing.status.code(), Some(2));
     assert!(text(&missing.stderr).contains("/nonexistent/engine.toml"));
 }
+
+#[test]
+fn legal_reads_stdin_in_order_and_goes_on_after_bad_lines() {
+    let input = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "8/8/8/8/8/8/8/Kk6 w - - 0 1",
+        "not a fen",
+        "",
+        "4k3/8/8/8/8/8/8/4K2R b K - 0 1",
+        "4k3/8/8/8/8/7P/8/4K2R b K - 0 1",
+    ]
+    .join("\n");
+    let out = retro(&["legal", "--max-nodes", "1000"], &input);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let lines: Vec<Vec<String>> = text(&out.stdout)
+        .lines()
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect();
+    let got: Vec<(&str, &str)> = lines
+        .iter()
+        .map(|f| (f[1].as_str(), f[2].as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("legal", "the starting position"),
+            ("illegal", "the kings are adjacent"),
+            ("error", "malformed FEN: invalid board part in fen"),
+            ("illegal", "no possible last move"),
+            ("unknown", "not proven illegal"),
+        ],
+        "{lines:?}"
+    );
+    assert_eq!(lines[2][0], "not a fen");
+    let bad = retro(&["legal", "--time=-1", "k7/8/8/8/8/8/8/K7 w - - 0 1"], "");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("--time"),
+        "{}",
+        text(&bad.stderr)
+    );
+}
+
+#[test]
+fn revmoves_lists_last_moves_with_undo_information() {
+    let out = retro(&["revmoves", "4k3/8/1P6/8/8/8/8/4K3 b - - 0 1"], "");
+    assert!(out.status.success());
+    let t = text(&out.stdout);
+    assert!(
+        t.lines().any(|l| l.starts_with(
+            "a5b6 en-passant capture: P castling: - ep: b6\t4k3/8/8/Pp6/8/8/8/4K3 w - b6 0 1"
+        )),
+        "{t}"
+    );
+    assert!(
+        t.lines()
+            .any(|l| l.starts_with("c5b6 capture: Q castling: - ep: -")),
+        "{t}"
+    );
+    let none = retro(&["revmoves", "4k3/8/8/8/8/8/8/4K2R b K - 0 1"], "");
+    assert_eq!(text(&none.stdout).trim(), "no possible last move");
+    let bad = retro(&["revmoves", "4k3/8/8"], "");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad.stderr).contains("malformed FEN"));
+}

@@ -513,16 +513,40 @@ fn console_commands() {
         totals.push(nodes);
     }
     assert_eq!(totals[0], totals[1]);
+    // Legality: a position reached by moves is legal; a FEN is analysed.
+    e.send("position startpos moves e2e4 e7e5");
     e.send("legal");
-    let lines = e.until("legality", |l| l.starts_with("info string"));
+    let lines = e.until("legality", |l| l.starts_with("info string legal"));
     assert!(
-        lines.last().expect("line").contains("not available"),
+        lines
+            .last()
+            .expect("line")
+            .contains("legal: legal (reached from the starting position by the 2 moves given)"),
         "{lines:?}"
     );
-    e.send("setoption name Show Legality");
-    let lines = e.until("legality", |l| l.starts_with("info string"));
+    e.send("legal 4k3/8/8/8/8/8/8/4K2R b K - 0 1");
+    let lines = e.until("legality", |l| l.starts_with("info string legal"));
     assert!(
-        lines.last().expect("line").contains("not available"),
+        lines
+            .last()
+            .expect("line")
+            .contains("legal: illegal (no possible last move)"),
+        "{lines:?}"
+    );
+    e.send("legal 4k3/8/8/8/8/8/8/4K2R b K -- 0 1");
+    let lines = e.until("legality", |l| l.starts_with("info string legal"));
+    assert!(
+        lines.last().expect("line").contains("malformed FEN"),
+        "{lines:?}"
+    );
+    e.send("position fen 4k3/8/8/8/8/7P/8/4K2R b K - 0 1");
+    e.send("setoption name Show Legality");
+    let lines = e.until("legality", |l| l.starts_with("info string legal"));
+    assert!(
+        lines
+            .last()
+            .expect("line")
+            .contains("legal: unknown (not proven illegal)"),
         "{lines:?}"
     );
     e.send("probe");

@@ -109,6 +109,9 @@ pub struct Engine {
     /// Keys of the positions before `pos` in the game.
     history: Vec<u64>,
     have_position: bool,
+    /// Whether the position came from `position startpos` and legal moves: a proof that it
+    /// is legal.
+    from_start: bool,
     tt: Arc<TranspositionTable>,
     tables: Option<Arc<Tablebase>>,
     search: Option<Running>,
@@ -137,6 +140,7 @@ impl Engine {
             pos: Chess::default(),
             history: Vec::new(),
             have_position: false,
+            from_start: true,
             tt,
             tables: None,
             search: None,
@@ -434,6 +438,7 @@ impl Engine {
         self.pos = pos;
         self.history = history;
         self.have_position = true;
+        self.from_start = matches!(start, Start::StartPos);
     }
 
     fn go(&mut self, limits: engine::time::Limits, search_moves: &[String]) {
@@ -618,15 +623,44 @@ impl Engine {
         }
     }
 
+    /// The `legal` console command and the Show Legality button: the legality analysis of
+    /// `fen`, or of the current position (legal outright when it was reached by moves from the
+    /// starting position).
     fn legal(&self, fen: Option<&str>) {
-        if let Some(f) = fen {
-            if let Err(e) = f.parse::<Fen>() {
-                self.out.info(&format!("legal: malformed FEN '{f}': {e}"));
+        use crate::legality::{analyze, Limits, RawPosition};
+        let limits = Limits {
+            deadline: Some(Instant::now() + std::time::Duration::from_secs(5)),
+            ..Limits::default()
+        };
+        let p = match fen {
+            Some(f) => match RawPosition::from_fen(f) {
+                Ok(p) => p,
+                Err(e) => {
+                    self.out.info(&format!("legal: {e} in '{f}'"));
+                    return;
+                }
+            },
+            None if self.from_start => {
+                self.out.info(&format!(
+                    "legal: legal (reached from the starting position by the {} moves given)",
+                    self.history.len()
+                ));
                 return;
             }
-        }
+            None => {
+                let fen = Fen::from_position(&self.pos, EnPassantMode::Legal);
+                match RawPosition::from_fen(&fen.to_string()) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        self.out.info(&format!("legal: {e}"));
+                        return;
+                    }
+                }
+            }
+        };
+        let v = analyze(&p, limits);
         self.out
-            .info("legality analysis is not available yet in this version of Retro");
+            .info(&format!("legal: {} ({}) {}", v.status, v.reason, p.fen()));
     }
 
     fn perft(&mut self, depth: u32) {

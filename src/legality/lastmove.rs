@@ -1,0 +1,190 @@
+//! Last-move analysis: a position is illegal when every candidate last move comes from an
+//! illegal position. The earlier positions are analysed recursively only where that cannot go
+//! on forever: after a capture (captures are finite), when the side to move is in check (both
+//! sides cannot give check on every move forever), and when a single candidate is left. A node
+//! and time budget bounds the rest.
+
+use std::{collections::HashMap, time::Instant};
+
+use super::{position::RawPosition, revmoves, rules};
+
+/// How far the analysis of one position may go.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Positions analysed at most (each recursive step counts one).
+    pub max_nodes: u64,
+    /// When to give up.
+    pub deadline: Option<Instant>,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_nodes: 100_000,
+            deadline: None,
+        }
+    }
+}
+
+/// The deepest chain of earlier positions followed.
+const MAX_DEPTH: usize = 64;
+
+/// Why the analysis stopped before a proof.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The node budget ran out.
+    Nodes,
+    /// The time budget ran out.
+    Time,
+}
+
+/// The search state of one analysis: the budget and the positions already settled (exact keys:
+/// a cached result is a proven one).
+pub struct Analysis {
+    limits: Limits,
+    /// Positions analysed so far.
+    pub nodes: u64,
+    proven: HashMap<RawPosition, Option<String>>,
+}
+
+impl Analysis {
+    /// A fresh analysis with `limits`.
+    pub fn new(limits: Limits) -> Analysis {
+        Analysis {
+            limits,
+            nodes: 0,
+            proven: HashMap::new(),
+        }
+    }
+
+    fn tick(&mut self) -> Result<(), Stop> {
+        self.nodes += 1;
+        if self.nodes > self.limits.max_nodes {
+            return Err(Stop::Nodes);
+        }
+        if self.nodes.is_multiple_of(64) {
+            if let Some(d) = self.limits.deadline {
+                if Instant::now() >= d {
+                    return Err(Stop::Time);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `Some(reason)` when `p` is proven illegal, `None` when no proof was found.
+    ///
+    /// # Errors
+    /// The budget ran out before the analysis ended.
+    pub fn illegal(&mut self, p: &RawPosition) -> Result<Option<String>, Stop> {
+        self.illegal_at(p, 0)
+    }
+
+    fn illegal_at(&mut self, p: &RawPosition, depth: usize) -> Result<Option<String>, Stop> {
+        if let Some(r) = rules::check(p) {
+            return Ok(Some(r.to_string()));
+        }
+        if p.is_start() {
+            return Ok(None);
+        }
+        if let Some(known) = self.proven.get(p) {
+            return Ok(known.clone());
+        }
+        self.tick()?;
+        let found = self.last_moves(p, depth)?;
+        self.proven.insert(p.clone(), found.clone());
+        Ok(found)
+    }
+
+    fn last_moves(&mut self, p: &RawPosition, depth: usize) -> Result<Option<String>, Stop> {
+        let candidates = revmoves::generate(p);
+        if candidates.is_empty() {
+            return Ok(Some("no possible last move".to_string()));
+        }
+        if depth >= MAX_DEPTH {
+            return Ok(None);
+        }
+        let in_check = p.checkers(p.turn).any();
+        let mut open = Vec::new();
+        for c in &candidates {
+            if in_check || c.capture.is_some() {
+                if self.illegal_at(&c.prior, depth + 1)?.is_none() {
+                    return Ok(None);
+                }
+            } else {
+                open.push(c);
+            }
+        }
+        match open.as_slice() {
+            [] => Ok(Some(
+                "every possible last move comes from an illegal position".to_string(),
+            )),
+            [only] => Ok(self
+                .illegal_at(&only.prior, depth + 1)?
+                .map(|_| "every possible last move comes from an illegal position".to_string())),
+            _ => Ok(None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verdict(fen: &str) -> Option<String> {
+        let p = RawPosition::from_fen(fen).expect("fen");
+        Analysis::new(Limits::default())
+            .illegal(&p)
+            .expect("in budget")
+    }
+
+    #[test]
+    fn a_double_check_no_move_gives_is_illegal() {
+        // The king on d8 checked along the rank by a rook on a8 and
+        // along the file by a rook on d1: no single move opens one line and enters the other.
+        assert_eq!(
+            verdict("R2k4/8/8/8/8/8/8/3RK3 b - - 0 1").as_deref(),
+            Some("no possible last move")
+        );
+    }
+
+    #[test]
+    fn the_bishop_with_no_way_in() {
+        assert_eq!(
+            verdict("3k4/8/8/B7/1P6/8/8/4K3 b - - 0 1").as_deref(),
+            Some("no possible last move")
+        );
+    }
+
+    #[test]
+    fn en_passant_claim_with_an_unexplained_check_before_it() {
+        // b7-b5 must have been the last move, blocking a check by Ba4 that white could not
+        // have given: the bishop's way in is blocked by b3.
+        assert_eq!(
+            verdict("4k3/8/8/1pP5/B7/1P6/8/4K3 w - b6 0 1").as_deref(),
+            Some("every possible last move comes from an illegal position")
+        );
+    }
+
+    #[test]
+    fn unmoved_king_and_rook_with_nothing_else_to_move() {
+        // White keeps the right to castle, so neither piece has moved: no last move.
+        assert_eq!(
+            verdict("4k3/8/8/8/8/8/8/4K2R b K - 0 1").as_deref(),
+            Some("no possible last move")
+        );
+    }
+
+    #[test]
+    fn ordinary_positions_are_not_proven_illegal() {
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
+            "4k3/8/8/8/8/7P/8/4K2R b K - 0 1",
+            "k7/8/8/8/8/8/8/KR6 b - - 0 1",
+            "R2k4/8/8/8/8/8/8/4K3 b - - 0 1",
+        ] {
+            assert_eq!(verdict(fen), None, "{fen}");
+        }
+    }
+}

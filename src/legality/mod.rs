@@ -1,0 +1,92 @@
+//! Legality analysis: whether a position can arise in a game from the starting position.
+//!
+//! - [`position`]: a position as a FEN states it, unvalidated.
+//! - [`rules`]: static rules (kings, piece counts and promotions, pawn captures, checks,
+//!   castling rights, en passant square).
+//! - [`revmoves`]: the reverse move generator.
+//! - [`lastmove`]: last-move analysis, recursive over captures, checks and single candidates.
+//!
+//! A position is `illegal` only with a proof, `legal` only with one (the starting position),
+//! and `unknown` otherwise.
+
+pub mod lastmove;
+pub mod position;
+pub mod revmoves;
+pub mod rules;
+
+use std::fmt;
+
+pub use self::{
+    lastmove::{Analysis, Limits, Stop},
+    position::{FenError, RawPosition},
+};
+
+/// The outcome of the analysis of one position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Proven reachable.
+    Legal,
+    /// Proven unreachable.
+    Illegal,
+    /// Neither proven.
+    Unknown,
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Status::Legal => "legal",
+            Status::Illegal => "illegal",
+            Status::Unknown => "unknown",
+        })
+    }
+}
+
+/// A status with the rule or stage that decided it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// Legal, illegal or unknown.
+    pub status: Status,
+    /// What decided it.
+    pub reason: String,
+    /// Positions the last-move analysis looked at.
+    pub nodes: u64,
+}
+
+/// Analyses `p` within `limits`.
+pub fn analyze(p: &RawPosition, limits: Limits) -> Verdict {
+    if let Some(rule) = rules::check(p) {
+        return Verdict {
+            status: Status::Illegal,
+            reason: rule.to_string(),
+            nodes: 0,
+        };
+    }
+    if p.is_start() {
+        return Verdict {
+            status: Status::Legal,
+            reason: "the starting position".to_string(),
+            nodes: 0,
+        };
+    }
+    let mut a = Analysis::new(limits);
+    let (status, reason) = match a.illegal(p) {
+        Ok(Some(reason)) => (Status::Illegal, reason),
+        Ok(None) => (Status::Unknown, "not proven illegal".to_string()),
+        Err(Stop::Nodes) => (Status::Unknown, "node limit reached".to_string()),
+        Err(Stop::Time) => (Status::Unknown, "time limit reached".to_string()),
+    };
+    Verdict {
+        status,
+        reason,
+        nodes: a.nodes,
+    }
+}
+
+/// Analyses a FEN.
+///
+/// # Errors
+/// A malformed FEN.
+pub fn analyze_fen(fen: &str, limits: Limits) -> Result<Verdict, FenError> {
+    Ok(analyze(&RawPosition::from_fen(fen)?, limits))
+}

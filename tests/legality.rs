@@ -1,0 +1,236 @@
+//! The legality analysis against labelled positions (tests/data/legality, copied from
+//! ../shared/legality): texel's own unit-test expectations and a random sample of the
+//! ChessPositionRanking project's positions. A legal position called illegal fails every test.
+
+use std::collections::BTreeSet;
+
+use retro::legality::{
+    analyze,
+    revmoves::{castling_letters, generate, Kind, RevMove},
+    Limits, RawPosition, Status,
+};
+use shakmaty::Square;
+
+/// Rows of a labelled file: (FEN, label, detail column).
+fn rows(name: &str) -> Vec<(String, String, String)> {
+    let path = format!("{}/tests/data/legality/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("labelled file");
+    let header: Vec<&str> = text.lines().next().expect("header").split('\t').collect();
+    let detail = header
+        .iter()
+        .position(|h| *h == "detail" || *h == "label_detail")
+        .expect("detail column");
+    text.lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (
+                f[0].to_string(),
+                f[1].to_string(),
+                f.get(detail).unwrap_or(&"").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn position(fen: &str) -> RawPosition {
+    RawPosition::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
+}
+
+fn status(fen: &str) -> (Status, String) {
+    let v = analyze(&position(fen), Limits::default());
+    (v.status, v.reason)
+}
+
+#[test]
+fn no_legal_position_is_called_illegal() {
+    let mut checked = 0;
+    for (fen, label, _) in rows("cpr1k.tsv")
+        .into_iter()
+        .chain(rows("texel_tests.tsv"))
+        .filter(|r| r.1 == "legal" || r.1 == "not_illegal")
+    {
+        let (s, reason) = status(&fen);
+        assert_ne!(
+            s,
+            Status::Illegal,
+            "{label} position called illegal ({reason}): {fen}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 51 + 15 + 2);
+}
+
+/// Figures for the closing note, and a floor under them: a change that proves fewer of the
+/// sample's illegal positions fails.
+#[test]
+fn cpr1k_illegal_positions_proven() {
+    let (mut proven, mut unknown, mut legal_wrong, mut total) = (0, 0, 0, 0);
+    for (fen, label, _) in rows("cpr1k.tsv") {
+        let (s, _) = status(&fen);
+        match (label.as_str(), s) {
+            ("illegal", Status::Illegal) => proven += 1,
+            ("illegal", _) => unknown += 1,
+            ("legal", Status::Illegal) => legal_wrong += 1,
+            _ => {}
+        }
+        total += 1;
+    }
+    println!("cpr1k: {total} positions, {proven} illegal proven, {unknown} illegal unknown, {legal_wrong} legal called illegal");
+    assert_eq!(total, 1000);
+    assert_eq!(legal_wrong, 0);
+    assert!(
+        proven >= 869,
+        "only {proven} of 949 illegal positions proven"
+    );
+}
+
+#[test]
+fn texel_illegal_positions_proven_by_the_rules_here() {
+    // The illegal positions of texel's tests that static rules and last-move analysis settle;
+    // the others need proof kernels.
+    let proven: Vec<String> = rows("texel_tests.tsv")
+        .into_iter()
+        .filter(|r| r.1 == "illegal")
+        .filter(|r| status(&r.0).0 == Status::Illegal)
+        .map(|r| r.0)
+        .collect();
+    println!("texel: {} illegal positions proven", proven.len());
+    assert!(proven.len() >= 13, "{proven:?}");
+}
+
+/// The quoted strings of a detail like `expected: {"a6b8", "c6b8"}`.
+fn quoted(detail: &str) -> BTreeSet<String> {
+    detail
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn reverse_moves_are_exactly_texels() {
+    let mut n = 0;
+    for (fen, _, detail) in rows("texel_tests.tsv")
+        .into_iter()
+        .filter(|r| r.1 == "revmoves_exact")
+    {
+        let ours: BTreeSet<String> = generate(&position(&fen)).iter().map(RevMove::uci).collect();
+        assert_eq!(ours, quoted(&detail), "{fen}");
+        n += 1;
+    }
+    assert_eq!(n, 33);
+}
+
+#[test]
+fn restored_castling_rights_are_texels() {
+    let mut n = 0;
+    for (fen, _, detail) in rows("texel_tests.tsv")
+        .into_iter()
+        .filter(|r| r.1 == "revmoves_castlemask")
+    {
+        let mv = quoted(&detail).into_iter().next().expect("a move");
+        let inside = detail
+            .split('{')
+            .nth(1)
+            .and_then(|s| s.split('}').next())
+            .expect("a set");
+        let want: BTreeSet<String> = inside
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|mask| {
+                let mut b = shakmaty::Bitboard::EMPTY;
+                for sq in mask.split('|').filter(|s| *s != "0") {
+                    b |= sq.parse::<Square>().expect("square");
+                }
+                castling_letters(b)
+            })
+            .collect();
+        let ours: BTreeSet<String> = generate(&position(&fen))
+            .iter()
+            .filter(|m| m.uci() == mv)
+            .map(|m| castling_letters(m.prior.castling))
+            .collect();
+        assert_eq!(ours, want, "{fen} {mv}");
+        n += 1;
+    }
+    assert_eq!(n, 36);
+}
+
+/// texel's `UM("c5b6", bknight, 0, invSq)`: the move, the piece captured, the castling rights
+/// before it (`a1C|h1C`, `0` for none) and the en passant square before it (`invSq` for none).
+fn undo_moves(set: &str) -> BTreeSet<String> {
+    set.split("UM(")
+        .skip(1)
+        .map(|um| {
+            let inner = um.split(')').next().expect("closing parenthesis");
+            let f: Vec<String> = inner
+                .split(',')
+                .map(|s| s.trim().to_ascii_lowercase())
+                .collect();
+            let mv = f[0].trim_matches('"').to_string();
+            let capture = ["queen", "rook", "bishop", "knight", "pawn"]
+                .iter()
+                .zip(["Q", "R", "B", "N", "P"])
+                .find(|(name, _)| f[1].contains(*name))
+                .map_or("-", |(_, c)| c);
+            let mut rights = shakmaty::Bitboard::EMPTY;
+            for sq in f[2].split('|').filter(|s| *s != "0") {
+                rights |= sq.trim_end_matches('c').parse::<Square>().expect("square");
+            }
+            let ep = if f[3] == "invsq" {
+                "-".to_string()
+            } else {
+                f[3].clone()
+            };
+            format!("{mv} {capture} {} {ep}", castling_letters(rights))
+        })
+        .collect()
+}
+
+/// Our candidate as texel writes it; texel's generator leaves the captured piece of an en
+/// passant capture empty.
+fn undo_of(m: &RevMove) -> String {
+    let capture = match m.kind {
+        Kind::EnPassant => None,
+        _ => m.capture,
+    };
+    format!(
+        "{} {} {} {}",
+        m.uci(),
+        capture.map_or("-".to_string(), |r| r.upper_char().to_string()),
+        castling_letters(m.prior.castling),
+        m.prior.ep.map_or("-".to_string(), |s| s.to_string())
+    )
+}
+
+#[test]
+fn filtered_reverse_moves_are_texels() {
+    let mut n = 0;
+    for (fen, _, detail) in rows("texel_tests.tsv")
+        .into_iter()
+        .filter(|r| r.1 == "revmoves_filtered")
+    {
+        let mut words = detail.trim_start_matches("expected:").split_whitespace();
+        let square = |w: Option<&str>| -> Option<Square> {
+            w.filter(|w| *w != "invSq")
+                .map(|w| w.to_ascii_lowercase().parse().expect("square"))
+        };
+        let (from, to) = (square(words.next()), square(words.next()));
+        let want = undo_moves(&detail);
+        let ours: BTreeSet<String> = generate(&position(&fen))
+            .iter()
+            .filter(|m| from.is_none_or(|f| m.from == f) && to.is_none_or(|t| m.to == t))
+            // These tests run texel's generator without the en passant rights the earlier
+            // position may have had (see the revmoves_epsquare rows); an en passant capture's
+            // own right stays.
+            .filter(|m| m.prior.ep.is_none() || m.kind == Kind::EnPassant)
+            .map(undo_of)
+            .collect();
+        assert_eq!(ours, want, "{fen}: {detail}");
+        n += 1;
+    }
+    assert_eq!(n, 17);
+}
