@@ -140,3 +140,42 @@ pub fn revmoves_lines(fen: &str) -> Result<Vec<String>, crate::legality::FenErro
         .map(|m| format!("{m}\t{}", m.prior.fen()))
         .collect())
 }
+
+/// `retro proofkernel`: a proof kernel from `init` (the starting position when `None`) to
+/// `goal` as one line of kernel moves, or a statement that none exists.
+///
+/// # Errors
+/// A malformed FEN, or the budget ran out (as a message).
+pub fn proofkernel_line(
+    init: Option<&str>,
+    goal: &str,
+    max_nodes: u64,
+    seconds: Option<f64>,
+) -> Result<String, String> {
+    use crate::legality::{kernel, RawPosition, Stop};
+    let init = match init {
+        Some(f) => RawPosition::from_fen(f).map_err(|e| e.to_string())?,
+        None => RawPosition::start(),
+    };
+    let goal = RawPosition::from_fen(goal).map_err(|e| e.to_string())?;
+    let deadline =
+        seconds.map(|s| std::time::Instant::now() + std::time::Duration::from_secs_f64(s.max(0.0)));
+    match kernel::search_limited(&init, &goal, max_nodes, deadline) {
+        Ok(kernel::KernelResult::Found(moves)) if moves.is_empty() => {
+            Ok("proof kernel: (no captures needed)".to_string())
+        }
+        Ok(kernel::KernelResult::Found(moves)) => Ok(format!(
+            "proof kernel: {}",
+            moves
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(" ")
+        )),
+        Ok(kernel::KernelResult::None) => {
+            Ok("no proof kernel: the goal cannot be reached from the initial position".to_string())
+        }
+        Err(Stop::Nodes) => Err("node limit reached before the search ended".to_string()),
+        Err(Stop::Time) => Err("time limit reached before the search ended".to_string()),
+    }
+}

@@ -57,6 +57,21 @@ enum Command {
         /// The position.
         fen: String,
     },
+    /// Searches a proof kernel (the captures of a game, without squares) from the starting
+    /// position, or from `--init`, to a position.
+    Proofkernel {
+        /// The initial position (default: the starting position).
+        #[arg(long)]
+        init: Option<String>,
+        /// Search nodes at most.
+        #[arg(long, default_value_t = 1_000_000)]
+        max_nodes: u64,
+        /// Seconds at most.
+        #[arg(long)]
+        time: Option<f64>,
+        /// The goal position.
+        fen: String,
+    },
     /// Speaks UCI on standard input and output (the same as no subcommand).
     Uci,
 }
@@ -174,6 +189,27 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Some(Command::Proofkernel {
+            init,
+            max_nodes,
+            time,
+            fen,
+        }) => {
+            if let Some(t) = time.filter(|t| !t.is_finite() || *t < 0.0) {
+                eprintln!("retro: --time {t}: expected a number of seconds >= 0");
+                return ExitCode::from(2);
+            }
+            match cli::proofkernel_line(init.as_deref(), &fen, max_nodes, time) {
+                Ok(line) => {
+                    println!("{line}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("retro: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
         Some(Command::Uci) | None => {
             retro::uci::run(&config);
             ExitCode::SUCCESS

@@ -1,12 +1,16 @@
-//! Last-move analysis: a position is illegal when every candidate last move comes from an
-//! illegal position. The earlier positions are analysed recursively only where that cannot go
+//! Last-move analysis: a position is illegal when it has no proof kernel, or when every
+//! candidate last move comes from an illegal position. The earlier positions are analysed recursively only where that cannot go
 //! on forever: after a capture (captures are finite), when the side to move is in check (both
 //! sides cannot give check on every move forever), and when a single candidate is left. A node
 //! and time budget bounds the rest.
 
 use std::{collections::HashMap, time::Instant};
 
-use super::{position::RawPosition, revmoves, rules};
+use super::{
+    kernel::{self, KernelResult},
+    position::RawPosition,
+    revmoves, rules,
+};
 
 /// How far the analysis of one position may go.
 #[derive(Clone, Copy, Debug)]
@@ -45,6 +49,9 @@ pub struct Analysis {
     /// Positions analysed so far.
     pub nodes: u64,
     proven: HashMap<RawPosition, Option<String>>,
+    /// Whether a proof kernel was found for the position analysed (once searched).
+    pub root_kernel: Option<bool>,
+    start: RawPosition,
 }
 
 impl Analysis {
@@ -54,6 +61,8 @@ impl Analysis {
             limits,
             nodes: 0,
             proven: HashMap::new(),
+            root_kernel: None,
+            start: RawPosition::start(),
         }
     }
 
@@ -91,37 +100,75 @@ impl Analysis {
             return Ok(known.clone());
         }
         self.tick()?;
+        let start = self.start.clone();
+        let kernel = kernel::search(&start, p, &mut || self.tick())?;
+        if depth == 0 {
+            self.root_kernel = Some(matches!(kernel, KernelResult::Found(_)));
+        }
+        if kernel == KernelResult::None {
+            let found = Some("no proof kernel".to_string());
+            self.proven.insert(p.clone(), found.clone());
+            return Ok(found);
+        }
         let found = self.last_moves(p, depth)?;
         self.proven.insert(p.clone(), found.clone());
         Ok(found)
     }
 
+    /// Whether the kernel search alone proves `p` (a candidate's earlier position, which
+    /// passed the static rules) illegal.
+    fn no_kernel(&mut self, p: &RawPosition) -> Result<bool, Stop> {
+        if let Some(known) = self.proven.get(p) {
+            return Ok(known.is_some());
+        }
+        let start = self.start.clone();
+        let kernel = kernel::search(&start, p, &mut || self.tick())?;
+        if kernel == KernelResult::None {
+            self.proven
+                .insert(p.clone(), Some("no proof kernel".to_string()));
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
     fn last_moves(&mut self, p: &RawPosition, depth: usize) -> Result<Option<String>, Stop> {
+        const ALL_ILLEGAL: &str = "every possible last move comes from an illegal position";
         let candidates = revmoves::generate(p);
         if candidates.is_empty() {
             return Ok(Some("no possible last move".to_string()));
         }
+        // First the cheap proof: earlier positions without a proof kernel.
+        let mut remaining = Vec::new();
+        for c in candidates {
+            if !self.no_kernel(&c.prior)? {
+                remaining.push(c);
+            }
+        }
+        if remaining.is_empty() {
+            return Ok(Some(ALL_ILLEGAL.to_string()));
+        }
         if depth >= MAX_DEPTH {
             return Ok(None);
         }
+        // Then recursion, only where it ends: after captures, when in check, or on the one
+        // candidate left. Two candidates left that are neither leave the position unproven.
         let in_check = p.checkers(p.turn).any();
-        let mut open = Vec::new();
-        for c in &candidates {
-            if in_check || c.capture.is_some() {
-                if self.illegal_at(&c.prior, depth + 1)?.is_none() {
-                    return Ok(None);
-                }
-            } else {
-                open.push(c);
+        let (recursed, open): (Vec<_>, Vec<_>) = remaining
+            .iter()
+            .partition(|c| in_check || c.capture.is_some());
+        if open.len() >= 2 {
+            return Ok(None);
+        }
+        for c in recursed {
+            if self.illegal_at(&c.prior, depth + 1)?.is_none() {
+                return Ok(None);
             }
         }
         match open.as_slice() {
-            [] => Ok(Some(
-                "every possible last move comes from an illegal position".to_string(),
-            )),
+            [] => Ok(Some(ALL_ILLEGAL.to_string())),
             [only] => Ok(self
                 .illegal_at(&only.prior, depth + 1)?
-                .map(|_| "every possible last move comes from an illegal position".to_string())),
+                .map(|_| ALL_ILLEGAL.to_string())),
             _ => Ok(None),
         }
     }

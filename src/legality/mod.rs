@@ -4,11 +4,13 @@
 //! - [`rules`]: static rules (kings, piece counts and promotions, pawn captures, checks,
 //!   castling rights, en passant square).
 //! - [`revmoves`]: the reverse move generator.
+//! - [`kernel`]: proof-kernel search over pawn columns and piece counts.
 //! - [`lastmove`]: last-move analysis, recursive over captures, checks and single candidates.
 //!
 //! A position is `illegal` only with a proof, `legal` only with one (the starting position),
 //! and `unknown` otherwise.
 
+pub mod kernel;
 pub mod lastmove;
 pub mod position;
 pub mod revmoves;
@@ -22,7 +24,7 @@ pub use self::{
 };
 
 /// The outcome of the analysis of one position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Status {
     /// Proven reachable.
     Legal,
@@ -72,6 +74,10 @@ pub fn analyze(p: &RawPosition, limits: Limits) -> Verdict {
     let mut a = Analysis::new(limits);
     let (status, reason) = match a.illegal(p) {
         Ok(Some(reason)) => (Status::Illegal, reason),
+        Ok(None) if a.root_kernel == Some(true) => (
+            Status::Unknown,
+            "a proof kernel exists; not proven illegal".to_string(),
+        ),
         Ok(None) => (Status::Unknown, "not proven illegal".to_string()),
         Err(Stop::Nodes) => (Status::Unknown, "node limit reached".to_string()),
         Err(Stop::Time) => (Status::Unknown, "time limit reached".to_string()),

@@ -1,0 +1,620 @@
+//! Proof-kernel search: the captures of a game, without the squares.
+//!
+//! A state holds, for each file, its pawn column (the colours of its pawns from the first rank
+//! up), and per colour the original pieces left by type (queen, rook, light and dark bishop,
+//! knight) and the promoted pieces by the file they promoted on. A kernel move is one capture;
+//! the number of captures of each colour is fixed by the goal. Pawns change file and order only
+//! by capturing; a white pawn promotes only from the top of its column, a black one from the
+//! bottom.
+//!
+//! The model is a relaxation: every game has a kernel here (squares and ranks are forgotten, a
+//! pawn that captures a piece may land anywhere in the new column, promoted pieces may be of any
+//! type), so when the exhaustive search finds none the goal is unreachable. The cache of failed
+//! states keys on the whole state (no hash-only equality), so the answer is a proof.
+
+use std::{collections::HashSet, fmt, time::Instant};
+
+use shakmaty::{Bitboard, Color, Role};
+
+use super::{lastmove::Stop, position::RawPosition};
+
+/// Piece types of the kernel (kings are not counted).
+const TYPES: [&str; 5] = ["Q", "R", "LB", "DB", "N"];
+/// At most six pawns fit in a file (ranks 2 to 7).
+const MAX_COLUMN: u8 = 6;
+
+/// A pawn column: `len` pawns, bit `i` set when pawn `i` (from the first rank up) is black.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+struct Column {
+    len: u8,
+    black: u8,
+}
+
+impl Column {
+    fn get(self, i: u8) -> Color {
+        if self.black & (1 << i) != 0 {
+            Color::Black
+        } else {
+            Color::White
+        }
+    }
+
+    fn remove(self, i: u8) -> Column {
+        let b = u16::from(self.black);
+        let low = b & ((1u16 << i) - 1);
+        let high = (b >> (i + 1)) << i;
+        Column {
+            len: self.len - 1,
+            black: (low | high) as u8,
+        }
+    }
+
+    fn insert(self, i: u8, c: Color) -> Column {
+        let b = u16::from(self.black);
+        let low = b & ((1u16 << i) - 1);
+        let high = (b >> i) << (i + 1);
+        let bit = if c == Color::Black { 1u16 << i } else { 0 };
+        Column {
+            len: self.len + 1,
+            black: (low | high | bit) as u8,
+        }
+    }
+
+    fn set(self, i: u8, c: Color) -> Column {
+        let black = if c == Color::Black {
+            self.black | (1 << i)
+        } else {
+            self.black & !(1 << i)
+        };
+        Column {
+            len: self.len,
+            black,
+        }
+    }
+
+    fn count(self, c: Color) -> u8 {
+        let mask = ((1u16 << self.len) - 1) as u8;
+        debug_assert!(self.len <= 8);
+        let b = (self.black & mask).count_ones() as u8;
+        if c == Color::Black {
+            b
+        } else {
+            self.len - b
+        }
+    }
+
+    /// Whether `c`'s pawn `i` may promote without capturing: nothing stands in front of it.
+    fn can_promote(self, i: u8, c: Color) -> bool {
+        self.get(i) == c
+            && match c {
+                Color::White => i + 1 == self.len,
+                Color::Black => i == 0,
+            }
+    }
+
+    /// Whether the goal column follows from this one by promotions without captures: black
+    /// pawns removed from the bottom, white ones from the top.
+    fn completes_to(self, goal: Column) -> bool {
+        if goal.len > self.len {
+            return false;
+        }
+        (0..=self.len - goal.len).any(|s| {
+            (0..s).all(|i| self.get(i) == Color::Black)
+                && (0..goal.len).all(|i| self.get(s + i) == goal.get(i))
+                && (s + goal.len..self.len).all(|i| self.get(i) == Color::White)
+        })
+    }
+}
+
+/// A state of the kernel space.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct State {
+    cols: [Column; 8],
+    /// Original pieces left, per colour (white 0) and type.
+    pieces: [[u8; 5]; 2],
+    /// Promoted pieces on the board, per colour and file of promotion.
+    promoted: [[u8; 8]; 2],
+    /// Captures of white units and of black units still to come.
+    left: [u8; 2],
+}
+
+/// The kernel's view of a position: pawn columns and piece counts.
+struct Counted {
+    cols: [Column; 8],
+    pieces: [[u8; 5]; 2],
+    units: [u8; 2],
+}
+
+fn ci(c: Color) -> usize {
+    c.fold_wb(0, 1)
+}
+
+fn counted(p: &RawPosition) -> Counted {
+    let mut cols = [Column::default(); 8];
+    for (f, col) in cols.iter_mut().enumerate() {
+        for rank in 0..8u32 {
+            let sq = shakmaty::Square::new(rank * 8 + f as u32);
+            if let Some(pc) = p.board.piece_at(sq) {
+                if pc.role == Role::Pawn {
+                    *col = col.insert(col.len, pc.color);
+                }
+            }
+        }
+    }
+    let mut pieces = [[0u8; 5]; 2];
+    let mut units = [0u8; 2];
+    for c in Color::ALL {
+        let k = ci(c);
+        let b = p.of(c, Role::Bishop);
+        pieces[k] = [
+            p.of(c, Role::Queen).count() as u8,
+            p.of(c, Role::Rook).count() as u8,
+            (b & Bitboard::LIGHT_SQUARES).count() as u8,
+            (b & Bitboard::DARK_SQUARES).count() as u8,
+            p.of(c, Role::Knight).count() as u8,
+        ];
+        units[k] = (p.pieces(c) & !p.board.kings()).count() as u8;
+    }
+    Counted {
+        cols,
+        pieces,
+        units,
+    }
+}
+
+/// What a kernel move captures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    /// The pawn at this index of this file's column.
+    Pawn(u8, u8),
+    /// An original piece of this type (index into `TYPES`).
+    Piece(u8),
+    /// A piece promoted on this file.
+    Promoted(u8),
+}
+
+/// How the capturing pawn ends up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Landing {
+    /// In this file's column at this index.
+    At(u8, u8),
+    /// Promoted on this file.
+    Promotes(u8),
+}
+
+/// A kernel move, shown in the notation of texel's proof kernels (`wPc0xPb1`, `bxR`,
+/// `wPc0xRb0`, `wPc0xfb0` for a piece promoted on the f file); a capture that promotes ends in
+/// `+` (the promoted piece's type is left open).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelMove {
+    side: Color,
+    /// The capturing pawn's file and index; `None` for a piece.
+    pawn: Option<(u8, u8)>,
+    target: Target,
+    /// Where a capturing pawn lands, unless it takes a pawn (it then takes its place).
+    landing: Option<Landing>,
+}
+
+impl fmt::Display for KernelMove {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", side_char(self.side))?;
+        if let Some((file, i)) = self.pawn {
+            write!(f, "P{}{i}", file_char(usize::from(file)))?;
+        }
+        f.write_str("x")?;
+        match self.target {
+            Target::Pawn(g, j) => write!(f, "P{}{j}", file_char(usize::from(g)))?,
+            Target::Piece(t) => f.write_str(TYPES[usize::from(t)])?,
+            Target::Promoted(p) => write!(f, "{}", file_char(usize::from(p)))?,
+        }
+        match self.landing {
+            Some(Landing::At(g, at)) => write!(f, "{}{at}", file_char(usize::from(g))),
+            Some(Landing::Promotes(g)) => write!(f, "{}+", file_char(usize::from(g))),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What the search concluded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KernelResult {
+    /// A kernel: the captures in order.
+    Found(Vec<KernelMove>),
+    /// None exists: the goal cannot be reached from the initial position.
+    None,
+}
+
+/// The proof-kernel search from `init` to `goal`, sharing `budget` (nodes) with the caller.
+pub struct KernelSearch<'a> {
+    goal: Counted,
+    goal_pawns: [u8; 2],
+    failed: HashSet<State>,
+    budget: &'a mut dyn FnMut() -> Result<(), Stop>,
+}
+
+fn file_char(f: usize) -> char {
+    char::from(b'a' + f as u8)
+}
+
+fn side_char(c: Color) -> char {
+    c.fold_wb('w', 'b')
+}
+
+/// Searches a kernel from `init` to `goal`. `tick` is called once per node and ends the search
+/// when it fails.
+///
+/// # Errors
+/// The budget ran out.
+pub fn search(
+    init: &RawPosition,
+    goal: &RawPosition,
+    tick: &mut dyn FnMut() -> Result<(), Stop>,
+) -> Result<KernelResult, Stop> {
+    let start = counted(init);
+    let g = counted(goal);
+    let mut left = [0u8; 2];
+    for (k, left) in left.iter_mut().enumerate() {
+        let pawns_start: u8 = start.cols.iter().map(|c| c.count(color(k))).sum();
+        let pawns_goal: u8 = g.cols.iter().map(|c| c.count(color(k))).sum();
+        let (a, b) = (start.units[k], g.units[k]);
+        if b > a || pawns_goal > pawns_start {
+            return Ok(KernelResult::None);
+        }
+        *left = a - b;
+    }
+    let goal_pawns = [
+        g.cols.iter().map(|c| c.count(Color::White)).sum(),
+        g.cols.iter().map(|c| c.count(Color::Black)).sum(),
+    ];
+    let state = State {
+        cols: start.cols,
+        pieces: start.pieces,
+        promoted: [[0; 8]; 2],
+        left,
+    };
+    let mut s = KernelSearch {
+        goal: g,
+        goal_pawns,
+        failed: HashSet::new(),
+        budget: tick,
+    };
+    let mut path = Vec::new();
+    if s.dfs(&state, &mut path)? {
+        Ok(KernelResult::Found(path))
+    } else {
+        Ok(KernelResult::None)
+    }
+}
+
+fn color(k: usize) -> Color {
+    if k == 0 {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
+impl KernelSearch<'_> {
+    /// `None` when the goal is out of reach from `s`; otherwise a score for move ordering
+    /// (lower looks closer to the goal): incomplete columns, pawn file moves still needed,
+    /// original pieces the goal does not have.
+    fn bound(&self, s: &State) -> Option<u32> {
+        let total = u32::from(s.left[0]) + u32::from(s.left[1]);
+        let mut score = 0;
+        for k in 0..2 {
+            let c = color(k);
+            // Enough pawns to promote into the pieces the goal has beyond the originals left.
+            let pawns: u32 = s.cols.iter().map(|col| u32::from(col.count(c))).sum();
+            let promoted: u32 = s.promoted[k].iter().map(|&n| u32::from(n)).sum();
+            let needed: u32 = (0..5)
+                .map(|t| u32::from(self.goal.pieces[k][t].saturating_sub(s.pieces[k][t])))
+                .sum();
+            if pawns < u32::from(self.goal_pawns[k]) + needed.saturating_sub(promoted) {
+                return None;
+            }
+            // Captures by this colour's pawns to bring pawns onto the goal's files.
+            let moves = pawn_moves(&s.cols, &self.goal.cols, c)?;
+            if moves > u32::from(s.left[1 - k]) {
+                return None;
+            }
+            let excess: u32 = (0..5)
+                .map(|t| u32::from(s.pieces[k][t].saturating_sub(self.goal.pieces[k][t])))
+                .sum();
+            if excess > u32::from(s.left[k]) {
+                return None;
+            }
+            score += moves + excess;
+        }
+        // Every incomplete column needs a capture, and one capture touches at most two
+        // neighbouring files.
+        let mut cover = 0;
+        let mut f = 0;
+        while f < 8 {
+            if s.cols[f].completes_to(self.goal.cols[f]) {
+                f += 1;
+            } else {
+                cover += 1;
+                f += 2;
+            }
+        }
+        if cover > total {
+            return None;
+        }
+        Some(4 * cover + score)
+    }
+
+    fn goal_reached(&self, s: &State) -> bool {
+        (0..8).all(|f| s.cols[f].completes_to(self.goal.cols[f]))
+            && (0..2).all(|k| (0..5).all(|t| s.pieces[k][t] <= self.goal.pieces[k][t]))
+            && self.bound(s).is_some()
+    }
+
+    fn dfs(&mut self, s: &State, path: &mut Vec<KernelMove>) -> Result<bool, Stop> {
+        if s.left == [0, 0] {
+            return Ok(self.goal_reached(s));
+        }
+        if self.bound(s).is_none() || self.failed.contains(s) {
+            return Ok(false);
+        }
+        (self.budget)()?;
+        let mut children: Vec<(u32, State, KernelMove)> = self
+            .moves(s)
+            .into_iter()
+            .filter_map(|(child, name)| self.bound(&child).map(|b| (b, child, name)))
+            .collect();
+        children.sort_by_key(|c| c.0);
+        for (_, child, name) in children {
+            path.push(name);
+            if self.dfs(&child, path)? {
+                return Ok(true);
+            }
+            path.pop();
+        }
+        self.failed.insert(s.clone());
+        Ok(false)
+    }
+
+    /// Every capture from `s`, with its move.
+    fn moves(&self, s: &State) -> Vec<(State, KernelMove)> {
+        let mut out = Vec::new();
+        for k in 0..2 {
+            let x = color(k);
+            let y = 1 - k;
+            if s.left[y] == 0 {
+                continue;
+            }
+            // The targets: the state with the target gone, and the target.
+            let mut targets: Vec<(State, Target)> = Vec::new();
+            let mut base = s.clone();
+            base.left[y] -= 1;
+            for (g, col) in s.cols.iter().enumerate() {
+                for j in 0..col.len {
+                    if col.get(j) == color(y) {
+                        let mut t = base.clone();
+                        t.cols[g] = col.remove(j);
+                        if col.can_promote(j, color(y)) {
+                            // The pawn promoted without capturing and the new piece is taken.
+                            targets.push((t.clone(), Target::Promoted(g as u8)));
+                        }
+                        targets.push((t, Target::Pawn(g as u8, j)));
+                    }
+                }
+            }
+            for t in 0..5 {
+                if s.pieces[y][t] > 0 {
+                    let mut st = base.clone();
+                    st.pieces[y][t] -= 1;
+                    targets.push((st, Target::Piece(t as u8)));
+                }
+            }
+            for f in 0..8 {
+                if s.promoted[y][f] > 0 {
+                    let mut st = base.clone();
+                    st.promoted[y][f] -= 1;
+                    targets.push((st, Target::Promoted(f as u8)));
+                }
+            }
+            for (t, target) in &targets {
+                let mv = |pawn, landing| KernelMove {
+                    side: x,
+                    pawn,
+                    target: *target,
+                    landing,
+                };
+                // A piece (the king at least) takes it.
+                out.push((t.clone(), mv(None, None)));
+                // A pawn takes it from a neighbouring file.
+                for f in 0..8usize {
+                    let col = s.cols[f];
+                    for i in 0..col.len {
+                        if col.get(i) != x {
+                            continue;
+                        }
+                        let pawn = Some((f as u8, i));
+                        for g in [f.wrapping_sub(1), f + 1] {
+                            if g >= 8 {
+                                continue;
+                            }
+                            match *target {
+                                Target::Pawn(pg, j) => {
+                                    if usize::from(pg) != g {
+                                        continue;
+                                    }
+                                    let mut st = t.clone();
+                                    st.cols[f] = st.cols[f].remove(i);
+                                    // The capturer takes the captured pawn's place.
+                                    st.cols[g] = s.cols[g].set(j, x);
+                                    out.push((st, mv(pawn, None)));
+                                }
+                                _ => {
+                                    let mut st = t.clone();
+                                    st.cols[f] = st.cols[f].remove(i);
+                                    if st.cols[g].len < MAX_COLUMN {
+                                        for at in 0..=st.cols[g].len {
+                                            let mut in_col = st.clone();
+                                            in_col.cols[g] = st.cols[g].insert(at, x);
+                                            out.push((
+                                                in_col,
+                                                mv(pawn, Some(Landing::At(g as u8, at))),
+                                            ));
+                                        }
+                                    }
+                                    if col.can_promote(i, x) {
+                                        let mut promo = st;
+                                        promo.promoted[k][g] += 1;
+                                        out.push((
+                                            promo,
+                                            mv(pawn, Some(Landing::Promotes(g as u8))),
+                                        ));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The fewest captures by `c`'s pawns that bring pawns onto the files of the goal's pawns:
+/// each goal pawn matched to a distinct pawn of the state, costing the file distance (unmatched
+/// pawns promote or are captured). `None` when there are too few pawns.
+fn pawn_moves(state: &[Column; 8], goal: &[Column; 8], c: Color) -> Option<u32> {
+    // Files of the pawns in file order (at most 6 a file, 48 in all).
+    let files = |cols: &[Column; 8], out: &mut [u8; 48]| -> usize {
+        let mut n = 0;
+        for (f, col) in cols.iter().enumerate() {
+            for _ in 0..col.count(c) {
+                if n < out.len() {
+                    out[n] = f as u8;
+                    n += 1;
+                }
+            }
+        }
+        n
+    };
+    let (mut have, mut want) = ([0u8; 48], [0u8; 48]);
+    let nh = files(state, &mut have);
+    let nw = files(goal, &mut want);
+    if nw > nh {
+        return None;
+    }
+    const INF: u32 = u32::MAX / 2;
+    // row[j] for goal pawn i: the first i goal pawns matched, in order, among the first j state
+    // pawns.
+    let mut prev = [0u32; 49];
+    let mut row = [INF; 49];
+    for i in 1..=nw {
+        row[0] = INF;
+        for j in 1..=nh {
+            let take = prev[j - 1] + u32::from(want[i - 1].abs_diff(have[j - 1]));
+            row[j] = row[j - 1].min(take);
+        }
+        prev = row;
+    }
+    Some(prev[nh])
+}
+
+/// Convenience: a kernel search with its own node limit and deadline.
+///
+/// # Errors
+/// The budget ran out.
+pub fn search_limited(
+    init: &RawPosition,
+    goal: &RawPosition,
+    max_nodes: u64,
+    deadline: Option<Instant>,
+) -> Result<KernelResult, Stop> {
+    let mut nodes = 0u64;
+    let mut tick = || {
+        nodes += 1;
+        if nodes > max_nodes {
+            return Err(Stop::Nodes);
+        }
+        if nodes.is_multiple_of(256) && deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(Stop::Time);
+        }
+        Ok(())
+    };
+    search(init, goal, &mut tick)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kernel(init: &str, goal: &str) -> KernelResult {
+        let i = RawPosition::from_fen(init).expect("fen");
+        let g = RawPosition::from_fen(goal).expect("fen");
+        search_limited(&i, &g, 1_000_000, None).expect("in budget")
+    }
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    #[test]
+    fn columns() {
+        let c = Column::default()
+            .insert(0, Color::White)
+            .insert(1, Color::Black);
+        assert_eq!((c.len, c.get(0), c.get(1)), (2, Color::White, Color::Black));
+        assert_eq!(c.remove(0).get(0), Color::Black);
+        assert_eq!(c.insert(1, Color::White).get(2), Color::Black);
+        // White below black: neither can promote, and nothing can be removed.
+        assert!(c.completes_to(c));
+        assert!(!c.completes_to(Column::default().insert(0, Color::White)));
+        assert!(!c.completes_to(Column::default().insert(0, Color::Black)));
+        assert!(!c.can_promote(1, Color::Black) && !c.can_promote(0, Color::White));
+        // Black below white: both can.
+        let d = Column::default()
+            .insert(0, Color::Black)
+            .insert(1, Color::White);
+        assert!(d.can_promote(0, Color::Black) && d.can_promote(1, Color::White));
+        for goal in [
+            Column::default(),
+            Column::default().insert(0, Color::White),
+            Column::default().insert(0, Color::Black),
+        ] {
+            assert!(d.completes_to(goal));
+        }
+    }
+
+    #[test]
+    fn start_to_start_is_the_empty_kernel() {
+        assert_eq!(kernel(START, START), KernelResult::Found(Vec::new()));
+    }
+
+    #[test]
+    fn the_documents_example_kernels() {
+        // e4 d5 exd5 and onwards: after exd5 ... a pawn exchange on d5.
+        let goal = "rnbqkbnr/ppp2ppp/8/3P4/3p4/8/PPP2PPP/RNBQKBNR w KQkq - 0 1";
+        match kernel(START, goal) {
+            KernelResult::Found(k) => assert_eq!(k.len(), 2, "{k:?}"),
+            KernelResult::None => panic!("a kernel exists"),
+        }
+    }
+
+    #[test]
+    fn pawn_on_the_wrong_file_without_captures_has_no_kernel() {
+        // The e pawn on f4 with all 16 black pieces: no capture to change file.
+        assert_eq!(
+            kernel(
+                START,
+                "rnbqkbnr/pppppppp/8/8/5P2/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1"
+            ),
+            KernelResult::None
+        );
+    }
+
+    #[test]
+    fn texels_no_kernel_position() {
+        assert_eq!(
+            kernel(
+                START,
+                "2K1Nbk1/p3N1Nr/2PR2p1/2R2R1P/P3rb1B/1brQ2n1/p1q3P1/Nq2nB2 b - - 0 1"
+            ),
+            KernelResult::None
+        );
+    }
+}
