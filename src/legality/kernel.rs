@@ -228,8 +228,75 @@ pub enum KernelResult {
 pub struct KernelSearch<'a> {
     goal: Counted,
     goal_pawns: [u8; 2],
+    blocked: Blocked,
     failed: HashSet<State>,
     budget: &'a mut dyn FnMut() -> Result<(), Stop>,
+}
+
+/// Units that never move nor get captured in any game from the initial position to the goal.
+#[derive(Clone, Copy, Debug, Default)]
+struct Blocked {
+    /// Per file, whether the bottom pawn of the column is a white pawn that stays on its
+    /// second rank: in the goal and in the initial position, since no pawn can come to the
+    /// second rank (pawns move forward, captures included).
+    white_pawn: [bool; 8],
+    /// Per file, whether the top pawn is a black pawn that stays on its seventh rank.
+    black_pawn: [bool; 8],
+    /// Per colour and type, original pieces that never move (rooks and king with castling
+    /// rights, a bishop shut in on c1/f1/c8/f8 by two blocked pawns): fewer may never be left.
+    floor: [[u8; 5]; 2],
+}
+
+fn blocked(init: &RawPosition, goal: &RawPosition) -> Blocked {
+    use shakmaty::{File, Piece, Rank, Square};
+    let mut b = Blocked::default();
+    let stays = |sq: Square, pc: Piece| {
+        init.board.piece_at(sq) == Some(pc) && goal.board.piece_at(sq) == Some(pc)
+    };
+    for f in 0..8u32 {
+        let file = File::new(f);
+        b.white_pawn[f as usize] =
+            stays(Square::from_coords(file, Rank::Second), Color::White.pawn());
+        b.black_pawn[f as usize] = stays(
+            Square::from_coords(file, Rank::Seventh),
+            Color::Black.pawn(),
+        );
+    }
+    for c in Color::ALL {
+        let k = ci(c);
+        let r = RawPosition::back_rank(c);
+        // Rooks with a castling right in the goal have never moved (nor has their king).
+        let rights = goal.castling & Bitboard::from(r);
+        for sq in rights {
+            if stays(sq, c.rook()) {
+                b.floor[k][1] += 1;
+            }
+        }
+        // A bishop on c1 behind blocked b2 and d2 pawns (f1: e2, g2) never moved.
+        let pawns = if c == Color::White {
+            b.white_pawn
+        } else {
+            b.black_pawn
+        };
+        for (file, left, right) in [(File::C, 1, 3), (File::F, 4, 6)] {
+            let sq = Square::from_coords(file, r);
+            if pawns[left] && pawns[right] && stays(sq, c.bishop()) {
+                let t = if Bitboard::LIGHT_SQUARES.contains(sq) {
+                    2
+                } else {
+                    3
+                };
+                b.floor[k][t] += 1;
+            }
+        }
+    }
+    b
+}
+
+/// Whether a promotion of `c` on file `f` lands on a light square (white promotes on the
+/// eighth rank, where the a file is light; black on the first, where it is dark).
+fn promotes_on_light(c: Color, f: usize) -> bool {
+    f.is_multiple_of(2) == (c == Color::White)
 }
 
 fn file_char(f: usize) -> char {
@@ -272,9 +339,11 @@ pub fn search(
         promoted: [[0; 8]; 2],
         left,
     };
+    let blocked = blocked(init, goal);
     let mut s = KernelSearch {
         goal: g,
         goal_pawns,
+        blocked,
         failed: HashSet::new(),
         budget: tick,
     };
@@ -346,7 +415,31 @@ impl KernelSearch<'_> {
     fn goal_reached(&self, s: &State) -> bool {
         (0..8).all(|f| s.cols[f].completes_to(self.goal.cols[f]))
             && (0..2).all(|k| (0..5).all(|t| s.pieces[k][t] <= self.goal.pieces[k][t]))
+            && (0..2).all(|k| self.promotions_suffice(s, k))
             && self.bound(s).is_some()
+    }
+
+    /// With the columns complete, whether the promotions (earlier ones still on the board and
+    /// the pawns that leave their columns by promoting now) can make the pieces the goal has
+    /// beyond the originals left: a promoted bishop keeps the colour of its promotion square.
+    fn promotions_suffice(&self, s: &State, k: usize) -> bool {
+        let c = color(k);
+        let (mut light, mut dark) = (0u32, 0u32);
+        for f in 0..8 {
+            let removed = s.cols[f]
+                .count(c)
+                .saturating_sub(self.goal.cols[f].count(c));
+            let n = u32::from(s.promoted[k][f]) + u32::from(removed);
+            if promotes_on_light(c, f) {
+                light += n;
+            } else {
+                dark += n;
+            }
+        }
+        let need = |t: usize| u32::from(self.goal.pieces[k][t].saturating_sub(s.pieces[k][t]));
+        let (need_light, need_dark) = (need(2), need(3));
+        let need_all = need(0) + need(1) + need_light + need_dark + need(4);
+        light >= need_light && dark >= need_dark && light + dark >= need_all
     }
 
     fn dfs(&mut self, s: &State, path: &mut Vec<KernelMove>) -> Result<bool, Stop> {
@@ -374,6 +467,13 @@ impl KernelSearch<'_> {
         Ok(false)
     }
 
+    /// Whether pawn `i` of column `col` (file `f`) is a blocked pawn: a white one at the bottom
+    /// or a black one at the top of a file marked blocked.
+    fn is_blocked(&self, col: Column, f: usize, i: u8) -> bool {
+        (i == 0 && self.blocked.white_pawn[f] && col.get(0) == Color::White)
+            || (i + 1 == col.len && self.blocked.black_pawn[f] && col.get(i) == Color::Black)
+    }
+
     /// Every capture from `s`, with its move.
     fn moves(&self, s: &State) -> Vec<(State, KernelMove)> {
         let mut out = Vec::new();
@@ -389,7 +489,7 @@ impl KernelSearch<'_> {
             base.left[y] -= 1;
             for (g, col) in s.cols.iter().enumerate() {
                 for j in 0..col.len {
-                    if col.get(j) == color(y) {
+                    if col.get(j) == color(y) && !self.is_blocked(*col, g, j) {
                         let mut t = base.clone();
                         t.cols[g] = col.remove(j);
                         if col.can_promote(j, color(y)) {
@@ -401,7 +501,7 @@ impl KernelSearch<'_> {
                 }
             }
             for t in 0..5 {
-                if s.pieces[y][t] > 0 {
+                if s.pieces[y][t] > self.blocked.floor[y][t] {
                     let mut st = base.clone();
                     st.pieces[y][t] -= 1;
                     targets.push((st, Target::Piece(t as u8)));
@@ -427,7 +527,7 @@ impl KernelSearch<'_> {
                 for f in 0..8usize {
                     let col = s.cols[f];
                     for i in 0..col.len {
-                        if col.get(i) != x {
+                        if col.get(i) != x || self.is_blocked(col, f, i) {
                             continue;
                         }
                         let pawn = Some((f as u8, i));
@@ -451,6 +551,14 @@ impl KernelSearch<'_> {
                                     st.cols[f] = st.cols[f].remove(i);
                                     if st.cols[g].len < MAX_COLUMN {
                                         for at in 0..=st.cols[g].len {
+                                            // Nothing gets below a blocked white pawn or above
+                                            // a blocked black one.
+                                            if (at == 0 && self.blocked.white_pawn[g])
+                                                || (at == st.cols[g].len
+                                                    && self.blocked.black_pawn[g])
+                                            {
+                                                continue;
+                                            }
                                             let mut in_col = st.clone();
                                             in_col.cols[g] = st.cols[g].insert(at, x);
                                             out.push((
@@ -605,6 +713,41 @@ mod tests {
             ),
             KernelResult::None
         );
+    }
+
+    #[test]
+    fn a_promoted_bishop_keeps_its_promotion_squares_colour() {
+        // The a pawn promotes on a8, a light square, with nothing to capture on the way.
+        let init = "4k3/P7/8/8/8/8/8/4K3 w - - 0 1";
+        assert_eq!(
+            kernel(init, "4k3/8/8/8/8/8/8/3BK3 w - - 0 1"),
+            KernelResult::Found(Vec::new())
+        );
+        assert_eq!(
+            kernel(init, "4k3/8/8/8/8/8/8/2B1K3 w - - 0 1"),
+            KernelResult::None
+        );
+        // Any other piece will do.
+        assert_eq!(
+            kernel(init, "4k3/8/8/8/8/8/8/2N1K3 w - - 0 1"),
+            KernelResult::Found(Vec::new())
+        );
+    }
+
+    #[test]
+    fn blocked_pawns_and_shut_in_bishops() {
+        let i = RawPosition::from_fen(START).expect("fen");
+        let g = RawPosition::from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+            .expect("fen");
+        let b = blocked(&i, &g);
+        assert_eq!((b.white_pawn, b.black_pawn), ([true; 8], [true; 8]));
+        // Two rooks with rights, and both bishops shut in, for each side.
+        assert_eq!(b.floor, [[0, 2, 1, 1, 0], [0, 2, 1, 1, 0]]);
+        let g2 = RawPosition::from_fen("rnbqkbnr/pppppppp/8/8/8/3P4/PPP1PPPP/RNBQKBNR b Qkq - 0 1")
+            .expect("fen");
+        let b2 = blocked(&i, &g2);
+        assert!(!b2.white_pawn[3] && b2.white_pawn[2]);
+        assert_eq!(b2.floor[0], [0, 1, 1, 0, 0]);
     }
 
     #[test]
