@@ -546,7 +546,7 @@ fn console_commands() {
         lines
             .last()
             .expect("line")
-            .contains("legal: unknown (not proven illegal)"),
+            .contains("legal: unknown (a proof kernel exists; not proven illegal)"),
         "{lines:?}"
     );
     e.send("probe");

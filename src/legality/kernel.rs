@@ -171,6 +171,8 @@ enum Target {
     Piece(u8),
     /// A piece promoted on this file.
     Promoted(u8),
+    /// Nothing: the pawn promotes without capturing.
+    Nothing,
 }
 
 /// How the capturing pawn ends up.
@@ -201,11 +203,15 @@ impl fmt::Display for KernelMove {
         if let Some((file, i)) = self.pawn {
             write!(f, "P{}{i}", file_char(usize::from(file)))?;
         }
+        if self.target == Target::Nothing {
+            return f.write_str("+");
+        }
         f.write_str("x")?;
         match self.target {
             Target::Pawn(g, j) => write!(f, "P{}{j}", file_char(usize::from(g)))?,
             Target::Piece(t) => f.write_str(TYPES[usize::from(t)])?,
             Target::Promoted(p) => write!(f, "{}", file_char(usize::from(p)))?,
+            Target::Nothing => {}
         }
         match self.landing {
             Some(Landing::At(g, at)) => write!(f, "{}{at}", file_char(usize::from(g))),
@@ -474,9 +480,40 @@ impl KernelSearch<'_> {
             || (i + 1 == col.len && self.blocked.black_pawn[f] && col.get(i) == Color::Black)
     }
 
-    /// Every capture from `s`, with its move.
+    /// Every capture from `s`, with its move; and the promotions without a capture that can
+    /// matter before the kernel ends (they take no capture): one that lets the pawn behind
+    /// promote too, or frees a place in a full column. Otherwise a promotion changes nothing
+    /// until the end, where the goal check counts it.
     fn moves(&self, s: &State) -> Vec<(State, KernelMove)> {
         let mut out = Vec::new();
+        for k in 0..2 {
+            let x = color(k);
+            for (f, col) in s.cols.iter().enumerate() {
+                for i in 0..col.len {
+                    // Promoting early only matters when it lets the pawn behind, of the same
+                    // colour, promote before the kernel ends, or frees a full column.
+                    let behind = match x {
+                        Color::White => i.checked_sub(1),
+                        Color::Black => Some(i + 1).filter(|&b| b < col.len),
+                    };
+                    let useful = col.len >= MAX_COLUMN || behind.is_some_and(|b| col.get(b) == x);
+                    if useful && col.can_promote(i, x) && !self.is_blocked(*col, f, i) {
+                        let mut st = s.clone();
+                        st.cols[f] = col.remove(i);
+                        st.promoted[k][f] += 1;
+                        out.push((
+                            st,
+                            KernelMove {
+                                side: x,
+                                pawn: Some((f as u8, i)),
+                                target: Target::Nothing,
+                                landing: None,
+                            },
+                        ));
+                    }
+                }
+            }
+        }
         for k in 0..2 {
             let x = color(k);
             let y = 1 - k;
