@@ -990,7 +990,12 @@ impl<T: Tables + Sync + Default> Solver<T> {
         let pi = p as usize;
         if child_lost {
             let Some(w) = Value::win(d as u32 + 1) else {
-                self.overflow.store(true, Relaxed);
+                // A predecessor of a loss in 254 plies would win in 255, which the format cannot
+                // store; but every win of at most 253 plies is decided by now, so a decided
+                // predecessor is a faster win and nothing overflows (KPPvKP has such losses).
+                if self.cells[side][pi].load(Relaxed) >> 8 == 0 {
+                    self.overflow.store(true, Relaxed);
+                }
                 return;
             };
             if self.try_decide(side, pi, w) {
