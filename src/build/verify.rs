@@ -22,7 +22,7 @@ use shakmaty::{
 use crate::tablebase::{
     index::{IndexScheme, Squares},
     pieces::square,
-    Material, ProbeError, Tablebase, Tables, Value,
+    Material, Tablebase, Tables, Value,
 };
 
 /// The outcome of verifying one table.
@@ -154,16 +154,17 @@ pub fn verify(dir: &Path, material: Material, progress: bool) -> VerifyReport {
                 }
             };
             let mut best: Option<Value> = None;
+            let mut long_win = false;
             let mut failed = false;
             for m in pos.legal_moves() {
                 let child = match quiet_child(&scheme, &sq, &m) {
-                    Some(ci) => table
-                        .get(!white, ci)
-                        .and_then(|c| Value::from_child(c).ok_or(ProbeError::Overflow)),
-                    None => tb.move_value(&pos, &m),
+                    Some(ci) => table.get(!white, ci).map(Value::from_child),
+                    None => tb.move_value_within_range(&pos, &m),
                 };
                 match child {
-                    Ok(v) => best = Some(best.map_or(v, |b| b.max(v))),
+                    Ok(Some(v)) => best = Some(best.map_or(v, |b| b.max(v))),
+                    // A win in 255 plies: slower than any storable win (see below).
+                    Ok(None) => long_win = true,
                     Err(e) => {
                         if let Ok(mut g) = error.lock() {
                             g.get_or_insert_with(|| e.to_string());
@@ -174,6 +175,11 @@ pub fn verify(dir: &Path, material: Material, progress: bool) -> VerifyReport {
                 }
             }
             if failed {
+                continue;
+            }
+            if long_win && best.is_none_or(|b| b.wdl() != crate::tablebase::Wdl::Win) {
+                // The position itself would be won in 255 plies, which no entry can hold.
+                bad += 1;
                 continue;
             }
             let expect = best.unwrap_or(if pos.is_check() {

@@ -253,11 +253,14 @@ impl Tablebase {
         if pos.legal_ep_square().is_some() {
             // The table holds the position without the en passant right: search one ply.
             let mut best: Option<Value> = None;
+            let mut long_win = false;
             for m in pos.legal_moves() {
-                let v = self.move_value(pos, &m)?;
-                best = Some(best.map_or(v, |b| b.max(v)));
+                match self.move_value_within_range(pos, &m)? {
+                    Some(v) => best = Some(best.map_or(v, |b| b.max(v))),
+                    None => long_win = true,
+                }
             }
-            return best.ok_or(ProbeError::Overflow);
+            return best_with_long_wins(best, long_win);
         }
         self.probe_board(pos.board(), pos.turn() == Color::White)
     }
@@ -330,9 +333,24 @@ impl Tablebase {
     /// # Errors
     /// As [`Tablebase::probe`] for the position after the move.
     pub fn move_value(&self, pos: &Chess, m: &Move) -> Result<Value, ProbeError> {
+        self.move_value_within_range(pos, m)?
+            .ok_or(ProbeError::Overflow)
+    }
+
+    /// As [`Tablebase::move_value`], with `None` for a move into a loss in 254 plies: a win in
+    /// 255, longer than a value can hold. Such a move is never best where it occurs (KPPvKP),
+    /// since a position won in 255 plies cannot be stored and the build would have failed.
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe`] for the position after the move.
+    pub fn move_value_within_range(
+        &self,
+        pos: &Chess,
+        m: &Move,
+    ) -> Result<Option<Value>, ProbeError> {
         let mut child = pos.clone();
         child.play_unchecked(*m);
-        Value::from_child(self.probe(&child)?).ok_or(ProbeError::Overflow)
+        Ok(Value::from_child(self.probe(&child)?))
     }
 
     /// The legal moves of a position with their values for the side to move, best first (fastest
@@ -345,12 +363,30 @@ impl Tablebase {
             return Err(ProbeError::Castling);
         }
         let mut v = Vec::new();
+        let mut long_win = false;
         for m in pos.legal_moves() {
-            let val = self.move_value(pos, &m)?;
-            v.push((m, val));
+            match self.move_value_within_range(pos, &m)? {
+                Some(val) => v.push((m, val)),
+                // Left out: a slower win than the best, which is then a win too (checked below).
+                None => long_win = true,
+            }
         }
         v.sort_by_key(|e| std::cmp::Reverse(e.1));
+        best_with_long_wins(v.first().map(|e| e.1), long_win)?;
         Ok(v)
+    }
+}
+
+/// The best of a position's move values when some moves (`long_win`) win in more than 253
+/// plies: those are slower than any other win, so the best stands if it is a win; otherwise
+/// the position would be won in more plies than a value holds.
+///
+/// # Errors
+/// [`ProbeError::Overflow`] in that case, or when there is no move at all.
+pub fn best_with_long_wins(best: Option<Value>, long_win: bool) -> Result<Value, ProbeError> {
+    match best {
+        Some(b) if !long_win || b.wdl() == crate::tablebase::Wdl::Win => Ok(b),
+        _ => Err(ProbeError::Overflow),
     }
 }
 
