@@ -76,6 +76,16 @@ enum Command {
     Uci,
 }
 
+/// A `--time` value: seconds, finite and not negative.
+fn check_seconds(time: Option<f64>) -> Result<(), String> {
+    match time {
+        Some(t) if !t.is_finite() || t < 0.0 => {
+            Err(format!("--time {t}: expected a number of seconds >= 0"))
+        }
+        _ => Ok(()),
+    }
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
     let (config, config_error) = match Config::load(args.config.as_deref()) {
@@ -151,8 +161,8 @@ fn main() -> ExitCode {
             time,
             fens,
         }) => {
-            if let Some(t) = time.filter(|t| !t.is_finite() || *t < 0.0) {
-                eprintln!("retro: --time {t}: expected a number of seconds >= 0");
+            if let Err(e) = check_seconds(time) {
+                eprintln!("retro: {e}");
                 return ExitCode::from(2);
             }
             let stdin = std::io::stdin();
@@ -195,8 +205,8 @@ fn main() -> ExitCode {
             time,
             fen,
         }) => {
-            if let Some(t) = time.filter(|t| !t.is_finite() || *t < 0.0) {
-                eprintln!("retro: --time {t}: expected a number of seconds >= 0");
+            if let Err(e) = check_seconds(time) {
+                eprintln!("retro: {e}");
                 return ExitCode::from(2);
             }
             match cli::proofkernel_line(init.as_deref(), &fen, max_nodes, time) {

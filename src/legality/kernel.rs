@@ -16,7 +16,10 @@ use std::{collections::HashSet, fmt, time::Instant};
 
 use shakmaty::{Bitboard, Color, Role};
 
-use super::{lastmove::Stop, position::RawPosition};
+use super::{
+    lastmove::{Limits, Stop},
+    position::RawPosition,
+};
 
 /// Piece types of the kernel (kings are not counted).
 const TYPES: [&str; 5] = ["Q", "R", "LB", "DB", "N"];
@@ -672,16 +675,14 @@ pub fn search_limited(
     max_nodes: u64,
     deadline: Option<Instant>,
 ) -> Result<KernelResult, Stop> {
+    let limits = Limits {
+        max_nodes,
+        deadline,
+    };
     let mut nodes = 0u64;
     let mut tick = || {
         nodes += 1;
-        if nodes > max_nodes {
-            return Err(Stop::Nodes);
-        }
-        if nodes.is_multiple_of(256) && deadline.is_some_and(|d| Instant::now() >= d) {
-            return Err(Stop::Time);
-        }
-        Ok(())
+        limits.check(nodes)
     };
     search(init, goal, &mut tick)
 }

@@ -30,6 +30,23 @@ impl Default for Limits {
     }
 }
 
+impl Limits {
+    /// Whether a search that has visited `nodes` nodes may go on (the clock is read every 64
+    /// nodes).
+    ///
+    /// # Errors
+    /// The node or time budget ran out.
+    pub fn check(&self, nodes: u64) -> Result<(), Stop> {
+        if nodes > self.max_nodes {
+            return Err(Stop::Nodes);
+        }
+        if nodes.is_multiple_of(64) && self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(Stop::Time);
+        }
+        Ok(())
+    }
+}
+
 /// The deepest chain of earlier positions followed.
 const MAX_DEPTH: usize = 64;
 
@@ -68,17 +85,7 @@ impl Analysis {
 
     fn tick(&mut self) -> Result<(), Stop> {
         self.nodes += 1;
-        if self.nodes > self.limits.max_nodes {
-            return Err(Stop::Nodes);
-        }
-        if self.nodes.is_multiple_of(64) {
-            if let Some(d) = self.limits.deadline {
-                if Instant::now() >= d {
-                    return Err(Stop::Time);
-                }
-            }
-        }
-        Ok(())
+        self.limits.check(self.nodes)
     }
 
     /// `Some(reason)` when `p` is proven illegal, `None` when no proof was found.
