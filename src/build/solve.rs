@@ -21,7 +21,7 @@
 #![allow(clippy::needless_range_loop)] // slots index several parallel arrays
 
 use std::sync::{
-    atomic::{AtomicBool, AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed},
+    atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed},
     Mutex,
 };
 
@@ -41,6 +41,13 @@ use crate::tablebase::{
 
 /// Added to a counter when the position has a non-losing exit, so it never reaches zero.
 const CANT_LOSE: u8 = 128;
+
+/// The low byte of a decided entry's cell (no counter takes this value: see `MAX_KEYS`).
+const DECIDED: u8 = 0xFF;
+
+/// The most in-table successors a position may count, so that `CANT_LOSE` plus the count stays
+/// below `DECIDED` (a 5-piece position has at most 89 moves: three queens and a king).
+const MAX_KEYS: usize = 126;
 
 /// Entries per parallel task in the init pass.
 const CHUNK: u64 = 1 << 14;
@@ -180,10 +187,33 @@ fn prefetch(cells: &[AtomicU16], i: usize) {
     let _ = (cells, i);
 }
 
-/// An entry's cell: value byte and counter.
+/// A decided entry's cell: its value in the high byte, `DECIDED` in the low byte.
 #[inline]
-const fn cell_of(v: Value, counter: u8) -> u16 {
-    ((v.to_byte() as u16) << 8) | counter as u16
+const fn decided_cell(v: Value) -> u16 {
+    ((v.to_byte() as u16) << 8) | DECIDED as u16
+}
+
+/// An undecided entry's cell: half the plies of its longest losing exit in the high byte (0
+/// when it cannot lose), its counter in the low byte.
+#[inline]
+const fn open_cell(half_exit_loss: u8, counter: u8) -> u16 {
+    ((half_exit_loss as u16) << 8) | counter as u16
+}
+
+/// Whether a cell holds a decided entry.
+#[inline]
+const fn is_decided(cell: u16) -> bool {
+    cell & 0xFF == DECIDED as u16
+}
+
+/// The value of a cell: a draw while undecided.
+#[inline]
+const fn cell_value(cell: u16) -> Value {
+    if is_decided(cell) {
+        Value::from_byte((cell >> 8) as u8)
+    } else {
+        Value::DRAW
+    }
 }
 
 /// Summary of one position's moves.
@@ -219,11 +249,11 @@ pub struct Solver<T: Tables + Sync + Default> {
     n: usize,
     /// The tables exits are looked up in, for the current stage.
     sub: T,
-    /// Per entry, the value (high byte, 0 while undecided) and the count of in-table successors
-    /// not yet known to be won by the opponent (low byte), side by side in one cache line.
+    /// Per entry, two bytes. Undecided: the count of in-table successors not yet known to be
+    /// won by the opponent (low byte, plus `CANT_LOSE` when an exit saves the position) and half
+    /// the plies of the longest losing exit (high byte). Decided: `DECIDED` (low byte) and the
+    /// value (high byte).
     cells: [Vec<AtomicU16>; 2],
-    /// Half the plies of the longest losing exit, for positions that may be lost.
-    exit_loss: [Vec<AtomicU8>; 2],
     sub_error: Mutex<Option<String>>,
     overflow: AtomicBool,
 }
@@ -233,10 +263,9 @@ impl<T: Tables + Sync + Default> Solver<T> {
     pub fn new(material: Material, sub: T) -> Solver<T> {
         let ix = IndexScheme::new(material);
         let size = ix.size() as usize;
-        let mk = |v: u8| (0..size).map(|_| AtomicU8::new(v)).collect::<Vec<_>>();
         let mk16 = || {
             (0..size)
-                .map(|_| AtomicU16::new(u16::from(CANT_LOSE)))
+                .map(|_| AtomicU16::new(open_cell(0, CANT_LOSE)))
                 .collect::<Vec<_>>()
         };
         Solver {
@@ -246,7 +275,6 @@ impl<T: Tables + Sync + Default> Solver<T> {
             ix,
             sub,
             cells: [mk16(), mk16()],
-            exit_loss: [mk(0), mk(0)],
             sub_error: Mutex::new(None),
             overflow: AtomicBool::new(false),
         }
@@ -578,9 +606,13 @@ impl<T: Tables + Sync + Default> Solver<T> {
                     let cell = &this.cells[side][idx as usize];
                     if summary.moves == 0 {
                         if this.in_check(&sq, side, occ, usize::MAX) {
-                            cell.store(cell_of(Value::MATED, 0), Relaxed);
+                            cell.store(decided_cell(Value::MATED), Relaxed);
                             mates.push(item(idx, side, 0));
                         }
+                        continue;
+                    }
+                    if summary.nkeys > MAX_KEYS {
+                        this.overflow.store(true, Relaxed);
                         continue;
                     }
                     match summary.best_exit.map(Value::wdl) {
@@ -588,18 +620,15 @@ impl<T: Tables + Sync + Default> Solver<T> {
                             if let Some(v) = summary.best_exit.filter(|v| v.wdl() == Wdl::Win) {
                                 seeds.push(seed(v.plies(), idx, side));
                             }
-                            cell.store(
-                                cell_of(Value::DRAW, CANT_LOSE + summary.nkeys as u8),
-                                Relaxed,
-                            );
+                            cell.store(open_cell(0, CANT_LOSE + summary.nkeys as u8), Relaxed);
                         }
                         _ => {
                             if summary.nkeys == 0 && summary.best_exit.is_some() {
                                 seeds.push(seed(summary.longest_losing_exit, idx, side));
                             } else {
-                                cell.store(cell_of(Value::DRAW, summary.nkeys as u8), Relaxed);
-                                this.exit_loss[side][idx as usize]
-                                    .store((summary.longest_losing_exit / 2) as u8, Relaxed);
+                                // A losing exit takes at most 254 plies: the half fits a byte.
+                                let half = (summary.longest_losing_exit / 2).min(127) as u8;
+                                cell.store(open_cell(half, summary.nkeys as u8), Relaxed);
                             }
                         }
                     }
@@ -772,7 +801,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
         );
         let into_bytes = |v: Vec<AtomicU16>| {
             v.into_iter()
-                .map(|c| (c.into_inner() >> 8) as u8)
+                .map(|c| cell_value(c.into_inner()).to_byte())
                 .collect::<Vec<u8>>()
         };
         let [w, b] = self.cells;
@@ -787,13 +816,14 @@ impl<T: Tables + Sync + Default> Solver<T> {
     /// The value of an entry (a draw while undecided).
     #[inline]
     fn value(&self, side: usize, idx: usize) -> Value {
-        Value::from_byte((self.cells[side][idx].load(Relaxed) >> 8) as u8)
+        cell_value(self.cells[side][idx].load(Relaxed))
     }
 
-    /// Decides an entry that no other thread can decide at the same time (a loss).
+    /// Decides an entry that no other thread can decide or count down at the same time (a
+    /// loss).
     #[inline]
     fn decide(&self, side: usize, idx: usize, v: Value) {
-        self.cells[side][idx].fetch_or(u16::from(v.to_byte()) << 8, Relaxed);
+        self.cells[side][idx].store(decided_cell(v), Relaxed);
     }
 
     /// Decides an undecided entry as `v` (a win); `false` if it was decided already.
@@ -802,15 +832,10 @@ impl<T: Tables + Sync + Default> Solver<T> {
         let cell = &self.cells[side][idx];
         let mut cur = cell.load(Relaxed);
         loop {
-            if cur >> 8 != 0 {
+            if is_decided(cur) {
                 return false;
             }
-            match cell.compare_exchange_weak(
-                cur,
-                cur | (u16::from(v.to_byte()) << 8),
-                Relaxed,
-                Relaxed,
-            ) {
+            match cell.compare_exchange_weak(cur, decided_cell(v), Relaxed, Relaxed) {
                 Ok(_) => return true,
                 Err(now) => cur = now,
             }
@@ -993,7 +1018,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 // A predecessor of a loss in 254 plies would win in 255, which the format cannot
                 // store; but every win of at most 253 plies is decided by now, so a decided
                 // predecessor is a faster win and nothing overflows (KPPvKP has such losses).
-                if self.cells[side][pi].load(Relaxed) >> 8 == 0 {
+                if !is_decided(self.cells[side][pi].load(Relaxed)) {
                     self.overflow.store(true, Relaxed);
                 }
                 return;
@@ -1003,16 +1028,22 @@ impl<T: Tables + Sync + Default> Solver<T> {
             }
         } else {
             let cell = &self.cells[side][pi];
-            // A decided predecessor (a win) needs no count.
-            if cell.load(Relaxed) >> 8 != 0 {
-                return;
+            // A decided predecessor (a win) needs no count. The counter never goes below zero
+            // (it is lowered once per distinct successor), so the subtraction never reaches the
+            // high byte; the exchange leaves a cell decided meanwhile alone.
+            let mut old = cell.load(Relaxed);
+            loop {
+                if is_decided(old) {
+                    return;
+                }
+                match cell.compare_exchange_weak(old, old - 1, Relaxed, Relaxed) {
+                    Ok(_) => break,
+                    Err(now) => old = now,
+                }
             }
-            // The counter never goes below zero (it is lowered once per distinct successor), so
-            // the subtraction never reaches the value byte.
-            let old = cell.fetch_sub(1, Relaxed) & 0xFF;
-            if old == 1 {
+            if old & 0xFF == 1 {
                 // Lost: as late as the longest of the in-table children and the exits.
-                let exit = 2 * self.exit_loss[side][pi].load(Relaxed) as usize;
+                let exit = 2 * usize::from((old >> 8) as u8);
                 let l = (d + 1).max(exit);
                 if l == d + 1 {
                     let Some(v) = Value::loss(l as u32) else {
