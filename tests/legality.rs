@@ -80,7 +80,7 @@ fn cpr1k_illegal_positions_proven() {
     assert_eq!(total, 1000);
     assert_eq!(legal_wrong, 0);
     assert!(
-        proven >= 869,
+        proven >= 946,
         "only {proven} of 949 illegal positions proven"
     );
 }
@@ -97,6 +97,27 @@ fn texel_illegal_positions_proven_by_the_rules_here() {
         .collect();
     println!("texel: {} illegal positions proven", proven.len());
     assert!(proven.len() >= 21, "{proven:?}");
+}
+
+/// Texel's positions that have no extended proof kernel (all illegal): the ones settled here
+/// by kernels, blocked promotion squares and trapped bishops.
+#[test]
+fn texel_positions_without_an_extended_kernel_proven() {
+    let rows: Vec<String> = rows("texel_tests.tsv")
+        .into_iter()
+        .filter(|r| r.1 == "no_ext_proof_kernel")
+        .map(|r| r.0)
+        .collect();
+    let proven = rows
+        .iter()
+        .filter(|fen| status(fen).0 == Status::Illegal)
+        .count();
+    println!(
+        "texel: {proven} of {} without an extended kernel proven illegal",
+        rows.len()
+    );
+    assert_eq!(rows.len(), 9);
+    assert!(proven >= 4, "only {proven}");
 }
 
 /// The quoted strings of a detail like `expected: {"a6b8", "c6b8"}`.

@@ -236,6 +236,12 @@ pub enum KernelResult {
 /// The proof-kernel search from `init` to `goal`, sharing `budget` (nodes) with the caller.
 pub struct KernelSearch<'a> {
     goal: Counted,
+    /// The goal's pieces per colour and type, less the bishops trapped on promotion squares
+    /// (those were promoted there and are counted in `fixed`).
+    goal_free: [[u8; 5]; 2],
+    /// Per colour and file, a bishop of the goal trapped on that file's promotion square: one
+    /// promotion of the file must survive as that bishop.
+    fixed: [[u8; 8]; 2],
     goal_pawns: [u8; 2],
     blocked: Blocked,
     failed: HashSet<State>,
@@ -254,6 +260,13 @@ struct Blocked {
     /// Per colour and type, original pieces that never move (rooks and king with castling
     /// rights, a bishop shut in on c1/f1/c8/f8 by two blocked pawns): fewer may never be left.
     floor: [[u8; 5]; 2],
+    /// Per colour and file, whether that colour's promotion square on the file is held for the
+    /// whole game by an opposing unit that never moves (a king or rook with castling rights, a
+    /// shut-in bishop): no pawn promotes there.
+    no_promotion: [[bool; 8]; 2],
+    /// Per colour and file, whether a bishop promoted there could never leave the square: its
+    /// diagonal neighbours (one or two squares on the rank before) hold blocked opposing pawns.
+    trapped: [[bool; 8]; 2],
 }
 
 fn blocked(init: &RawPosition, goal: &RawPosition) -> Blocked {
@@ -279,7 +292,12 @@ fn blocked(init: &RawPosition, goal: &RawPosition) -> Blocked {
         for sq in rights {
             if stays(sq, c.rook()) {
                 b.floor[k][1] += 1;
+                b.no_promotion[1 - k][sq.file() as usize] = true;
             }
+        }
+        let king = Square::from_coords(File::E, r);
+        if rights.any() && stays(king, c.king()) {
+            b.no_promotion[1 - k][File::E as usize] = true;
         }
         // A bishop on c1 behind blocked b2 and d2 pawns (f1: e2, g2) never moved.
         let pawns = if c == Color::White {
@@ -296,10 +314,31 @@ fn blocked(init: &RawPosition, goal: &RawPosition) -> Blocked {
                     3
                 };
                 b.floor[k][t] += 1;
+                b.no_promotion[1 - k][file as usize] = true;
             }
         }
     }
+    // A promotion square of white on the eighth rank is a trap for a bishop when the black
+    // pawns on its diagonal neighbours of the seventh rank never move (and the other way round).
+    for k in 0..2 {
+        let guards = if k == 0 { b.black_pawn } else { b.white_pawn };
+        for f in 0..8 {
+            let left = f == 0 || guards[f - 1];
+            let right = f == 7 || guards[f + 1];
+            b.trapped[k][f] = left && right;
+        }
+    }
     b
+}
+
+/// The promotion square of colour `k` (white 0) on file `f`.
+fn promotion_square(k: usize, f: usize) -> shakmaty::Square {
+    let rank = if k == 0 {
+        shakmaty::Rank::Eighth
+    } else {
+        shakmaty::Rank::First
+    };
+    shakmaty::Square::from_coords(shakmaty::File::new(f as u32), rank)
 }
 
 /// Whether a promotion of `c` on file `f` lands on a light square (white promotes on the
@@ -349,8 +388,30 @@ pub fn search(
         left,
     };
     let blocked = blocked(init, goal);
+    let mut goal_free = g.pieces;
+    let mut fixed = [[0u8; 8]; 2];
+    for (k, c) in Color::ALL.into_iter().enumerate() {
+        for (f, fixed) in fixed[k].iter_mut().enumerate() {
+            let sq = promotion_square(k, f);
+            if blocked.trapped[k][f] && goal.board.piece_at(sq) == Some(c.bishop()) {
+                // No bishop can come to the square: this one was promoted there.
+                if blocked.no_promotion[k][f] {
+                    return Ok(KernelResult::None);
+                }
+                let t = if Bitboard::LIGHT_SQUARES.contains(sq) {
+                    2
+                } else {
+                    3
+                };
+                goal_free[k][t] -= 1;
+                *fixed = 1;
+            }
+        }
+    }
     let mut s = KernelSearch {
         goal: g,
+        goal_free,
+        fixed,
         goal_pawns,
         blocked,
         failed: HashSet::new(),
@@ -384,9 +445,11 @@ impl KernelSearch<'_> {
             // Enough pawns to promote into the pieces the goal has beyond the originals left.
             let pawns: u32 = s.cols.iter().map(|col| u32::from(col.count(c))).sum();
             let promoted: u32 = s.promoted[k].iter().map(|&n| u32::from(n)).sum();
+            let fixed: u32 = self.fixed[k].iter().map(|&n| u32::from(n)).sum();
             let needed: u32 = (0..5)
-                .map(|t| u32::from(self.goal.pieces[k][t].saturating_sub(s.pieces[k][t])))
-                .sum();
+                .map(|t| u32::from(self.goal_free[k][t].saturating_sub(s.pieces[k][t])))
+                .sum::<u32>()
+                + fixed;
             if pawns < u32::from(self.goal_pawns[k]) + needed.saturating_sub(promoted) {
                 return None;
             }
@@ -396,7 +459,7 @@ impl KernelSearch<'_> {
                 return None;
             }
             let excess: u32 = (0..5)
-                .map(|t| u32::from(s.pieces[k][t].saturating_sub(self.goal.pieces[k][t])))
+                .map(|t| u32::from(s.pieces[k][t].saturating_sub(self.goal_free[k][t])))
                 .sum();
             if excess > u32::from(s.left[k]) {
                 return None;
@@ -423,32 +486,44 @@ impl KernelSearch<'_> {
 
     fn goal_reached(&self, s: &State) -> bool {
         (0..8).all(|f| s.cols[f].completes_to(self.goal.cols[f]))
-            && (0..2).all(|k| (0..5).all(|t| s.pieces[k][t] <= self.goal.pieces[k][t]))
+            && (0..2).all(|k| (0..5).all(|t| s.pieces[k][t] <= self.goal_free[k][t]))
             && (0..2).all(|k| self.promotions_suffice(s, k))
             && self.bound(s).is_some()
     }
 
     /// With the columns complete, whether the promotions (earlier ones still on the board and
     /// the pawns that leave their columns by promoting now) can make the pieces the goal has
-    /// beyond the originals left: a promoted bishop keeps the colour of its promotion square.
+    /// beyond the originals left: a promoted bishop keeps the colour of its promotion square, a
+    /// file with a trapped bishop in the goal keeps one promotion for it, and the other
+    /// promotions of a trapping square are no bishops.
     fn promotions_suffice(&self, s: &State, k: usize) -> bool {
         let c = color(k);
-        let (mut light, mut dark) = (0u32, 0u32);
+        let (mut light, mut dark, mut all) = (0u32, 0u32, 0u32);
         for f in 0..8 {
             let removed = s.cols[f]
                 .count(c)
                 .saturating_sub(self.goal.cols[f].count(c));
+            if removed > 0 && self.blocked.no_promotion[k][f] {
+                return false;
+            }
             let n = u32::from(s.promoted[k][f]) + u32::from(removed);
+            let Some(n) = n.checked_sub(u32::from(self.fixed[k][f])) else {
+                return false;
+            };
+            all += n;
+            if self.blocked.trapped[k][f] {
+                continue;
+            }
             if promotes_on_light(c, f) {
                 light += n;
             } else {
                 dark += n;
             }
         }
-        let need = |t: usize| u32::from(self.goal.pieces[k][t].saturating_sub(s.pieces[k][t]));
+        let need = |t: usize| u32::from(self.goal_free[k][t].saturating_sub(s.pieces[k][t]));
         let (need_light, need_dark) = (need(2), need(3));
         let need_all = need(0) + need(1) + need_light + need_dark + need(4);
-        light >= need_light && dark >= need_dark && light + dark >= need_all
+        light >= need_light && dark >= need_dark && all >= need_all
     }
 
     fn dfs(&mut self, s: &State, path: &mut Vec<KernelMove>) -> Result<bool, Stop> {
@@ -500,7 +575,11 @@ impl KernelSearch<'_> {
                         Color::Black => Some(i + 1).filter(|&b| b < col.len),
                     };
                     let useful = col.len >= MAX_COLUMN || behind.is_some_and(|b| col.get(b) == x);
-                    if useful && col.can_promote(i, x) && !self.is_blocked(*col, f, i) {
+                    if useful
+                        && col.can_promote(i, x)
+                        && !self.is_blocked(*col, f, i)
+                        && !self.blocked.no_promotion[k][f]
+                    {
                         let mut st = s.clone();
                         st.cols[f] = col.remove(i);
                         st.promoted[k][f] += 1;
@@ -532,7 +611,7 @@ impl KernelSearch<'_> {
                     if col.get(j) == color(y) && !self.is_blocked(*col, g, j) {
                         let mut t = base.clone();
                         t.cols[g] = col.remove(j);
-                        if col.can_promote(j, color(y)) {
+                        if col.can_promote(j, color(y)) && !self.blocked.no_promotion[y][g] {
                             // The pawn promoted without capturing and the new piece is taken.
                             targets.push((t.clone(), Target::Promoted(g as u8)));
                         }
@@ -607,7 +686,7 @@ impl KernelSearch<'_> {
                                             ));
                                         }
                                     }
-                                    if col.can_promote(i, x) {
+                                    if col.can_promote(i, x) && !self.blocked.no_promotion[k][g] {
                                         let mut promo = st;
                                         promo.promoted[k][g] += 1;
                                         out.push((
@@ -786,6 +865,52 @@ mod tests {
         let b2 = blocked(&i, &g2);
         assert!(!b2.white_pawn[3] && b2.white_pawn[2]);
         assert_eq!(b2.floor[0], [0, 1, 1, 0, 0]);
+    }
+
+    #[test]
+    fn no_promotion_on_a_square_held_by_a_king_with_castling_rights() {
+        // No capture: the e pawn must promote on e8, where the black king never moved.
+        let init = "r3k2r/4P3/8/8/8/8/8/4K3 w kq - 0 1";
+        assert_eq!(
+            kernel(init, "r3k2r/8/8/8/8/8/8/3QK3 w kq - 0 1"),
+            KernelResult::None
+        );
+        // Without the rights the king may have stepped aside.
+        assert_eq!(
+            kernel(
+                "r3k2r/4P3/8/8/8/8/8/4K3 w - - 0 1",
+                "r3k2r/8/8/8/8/8/8/3QK3 w - - 0 1"
+            ),
+            KernelResult::Found(Vec::new())
+        );
+    }
+
+    #[test]
+    fn a_bishop_promoted_on_a_trapping_square_stays_there() {
+        // b7 never moves: a bishop promoted on a8 can never leave.
+        let init = "4k3/Pp6/8/8/8/8/8/4K3 w - - 0 1";
+        assert_eq!(
+            kernel(init, "B3k3/1p6/8/8/8/8/8/4K3 w - - 0 1"),
+            KernelResult::Found(Vec::new())
+        );
+        assert_eq!(
+            kernel(init, "4k3/1p6/8/8/2B5/8/8/4K3 w - - 0 1"),
+            KernelResult::None
+        );
+        assert_eq!(
+            kernel(init, "4k3/1p6/8/8/2N5/8/8/4K3 w - - 0 1"),
+            KernelResult::Found(Vec::new())
+        );
+        // Two promotions on a8: only the first may be a bishop, and it stays on a8.
+        let two = "4k3/Pp6/P7/8/8/8/8/4K3 w - - 0 1";
+        assert_eq!(
+            kernel(two, "B3k3/1p6/8/8/2B5/8/8/4K3 w - - 0 1"),
+            KernelResult::None
+        );
+        assert_eq!(
+            kernel(two, "B3k3/1p6/8/8/2Q5/8/8/4K3 w - - 0 1"),
+            KernelResult::Found(Vec::new())
+        );
     }
 
     #[test]
