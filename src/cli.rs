@@ -160,22 +160,37 @@ pub fn proofkernel_line(
     let goal = RawPosition::from_fen(goal).map_err(|e| e.to_string())?;
     let deadline =
         seconds.map(|s| std::time::Instant::now() + std::time::Duration::from_secs_f64(s.max(0.0)));
-    match kernel::search_limited(&init, &goal, max_nodes, deadline) {
-        Ok(kernel::KernelResult::Found(moves)) if moves.is_empty() => {
-            Ok("proof kernel: (no captures needed)".to_string())
-        }
-        Ok(kernel::KernelResult::Found(moves)) => Ok(format!(
-            "proof kernel: {}",
+    let line = |moves: &[kernel::KernelMove]| {
+        if moves.is_empty() {
+            "(no captures needed)".to_string()
+        } else {
             moves
                 .iter()
                 .map(ToString::to_string)
                 .collect::<Vec<_>>()
                 .join(" ")
-        )),
-        Ok(kernel::KernelResult::None) => {
-            Ok("no proof kernel: the goal cannot be reached from the initial position".to_string())
         }
-        Err(Stop::Nodes) => Err("node limit reached before the search ended".to_string()),
-        Err(Stop::Time) => Err("time limit reached before the search ended".to_string()),
-    }
+    };
+    let stopped = |e: Stop| match e {
+        Stop::Nodes => "node limit reached before the search ended".to_string(),
+        Stop::Time => "time limit reached before the search ended".to_string(),
+    };
+    let plain = match kernel::search_limited(&init, &goal, max_nodes, deadline).map_err(stopped)? {
+        kernel::KernelResult::Found(moves) => format!("proof kernel: {}", line(&moves)),
+        kernel::KernelResult::None => {
+            return Ok(
+                "no proof kernel: the goal cannot be reached from the initial position".to_string(),
+            )
+        }
+    };
+    let extended = match kernel::search_extended_limited(&init, &goal, max_nodes, deadline) {
+        Ok(kernel::KernelResult::Found(moves)) => {
+            format!("extended proof kernel: {}", line(&moves))
+        }
+        Ok(kernel::KernelResult::None) => {
+            "no extended proof kernel: no kernel fits the ranks of the pawns".to_string()
+        }
+        Err(e) => format!("extended proof kernel: unknown, {}", stopped(e)),
+    };
+    Ok(format!("{plain}\n{extended}"))
 }

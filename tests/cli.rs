@@ -324,3 +324,36 @@ fn revmoves_lists_last_moves_with_undo_information() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(text(&bad.stderr).contains("malformed FEN"));
 }
+
+#[test]
+fn proofkernel_prints_the_kernel_and_the_extended_one() {
+    // The black a pawn took the light bishop on the b file below the white pawn on b3: on b2,
+    // a dark square. A kernel exists, an extended one does not; `legal` says so.
+    let fen = "rnbqkbnr/1ppppppp/8/8/8/1P2P3/PpPP1PPP/RNBQK1NR w KQkq - 0 1";
+    let out = retro(&["proofkernel", fen], "");
+    assert!(out.status.success());
+    let t = text(&out.stdout);
+    assert_eq!(
+        t.lines().collect::<Vec<_>>(),
+        [
+            "proof kernel: bPa1xLBb0",
+            "no extended proof kernel: no kernel fits the ranks of the pawns"
+        ],
+        "{t}"
+    );
+    let legal = retro(&["legal", fen], "");
+    assert_eq!(
+        text(&legal.stdout).trim(),
+        format!("{fen}\tillegal\tno extended proof kernel")
+    );
+    // From the start, the start itself needs no capture.
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let out = retro(&["proofkernel", start], "");
+    assert_eq!(
+        text(&out.stdout).lines().collect::<Vec<_>>(),
+        [
+            "proof kernel: (no captures needed)",
+            "extended proof kernel: (no captures needed)"
+        ]
+    );
+}

@@ -19,6 +19,7 @@ use shakmaty::{Bitboard, Color, Role};
 use super::{
     lastmove::{Limits, Stop},
     position::RawPosition,
+    rows,
 };
 
 /// Piece types of the kernel (kings are not counted).
@@ -167,20 +168,23 @@ fn counted(p: &RawPosition) -> Counted {
 
 /// What a kernel move captures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Target {
+pub(super) enum Target {
     /// The pawn at this index of this file's column.
     Pawn(u8, u8),
     /// An original piece of this type (index into `TYPES`).
     Piece(u8),
-    /// A piece promoted on this file.
+    /// A piece promoted on this file earlier.
     Promoted(u8),
+    /// The pawn at this index of this file's column, which promotes (without capturing) and
+    /// is taken as the new piece.
+    PromotedPawn(u8, u8),
     /// Nothing: the pawn promotes without capturing.
     Nothing,
 }
 
 /// How the capturing pawn ends up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Landing {
+pub(super) enum Landing {
     /// In this file's column at this index.
     At(u8, u8),
     /// Promoted on this file.
@@ -192,12 +196,12 @@ enum Landing {
 /// `+` (the promoted piece's type is left open).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KernelMove {
-    side: Color,
+    pub(super) side: Color,
     /// The capturing pawn's file and index; `None` for a piece.
-    pawn: Option<(u8, u8)>,
-    target: Target,
+    pub(super) pawn: Option<(u8, u8)>,
+    pub(super) target: Target,
     /// Where a capturing pawn lands, unless it takes a pawn (it then takes its place).
-    landing: Option<Landing>,
+    pub(super) landing: Option<Landing>,
 }
 
 impl fmt::Display for KernelMove {
@@ -213,7 +217,9 @@ impl fmt::Display for KernelMove {
         match self.target {
             Target::Pawn(g, j) => write!(f, "P{}{j}", file_char(usize::from(g)))?,
             Target::Piece(t) => f.write_str(TYPES[usize::from(t)])?,
-            Target::Promoted(p) => write!(f, "{}", file_char(usize::from(p)))?,
+            Target::Promoted(p) | Target::PromotedPawn(p, _) => {
+                write!(f, "{}", file_char(usize::from(p)))?;
+            }
             Target::Nothing => {}
         }
         match self.landing {
@@ -244,8 +250,20 @@ pub struct KernelSearch<'a> {
     fixed: [[u8; 8]; 2],
     goal_pawns: [u8; 2],
     blocked: Blocked,
+    /// States from which no kernel was found, whatever the pawns' ranks.
     failed: HashSet<State>,
+    /// In an extended search, states with their pawns' ranks from which no kernel was found.
+    failed_ranked: HashSet<(State, rows::Ranks)>,
     budget: &'a mut dyn FnMut() -> Result<(), Stop>,
+    /// For an extended kernel search, the initial and goal positions whose pawn ranks each
+    /// complete kernel must fit ([`rows::realizable`]).
+    extended: Option<(&'a RawPosition, &'a RawPosition)>,
+    /// Whether a kernel was rejected for its ranks below the node being searched: its failure
+    /// then depends on the path to it and is not cached.
+    rejected: bool,
+    /// Whether a move was cut for the ranks of the pawns below the node being searched: its
+    /// failure then holds for these ranks only.
+    rank_cut: bool,
 }
 
 /// Units that never move nor get captured in any game from the initial position to the goal.
@@ -365,6 +383,33 @@ pub fn search(
     goal: &RawPosition,
     tick: &mut dyn FnMut() -> Result<(), Stop>,
 ) -> Result<KernelResult, Stop> {
+    run(init, goal, tick, false)
+}
+
+/// Searches an extended kernel from `init` to `goal`: a kernel whose captures also fit the
+/// pawns' ranks ([`rows`]). `KernelResult::None` proves the goal unreachable.
+///
+/// # Errors
+/// The budget ran out.
+pub fn search_extended(
+    init: &RawPosition,
+    goal: &RawPosition,
+    tick: &mut dyn FnMut() -> Result<(), Stop>,
+) -> Result<KernelResult, Stop> {
+    // Most kernels fit the ranks: try the first one found before the search over ranks.
+    match run(init, goal, tick, false)? {
+        KernelResult::None => Ok(KernelResult::None),
+        KernelResult::Found(k) if rows::realizable(init, goal, &k) => Ok(KernelResult::Found(k)),
+        KernelResult::Found(_) => run(init, goal, tick, true),
+    }
+}
+
+fn run(
+    init: &RawPosition,
+    goal: &RawPosition,
+    tick: &mut dyn FnMut() -> Result<(), Stop>,
+    extended: bool,
+) -> Result<KernelResult, Stop> {
     let start = counted(init);
     let g = counted(goal);
     let mut left = [0u8; 2];
@@ -415,10 +460,19 @@ pub fn search(
         goal_pawns,
         blocked,
         failed: HashSet::new(),
+        failed_ranked: HashSet::new(),
         budget: tick,
+        extended: extended.then_some((init, goal)),
+        rejected: false,
+        rank_cut: false,
     };
     let mut path = Vec::new();
-    if s.dfs(&state, &mut path)? {
+    let ranks = if extended {
+        rows::initial(init)
+    } else {
+        [[0; 6]; 8]
+    };
+    if s.dfs(&state, &ranks, &mut path)? {
         Ok(KernelResult::Found(path))
     } else {
         Ok(KernelResult::None)
@@ -526,28 +580,76 @@ impl KernelSearch<'_> {
         light >= need_light && dark >= need_dark && all >= need_all
     }
 
-    fn dfs(&mut self, s: &State, path: &mut Vec<KernelMove>) -> Result<bool, Stop> {
+    /// Depth-first search from `s` (whose pawns stand on `ranks`, in an extended search) after
+    /// the moves of `path`.
+    fn dfs(
+        &mut self,
+        s: &State,
+        ranks: &rows::Ranks,
+        path: &mut Vec<KernelMove>,
+    ) -> Result<bool, Stop> {
         if s.left == [0, 0] {
-            return Ok(self.goal_reached(s));
+            if !self.goal_reached(s) {
+                return Ok(false);
+            }
+            if let Some((init, goal)) = self.extended {
+                if !rows::fits_goal(&s.cols.map(|c| (c.len, c.black)), ranks, goal) {
+                    self.rank_cut = true;
+                    return Ok(false);
+                }
+                // The whole kernel at once: constraints also flow back from the goal.
+                if !rows::realizable(init, goal, path) {
+                    self.rejected = true;
+                    return Ok(false);
+                }
+            }
+            return Ok(true);
         }
         if self.bound(s).is_none() || self.failed.contains(s) {
             return Ok(false);
         }
+        let key = (s.clone(), *ranks);
+        if self.extended.is_some() && self.failed_ranked.contains(&key) {
+            self.rank_cut = true;
+            return Ok(false);
+        }
         (self.budget)()?;
+        let rejected_before = std::mem::replace(&mut self.rejected, false);
+        let cut_before = std::mem::replace(&mut self.rank_cut, false);
         let mut children: Vec<(u32, State, KernelMove)> = self
             .moves(s)
             .into_iter()
             .filter_map(|(child, name)| self.bound(&child).map(|b| (b, child, name)))
             .collect();
         children.sort_by_key(|c| c.0);
+        let cols = s.cols.map(|c| (c.len, c.black));
         for (_, child, name) in children {
+            let child_ranks = if self.extended.is_some() {
+                match rows::step(&cols, ranks, &name) {
+                    Some(r) => r,
+                    None => {
+                        self.rank_cut = true;
+                        continue;
+                    }
+                }
+            } else {
+                *ranks
+            };
             path.push(name);
-            if self.dfs(&child, path)? {
+            if self.dfs(&child, &child_ranks, path)? {
                 return Ok(true);
             }
             path.pop();
         }
-        self.failed.insert(s.clone());
+        if !self.rejected {
+            if self.rank_cut {
+                self.failed_ranked.insert(key);
+            } else {
+                self.failed.insert(key.0);
+            }
+        }
+        self.rejected |= rejected_before;
+        self.rank_cut |= cut_before;
         Ok(false)
     }
 
@@ -613,7 +715,7 @@ impl KernelSearch<'_> {
                         t.cols[g] = col.remove(j);
                         if col.can_promote(j, color(y)) && !self.blocked.no_promotion[y][g] {
                             // The pawn promoted without capturing and the new piece is taken.
-                            targets.push((t.clone(), Target::Promoted(g as u8)));
+                            targets.push((t.clone(), Target::PromotedPawn(g as u8, j)));
                         }
                         targets.push((t, Target::Pawn(g as u8, j)));
                     }
@@ -667,7 +769,17 @@ impl KernelSearch<'_> {
                                 }
                                 _ => {
                                     let mut st = t.clone();
-                                    st.cols[f] = st.cols[f].remove(i);
+                                    // A pawn of this column taken below the capturer moves
+                                    // the capturer's index down by one.
+                                    let i_now = match *target {
+                                        Target::PromotedPawn(tg, j)
+                                            if usize::from(tg) == f && j < i =>
+                                        {
+                                            i - 1
+                                        }
+                                        _ => i,
+                                    };
+                                    st.cols[f] = st.cols[f].remove(i_now);
                                     if st.cols[g].len < MAX_COLUMN {
                                         for at in 0..=st.cols[g].len {
                                             // Nothing gets below a blocked white pawn or above
@@ -754,6 +866,29 @@ pub fn search_limited(
     max_nodes: u64,
     deadline: Option<Instant>,
 ) -> Result<KernelResult, Stop> {
+    limited(init, goal, max_nodes, deadline, false)
+}
+
+/// Convenience: an extended kernel search with its own node limit and deadline.
+///
+/// # Errors
+/// The budget ran out.
+pub fn search_extended_limited(
+    init: &RawPosition,
+    goal: &RawPosition,
+    max_nodes: u64,
+    deadline: Option<Instant>,
+) -> Result<KernelResult, Stop> {
+    limited(init, goal, max_nodes, deadline, true)
+}
+
+fn limited(
+    init: &RawPosition,
+    goal: &RawPosition,
+    max_nodes: u64,
+    deadline: Option<Instant>,
+    extended: bool,
+) -> Result<KernelResult, Stop> {
     let limits = Limits {
         max_nodes,
         deadline,
@@ -763,7 +898,11 @@ pub fn search_limited(
         nodes += 1;
         limits.check(nodes)
     };
-    search(init, goal, &mut tick)
+    if extended {
+        search_extended(init, goal, &mut tick)
+    } else {
+        search(init, goal, &mut tick)
+    }
 }
 
 #[cfg(test)]

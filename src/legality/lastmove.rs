@@ -50,6 +50,10 @@ impl Limits {
 /// The deepest chain of earlier positions followed.
 const MAX_DEPTH: usize = 64;
 
+/// Nodes an extended kernel search may take before it is given up as inconclusive (the
+/// analysis then goes on with the last moves).
+const EXTENDED_NODES: u64 = 50_000;
+
 /// Why the analysis stopped before a proof.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stop {
@@ -117,9 +121,38 @@ impl Analysis {
             self.proven.insert(p.clone(), found.clone());
             return Ok(found);
         }
+        if depth == 0 && self.no_extended_kernel(p)? {
+            let found = Some("no extended proof kernel".to_string());
+            self.proven.insert(p.clone(), found.clone());
+            return Ok(found);
+        }
         let found = self.last_moves(p, depth)?;
         self.proven.insert(p.clone(), found.clone());
         Ok(found)
+    }
+
+    /// Whether the extended kernel search proves `p` illegal within `EXTENDED_NODES` nodes
+    /// (which also count against the analysis' budget).
+    ///
+    /// # Errors
+    /// The analysis' own budget ran out.
+    fn no_extended_kernel(&mut self, p: &RawPosition) -> Result<bool, Stop> {
+        let start = self.start.clone();
+        let mut local = 0u64;
+        let mut gave_up = false;
+        let result = kernel::search_extended(&start, p, &mut || {
+            local += 1;
+            if local > EXTENDED_NODES {
+                gave_up = true;
+                return Err(Stop::Nodes);
+            }
+            self.tick()
+        });
+        match result {
+            Ok(r) => Ok(r == KernelResult::None),
+            Err(_) if gave_up => Ok(false),
+            Err(e) => Err(e),
+        }
     }
 
     /// Whether the kernel search alone proves `p` (a candidate's earlier position, which

@@ -5,6 +5,8 @@
 //!   castling rights, en passant square).
 //! - [`revmoves`]: the reverse move generator.
 //! - [`kernel`]: proof-kernel search over pawn columns and piece counts.
+//! - [`rows`]: extended proof kernels, the ranks of a kernel's captures as a constraint
+//!   problem solved by arc consistency.
 //! - [`lastmove`]: last-move analysis, recursive over captures, checks and single candidates.
 //!
 //! A position is `illegal` only with a proof, `legal` only with one (the starting position),
@@ -14,6 +16,7 @@ pub mod kernel;
 pub mod lastmove;
 pub mod position;
 pub mod revmoves;
+pub mod rows;
 pub mod rules;
 
 use std::fmt;
