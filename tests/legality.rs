@@ -256,6 +256,42 @@ fn filtered_reverse_moves_are_texels() {
     assert_eq!(n, 17);
 }
 
+/// texel's en passant tests: the candidates between two squares (`invSq`: any) whose earlier
+/// position had an en passant right, with the right; texel's flag says whether its generator
+/// was asked for those rights at all (`false`: only an en passant capture keeps its own).
+#[test]
+fn en_passant_rights_before_the_last_move_are_texels() {
+    let mut n = 0;
+    for (fen, _, detail) in rows("texel_tests.tsv")
+        .into_iter()
+        .filter(|r| r.1 == "revmoves_epsquare")
+    {
+        let mut words = detail.trim_start_matches("expected:").split_whitespace();
+        let square = |w: Option<&str>| -> Option<Square> {
+            w.filter(|w| *w != "invSq")
+                .map(|w| w.to_ascii_lowercase().parse().expect("square"))
+        };
+        let (from, to) = (square(words.next()), square(words.next()));
+        let asked = words.next() != Some("false");
+        let want = undo_moves(&detail);
+        let ours: BTreeSet<String> = generate(&position(&fen))
+            .iter()
+            .filter(|m| from.is_none_or(|f| m.from == f) && to.is_none_or(|t| m.to == t))
+            .filter(|m| {
+                if asked {
+                    m.prior.ep.is_some()
+                } else {
+                    m.kind == Kind::EnPassant
+                }
+            })
+            .map(undo_of)
+            .collect();
+        assert_eq!(ours, want, "{fen}: {detail}");
+        n += 1;
+    }
+    assert_eq!(n, 27);
+}
+
 /// The figures of the closing note: per labelled file, the verdicts per label and the time per
 /// position (median and maximum) with 2 threads. Run with
 /// `cargo test --release --test legality -- --ignored --nocapture`.
