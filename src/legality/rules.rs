@@ -251,6 +251,11 @@ mod tests {
 
     #[test]
     fn piece_counts_and_promotions() {
+        // Seventeen white units.
+        assert_eq!(
+            rule("k7/8/8/8/8/QQ6/PPPPPPPP/RNBQKBNR w - - 0 1"),
+            Some(Rule::TooManyPieces(Color::White))
+        );
         // Nine white pawns.
         assert_eq!(
             rule("k7/8/8/8/P7/8/PPPPPPPP/K7 w - - 0 1"),
