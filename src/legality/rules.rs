@@ -251,7 +251,7 @@ mod tests {
 
     #[test]
     fn piece_counts_and_promotions() {
-        // Seventeen white units.
+        // Eighteen white units.
         assert_eq!(
             rule("k7/8/8/8/8/QQ6/PPPPPPPP/RNBQKBNR w - - 0 1"),
             Some(Rule::TooManyPieces(Color::White))
