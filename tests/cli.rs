@@ -106,6 +106,7 @@ fn build_tables_rejects_bad_arguments() {
         &["--level", "0", "KQvK"],
         &["--block-len", "10", "KQvK"],
         &["--threads", "0", "KQvK"],
+        &["--recompress", "--verify"],
     ] {
         let out = build_tables(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -115,6 +116,13 @@ fn build_tables_rejects_bad_arguments() {
     let out = build_tables(&["--out", empty.path().to_str().expect("utf-8"), "--verify"]);
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("no tables to verify"));
+    let out = build_tables(&[
+        "--out",
+        empty.path().to_str().expect("utf-8"),
+        "--recompress",
+    ]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("no tables to recompress"));
 }
 
 #[test]

@@ -375,3 +375,51 @@ fn verify_finds_a_changed_value() {
         r.examples
     );
 }
+
+#[test]
+fn recompressing_keeps_every_value_and_round_trips() {
+    use retro::tablebase::format::{recompress, Compression};
+    let (raw, packed, m) = raw_and_compressed("KRvKR");
+    let path = packed.path().join(file_name(m));
+    let original = std::fs::read(&path).expect("written");
+    let w = recompress(
+        &path,
+        Compression {
+            block_len: 4096,
+            level: 9,
+        },
+    )
+    .expect("recompressed");
+    assert_ne!(w.bytes, original.len() as u64);
+    let a = Table::open(&raw.path().join(file_name(m)), Some(m)).expect("raw");
+    let b = Table::open(&path, Some(m)).expect("recompressed table opens");
+    b.check_blocks().expect("every block decompresses");
+    assert_eq!(a.stats(), b.stats());
+    for white in [true, false] {
+        for i in 0..a.scheme().size() {
+            assert_eq!(
+                b.get(white, i).expect("block"),
+                a.get(white, i).expect("raw")
+            );
+        }
+    }
+    // Back to the first settings: the same bytes as written by the build.
+    recompress(
+        &path,
+        Compression {
+            block_len: 1024,
+            level: 3,
+        },
+    )
+    .expect("recompressed");
+    assert_eq!(std::fs::read(&path).expect("file"), original);
+    // A raw table is not a compressed one: an error naming the file, and the file untouched.
+    let raw_path = raw.path().join(file_name(m));
+    let before = std::fs::read(&raw_path).expect("raw file");
+    let e = recompress(&raw_path, Compression::default()).expect_err("raw table");
+    assert!(
+        e.to_string().contains(&raw_path.display().to_string()),
+        "{e}"
+    );
+    assert_eq!(std::fs::read(&raw_path).expect("raw file"), before);
+}

@@ -1,5 +1,6 @@
-//! `build-tables`: generates Retro's depth-to-mate tables by retrograde analysis, or verifies
-//! them (`--verify`).
+//! `build-tables`: generates Retro's depth-to-mate tables by retrograde analysis, verifies
+//! them (`--verify`), or compresses 5-piece tables again at another level or block length
+//! (`--recompress`).
 
 use std::{path::PathBuf, process::ExitCode, time::Instant};
 
@@ -31,6 +32,10 @@ struct Args {
     /// Check the tables instead of building them: every position against its children.
     #[arg(long)]
     verify: bool,
+    /// Compress present 5-piece tables again with --level and --block-len instead of building
+    /// (the values and their order stay; no solving).
+    #[arg(long, conflicts_with = "verify")]
+    recompress: bool,
     /// Largest number of pieces (kings included) when no material is named: 5 builds all 110
     /// five-piece materials too.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(3..=5))]
@@ -88,6 +93,9 @@ fn main() -> ExitCode {
     if args.verify {
         return run_verify(&args, materials, progress);
     }
+    if args.recompress {
+        return run_recompress(&args, materials);
+    }
     if materials.is_empty() {
         materials = Material::all(usize::from(args.max_pieces));
     }
@@ -133,24 +141,87 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_verify(args: &Args, mut materials: Vec<Material>, progress: bool) -> ExitCode {
+/// The tables to check or rewrite: the named ones, else every table present in `--out` that
+/// `keep` accepts.
+fn present(
+    args: &Args,
+    mut materials: Vec<Material>,
+    what: &str,
+    keep: impl Fn(&Material) -> bool,
+) -> Result<Vec<Material>, ExitCode> {
     if materials.is_empty() {
         match Tablebase::open(&args.out) {
             Ok(tb) => materials = tb.materials(),
             Err(e) => {
                 eprintln!("build-tables: {e}");
-                return ExitCode::from(2);
+                return Err(ExitCode::from(2));
             }
         }
-        materials.retain(|m| m.piece_count() <= usize::from(args.max_pieces));
+        materials.retain(keep);
     }
     if materials.is_empty() {
         eprintln!(
-            "build-tables: no tables to verify in {}",
+            "build-tables: no tables to {what} in {}",
             args.out.display()
         );
-        return ExitCode::from(1);
+        return Err(ExitCode::from(1));
     }
+    Ok(materials)
+}
+
+fn run_recompress(args: &Args, materials: Vec<Material>) -> ExitCode {
+    // Only 5-piece tables are compressed.
+    let materials = match present(args, materials, "recompress", |m| m.piece_count() >= 5) {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
+    let compression = Compression {
+        block_len: args.block_len,
+        level: args.level,
+    };
+    let start = Instant::now();
+    let (mut before, mut after, mut failed) = (0u64, 0u64, 0usize);
+    for m in materials.into_iter().filter(|m| m.piece_count() >= 5) {
+        let path = args.out.join(format::file_name(m));
+        let old = std::fs::metadata(&path).map(|md| md.len()).unwrap_or(0);
+        let t = Instant::now();
+        match format::recompress(&path, compression) {
+            Ok(w) => {
+                println!(
+                    "{:<8} {old:>11} -> {:>11} bytes ({:+.1}%)  {:.2} s",
+                    m.name(),
+                    w.bytes,
+                    100.0 * (w.bytes as f64 / old.max(1) as f64 - 1.0),
+                    t.elapsed().as_secs_f64()
+                );
+                before += old;
+                after += w.bytes;
+            }
+            Err(e) => {
+                println!("{:<8} recompress failed: {e}", m.name());
+                failed += 1;
+            }
+        }
+    }
+    println!(
+        "recompressed: {before} -> {after} bytes, {failed} failed, level {} blocks of {}, {:.2} s",
+        args.level,
+        args.block_len,
+        start.elapsed().as_secs_f64()
+    );
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn run_verify(args: &Args, materials: Vec<Material>, progress: bool) -> ExitCode {
+    let max = usize::from(args.max_pieces);
+    let materials = match present(args, materials, "verify", |m| m.piece_count() <= max) {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
     let start = Instant::now();
     let (mut checked, mut mismatches, mut failed) = (0u64, 0u64, 0usize);
     for m in materials {

@@ -415,6 +415,19 @@ fn compress_side(
     level: i32,
 ) -> io::Result<Vec<Vec<u8>>> {
     let n = scheme.size();
+    compress_blocks(n, block_len, level, |start, len, buf| {
+        assemble(layout, values, legal, start, len, buf);
+    })
+}
+
+/// Compresses the `n` values of one side in blocks of `block_len`, in parallel; `fill` writes
+/// the values at file positions `start..start + len` into the (cleared) buffer.
+fn compress_blocks(
+    n: u64,
+    block_len: u32,
+    level: i32,
+    fill: impl Fn(u64, u64, &mut Vec<u8>) + Sync,
+) -> io::Result<Vec<Vec<u8>>> {
     let blocks = n.div_ceil(u64::from(block_len));
     (0..blocks)
         .into_par_iter()
@@ -431,7 +444,8 @@ fn compress_side(
             |(c, buf), b| {
                 let start = b * u64::from(block_len);
                 let len = u64::from(block_len).min(n - start);
-                assemble(layout, values, legal, start, len, buf);
+                buf.clear();
+                fill(start, len, buf);
                 match c {
                     Ok(c) => c.compress(buf),
                     Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
@@ -439,6 +453,108 @@ fn compress_side(
             },
         )
         .collect()
+}
+
+/// Writes a compressed table atomically: header, block index and `sides` (each side's frames
+/// in file order).
+fn write_frames(
+    path: PathBuf,
+    material: Material,
+    stats: Stats,
+    block_len: u32,
+    layouts: [Layout; 2],
+    sides: &[Vec<Vec<u8>>],
+) -> Result<Written, TableError> {
+    let total = sides.iter().map(Vec::len).sum::<usize>();
+    let mut offsets = Vec::with_capacity(8 * (total + 1) + 4 * total);
+    let mut at = 0u64;
+    offsets.extend_from_slice(&at.to_le_bytes());
+    for b in sides.iter().flatten() {
+        at += b.len() as u64;
+        offsets.extend_from_slice(&at.to_le_bytes());
+    }
+    for b in sides.iter().flatten() {
+        offsets.extend_from_slice(&block_sum(b).to_le_bytes());
+    }
+    let h = Header {
+        material,
+        scheme: IndexScheme::new(material),
+        stats,
+        storage: STORAGE_ZSTD,
+        block_len,
+        orders: layouts,
+        body_sum: checksum(&offsets),
+    };
+    let bytes = write_atomic(&path, |f| {
+        f.write_all(&h.to_bytes())?;
+        f.write_all(&offsets)?;
+        for b in sides.iter().flatten() {
+            f.write_all(b)?;
+        }
+        Ok(())
+    })?;
+    Ok(Written {
+        path,
+        bytes,
+        orders: [layouts[0].order().to_vec(), layouts[1].order().to_vec()],
+    })
+}
+
+/// Rewrites the compressed table at `path` with `compression` (zstd level and entries per
+/// block), keeping its values, digit orders and statistics: each side's blocks are
+/// decompressed in file order (and checked), cut again and compressed. Atomic, like every
+/// table write.
+///
+/// # Errors
+/// A file that is not a valid compressed table, or an I/O or compression error, naming the
+/// file.
+pub fn recompress(path: &Path, compression: Compression) -> Result<Written, TableError> {
+    let table = Table::open(path, None)?;
+    let bad = |why: String| TableError::Format {
+        path: path.to_path_buf(),
+        why,
+    };
+    let Store::Blocks {
+        blocks, layouts, ..
+    } = &table.store
+    else {
+        return Err(bad(
+            "not a compressed table (3- and 4-piece tables are kept raw)".into(),
+        ));
+    };
+    let block_len = compression.block_len.clamp(64, MAX_BLOCK_LEN);
+    let n = table.scheme.size();
+    let mut sides: Vec<Vec<Vec<u8>>> = Vec::with_capacity(2);
+    for side in 0..2 {
+        // One side in memory at a time, in file order.
+        let mut values = Vec::with_capacity(n as usize);
+        let mut buf = Vec::new();
+        for b in 0..*blocks {
+            table.decompress_block(side, b, &mut buf)?;
+            values.extend_from_slice(&buf);
+        }
+        if values.len() as u64 != n {
+            return Err(bad(format!("{} values, {n} expected", values.len())));
+        }
+        let frames = compress_blocks(n, block_len, compression.level, |start, len, out| {
+            out.extend_from_slice(&values[start as usize..(start + len) as usize]);
+        })
+        .map_err(|source| TableError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        sides.push(frames);
+    }
+    let (material, stats, layouts) = (table.scheme.material(), table.stats, **layouts);
+    drop(table);
+    write_frames(
+        path.to_path_buf(),
+        material,
+        stats,
+        block_len,
+        layouts,
+        &sides,
+    )
 }
 
 /// Writes a table atomically in `encoding`.
@@ -508,39 +624,7 @@ pub fn write_table(
                         .map_err(io_err)?,
                 );
             }
-            let total = sides[0].len() + sides[1].len();
-            let mut offsets = Vec::with_capacity(8 * (total + 1) + 4 * total);
-            let mut at = 0u64;
-            offsets.extend_from_slice(&at.to_le_bytes());
-            for b in sides.iter().flatten() {
-                at += b.len() as u64;
-                offsets.extend_from_slice(&at.to_le_bytes());
-            }
-            for b in sides.iter().flatten() {
-                offsets.extend_from_slice(&block_sum(b).to_le_bytes());
-            }
-            let h = Header {
-                material,
-                scheme: scheme.clone(),
-                stats,
-                storage: STORAGE_ZSTD,
-                block_len,
-                orders: layouts,
-                body_sum: checksum(&offsets),
-            };
-            let bytes = write_atomic(&path, |f| {
-                f.write_all(&h.to_bytes())?;
-                f.write_all(&offsets)?;
-                for b in sides.iter().flatten() {
-                    f.write_all(b)?;
-                }
-                Ok(())
-            })?;
-            Ok(Written {
-                path,
-                bytes,
-                orders: [layouts[0].order().to_vec(), layouts[1].order().to_vec()],
-            })
+            write_frames(path, material, stats, block_len, layouts, &sides)
         }
     }
 }
