@@ -438,8 +438,12 @@ fn run(
     for (k, c) in Color::ALL.into_iter().enumerate() {
         for (f, fixed) in fixed[k].iter_mut().enumerate() {
             let sq = promotion_square(k, f);
-            if blocked.trapped[k][f] && goal.board.piece_at(sq) == Some(c.bishop()) {
-                // No bishop can come to the square: this one was promoted there.
+            // No bishop can come to the square: unless it stood there from the start, this
+            // one was promoted there.
+            if blocked.trapped[k][f]
+                && goal.board.piece_at(sq) == Some(c.bishop())
+                && init.board.piece_at(sq) != Some(c.bishop())
+            {
                 if blocked.no_promotion[k][f] {
                     return Ok(KernelResult::None);
                 }
@@ -1048,6 +1052,14 @@ mod tests {
         );
         assert_eq!(
             kernel(two, "B3k3/1p6/8/8/2Q5/8/8/4K3 w - - 0 1"),
+            KernelResult::Found(Vec::new())
+        );
+        // A bishop on a8 from the initial position on is no promoted one.
+        assert_eq!(
+            kernel(
+                "B3k3/1p6/8/8/8/8/8/4K3 w - - 0 1",
+                "B3k3/1p6/8/8/8/8/8/3K4 b - - 0 1"
+            ),
             KernelResult::Found(Vec::new())
         );
     }
