@@ -175,15 +175,26 @@ pub fn proofkernel_line(
         Stop::Nodes => "node limit reached before the search ended".to_string(),
         Stop::Time => "time limit reached before the search ended".to_string(),
     };
-    let plain = match kernel::search_limited(&init, &goal, max_nodes, deadline).map_err(stopped)? {
-        kernel::KernelResult::Found(moves) => format!("proof kernel: {}", line(&moves)),
+    let kernel = match kernel::search_limited(&init, &goal, max_nodes, deadline).map_err(stopped)? {
+        kernel::KernelResult::Found(moves) => moves,
         kernel::KernelResult::None => {
             return Ok(
                 "no proof kernel: the goal cannot be reached from the initial position".to_string(),
             )
         }
     };
-    let extended = match kernel::search_extended_limited(&init, &goal, max_nodes, deadline) {
+    let plain = format!("proof kernel: {}", line(&kernel));
+    // The extended search starts from the kernel found, with a node budget of its own.
+    let limits = crate::legality::Limits {
+        max_nodes,
+        deadline,
+    };
+    let mut nodes = 0u64;
+    let mut tick = || {
+        nodes += 1;
+        limits.check(nodes)
+    };
+    let extended = match kernel::extend(&init, &goal, &kernel, &mut tick) {
         Ok(kernel::KernelResult::Found(moves)) => {
             format!("extended proof kernel: {}", line(&moves))
         }

@@ -326,12 +326,7 @@ fn blocked(init: &RawPosition, goal: &RawPosition) -> Blocked {
         for (file, left, right) in [(File::C, 1, 3), (File::F, 4, 6)] {
             let sq = Square::from_coords(file, r);
             if pawns[left] && pawns[right] && stays(sq, c.bishop()) {
-                let t = if Bitboard::LIGHT_SQUARES.contains(sq) {
-                    2
-                } else {
-                    3
-                };
-                b.floor[k][t] += 1;
+                b.floor[k][bishop_type(sq)] += 1;
                 b.no_promotion[1 - k][file as usize] = true;
             }
         }
@@ -347,6 +342,15 @@ fn blocked(init: &RawPosition, goal: &RawPosition) -> Blocked {
         }
     }
     b
+}
+
+/// The kernel type (index into `TYPES`) of a bishop on `sq`: light or dark.
+fn bishop_type(sq: shakmaty::Square) -> usize {
+    if Bitboard::LIGHT_SQUARES.contains(sq) {
+        2
+    } else {
+        3
+    }
 }
 
 /// The promotion square of colour `k` (white 0) on file `f`.
@@ -396,11 +400,27 @@ pub fn search_extended(
     goal: &RawPosition,
     tick: &mut dyn FnMut() -> Result<(), Stop>,
 ) -> Result<KernelResult, Stop> {
-    // Most kernels fit the ranks: try the first one found before the search over ranks.
     match run(init, goal, tick, false)? {
         KernelResult::None => Ok(KernelResult::None),
-        KernelResult::Found(k) if rows::realizable(init, goal, &k) => Ok(KernelResult::Found(k)),
-        KernelResult::Found(_) => run(init, goal, tick, true),
+        KernelResult::Found(k) => extend(init, goal, &k, tick),
+    }
+}
+
+/// The extended kernel search when `kernel`, a plain kernel from `init` to `goal`, is already
+/// at hand: most kernels fit the ranks, so it is checked first, before the search over ranks.
+///
+/// # Errors
+/// The budget ran out.
+pub fn extend(
+    init: &RawPosition,
+    goal: &RawPosition,
+    kernel: &[KernelMove],
+    tick: &mut dyn FnMut() -> Result<(), Stop>,
+) -> Result<KernelResult, Stop> {
+    if rows::realizable(init, goal, kernel) {
+        Ok(KernelResult::Found(kernel.to_vec()))
+    } else {
+        run(init, goal, tick, true)
     }
 }
 
@@ -447,12 +467,7 @@ fn run(
                 if blocked.no_promotion[k][f] {
                     return Ok(KernelResult::None);
                 }
-                let t = if Bitboard::LIGHT_SQUARES.contains(sq) {
-                    2
-                } else {
-                    3
-                };
-                goal_free[k][t] -= 1;
+                goal_free[k][bishop_type(sq)] -= 1;
                 *fixed = 1;
             }
         }
@@ -612,8 +627,7 @@ impl KernelSearch<'_> {
         if self.bound(s).is_none() || self.failed.contains(s) {
             return Ok(false);
         }
-        let key = (s.clone(), *ranks);
-        if self.extended.is_some() && self.failed_ranked.contains(&key) {
+        if self.extended.is_some() && self.failed_ranked.contains(&(s.clone(), *ranks)) {
             self.rank_cut = true;
             return Ok(false);
         }
@@ -647,9 +661,9 @@ impl KernelSearch<'_> {
         }
         if !self.rejected {
             if self.rank_cut {
-                self.failed_ranked.insert(key);
+                self.failed_ranked.insert((s.clone(), *ranks));
             } else {
-                self.failed.insert(key.0);
+                self.failed.insert(s.clone());
             }
         }
         self.rejected |= rejected_before;

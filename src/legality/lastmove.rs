@@ -116,12 +116,12 @@ impl Analysis {
         if depth == 0 {
             self.root_kernel = Some(matches!(kernel, KernelResult::Found(_)));
         }
-        if kernel == KernelResult::None {
+        let KernelResult::Found(plain) = kernel else {
             let found = Some("no proof kernel".to_string());
             self.proven.insert(p.clone(), found.clone());
             return Ok(found);
-        }
-        if depth == 0 && self.no_extended_kernel(p)? {
+        };
+        if depth == 0 && self.no_extended_kernel(p, &plain)? {
             let found = Some("no extended proof kernel".to_string());
             self.proven.insert(p.clone(), found.clone());
             return Ok(found);
@@ -131,16 +131,21 @@ impl Analysis {
         Ok(found)
     }
 
-    /// Whether the extended kernel search proves `p` illegal within `EXTENDED_NODES` nodes
-    /// (which also count against the analysis' budget).
+    /// Whether the extended kernel search, given `plain`, a kernel of `p` found already,
+    /// proves `p` illegal within `EXTENDED_NODES` nodes (which also count against the
+    /// analysis' budget).
     ///
     /// # Errors
     /// The analysis' own budget ran out.
-    fn no_extended_kernel(&mut self, p: &RawPosition) -> Result<bool, Stop> {
+    fn no_extended_kernel(
+        &mut self,
+        p: &RawPosition,
+        plain: &[kernel::KernelMove],
+    ) -> Result<bool, Stop> {
         let start = self.start.clone();
         let mut local = 0u64;
         let mut gave_up = false;
-        let result = kernel::search_extended(&start, p, &mut || {
+        let result = kernel::extend(&start, p, plain, &mut || {
             local += 1;
             if local > EXTENDED_NODES {
                 gave_up = true;

@@ -317,23 +317,43 @@ pub(super) fn fits_goal(cols: &[Col; 8], ranks: &Ranks, goal: &RawPosition) -> b
     let goal_cols = pawns(goal);
     (0..8).all(|f| {
         let (len, black) = cols[f];
-        let (have, want) = (usize::from(len), &goal_cols[f]);
-        let white = |i: usize| black & (1 << i) == 0;
-        want.len() <= have
-            && (0..=have - want.len()).any(|s| {
-                (0..s).all(|i| !white(i))
-                    && (s + want.len()..have).all(white)
-                    && want.iter().enumerate().all(|(i, &(c, rank))| {
-                        let w = white(s + i);
-                        let allowed: Domain = if w {
-                            (1 << (rank + 1)) - 1
-                        } else {
-                            !((1 << rank) - 1)
-                        };
-                        w == (c == Color::White) && ranks[f][s + i] & allowed != 0
-                    })
-            })
+        let white = move |i: usize| black & (1 << i) == 0;
+        let want = &goal_cols[f];
+        line_ups(usize::from(len), white, want).any(|s| {
+            want.iter()
+                .enumerate()
+                .all(|(i, &(_, rank))| ranks[f][s + i] & goal_bound(white(s + i), rank) != 0)
+        })
     })
+}
+
+/// The ways a file's `have` pawns (colour of each, bottom up, by `white`) end as the goal's
+/// `want` pawns: each is the number of black pawns below that promote; the white ones above
+/// promote too, and the rest match the goal's colours in order.
+fn line_ups<'a>(
+    have: usize,
+    white: impl Fn(usize) -> bool + 'a,
+    want: &'a [(Color, u8)],
+) -> impl Iterator<Item = usize> + 'a {
+    (0..=have.saturating_sub(want.len())).filter(move |&s| {
+        want.len() <= have
+            && (0..s).all(|i| !white(i))
+            && (s + want.len()..have).all(&white)
+            && want
+                .iter()
+                .enumerate()
+                .all(|(i, &(c, _))| white(s + i) == (c == Color::White))
+    })
+}
+
+/// The ranks a pawn may stand on before it ends on `rank`: up to it for white, from it for
+/// black.
+fn goal_bound(white: bool, rank: u8) -> Domain {
+    if white {
+        (1 << (rank + 1)) - 1
+    } else {
+        !((1 << rank) - 1)
+    }
 }
 
 /// Whether the kernel `path` from `init` to `goal` passes the rank constraints (it is then an
@@ -347,18 +367,7 @@ pub(super) fn realizable(init: &RawPosition, goal: &RawPosition, path: &[KernelM
     let goal_cols = pawns(goal);
     let mut choices: Vec<Vec<usize>> = Vec::with_capacity(8);
     for (have, want) in r.cols.iter().zip(&goal_cols) {
-        let white = |id: usize| r.pawns[id].white;
-        let shifts: Vec<usize> = (0..=have.len().saturating_sub(want.len()))
-            .filter(|&s| {
-                want.len() <= have.len()
-                    && have[..s].iter().all(|&id| !white(id))
-                    && have[s + want.len()..].iter().all(|&id| white(id))
-                    && want
-                        .iter()
-                        .enumerate()
-                        .all(|(i, &(c, _))| white(have[s + i]) == (c == Color::White))
-            })
-            .collect();
+        let shifts: Vec<usize> = line_ups(have.len(), |i| r.pawns[have[i]].white, want).collect();
         if shifts.is_empty() {
             return false;
         }
@@ -374,12 +383,7 @@ pub(super) fn realizable(init: &RawPosition, goal: &RawPosition, path: &[KernelM
             let s = choices[f][pick[f]];
             for (i, &(_, rank)) in goal_cols[f].iter().enumerate() {
                 let pawn = r.pawns[r.cols[f][s + i]];
-                let allowed: Domain = if pawn.white {
-                    (1 << (rank + 1)) - 1
-                } else {
-                    !((1 << rank) - 1)
-                };
-                p.domains[pawn.var] &= allowed;
+                p.domains[pawn.var] &= goal_bound(pawn.white, rank);
             }
         }
         if p.consistent() {
