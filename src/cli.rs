@@ -185,16 +185,7 @@ pub fn proofkernel_line(
     };
     let plain = format!("proof kernel: {}", line(&kernel));
     // The extended search starts from the kernel found, with a node budget of its own.
-    let limits = crate::legality::Limits {
-        max_nodes,
-        deadline,
-    };
-    let mut nodes = 0u64;
-    let mut tick = || {
-        nodes += 1;
-        limits.check(nodes)
-    };
-    let extended = match kernel::extend(&init, &goal, &kernel, &mut tick) {
+    let extended = match kernel::extend_limited(&init, &goal, &kernel, max_nodes, deadline) {
         Ok(kernel::KernelResult::Found(moves)) => {
             format!("extended proof kernel: {}", line(&moves))
         }

@@ -907,6 +907,35 @@ fn limited(
     deadline: Option<Instant>,
     extended: bool,
 ) -> Result<KernelResult, Stop> {
+    with_limits(max_nodes, deadline, |tick| {
+        if extended {
+            search_extended(init, goal, tick)
+        } else {
+            search(init, goal, tick)
+        }
+    })
+}
+
+/// Convenience: [`extend`] with its own node limit and deadline.
+///
+/// # Errors
+/// The budget ran out.
+pub fn extend_limited(
+    init: &RawPosition,
+    goal: &RawPosition,
+    kernel: &[KernelMove],
+    max_nodes: u64,
+    deadline: Option<Instant>,
+) -> Result<KernelResult, Stop> {
+    with_limits(max_nodes, deadline, |tick| extend(init, goal, kernel, tick))
+}
+
+/// Runs `search` with a node counter checked against `max_nodes` and `deadline`.
+fn with_limits<R>(
+    max_nodes: u64,
+    deadline: Option<Instant>,
+    search: impl FnOnce(&mut dyn FnMut() -> Result<(), Stop>) -> R,
+) -> R {
     let limits = Limits {
         max_nodes,
         deadline,
@@ -916,11 +945,7 @@ fn limited(
         nodes += 1;
         limits.check(nodes)
     };
-    if extended {
-        search_extended(init, goal, &mut tick)
-    } else {
-        search(init, goal, &mut tick)
-    }
+    search(&mut tick)
 }
 
 #[cfg(test)]
