@@ -1,8 +1,9 @@
-//! The `retro probe` command line: one output line per FEN, never stopping at a bad one.
+//! The command lines of `retro`: probe (one output line per FEN, never stopping at a bad one),
+//! legal, revmoves, proofkernel, and the helpers of play, random-position and replay.
 
 use std::io::{BufRead, Write};
 
-use shakmaty::{fen::Fen, CastlingMode, Chess};
+use shakmaty::{fen::Fen, CastlingMode, Chess, Position};
 
 use crate::tablebase::Tablebase;
 
@@ -195,4 +196,135 @@ pub fn proofkernel_line(
         Err(e) => format!("extended proof kernel: unknown, {}", stopped(e)),
     };
     Ok(format!("{plain}\n{extended}"))
+}
+
+/// A seed from the clock, for random positions and moves when the user gives none.
+pub fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// `retro random-position`: `count` FENs of random legal positions of `material`.
+///
+/// # Errors
+/// A malformed material, or one that cannot be placed.
+pub fn random_fens(material: &str, count: usize, seed: u64) -> Result<Vec<String>, String> {
+    let m: crate::tablebase::Material = material.parse().map_err(|e| format!("{e}"))?;
+    let positions =
+        crate::play::random::random_positions(m, count, seed).map_err(|e| e.to_string())?;
+    Ok(positions
+        .iter()
+        .map(|p| Fen::from_position(p, shakmaty::EnPassantMode::Legal).to_string())
+        .collect())
+}
+
+/// The start of `retro play`: the FEN given, a random position of the material given, or (with
+/// `random`) a random position of a random material whose table is in `tb`, of `pieces` pieces
+/// (3 or 4 when `None`), either side stronger.
+///
+/// # Errors
+/// A malformed FEN or material, or no table of the requested size.
+pub fn play_start(
+    tb: &Tablebase,
+    fen: Option<&str>,
+    material: Option<&str>,
+    random: bool,
+    pieces: Option<u8>,
+    seed: u64,
+) -> Result<Chess, String> {
+    use crate::play::random::random_position;
+    let mut rng = fastrand::Rng::with_seed(seed);
+    if let Some(f) = fen {
+        return parse_fen(f);
+    }
+    if let Some(m) = material {
+        let m: crate::tablebase::Material = m.parse().map_err(|e| format!("{e}"))?;
+        return random_position(m, &mut rng).map_err(|e| e.to_string());
+    }
+    if !random {
+        return Err("give --fen, --material or --random".to_string());
+    }
+    let sizes: Vec<usize> = match pieces {
+        Some(n) => vec![usize::from(n)],
+        None => vec![3, 4],
+    };
+    let materials: Vec<_> = tb
+        .materials()
+        .into_iter()
+        .filter(|m| sizes.contains(&m.piece_count()))
+        .collect();
+    if materials.is_empty() {
+        return Err(format!(
+            "no tables of {} pieces in {} (build them with build-tables --out {})",
+            sizes
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(" or "),
+            tb.dir().display(),
+            tb.dir().display()
+        ));
+    }
+    // A position where the game is not over by insufficient material (KBvK, KNvK).
+    for _ in 0..1000 {
+        let m = materials[rng.usize(..materials.len())];
+        let m = if rng.bool() { m.swapped() } else { m };
+        let pos = random_position(m, &mut rng).map_err(|e| e.to_string())?;
+        if !pos.is_insufficient_material() {
+            return Ok(pos);
+        }
+    }
+    Err("no random position with mating material found".to_string())
+}
+
+/// The tags of a game of `retro play` naming its players.
+pub fn play_tags(
+    auto: bool,
+    perfect: bool,
+    side: Option<&str>,
+    start: &Chess,
+) -> Vec<(String, String)> {
+    let human_white = match side {
+        Some(s) => s == "white",
+        None => start.turn().is_white(),
+    };
+    let retro = format!("Retro {}", env!("CARGO_PKG_VERSION"));
+    let other = match (auto, perfect) {
+        (false, _) => std::env::var("USER").unwrap_or_else(|_| "Human".to_string()),
+        (true, false) => "Random mover".to_string(),
+        (true, true) => format!("Retro {} tables", env!("CARGO_PKG_VERSION")),
+    };
+    let (white, black) = if human_white {
+        (other, retro)
+    } else {
+        (retro, other)
+    };
+    vec![
+        ("Event".to_string(), "Retro endgame practice".to_string()),
+        ("Site".to_string(), "retro play".to_string()),
+        ("Round".to_string(), "-".to_string()),
+        ("White".to_string(), white),
+        ("Black".to_string(), black),
+    ]
+}
+
+/// Game `number` (from 1) of a PGN file.
+///
+/// # Errors
+/// The file cannot be read, a PGN mistake (with its line), or fewer games than `number`.
+pub fn read_game(path: &std::path::Path, number: u64) -> Result<crate::play::pgn::Game, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut games =
+        crate::play::pgn::read(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let count = games.len();
+    let index = usize::try_from(number - 1).unwrap_or(usize::MAX);
+    if index >= count {
+        return Err(format!(
+            "{}: --game {number}, but the file holds {count} game{}",
+            path.display(),
+            if count == 1 { "" } else { "s" }
+        ));
+    }
+    Ok(games.swap_remove(index))
 }

@@ -48,6 +48,9 @@ pub struct Config {
     /// Build missing 3-4-piece tables into `table_path` in the background when the engine
     /// starts.
     pub build_missing_tables: bool,
+    /// Where `retro play` saves its games; `games` in the working directory when absent.
+    /// Relative to the file's directory.
+    pub games_dir: Option<PathBuf>,
 }
 
 /// The range of [`Config::hash`] and of the Hash option.
@@ -99,6 +102,7 @@ impl Default for Config {
             threads: 1,
             move_overhead: 30,
             build_missing_tables: true,
+            games_dir: None,
         }
     }
 }
@@ -144,8 +148,10 @@ impl Config {
             if c.table_path.is_relative() && !c.table_path.as_os_str().is_empty() {
                 c.table_path = dir.join(&c.table_path);
             }
-            if let Some(f) = c.log_file.as_mut().filter(|f| f.is_relative()) {
-                *f = dir.join(&*f);
+            for f in [&mut c.log_file, &mut c.games_dir] {
+                if let Some(f) = f.as_mut().filter(|f| f.is_relative()) {
+                    *f = dir.join(&*f);
+                }
             }
         }
         Ok(c)
@@ -199,6 +205,7 @@ mod tests {
         assert_eq!((c.hash, c.threads, c.move_overhead), (16, 1, 30));
         assert!(c.build_missing_tables);
         assert_eq!(c.log_file, None);
+        assert_eq!(c.games_dir, None);
     }
 
     #[test]
@@ -216,8 +223,10 @@ mod tests {
             let e = Config::parse(text, p).expect_err(text).to_string();
             assert!(e.contains(what), "{e}");
         }
-        let c = Config::parse("log_file = \"retro.log\"\nhash = 64", p).expect("valid");
+        let c = Config::parse("log_file = \"retro.log\"\nhash = 64\ngames_dir = \"g\"", p)
+            .expect("valid");
         assert_eq!(c.log_file.as_deref(), Some(Path::new("/x/retro.log")));
+        assert_eq!(c.games_dir.as_deref(), Some(Path::new("/x/g")));
         assert_eq!(c.hash, 64);
     }
 

@@ -9,6 +9,7 @@
 //!   last-move analysis.
 //! - [`engine`]: evaluation, search and time management.
 //! - [`uci`]: the UCI protocol loop, its options and console commands.
+//! - [`play`]: `retro play`, `retro random-position` and `retro replay` in the terminal.
 
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -18,5 +19,6 @@ pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod legality;
+pub mod play;
 pub mod tablebase;
 pub mod uci;

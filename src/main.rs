@@ -72,6 +72,77 @@ enum Command {
         /// The goal position.
         fen: String,
     },
+    /// Plays an endgame in the terminal against the tables (or watches one with --auto); the
+    /// game is saved as PGN.
+    #[command(group(clap::ArgGroup::new("start").required(true).args(["fen", "material", "random"])))]
+    Play {
+        /// Directory of Retro's tables (default: table_path of engine.toml, else `tables`).
+        #[arg(long)]
+        tables: Option<PathBuf>,
+        /// Start from this position.
+        #[arg(long)]
+        fen: Option<String>,
+        /// Start from a random position of this material (for example KRvK).
+        #[arg(long)]
+        material: Option<String>,
+        /// Start from a random position of a random material whose table is present.
+        #[arg(long)]
+        random: bool,
+        /// With --random: pieces on the board, kings included (default: 3 or 4).
+        #[arg(long, requires = "random", value_parser = clap::value_parser!(u8).range(3..=6))]
+        pieces: Option<u8>,
+        /// The human's side: white or black (default: the side to move).
+        #[arg(long, value_parser = ["white", "black"])]
+        side: Option<String>,
+        /// Directory the game is saved into (default: games_dir of engine.toml, else `games`).
+        #[arg(long)]
+        games: Option<PathBuf>,
+        /// Letters instead of Unicode chess pieces.
+        #[arg(long)]
+        ascii: bool,
+        /// No human: the human's side plays random moves (or table moves with --perfect).
+        #[arg(long)]
+        auto: bool,
+        /// With --auto: the human's side plays the table's best moves too.
+        #[arg(long, requires = "auto")]
+        perfect: bool,
+        /// Seed of the random position and the random moves (default: from the clock).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Milliseconds of search per move where the tables do not decide the move.
+        #[arg(long, default_value_t = 1000)]
+        movetime: u64,
+    },
+    /// Prints random legal positions of a material as FENs, uniformly over the legal
+    /// placements with either side to move, leaving out checkmates and stalemates.
+    RandomPosition {
+        /// The material, for example KBNvK.
+        material: String,
+        /// How many positions.
+        #[arg(long, default_value_t = 1)]
+        count: usize,
+        /// Seed (default: from the clock); the same seed gives the same positions.
+        #[arg(long)]
+        seed: Option<u64>,
+    },
+    /// Steps through a PGN game showing the table's verdict at every position, and lists the
+    /// moves that threw away a win or a draw.
+    Replay {
+        /// Directory of Retro's tables (default: table_path of engine.toml, else `tables`).
+        #[arg(long)]
+        tables: Option<PathBuf>,
+        /// Which game of the file, counted from 1.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+        game: u64,
+        /// Show every position at once instead of waiting for Enter.
+        #[arg(long)]
+        all: bool,
+        /// Letters instead of Unicode chess pieces.
+        #[arg(long)]
+        ascii: bool,
+        /// The PGN file.
+        file: PathBuf,
+    },
     /// Speaks UCI on standard input and output (the same as no subcommand).
     Uci,
 }
@@ -83,6 +154,44 @@ fn check_seconds(time: Option<f64>) -> Result<(), String> {
             Err(format!("--time {t}: expected a number of seconds >= 0"))
         }
         _ => Ok(()),
+    }
+}
+
+/// Prints lines to standard output; a closed pipe (`| head`) ends the listing quietly.
+fn print_lines(lines: &[String]) -> ExitCode {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match lines
+        .iter()
+        .try_for_each(|l| writeln!(out, "{l}"))
+        .and_then(|()| out.flush())
+    {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("retro: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Opens a table directory, warning when it holds no table.
+fn open_tables(dir: PathBuf) -> Result<Tablebase, ExitCode> {
+    match Tablebase::open(&dir) {
+        Ok(tb) => {
+            if tb.materials().is_empty() {
+                log::warn!(
+                    "no tables in {} (build them with build-tables --out {})",
+                    dir.display(),
+                    dir.display()
+                );
+            }
+            Ok(tb)
+        }
+        Err(e) => {
+            eprintln!("retro: {e}");
+            Err(ExitCode::from(2))
+        }
     }
 }
 
@@ -119,21 +228,10 @@ fn main() -> ExitCode {
     }
     match args.command {
         Some(Command::Probe { tables, fens }) => {
-            let tables = tables.unwrap_or(config.table_path);
-            let tb = match Tablebase::open(&tables) {
+            let tb = match open_tables(tables.unwrap_or(config.table_path)) {
                 Ok(tb) => tb,
-                Err(e) => {
-                    eprintln!("retro: {e}");
-                    return ExitCode::from(2);
-                }
+                Err(code) => return code,
             };
-            if tb.materials().is_empty() {
-                log::warn!(
-                    "no tables in {} (build them with build-tables --out {})",
-                    tables.display(),
-                    tables.display()
-                );
-            }
             let stdin = std::io::stdin();
             let stdout = std::io::stdout();
             match cli::run_probe(&tb, &fens, stdin.lock(), stdout.lock()) {
@@ -177,21 +275,10 @@ fn main() -> ExitCode {
         }
         Some(Command::Revmoves { fen }) => match cli::revmoves_lines(&fen) {
             Ok(lines) => {
-                use std::io::Write;
-                let mut out = std::io::stdout().lock();
-                let written = if lines.is_empty() {
-                    writeln!(out, "no possible last move")
+                if lines.is_empty() {
+                    print_lines(&["no possible last move".to_string()])
                 } else {
-                    lines.iter().try_for_each(|l| writeln!(out, "{l}"))
-                };
-                // A closed pipe (`| head`) ends the listing quietly.
-                match written.and_then(|()| out.flush()) {
-                    Ok(()) => ExitCode::SUCCESS,
-                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-                    Err(e) => {
-                        eprintln!("retro: {e}");
-                        ExitCode::from(1)
-                    }
+                    print_lines(&lines)
                 }
             }
             Err(e) => {
@@ -214,6 +301,106 @@ fn main() -> ExitCode {
                     println!("{line}");
                     ExitCode::SUCCESS
                 }
+                Err(e) => {
+                    eprintln!("retro: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+        Some(Command::Play {
+            tables,
+            fen,
+            material,
+            random,
+            pieces,
+            side,
+            games,
+            ascii,
+            auto,
+            perfect,
+            seed,
+            movetime,
+        }) => {
+            let tb = match open_tables(tables.unwrap_or(config.table_path)) {
+                Ok(tb) => tb,
+                Err(code) => return code,
+            };
+            let seed = seed.unwrap_or_else(cli::clock_seed);
+            let start = match cli::play_start(
+                &tb,
+                fen.as_deref(),
+                material.as_deref(),
+                random,
+                pieces,
+                seed,
+            ) {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("retro: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let opts = retro::play::session::PlayOptions {
+                human: match side.as_deref() {
+                    Some("white") => shakmaty::Color::White,
+                    Some(_) => shakmaty::Color::Black,
+                    None => shakmaty::Position::turn(&start),
+                },
+                ascii,
+                auto,
+                perfect,
+                games_dir: Some(
+                    games
+                        .or(config.games_dir)
+                        .unwrap_or_else(|| PathBuf::from("games")),
+                ),
+                move_time: std::time::Duration::from_millis(movetime),
+                seed,
+                tags: cli::play_tags(auto, perfect, side.as_deref(), &start),
+            };
+            let stdin = std::io::stdin();
+            let mut stdout = std::io::stdout();
+            match retro::play::session::play(&tb, start, &opts, stdin.lock(), &mut stdout) {
+                Ok(_) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("retro: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+        Some(Command::RandomPosition {
+            material,
+            count,
+            seed,
+        }) => match cli::random_fens(&material, count, seed.unwrap_or_else(cli::clock_seed)) {
+            Ok(lines) => print_lines(&lines),
+            Err(e) => {
+                eprintln!("retro: {e}");
+                ExitCode::from(2)
+            }
+        },
+        Some(Command::Replay {
+            tables,
+            game,
+            all,
+            ascii,
+            file,
+        }) => {
+            let tb = match open_tables(tables.unwrap_or(config.table_path)) {
+                Ok(tb) => tb,
+                Err(code) => return code,
+            };
+            let g = match cli::read_game(&file, game) {
+                Ok(g) => g,
+                Err(e) => {
+                    eprintln!("retro: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let stdin = std::io::stdin();
+            let mut stdout = std::io::stdout();
+            match retro::play::replay::replay(&tb, &g, ascii, !all, stdin.lock(), &mut stdout) {
+                Ok(_) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("retro: {e}");
                     ExitCode::from(1)

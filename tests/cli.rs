@@ -1,11 +1,14 @@
 //! End-to-end tests of the binaries: `build-tables` (build, skip, force, verify, bad input)
 //! and `retro probe` (arguments, standard input, every kind of bad line).
 
+mod common;
+
 use std::{
-    io::Write,
     path::Path,
-    process::{Command, Output, Stdio},
+    process::{Command, Output},
 };
+
+use common::{retro, text};
 
 fn build_tables(args: &[&str]) -> Output {
     // Outside the project, so that a test that reaches the default `--out tables` by mistake
@@ -15,27 +18,6 @@ fn build_tables(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("build-tables runs")
-}
-
-fn retro(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("retro runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    child.wait_with_output().expect("retro ends")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 fn built(dir: &Path) -> String {

@@ -2,7 +2,9 @@
 #![allow(dead_code)]
 
 use std::{
+    io::Write,
     path::{Path, PathBuf},
+    process::{Command, Output, Stdio},
     sync::OnceLock,
 };
 
@@ -132,4 +134,27 @@ pub fn spawn_engine(cfg: &Path) -> std::process::Child {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("start retro")
+}
+
+/// Runs the `retro` binary with `args`, writing `stdin` to its standard input.
+pub fn retro(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("retro runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("retro ends")
+}
+
+/// Output bytes as text.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
 }

@@ -1,0 +1,222 @@
+//! A move typed by a person, in SAN (`Nf3`, `exd5`, `e8=Q+`, `O-O`) or UCI (`g1f3`, `e7e8q`)
+//! notation, and when it cannot be played, a message saying why.
+
+use shakmaty::{
+    san::{San, SanError, SanPlus},
+    uci::UciMove,
+    Chess, Move, Position, Role, Square,
+};
+
+/// Reads `text` as a legal move of `pos`.
+///
+/// # Errors
+/// A message for the person: not a move in either notation, or why the move is not legal here.
+pub fn parse_move(pos: &Chess, text: &str) -> Result<Move, String> {
+    let text = text.trim();
+    if let Ok(uci) = text.parse::<UciMove>() {
+        if let UciMove::Normal {
+            from,
+            to,
+            promotion,
+        } = uci
+        {
+            return uci
+                .to_move(pos)
+                .map_err(|_| why_not(pos, Some(from), to, None, promotion, text));
+        }
+    }
+    let cleaned = text.trim_end_matches(['!', '?']);
+    let cleaned = match cleaned {
+        "0-0" | "0-0+" | "0-0#" => "O-O",
+        "0-0-0" | "0-0-0+" | "0-0-0#" => "O-O-O",
+        s => s,
+    };
+    let san: SanPlus = cleaned.parse().map_err(|_| {
+        format!(
+            "`{text}` is not a move: type it in SAN (Nf3, exd5, e8=Q, O-O) or UCI (g1f3, e7e8q)"
+        )
+    })?;
+    match san.san.to_move(pos) {
+        Ok(m) => Ok(m),
+        Err(SanError::AmbiguousSan) => {
+            let options: Vec<String> = pos
+                .legal_moves()
+                .iter()
+                .filter(|m| san.san.matches(**m))
+                .map(|m| San::from_move(pos, *m).to_string())
+                .collect();
+            Err(format!("`{text}` is ambiguous: {}", options.join(" or ")))
+        }
+        Err(SanError::IllegalSan) => Err(match san.san {
+            San::Normal {
+                role,
+                to,
+                promotion,
+                file,
+                rank,
+                ..
+            } => {
+                let from = pos
+                    .board()
+                    .by_piece(role.of(pos.turn()))
+                    .into_iter()
+                    .find(|&s| {
+                        file.is_none_or(|f| s.file() == f) && rank.is_none_or(|r| s.rank() == r)
+                    });
+                why_not(pos, from, to, Some(role), promotion, text)
+            }
+            San::Castle(_) => format!("`{text}`: castling is not possible here"),
+            _ => format!("`{text}` cannot be played here"),
+        }),
+    }
+}
+
+/// Why the move of the piece on `from` (a piece of `role` when SAN named one, `from` `None` when
+/// the side has none) to `to` is not legal.
+fn why_not(
+    pos: &Chess,
+    from: Option<Square>,
+    to: Square,
+    role: Option<Role>,
+    promotion: Option<Role>,
+    text: &str,
+) -> String {
+    let us = pos.turn();
+    let Some(from) = from else {
+        let role = role.map_or("piece", role_name);
+        return format!("`{text}`: you have no {role} that can go to {to}");
+    };
+    let Some(piece) = pos.board().piece_at(from) else {
+        return format!("`{text}`: there is no piece on {from}");
+    };
+    if piece.color != us {
+        return format!("`{text}`: the piece on {from} is not yours");
+    }
+    if pos.board().by_color(us).contains(to) {
+        return format!("`{text}`: your own piece stands on {to}");
+    }
+    let legal = pos.legal_moves();
+    let same_squares: Vec<&Move> = legal
+        .iter()
+        .filter(|m| m.from() == Some(from) && m.to() == to)
+        .collect();
+    if !same_squares.is_empty() {
+        return if promotion.is_none() {
+            format!("`{text}`: say which piece the pawn becomes ({from}{to}q, or =Q in SAN)")
+        } else {
+            format!("`{text}`: a pawn cannot become that")
+        };
+    }
+    let can_reach = legal.iter().any(|m| m.from() == Some(from));
+    let role = role_name(piece.role);
+    if pos.is_check() {
+        format!("`{text}`: you are in check, and this move does not get out of it")
+    } else if reaches(pos, from, to) {
+        format!("`{text}`: it would leave your king in check")
+    } else if can_reach {
+        format!("`{text}`: a {role} cannot go from {from} to {to}")
+    } else {
+        format!("`{text}`: the {role} on {from} cannot move")
+    }
+}
+
+/// Whether the piece on `from` could go to `to` by its way of moving, on this board, not
+/// counting checks to its own king.
+fn reaches(pos: &Chess, from: Square, to: Square) -> bool {
+    let board = pos.board();
+    let Some(piece) = board.piece_at(from) else {
+        return false;
+    };
+    let occ = board.occupied();
+    let attacks = shakmaty::attacks::attacks(from, piece, occ);
+    if piece.role != Role::Pawn {
+        return attacks.contains(to);
+    }
+    let them = board.by_color(!piece.color);
+    if attacks.contains(to) {
+        return them.contains(to) || pos.ep_square(shakmaty::EnPassantMode::Legal) == Some(to);
+    }
+    let step = if piece.color.is_white() { 8 } else { -8 };
+    let one = from.offset(step);
+    let start = if piece.color.is_white() {
+        shakmaty::Rank::Second
+    } else {
+        shakmaty::Rank::Seventh
+    };
+    match one {
+        Some(s) if s == to => !occ.contains(s),
+        Some(s) if from.rank() == start && s.offset(step) == Some(to) => {
+            !occ.contains(s) && !occ.contains(to)
+        }
+        _ => false,
+    }
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::King => "king",
+        Role::Queen => "queen",
+        Role::Rook => "rook",
+        Role::Bishop => "bishop",
+        Role::Knight => "knight",
+        Role::Pawn => "pawn",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::CastlingMode;
+
+    fn pos(fen: &str) -> Chess {
+        crate::cli::parse_fen(fen).expect("a legal FEN")
+    }
+
+    #[test]
+    fn both_notations_are_read() {
+        let p = pos("4k3/P7/8/8/8/8/8/R3K2R w KQ - 0 1");
+        for (text, uci) in [
+            ("Ra2", "a1a2"),
+            ("a1a2", "a1a2"),
+            ("a8=Q+", "a7a8q"),
+            ("a7a8n", "a7a8n"),
+            ("O-O", "e1h1"),
+            ("0-0-0", "e1a1"),
+            ("Kf1!?", "e1f1"),
+        ] {
+            let m = parse_move(&p, text).expect(text);
+            assert_eq!(m.to_uci(CastlingMode::Chess960).to_string(), uci, "{text}");
+        }
+    }
+
+    #[test]
+    fn refusals_say_why() {
+        let p = pos("4k3/P7/8/8/8/8/8/R3K2R w KQ - 0 1");
+        let cases = [
+            ("hello", "is not a move"),
+            ("Qd4", "no queen"),
+            ("e2e4", "no piece on e2"),
+            ("e8e7", "not yours"),
+            ("a1h1", "your own piece"),
+            ("a7a8", "which piece"),
+            ("Rb2", "cannot go from a1 to b2"),
+            ("Rhb1", "cannot go from h1 to b1"),
+        ];
+        for (text, why) in cases {
+            let e = parse_move(&p, text).expect_err(text);
+            assert!(e.contains(why), "{text}: {e}");
+        }
+        let pinned = pos("4k3/8/8/8/4r3/8/4R3/4K3 w - - 0 1");
+        let e = parse_move(&pinned, "Ra2").expect_err("pinned");
+        assert!(e.contains("leave your king in check"), "{e}");
+        let checked = pos("4k3/8/8/8/4r3/8/8/R3K3 w - - 0 1");
+        let e = parse_move(&checked, "Ra2").expect_err("in check");
+        assert!(e.contains("in check"), "{e}");
+        let two = pos("4k3/8/8/8/8/8/4K3/R6R w - - 0 1");
+        let e = parse_move(&two, "Rd1").expect_err("ambiguous");
+        assert!(
+            e.contains("Rad1 or Rhd1") || e.contains("Rhd1 or Rad1"),
+            "{e}"
+        );
+    }
+}
