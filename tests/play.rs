@@ -213,6 +213,28 @@ fn replay_steps_and_finds_the_blunder_in_other_tools_files() {
         o.contains("2. Rd5+?? White throws away the win: now a draw"),
         "{o}"
     );
+    let all = retro(
+        &[
+            "replay",
+            "--tables",
+            table_dir(),
+            "--game",
+            "2",
+            "--all",
+            pc,
+        ],
+        "",
+    );
+    let a = text(&all.stdout);
+    assert!(
+        a.contains("Move 2. Rd5+?? White throws away the win: now a draw\n"),
+        "{a}"
+    );
+    assert_eq!(
+        a.matches("throws away").count(),
+        2,
+        "inline and in the summary"
+    );
     // The game from the standard start: nothing in the tables, nothing reported.
     let first = retro(&["replay", "--tables", table_dir(), "--all", pc], "");
     let f = text(&first.stdout);
@@ -393,4 +415,66 @@ fn perfect_auto_games_mate_in_exactly_the_table_plies() {
         }
         println!("{name}: 100 random positions, {wins} decided games mated in exactly the table's plies, {draws} draws");
     }
+}
+
+#[test]
+fn outside_the_tables_retro_searches() {
+    let games = tempfile::tempdir().expect("tempdir");
+    let g = games.path().to_str().expect("utf-8");
+    // Seven pieces: no table holds this.
+    let fen = "4k3/pp6/8/8/8/8/PP6/4K2R w K - 0 1";
+    let out = retro(
+        &[
+            "play",
+            "--tables",
+            table_dir(),
+            "--fen",
+            fen,
+            "--movetime",
+            "100",
+            "--ascii",
+            "--games",
+            g,
+        ],
+        "hint\nO-O\nquit\n",
+    );
+    let o = text(&out.stdout);
+    assert!(out.status.success(), "{o}");
+    assert!(o.contains("Table: not in the tables"), "{o}");
+    assert!(o.contains("Hint: ") && o.contains("(search, depth "), "{o}");
+    assert!(o.contains("Retro plays "), "{o}");
+    let (_, game) = saved_game(games.path());
+    assert_eq!(game.moves.len(), 2);
+    assert_eq!(
+        game.comments[0]
+            .as_deref()
+            .map(|c| c.starts_with("not in the tables")),
+        Some(true)
+    );
+}
+
+#[test]
+fn a_game_that_cannot_be_saved_is_printed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let blocker = dir.path().join("not-a-directory");
+    std::fs::write(&blocker, "x").expect("write");
+    let out = retro(
+        &[
+            "play",
+            "--tables",
+            table_dir(),
+            "--fen",
+            KRVK,
+            "--ascii",
+            "--games",
+            blocker.to_str().expect("utf-8"),
+        ],
+        "Ra5+\nquit\n",
+    );
+    let o = text(&out.stdout);
+    assert!(out.status.success(), "{o}");
+    assert!(o.contains("Could not save the game into"), "{o}");
+    let pgn_text = &o[o.find("[Event ").expect("the PGN is printed")..];
+    let games = pgn::read(pgn_text).expect("the printed PGN reads back");
+    assert_eq!(games[0].moves.len(), 2);
 }

@@ -27,8 +27,9 @@ pub struct Change {
     pub after: Wdl,
 }
 
-impl std::fmt::Display for Change {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl Change {
+    /// What the move did, in words: "White throws away the win: now a draw".
+    pub fn what(&self) -> String {
         let what = match (self.before, self.after) {
             (Wdl::Win, Wdl::Draw) => "throws away the win: now a draw",
             (Wdl::Win, Wdl::Loss) => "throws away the win: now lost",
@@ -40,7 +41,13 @@ impl std::fmt::Display for Change {
         } else {
             "Black"
         };
-        write!(f, "{}?? {who} {what}", self.numbered)
+        format!("{who} {what}")
+    }
+}
+
+impl std::fmt::Display for Change {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}?? {}", self.numbered, self.what())
     }
 }
 
@@ -121,7 +128,7 @@ pub fn replay(
             let m = &game.moves[i - 1];
             write!(out, "Move {}", numbered(&positions[i - 1], m))?;
             if let Some(c) = changes.iter().find(|c| c.index == i - 1) {
-                write!(out, ": {c}")?;
+                write!(out, "?? {}", c.what())?;
             }
             if let Some(Some(comment)) = game.comments.get(i - 1) {
                 write!(out, "  {{{comment}}}")?;

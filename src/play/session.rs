@@ -152,7 +152,7 @@ impl State {
 /// and messages to `out`.
 ///
 /// # Errors
-/// Only I/O errors on `out` and errors saving the game.
+/// Only I/O errors on `input` and `out` (a game that cannot be saved is printed instead).
 pub fn play(
     tb: &Tablebase,
     start: Chess,
@@ -248,11 +248,22 @@ pub fn play(
     game.result = result.to_string();
     writeln!(out, "Game over: {}. Result {result}.", ending.text())?;
     let file = match &opts.games_dir {
-        Some(dir) => {
-            let path = save(dir, &game)?;
-            writeln!(out, "Saved to {}", path.display())?;
-            Some(path)
-        }
+        Some(dir) => match save(dir, &game) {
+            Ok(path) => {
+                writeln!(out, "Saved to {}", path.display())?;
+                Some(path)
+            }
+            Err(e) => {
+                // Nothing is lost: the game goes to the output instead.
+                writeln!(
+                    out,
+                    "Could not save the game into {}: {e}. Here it is:\n\n{}",
+                    dir.display(),
+                    pgn::write(&game)
+                )?;
+                None
+            }
+        },
         None => None,
     };
     out.flush()?;
@@ -436,4 +447,67 @@ fn material_name(pos: &Chess) -> String {
         s
     };
     format!("{}v{}", side(Color::White), side(Color::Black))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pos(fen: &str) -> Chess {
+        crate::cli::parse_fen(fen).expect("a legal FEN")
+    }
+
+    #[test]
+    fn the_rules_end_the_game() {
+        let end = |fen: &str| {
+            let p = pos(fen);
+            ending(&p, &[hash(&p)])
+        };
+        assert_eq!(
+            end("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"),
+            Some(Ending::Stalemate)
+        );
+        assert_eq!(
+            end("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"),
+            Some(Ending::Checkmate)
+        );
+        assert_eq!(
+            end("7k/8/6K1/8/8/8/8/6B1 b - - 0 1"),
+            Some(Ending::InsufficientMaterial)
+        );
+        assert_eq!(end("7k/8/6K1/8/8/8/8/6R1 b - - 99 80"), None);
+        assert_eq!(
+            end("7k/8/6K1/8/8/8/8/6R1 b - - 100 80"),
+            Some(Ending::FiftyMoveRule)
+        );
+        // Mate on the move that reaches 100 plies counts as mate.
+        assert_eq!(
+            end("R6k/8/6K1/8/8/8/8/8 b - - 100 80"),
+            Some(Ending::Checkmate)
+        );
+    }
+
+    #[test]
+    fn the_third_repetition_ends_the_game() {
+        let start = pos("7k/8/6K1/8/8/8/8/R7 w - - 0 1");
+        let mut st = State {
+            hashes: vec![hash(&start)],
+            positions: vec![start.clone()],
+            moves: Vec::new(),
+            comments: Vec::new(),
+        };
+        let shuffle = ["a1a2", "h8g8", "a2a1", "g8h8"];
+        for round in 0..2 {
+            for (i, u) in shuffle.iter().enumerate() {
+                let m = crate::play::moves::parse_move(st.pos(), u).expect("legal");
+                st.push(m, String::new());
+                let third = round == 1 && i == 3;
+                assert_eq!(
+                    ending(st.pos(), &st.hashes),
+                    third.then_some(Ending::ThreefoldRepetition),
+                    "round {round} move {u}"
+                );
+            }
+        }
+    }
 }
