@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::{path::Path, sync::OnceLock, time::Duration};
+use std::{path::Path, process::Output, sync::OnceLock, time::Duration};
 
 use common::{retro, text};
 use retro::play::{
@@ -39,6 +39,17 @@ fn saved_game(dir: &Path) -> (String, pgn::Game) {
         files[0].to_str().expect("utf-8").to_string(),
         games[0].clone(),
     )
+}
+
+/// Runs `retro play --tables ... --fen FEN --games TMP EXTRA...` with `input`; returns the games
+/// directory and the output.
+fn play_fen(fen: &str, extra: &[&str], input: &str) -> (tempfile::TempDir, Output) {
+    let games = tempfile::tempdir().expect("tempdir");
+    let g = games.path().to_str().expect("utf-8");
+    let mut args = vec!["play", "--tables", table_dir(), "--fen", fen, "--games", g];
+    args.extend_from_slice(extra);
+    let out = retro(&args, input);
+    (games, out)
 }
 
 const KRVK: &str = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
@@ -98,21 +109,9 @@ fn a_scripted_session_with_bad_moves_hint_undo_and_quit() {
 
 #[test]
 fn retro_moves_first_when_the_human_has_the_other_side() {
-    let games = tempfile::tempdir().expect("tempdir");
-    let g = games.path().to_str().expect("utf-8");
-    let out = retro(
-        &[
-            "play",
-            "--tables",
-            table_dir(),
-            "--fen",
-            KRVK,
-            "--side",
-            "black",
-            "--ascii",
-            "--games",
-            g,
-        ],
+    let (games, out) = play_fen(
+        KRVK,
+        &["--side", "black", "--ascii"],
         "undo\n\nundo\nundo\n",
     );
     let o = text(&out.stdout);
@@ -134,24 +133,8 @@ fn retro_moves_first_when_the_human_has_the_other_side() {
 
 #[test]
 fn an_auto_game_is_saved_and_replays_without_verdict_changes() {
-    let games = tempfile::tempdir().expect("tempdir");
-    let g = games.path().to_str().expect("utf-8");
     let fen = "8/8/8/3k4/8/8/8/4K2Q b - - 0 1";
-    let out = retro(
-        &[
-            "play",
-            "--tables",
-            table_dir(),
-            "--fen",
-            fen,
-            "--auto",
-            "--perfect",
-            "--ascii",
-            "--games",
-            g,
-        ],
-        "",
-    );
+    let (games, out) = play_fen(fen, &["--auto", "--perfect", "--ascii"], "");
     let o = text(&out.stdout);
     assert!(out.status.success(), "{o}");
     assert!(o.contains("Game over: checkmate. Result 1-0."), "{o}");
@@ -419,25 +402,9 @@ fn perfect_auto_games_mate_in_exactly_the_table_plies() {
 
 #[test]
 fn outside_the_tables_retro_searches() {
-    let games = tempfile::tempdir().expect("tempdir");
-    let g = games.path().to_str().expect("utf-8");
     // Seven pieces: no table holds this.
     let fen = "4k3/pp6/8/8/8/8/PP6/4K2R w K - 0 1";
-    let out = retro(
-        &[
-            "play",
-            "--tables",
-            table_dir(),
-            "--fen",
-            fen,
-            "--movetime",
-            "100",
-            "--ascii",
-            "--games",
-            g,
-        ],
-        "hint\nO-O\nquit\n",
-    );
+    let (games, out) = play_fen(fen, &["--movetime", "100", "--ascii"], "hint\nO-O\nquit\n");
     let o = text(&out.stdout);
     assert!(out.status.success(), "{o}");
     assert!(o.contains("Table: not in the tables"), "{o}");
