@@ -543,6 +543,21 @@ pub fn recompress(path: &Path, compression: Compression) -> Result<Written, Tabl
             path: path.to_path_buf(),
             source,
         })?;
+        // Nothing is written unless every new block decompresses to the values it replaces.
+        frames
+            .par_iter()
+            .enumerate()
+            .try_for_each_init(Vec::new, |buf, (b, frame)| {
+                let start = b * block_len as usize;
+                let want = &values[start..(start + block_len as usize).min(values.len())];
+                decompress_into(frame, want.len(), buf)?;
+                if buf.as_slice() == want {
+                    Ok(())
+                } else {
+                    Err(format!("block {b} does not decompress to its values"))
+                }
+            })
+            .map_err(|e| bad(format!("recompressed {} to move: {e}", side_name(side))))?;
         sides.push(frames);
     }
     let (material, stats, layouts) = (table.scheme.material(), table.stats, **layouts);
