@@ -318,8 +318,8 @@ pub fn read_game(path: &std::path::Path, number: u64) -> Result<crate::play::pgn
     let mut games =
         crate::play::pgn::read(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let count = games.len();
-    let index = usize::try_from(number - 1).unwrap_or(usize::MAX);
-    if index >= count {
+    let index = usize::try_from(number).map_or(usize::MAX, |n| n.wrapping_sub(1));
+    if number == 0 || index >= count {
         return Err(format!(
             "{}: --game {number}, but the file holds {count} game{}",
             path.display(),

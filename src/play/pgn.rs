@@ -112,7 +112,7 @@ pub fn write(game: &Game) -> String {
         let white = pos.turn().is_white();
         if white {
             tokens.push(format!("{number}."));
-        } else if i == 0 || game.comments[i - 1].is_some() {
+        } else if i == 0 || game.comments.get(i - 1).is_some_and(Option::is_some) {
             tokens.push(format!("{number}..."));
         }
         tokens.push(SanPlus::from_move_and_play_unchecked(&mut pos, *m).to_string());

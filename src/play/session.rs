@@ -8,7 +8,7 @@ use std::{
     time::{Duration, SystemTime},
 };
 
-use shakmaty::{san::SanPlus, zobrist::Zobrist64, Chess, Color, EnPassantMode, Move, Position};
+use shakmaty::{san::SanPlus, Chess, Color, EnPassantMode, Move, Position};
 
 use super::{
     board::{render, status, value_text, verdict},
@@ -17,7 +17,7 @@ use super::{
 };
 use crate::{
     engine::{
-        search::{SearchControl, SearchParams},
+        search::{hash_of, SearchControl, SearchParams},
         think,
         time::Limits,
         tt::TranspositionTable,
@@ -112,10 +112,6 @@ pub fn ending(pos: &Chess, hashes: &[u64]) -> Option<Ending> {
     None
 }
 
-fn hash(pos: &Chess) -> u64 {
-    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
-}
-
 /// The game in progress.
 struct State {
     positions: Vec<Chess>,
@@ -133,7 +129,7 @@ impl State {
     fn push(&mut self, m: Move, comment: String) {
         let mut next = self.pos().clone();
         next.play_unchecked(m);
-        self.hashes.push(hash(&next));
+        self.hashes.push(hash_of(&next));
         self.positions.push(next);
         self.moves.push(m);
         self.comments.push(Some(comment));
@@ -163,7 +159,7 @@ pub fn play(
     let tt = TranspositionTable::new(16).map_err(std::io::Error::other)?;
     let mut rng = fastrand::Rng::with_seed(opts.seed);
     let mut st = State {
-        hashes: vec![hash(&start)],
+        hashes: vec![hash_of(&start)],
         positions: vec![start.clone()],
         moves: Vec::new(),
         comments: Vec::new(),
@@ -394,7 +390,7 @@ fn ask(
 /// When the directory or the file cannot be written.
 pub fn save(dir: &Path, game: &Game) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(dir)?;
-    let material = material_name(&game.start);
+    let material = crate::tablebase::Material::of_board(game.start.board());
     let stamp = pgn::stamp(SystemTime::now());
     let text = pgn::write(game);
     for n in 0..1000 {
@@ -430,25 +426,6 @@ pub fn save(dir: &Path, game: &Game) -> std::io::Result<PathBuf> {
     )))
 }
 
-/// The material of a position by name (`KRvK`), for file names.
-fn material_name(pos: &Chess) -> String {
-    let side = |color: Color| -> String {
-        let mut s = String::from("K");
-        for role in [
-            shakmaty::Role::Queen,
-            shakmaty::Role::Rook,
-            shakmaty::Role::Bishop,
-            shakmaty::Role::Knight,
-            shakmaty::Role::Pawn,
-        ] {
-            let n = pos.board().by_piece(role.of(color)).count();
-            s.push_str(&role.upper_char().to_string().repeat(n));
-        }
-        s
-    };
-    format!("{}v{}", side(Color::White), side(Color::Black))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -461,7 +438,7 @@ mod tests {
     fn the_rules_end_the_game() {
         let end = |fen: &str| {
             let p = pos(fen);
-            ending(&p, &[hash(&p)])
+            ending(&p, &[hash_of(&p)])
         };
         assert_eq!(
             end("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"),
@@ -491,7 +468,7 @@ mod tests {
     fn the_third_repetition_ends_the_game() {
         let start = pos("7k/8/6K1/8/8/8/8/R7 w - - 0 1");
         let mut st = State {
-            hashes: vec![hash(&start)],
+            hashes: vec![hash_of(&start)],
             positions: vec![start.clone()],
             moves: Vec::new(),
             comments: Vec::new(),

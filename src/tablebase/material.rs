@@ -61,6 +61,15 @@ impl Material {
         }
     }
 
+    /// The material of a board (its kings are taken as one each).
+    pub fn of_board(board: &shakmaty::Board) -> Material {
+        let side = |color: Color| {
+            ROLES
+                .map(|role| u8::try_from(board.by_piece(role.of(color)).count()).unwrap_or(u8::MAX))
+        };
+        Material::from_counts(side(Color::White), side(Color::Black))
+    }
+
     /// How many pieces of `color` and `role` (1 for kings).
     pub fn count(&self, color: Color, role: Role) -> u8 {
         match role_slot(role) {
