@@ -1,15 +1,15 @@
-//! A 5-piece table: KQRvKR built with its sub-tables, compared with a Syzygy sample, and
-//! played by the engine.
+//! A 5-piece table: KQRvKR built with its sub-tables, compared with a Syzygy sample and with a
+//! brute-force mate search, and played by the engine.
 
 mod common;
 
 use std::io::{BufRead, BufReader, Write};
 
 use retro::tablebase::{Tablebase, Wdl};
-use shakmaty::{fen::Fen, CastlingMode, Chess};
+use shakmaty::{fen::Fen, CastlingMode, Chess, Position};
 
 #[test]
-fn kqrvkr_agrees_with_syzygy_and_the_engine_plays_it() {
+fn kqrvkr_agrees_with_syzygy_and_brute_force_and_the_engine_plays_it() {
     let dir = tempfile::tempdir().expect("tempdir");
     common::build_into(dir.path(), &[common::material("KQRvKR")]);
     let tb = Tablebase::open(dir.path()).expect("tables");
@@ -43,6 +43,23 @@ fn kqrvkr_agrees_with_syzygy_and_the_engine_plays_it() {
     }
     eprintln!("{n} KQRvKR positions compared with Syzygy WDL, {bad} mismatches");
     assert_eq!(n, 5000);
+    assert_eq!(bad, 0);
+
+    // The search itself, on a known mate in 2 (3 plies) with no mate in 1.
+    let mate_in_2: Chess = "5R2/8/8/4K3/8/7k/3Q2r1/8 w - - 0 1"
+        .parse::<Fen>()
+        .expect("fen")
+        .into_position(CastlingMode::Standard)
+        .expect("legal");
+    assert!(mates_within(&mate_in_2, 3) && !mates_within(&mate_in_2, 1));
+
+    let positions: Vec<Chess> = text.lines().map(|l| sample_line(l).0).collect();
+    let (exact, bounded, bad) = short_mates_agree(&tb, &positions);
+    eprintln!(
+        "KQRvKR: {exact} mate distances up to 5 plies found exactly by brute force, \
+         {bounded} longer ones confirmed longer than 3 plies, {bad} mismatches"
+    );
+    assert!(exact >= 100, "only {exact} short mates in the sample");
     assert_eq!(bad, 0);
 
     // The engine reports the table's mate distance for a 5-piece position.
@@ -83,6 +100,70 @@ fn kqrvkr_agrees_with_syzygy_and_the_engine_plays_it() {
         child.wait().expect("exit");
         assert_eq!(score, Some(format!("mate {n}")), "{fen}");
     }
+}
+
+/// Whether the side to move can force checkmate within `plies` (odd), by trying every move.
+fn mates_within(pos: &Chess, plies: u32) -> bool {
+    pos.legal_moves().iter().any(|m| {
+        let mut p = pos.clone();
+        p.play_unchecked(*m);
+        p.is_checkmate() || (plies >= 3 && mated_within(&p, plies - 1))
+    })
+}
+
+/// Whether the side to move is checkmated now or, when `plies` (even) allows, whatever it
+/// plays, within `plies`.
+fn mated_within(pos: &Chess, plies: u32) -> bool {
+    let moves = pos.legal_moves();
+    if moves.is_empty() {
+        return pos.is_check();
+    }
+    plies >= 2
+        && moves.iter().all(|m| {
+            let mut p = pos.clone();
+            p.play_unchecked(*m);
+            mates_within(&p, plies - 1)
+        })
+}
+
+/// Checks the table's mate distances against a brute-force search, independent of the tables
+/// (captures are searched on, not looked up). A mate within 5 plies (either side) must be found
+/// at exactly that depth and not 2 plies sooner; a longer one must not be found within 3 plies
+/// (the search cannot affordably go deeper). Returns (exact, bounded, mismatches).
+fn short_mates_agree(tb: &Tablebase, positions: &[Chess]) -> (u64, u64, u64) {
+    let (mut exact, mut bounded, mut bad) = (0, 0, 0);
+    for pos in positions {
+        let v = tb.probe(pos).expect("covered");
+        let plies = v.plies();
+        let ok = match v.wdl() {
+            Wdl::Draw => continue,
+            Wdl::Win if plies <= 5 => {
+                exact += 1;
+                mates_within(pos, plies) && (plies < 3 || !mates_within(pos, plies - 2))
+            }
+            Wdl::Loss if plies <= 4 => {
+                exact += 1;
+                mated_within(pos, plies) && (plies < 2 || !mated_within(pos, plies - 2))
+            }
+            Wdl::Win => {
+                bounded += 1;
+                !mates_within(pos, 3)
+            }
+            Wdl::Loss => {
+                bounded += 1;
+                !mated_within(pos, 2)
+            }
+        };
+        if !ok {
+            bad += 1;
+            eprintln!(
+                "{}: table {} in {plies} plies, brute force disagrees",
+                Fen::from_position(pos, shakmaty::EnPassantMode::Legal),
+                v.wdl()
+            );
+        }
+    }
+    (exact, bounded, bad)
 }
 
 /// The canonical material name of a position.
@@ -129,18 +210,25 @@ fn sample_line(line: &str) -> (Chess, Wdl) {
     (pos, wdl)
 }
 
+/// The directory of the built tables: `RETRO_TABLES`, or the project's `tables/`.
+fn built_tables_dir() -> std::path::PathBuf {
+    std::env::var_os("RETRO_TABLES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tables"))
+}
+
 /// Every 5-piece table present in `RETRO_TABLES` (default: the project's `tables/`) against the
 /// Syzygy samples: tests/data/syzygy5 and, when present, the whole shared sample
 /// (`RETRO_SYZYGY5`, default `../shared/oracle/syzygy5/oracle5.tsv`). Positions whose table is
-/// missing are counted, not failed. `cargo test --release --test five_pieces -- --ignored`.
+/// missing are counted, not failed. The mate distances of every compared position are also
+/// checked by brute force as in the KQRvKR test. `cargo test --release --test five_pieces --
+/// --ignored`.
 #[test]
 #[ignore = "needs built 5-piece tables"]
 fn built_tables_agree_with_syzygy_samples() {
     use std::collections::BTreeMap;
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = std::env::var_os("RETRO_TABLES")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| root.join("tables"));
+    let dir = built_tables_dir();
     let tb = Tablebase::open(&dir).expect("tables");
     let mut files = vec![
         root.join("tests/data/syzygy5/sample.tsv"),
@@ -153,13 +241,18 @@ fn built_tables_agree_with_syzygy_samples() {
         files.push(full);
     }
     let mut per: BTreeMap<String, (u64, u64, u64)> = BTreeMap::new();
+    let mut covered: BTreeMap<String, Vec<Chess>> = BTreeMap::new();
     for f in &files {
         let text = std::fs::read_to_string(f).expect("sample");
         for line in text.lines().filter(|l| !l.is_empty()) {
             let (pos, expected) = sample_line(line);
             let name = material_name(&pos);
-            let e = per.entry(name).or_default();
-            match tb.probe(&pos) {
+            let e = per.entry(name.clone()).or_default();
+            let probed = tb.probe(&pos);
+            if probed.is_ok() {
+                covered.entry(name).or_default().push(pos);
+            }
+            match probed {
                 Ok(v) if v.wdl() == expected => e.0 += 1,
                 Ok(v) => {
                     e.0 += 1;
@@ -182,4 +275,65 @@ fn built_tables_agree_with_syzygy_samples() {
     );
     assert!(compared > 0, "no 5-piece table in {}", dir.display());
     assert_eq!(bad, 0);
+
+    let (mut exact, mut bounded, mut wrong) = (0, 0, 0);
+    for (m, positions) in &covered {
+        let (e, b, w) = short_mates_agree(&tb, positions);
+        eprintln!("{m:<8} brute force: {e:>5} exact, {b:>5} longer than 3 plies, {w} mismatches");
+        (exact, bounded, wrong) = (exact + e, bounded + b, wrong + w);
+    }
+    eprintln!(
+        "brute force: {exact} mate distances up to 5 plies exact, {bounded} longer ones \
+         confirmed longer than 3 plies, {wrong} mismatches"
+    );
+    assert_eq!(wrong, 0);
+}
+
+/// Every 5-piece table present in `RETRO_TABLES` (default: tables/) against a brute-force mate
+/// search, along mating lines: from `RETRO_BRUTE_STARTS` (default 40) random positions of each
+/// material, the table's best moves are played to the mate, and every position on the way is
+/// checked as in [`short_mates_agree`] (exact within 5 plies, else not within 3). The lines end
+/// in the table's shortest mates, which random positions alone seldom reach.
+/// `cargo test --release --test five_pieces -- --ignored --nocapture`.
+#[test]
+#[ignore = "needs built 5-piece tables"]
+fn built_tables_agree_with_brute_force_along_mating_lines() {
+    let dir = built_tables_dir();
+    let starts: usize = std::env::var("RETRO_BRUTE_STARTS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(40);
+    let tb = Tablebase::open(&dir).expect("tables");
+    let mut rng = fastrand::Rng::with_seed(2026);
+    let (mut tables, mut exact, mut bounded, mut wrong) = (0, 0, 0, 0);
+    for m in tb.materials().into_iter().filter(|m| m.piece_count() == 5) {
+        tables += 1;
+        let mut line_positions = Vec::new();
+        for _ in 0..starts {
+            let mut pos = retro::play::random::random_position(m, &mut rng).expect("position");
+            while tb.probe(&pos).is_ok_and(|v| v.wdl() != Wdl::Draw) {
+                line_positions.push(pos.clone());
+                if pos.is_checkmate() {
+                    break;
+                }
+                let Some((best, _)) = tb.rank_moves(&pos).expect("ranked").into_iter().next()
+                else {
+                    break;
+                };
+                pos.play_unchecked(best);
+            }
+        }
+        let (e, b, w) = short_mates_agree(&tb, &line_positions);
+        eprintln!(
+            "{:<8} {e:>5} exact, {b:>5} longer than 3 plies, {w} mismatches",
+            m.name()
+        );
+        (exact, bounded, wrong) = (exact + e, bounded + b, wrong + w);
+    }
+    eprintln!(
+        "{tables} tables: {exact} mate distances up to 5 plies exact, {bounded} longer ones \
+         confirmed longer than 3 plies, {wrong} mismatches"
+    );
+    assert!(tables > 0, "no 5-piece table in {}", dir.display());
+    assert_eq!(wrong, 0);
 }
