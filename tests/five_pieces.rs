@@ -337,3 +337,27 @@ fn built_tables_agree_with_brute_force_along_mating_lines() {
     assert!(tables > 0, "no 5-piece table in {}", dir.display());
     assert_eq!(wrong, 0);
 }
+
+/// A double push that gives check where the en passant capture is the only reply: without the
+/// capture the position would be checkmate, so its node must still be seeded with the
+/// capture's value. Builds before the fix stored a draw here (found by `build-tables --verify`
+/// in KQPvKP). Needs KQPvKP in `RETRO_TABLES` (default: tables/).
+#[test]
+#[ignore = "needs the built KQPvKP table"]
+fn a_checking_double_push_answered_only_by_en_passant() {
+    let tb = Tablebase::open(&built_tables_dir()).expect("tables");
+    let pos: Chess = "8/1p6/8/P7/K1k5/Q7/8/8 b - - 0 1"
+        .parse::<Fen>()
+        .expect("fen")
+        .into_position(CastlingMode::Standard)
+        .expect("legal");
+    // After 1... b5+ the only legal move is 2. axb6 e.p.
+    let push = retro::play::moves::parse_move(&pos, "b5").expect("b5");
+    let mut after = pos.clone();
+    after.play_unchecked(push);
+    assert_eq!(after.legal_moves().len(), 1);
+    let v = tb.probe(&after).expect("covered");
+    assert_eq!(v.wdl(), Wdl::Win, "{v}");
+    let v = tb.probe(&pos).expect("covered");
+    assert_eq!((v.wdl(), v.plies()), (Wdl::Loss, 16), "{v}");
+}

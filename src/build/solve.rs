@@ -603,6 +603,33 @@ impl<T: Tables + Sync + Default> Solver<T> {
                     summary.nkeys = 0;
                     let mode = this.keys_mode(&sq, side);
                     this.summarize(&sq, idx, side, mode, &mut summary);
+                    // En passant nodes whose capture decides them. Before anything else: the
+                    // entry may be checkmate or stalemate without the capture (a double push
+                    // that checks, with the capture as the only reply), and its node still
+                    // needs its seed.
+                    if this.material.pawn_count() >= 2 {
+                        let other = 1 - side;
+                        for i in 0..this.n {
+                            if this.slots[i] != (color_of(other), Role::Pawn) {
+                                continue;
+                            }
+                            let s = sq[i];
+                            let (rank4, back1, back2) = if other == 0 {
+                                (3, s.wrapping_sub(8), s.wrapping_sub(16))
+                            } else {
+                                (4, s + 8, s + 16)
+                            };
+                            if s >> 3 != rank4 || occ & ((1u64 << back1) | (1u64 << back2)) != 0 {
+                                continue;
+                            }
+                            if let Some(v) = this.ep_value(&sq, side, i) {
+                                if v.wdl() != Wdl::Draw {
+                                    ep_seeds
+                                        .push((v.plies() as usize, item(idx, side, (s & 7) + 1)));
+                                }
+                            }
+                        }
+                    }
                     let cell = &this.cells[side][idx as usize];
                     if summary.moves == 0 {
                         if this.in_check(&sq, side, occ, usize::MAX) {
@@ -629,30 +656,6 @@ impl<T: Tables + Sync + Default> Solver<T> {
                                 // A losing exit takes at most 254 plies: the half fits a byte.
                                 let half = (summary.longest_losing_exit / 2).min(127) as u8;
                                 cell.store(open_cell(half, summary.nkeys as u8), Relaxed);
-                            }
-                        }
-                    }
-                    // En passant nodes whose capture decides them.
-                    if this.material.pawn_count() >= 2 {
-                        let other = 1 - side;
-                        for i in 0..this.n {
-                            if this.slots[i] != (color_of(other), Role::Pawn) {
-                                continue;
-                            }
-                            let s = sq[i];
-                            let (rank4, back1, back2) = if other == 0 {
-                                (3, s.wrapping_sub(8), s.wrapping_sub(16))
-                            } else {
-                                (4, s + 8, s + 16)
-                            };
-                            if s >> 3 != rank4 || occ & ((1u64 << back1) | (1u64 << back2)) != 0 {
-                                continue;
-                            }
-                            if let Some(v) = this.ep_value(&sq, side, i) {
-                                if v.wdl() != Wdl::Draw {
-                                    ep_seeds
-                                        .push((v.plies() as usize, item(idx, side, (s & 7) + 1)));
-                                }
                             }
                         }
                     }
