@@ -318,13 +318,16 @@ pub fn read_game(path: &std::path::Path, number: u64) -> Result<crate::play::pgn
     let mut games =
         crate::play::pgn::read(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let count = games.len();
-    let index = usize::try_from(number).map_or(usize::MAX, |n| n.wrapping_sub(1));
-    if number == 0 || index >= count {
+    let index = number
+        .checked_sub(1)
+        .and_then(|i| usize::try_from(i).ok())
+        .filter(|&i| i < count);
+    let Some(index) = index else {
         return Err(format!(
             "{}: --game {number}, but the file holds {count} game{}",
             path.display(),
             if count == 1 { "" } else { "s" }
         ));
-    }
+    };
     Ok(games.swap_remove(index))
 }

@@ -5,7 +5,7 @@ mod common;
 
 use std::io::{BufRead, BufReader, Write};
 
-use retro::tablebase::{Tablebase, Wdl};
+use retro::tablebase::{Material, Tablebase, Value, Wdl};
 use shakmaty::{fen::Fen, CastlingMode, Chess, Position};
 
 #[test]
@@ -18,43 +18,26 @@ fn kqrvkr_agrees_with_syzygy_and_brute_force_and_the_engine_plays_it() {
     )
     .expect("sample");
     let (mut n, mut bad) = (0, 0);
+    let mut probed = Vec::new();
     for line in text.lines() {
-        let mut f = line.split('\t');
-        let (Some(fen), Some(wdl)) = (f.next(), f.next()) else {
-            panic!("bad sample line {line:?}");
-        };
-        let wdl: i32 = wdl.parse().expect("wdl");
-        let pos: Chess = fen
-            .parse::<Fen>()
-            .expect("fen")
-            .into_position(CastlingMode::Standard)
-            .expect("legal");
-        let expected = match wdl.signum() {
-            1 => Wdl::Win,
-            -1 => Wdl::Loss,
-            _ => Wdl::Draw,
-        };
-        let got = tb.probe(&pos).expect("covered").wdl();
+        let (pos, expected) = sample_line(line);
+        let v = tb.probe(&pos).expect("covered");
         n += 1;
-        if got != expected {
+        if v.wdl() != expected {
             bad += 1;
-            eprintln!("{fen}: Syzygy {wdl}, Retro {got}");
+            eprintln!("{line}: Retro {}", v.wdl());
         }
+        probed.push((pos, v));
     }
     eprintln!("{n} KQRvKR positions compared with Syzygy WDL, {bad} mismatches");
     assert_eq!(n, 5000);
     assert_eq!(bad, 0);
 
     // The search itself, on a known mate in 2 (3 plies) with no mate in 1.
-    let mate_in_2: Chess = "5R2/8/8/4K3/8/7k/3Q2r1/8 w - - 0 1"
-        .parse::<Fen>()
-        .expect("fen")
-        .into_position(CastlingMode::Standard)
-        .expect("legal");
+    let mate_in_2 = position("5R2/8/8/4K3/8/7k/3Q2r1/8 w - - 0 1");
     assert!(mates_within(&mate_in_2, 3) && !mates_within(&mate_in_2, 1));
 
-    let positions: Vec<Chess> = text.lines().map(|l| sample_line(l).0).collect();
-    let (exact, bounded, bad) = short_mates_agree(&tb, &positions);
+    let (exact, bounded, bad) = short_mates_agree(&probed);
     eprintln!(
         "KQRvKR: {exact} mate distances up to 5 plies found exactly by brute force, \
          {bounded} longer ones confirmed longer than 3 plies, {bad} mismatches"
@@ -67,11 +50,7 @@ fn kqrvkr_agrees_with_syzygy_and_brute_force_and_the_engine_plays_it() {
         "2Q5/r5R1/8/8/1K6/8/8/5k2 b - - 0 1",
         "5R2/8/8/4K3/8/7k/3Q2r1/8 w - - 0 1",
     ] {
-        let pos: Chess = fen
-            .parse::<Fen>()
-            .expect("fen")
-            .into_position(CastlingMode::Standard)
-            .expect("legal");
+        let pos = position(fen);
         let n = retro::engine::mate_moves(tb.probe(&pos).expect("covered")).expect("decided");
         let cfg = dir.path().join("engine.toml");
         std::fs::write(
@@ -102,6 +81,14 @@ fn kqrvkr_agrees_with_syzygy_and_brute_force_and_the_engine_plays_it() {
     }
 }
 
+/// A legal position from its FEN.
+fn position(fen: &str) -> Chess {
+    fen.parse::<Fen>()
+        .expect("fen")
+        .into_position(CastlingMode::Standard)
+        .expect("legal")
+}
+
 /// Whether the side to move can force checkmate within `plies` (odd), by trying every move.
 fn mates_within(pos: &Chess, plies: u32) -> bool {
     pos.legal_moves().iter().any(|m| {
@@ -129,11 +116,11 @@ fn mated_within(pos: &Chess, plies: u32) -> bool {
 /// Checks the table's mate distances against a brute-force search, independent of the tables
 /// (captures are searched on, not looked up). A mate within 5 plies (either side) must be found
 /// at exactly that depth and not 2 plies sooner; a longer one must not be found within 3 plies
-/// (the search cannot affordably go deeper). Returns (exact, bounded, mismatches).
-fn short_mates_agree(tb: &Tablebase, positions: &[Chess]) -> (u64, u64, u64) {
+/// (the search cannot affordably go deeper). Takes positions with their table values; returns
+/// (exact, bounded, mismatches).
+fn short_mates_agree(probed: &[(Chess, Value)]) -> (u64, u64, u64) {
     let (mut exact, mut bounded, mut bad) = (0, 0, 0);
-    for pos in positions {
-        let v = tb.probe(pos).expect("covered");
+    for (pos, v) in probed {
         let plies = v.plies();
         let ok = match v.wdl() {
             Wdl::Draw => continue,
@@ -166,29 +153,6 @@ fn short_mates_agree(tb: &Tablebase, positions: &[Chess]) -> (u64, u64, u64) {
     (exact, bounded, bad)
 }
 
-/// The canonical material name of a position.
-fn material_name(pos: &Chess) -> String {
-    use shakmaty::{Color, Position, Role};
-    let side = |c: Color| -> String {
-        let mut s = String::from("K");
-        for (role, ch) in [
-            (Role::Queen, 'Q'),
-            (Role::Rook, 'R'),
-            (Role::Bishop, 'B'),
-            (Role::Knight, 'N'),
-            (Role::Pawn, 'P'),
-        ] {
-            let n = (pos.board().by_color(c) & pos.board().by_role(role)).count();
-            s.extend(std::iter::repeat_n(ch, n));
-        }
-        s
-    };
-    format!("{}v{}", side(Color::White), side(Color::Black))
-        .parse::<retro::tablebase::Material>()
-        .map(|m| m.canonical().name())
-        .unwrap_or_default()
-}
-
 /// Parses a Syzygy sample line `FEN<TAB>wdl<TAB>dtz` (optionally led by `MATERIAL<TAB>`).
 fn sample_line(line: &str) -> (Chess, Wdl) {
     let fields: Vec<&str> = line.split('\t').collect();
@@ -197,11 +161,7 @@ fn sample_line(line: &str) -> (Chess, Wdl) {
         4 => (fields[1], fields[2]),
         _ => panic!("bad sample line {line:?}"),
     };
-    let pos: Chess = fen
-        .parse::<Fen>()
-        .expect("fen")
-        .into_position(CastlingMode::Standard)
-        .expect("legal");
+    let pos = position(fen);
     let wdl = match wdl.parse::<i32>().expect("wdl").signum() {
         1 => Wdl::Win,
         -1 => Wdl::Loss,
@@ -241,23 +201,21 @@ fn built_tables_agree_with_syzygy_samples() {
         files.push(full);
     }
     let mut per: BTreeMap<String, (u64, u64, u64)> = BTreeMap::new();
-    let mut covered: BTreeMap<String, Vec<Chess>> = BTreeMap::new();
+    let mut covered: BTreeMap<String, Vec<(Chess, Value)>> = BTreeMap::new();
     for f in &files {
         let text = std::fs::read_to_string(f).expect("sample");
         for line in text.lines().filter(|l| !l.is_empty()) {
             let (pos, expected) = sample_line(line);
-            let name = material_name(&pos);
+            let name = Material::of_board(pos.board()).canonical().name();
             let e = per.entry(name.clone()).or_default();
-            let probed = tb.probe(&pos);
-            if probed.is_ok() {
-                covered.entry(name).or_default().push(pos);
-            }
-            match probed {
-                Ok(v) if v.wdl() == expected => e.0 += 1,
+            match tb.probe(&pos) {
                 Ok(v) => {
                     e.0 += 1;
-                    e.1 += 1;
-                    eprintln!("{line}: Retro {}", v.wdl());
+                    if v.wdl() != expected {
+                        e.1 += 1;
+                        eprintln!("{line}: Retro {}", v.wdl());
+                    }
+                    covered.entry(name).or_default().push((pos, v));
                 }
                 Err(_) => e.2 += 1,
             }
@@ -277,8 +235,8 @@ fn built_tables_agree_with_syzygy_samples() {
     assert_eq!(bad, 0);
 
     let (mut exact, mut bounded, mut wrong) = (0, 0, 0);
-    for (m, positions) in &covered {
-        let (e, b, w) = short_mates_agree(&tb, positions);
+    for (m, probed) in &covered {
+        let (e, b, w) = short_mates_agree(probed);
         eprintln!("{m:<8} brute force: {e:>5} exact, {b:>5} longer than 3 plies, {w} mismatches");
         (exact, bounded, wrong) = (exact + e, bounded + b, wrong + w);
     }
@@ -311,8 +269,8 @@ fn built_tables_agree_with_brute_force_along_mating_lines() {
         let mut line_positions = Vec::new();
         for _ in 0..starts {
             let mut pos = retro::play::random::random_position(m, &mut rng).expect("position");
-            while tb.probe(&pos).is_ok_and(|v| v.wdl() != Wdl::Draw) {
-                line_positions.push(pos.clone());
+            while let Some(v) = tb.probe(&pos).ok().filter(|v| v.wdl() != Wdl::Draw) {
+                line_positions.push((pos.clone(), v));
                 if pos.is_checkmate() {
                     break;
                 }
@@ -323,7 +281,7 @@ fn built_tables_agree_with_brute_force_along_mating_lines() {
                 pos.play_unchecked(best);
             }
         }
-        let (e, b, w) = short_mates_agree(&tb, &line_positions);
+        let (e, b, w) = short_mates_agree(&line_positions);
         eprintln!(
             "{:<8} {e:>5} exact, {b:>5} longer than 3 plies, {w} mismatches",
             m.name()
@@ -346,11 +304,7 @@ fn built_tables_agree_with_brute_force_along_mating_lines() {
 #[ignore = "needs the built KQPvKP table"]
 fn a_checking_double_push_answered_only_by_en_passant() {
     let tb = Tablebase::open(&built_tables_dir()).expect("tables");
-    let pos: Chess = "8/1p6/8/P7/K1k5/Q7/8/8 b - - 0 1"
-        .parse::<Fen>()
-        .expect("fen")
-        .into_position(CastlingMode::Standard)
-        .expect("legal");
+    let pos = position("8/1p6/8/P7/K1k5/Q7/8/8 b - - 0 1");
     // After 1... b5+ the only legal move is 2. axb6 e.p.
     let push = retro::play::moves::parse_move(&pos, "b5").expect("b5");
     let mut after = pos.clone();

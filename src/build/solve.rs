@@ -364,6 +364,42 @@ impl<T: Tables + Sync + Default> Solver<T> {
         best
     }
 
+    /// Seeds the en passant nodes of entry `idx` (`side` to move) whose capture decides them:
+    /// for each pawn of the other side that may just have pushed two squares, the node with the
+    /// capture available, at the capture's depth, unless the capture draws.
+    fn seed_ep_nodes(
+        &self,
+        sq: &Squares,
+        occ: u64,
+        idx: u64,
+        side: usize,
+        out: &mut Vec<(usize, Item)>,
+    ) {
+        if self.material.pawn_count() < 2 {
+            return;
+        }
+        let other = 1 - side;
+        for i in 0..self.n {
+            if self.slots[i] != (color_of(other), Role::Pawn) {
+                continue;
+            }
+            let s = sq[i];
+            let (rank4, back1, back2) = if other == 0 {
+                (3, s.wrapping_sub(8), s.wrapping_sub(16))
+            } else {
+                (4, s + 8, s + 16)
+            };
+            if s >> 3 != rank4 || occ & ((1u64 << back1) | (1u64 << back2)) != 0 {
+                continue;
+            }
+            if let Some(v) = self.ep_value(sq, side, i) {
+                if v.wdl() != Wdl::Draw {
+                    out.push((v.plies() as usize, item(idx, side, (s & 7) + 1)));
+                }
+            }
+        }
+    }
+
     /// Generates the legal moves of `side` in the decoded position `sq` (entry `idx`): exits
     /// are valued; in-table moves are counted (`Keys::Count`) or recorded as distinct entries
     /// (`Keys::Dedupe`).
@@ -603,33 +639,10 @@ impl<T: Tables + Sync + Default> Solver<T> {
                     summary.nkeys = 0;
                     let mode = this.keys_mode(&sq, side);
                     this.summarize(&sq, idx, side, mode, &mut summary);
-                    // En passant nodes whose capture decides them. Before anything else: the
-                    // entry may be checkmate or stalemate without the capture (a double push
-                    // that checks, with the capture as the only reply), and its node still
-                    // needs its seed.
-                    if this.material.pawn_count() >= 2 {
-                        let other = 1 - side;
-                        for i in 0..this.n {
-                            if this.slots[i] != (color_of(other), Role::Pawn) {
-                                continue;
-                            }
-                            let s = sq[i];
-                            let (rank4, back1, back2) = if other == 0 {
-                                (3, s.wrapping_sub(8), s.wrapping_sub(16))
-                            } else {
-                                (4, s + 8, s + 16)
-                            };
-                            if s >> 3 != rank4 || occ & ((1u64 << back1) | (1u64 << back2)) != 0 {
-                                continue;
-                            }
-                            if let Some(v) = this.ep_value(&sq, side, i) {
-                                if v.wdl() != Wdl::Draw {
-                                    ep_seeds
-                                        .push((v.plies() as usize, item(idx, side, (s & 7) + 1)));
-                                }
-                            }
-                        }
-                    }
+                    // Before anything else: the entry may be checkmate or stalemate without the
+                    // capture (a double push that checks, with the capture as the only reply),
+                    // and its node still needs its seed.
+                    this.seed_ep_nodes(&sq, occ, idx, side, &mut ep_seeds);
                     let cell = &this.cells[side][idx as usize];
                     if summary.moves == 0 {
                         if this.in_check(&sq, side, occ, usize::MAX) {
