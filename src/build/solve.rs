@@ -32,7 +32,7 @@ use shakmaty::{Color, Role};
 use shakmaty::attacks;
 
 use crate::tablebase::{
-    index::{IndexScheme, Scheme, Squares},
+    index::{transform, IndexScheme, Scheme, Squares},
     lookup,
     material::{Material, MAX_PIECES},
     pieces::{attacked, attacks_from, occupancy, square, PieceList},
@@ -91,11 +91,29 @@ fn item_of_seed(s: u32) -> Item {
     item(u64::from(s & 0x7FFF_FFFF), (s >> 31) as usize, 0)
 }
 
-/// Whether the frontier is sorted before each retrograde pass (`RETRO_SORT_FRONTIER=0` turns
-/// it off, to measure it).
-fn sort_frontier() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var("RETRO_SORT_FRONTIER").map_or(true, |v| v != "0"))
+/// Words of a frontier bitmap per parallel task of a retrograde pass.
+const FRONTIER_WORDS: usize = 1024;
+
+/// The entries decided at one depth: a bit per entry and side to move.
+struct Frontier {
+    bits: [Vec<AtomicU64>; 2],
+}
+
+impl Frontier {
+    fn new(size: u64) -> Frontier {
+        let words = size.div_ceil(64) as usize;
+        let empty = || (0..words).map(|_| AtomicU64::new(0)).collect::<Vec<_>>();
+        Frontier {
+            bits: [empty(), empty()],
+        }
+    }
+
+    /// Marks entry `idx` of `side`; `true` if it was not marked yet.
+    #[inline]
+    fn mark(&self, side: usize, idx: u64) -> bool {
+        let bit = 1u64 << (idx % 64);
+        self.bits[side][(idx / 64) as usize].fetch_or(bit, Relaxed) & bit == 0
+    }
 }
 
 /// The resident memory of this process, for the logs.
@@ -165,11 +183,18 @@ enum Keys {
     Dedupe,
 }
 
-/// Whether a square is on the a1-h8 or the a8-h1 diagonal.
+/// The reflection of the board through the long diagonal that holds `sq` (a1-h8 or a8-h1), as a
+/// symmetry of `transform`; `None` when `sq` is on neither.
 #[inline]
-const fn on_long_diagonal(sq: u8) -> bool {
+const fn diagonal_reflection(sq: u8) -> Option<u8> {
     let (f, r) = (sq & 7, sq >> 3);
-    f == r || f + r == 7
+    if f == r {
+        Some(4)
+    } else if f + r == 7 {
+        Some(7)
+    } else {
+        None
+    }
 }
 
 /// Asks the processor to start loading `cells[i]` into the cache.
@@ -241,6 +266,92 @@ impl MoveSummary {
     }
 }
 
+/// The predecessors of one decided node, before their cells are updated.
+struct Preds {
+    /// Predecessor entries (distinct when they could coincide).
+    preds: [u64; 160],
+    np: usize,
+    /// Predecessors through an en passant node.
+    ep_preds: [u64; 8],
+    nep: usize,
+    /// The side to move in the predecessors.
+    mover: usize,
+}
+
+impl Preds {
+    fn new() -> Preds {
+        Preds {
+            preds: [0; 160],
+            np: 0,
+            ep_preds: [0; 8],
+            nep: 0,
+            mover: 0,
+        }
+    }
+}
+
+/// Un-moves from nodes decided at one depth, as a software pipeline: the predecessors of one
+/// node are generated (and their cells prefetched) before those of the node before it are
+/// updated.
+struct Pipeline<'a, T: Tables + Sync + Default> {
+    solver: &'a Solver<T>,
+    d: usize,
+    next: &'a Frontier,
+    found: [Preds; 2],
+    k: usize,
+    pending: bool,
+    /// Predecessors newly marked in `next`.
+    fresh: u64,
+    /// Losses that their exits make longer, with their depth.
+    later: Vec<(usize, Item)>,
+}
+
+impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
+    fn new(solver: &'a Solver<T>, d: usize, next: &'a Frontier) -> Self {
+        Pipeline {
+            solver,
+            d,
+            next,
+            found: [Preds::new(), Preds::new()],
+            k: 0,
+            pending: false,
+            fresh: 0,
+            later: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, it: Item) {
+        let k = self.k;
+        self.solver.retro(it, self.d, &mut self.found[k]);
+        if self.pending {
+            self.solver.update_all(
+                &self.found[1 - k],
+                self.d,
+                self.next,
+                &mut self.fresh,
+                &mut self.later,
+            );
+        }
+        self.pending = true;
+        self.k = 1 - k;
+    }
+
+    fn finish(mut self) -> (u64, Vec<(usize, Item)>) {
+        if self.pending {
+            let k = 1 - self.k;
+            self.solver.update_all(
+                &self.found[k],
+                self.d,
+                self.next,
+                &mut self.fresh,
+                &mut self.later,
+            );
+        }
+        (self.fresh, self.later)
+    }
+}
+
 /// Solves materials into byte tables.
 pub struct Solver<T: Tables + Sync + Default> {
     material: Material,
@@ -254,6 +365,10 @@ pub struct Solver<T: Tables + Sync + Default> {
     /// the plies of the longest losing exit (high byte). Decided: `DECIDED` (low byte) and the
     /// value (high byte).
     cells: [Vec<AtomicU16>; 2],
+    /// Per side, a bit per decided entry: 16 times smaller than `cells`, so that it mostly
+    /// stays in the processor's cache and most predecessors that need no update cost no memory
+    /// access.
+    decided: [Vec<AtomicU64>; 2],
     sub_error: Mutex<Option<String>>,
     overflow: AtomicBool,
 }
@@ -263,6 +378,11 @@ impl<T: Tables + Sync + Default> Solver<T> {
     pub fn new(material: Material, sub: T) -> Solver<T> {
         let ix = IndexScheme::new(material);
         let size = ix.size() as usize;
+        let bits = || {
+            (0..size.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect::<Vec<_>>()
+        };
         let mk16 = || {
             (0..size)
                 .map(|_| AtomicU16::new(open_cell(0, CANT_LOSE)))
@@ -275,6 +395,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
             ix,
             sub,
             cells: [mk16(), mk16()],
+            decided: [bits(), bits()],
             sub_error: Mutex::new(None),
             overflow: AtomicBool::new(false),
         }
@@ -554,12 +675,39 @@ impl<T: Tables + Sync + Default> Solver<T> {
     /// the same entry only through a symmetry that fixes the king that does not move, so only in
     /// pawnless tables with that king on a long diagonal.
     fn keys_mode(&self, sq: &Squares, side: usize) -> Keys {
-        let other_king = sq[1 - side];
-        if self.ix.scheme() == Scheme::Pawnless && on_long_diagonal(other_king) {
+        if self.may_coincide(sq, 1 - side) {
             Keys::Dedupe
         } else {
             Keys::Count
         }
+    }
+
+    /// Whether two moves (or two un-moves) of the side whose king is not in slot `fixed` can lead
+    /// from `sq` to the same entry. Two positions share an entry only when a symmetry of the
+    /// index maps one onto the other; both keep that king on its square, so the symmetry is the
+    /// reflection through the long diagonal it stands on (pawnless tables only). If `σ` maps `P1
+    /// = P - x + a` onto `P2 = P - y + b`, then `σ(P)` and `P` differ in at most two pieces; so
+    /// when more than two pieces have no piece of their kind on their mirror square, every move
+    /// leads to an entry of its own.
+    fn may_coincide(&self, sq: &Squares, fixed: usize) -> bool {
+        if self.ix.scheme() != Scheme::Pawnless {
+            return false;
+        }
+        let Some(t) = diagonal_reflection(sq[fixed]) else {
+            return false;
+        };
+        let mut unmatched = 0;
+        for i in 0..self.n {
+            let image = transform(t, sq[i]);
+            let kind = self.slots[i];
+            if !(0..self.n).any(|j| sq[j] == image && self.slots[j] == kind) {
+                unmatched += 1;
+                if unmatched > 2 {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     fn add_exit(&self, out: &mut MoveSummary, v: Value) {
@@ -605,7 +753,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
         if size >= 1 << 31 {
             return Err(SolveError::Overflow(self.material.name()));
         }
-        let mut frontier: Vec<Item> = Vec::new();
+        let mut mates: Vec<Item> = Vec::new();
         let mut seed_buckets: Vec<Vec<u32>> = vec![Vec::new(); max_depth + 2];
         let mut ep_seeds: Vec<(usize, Item)> = Vec::new();
         for pass in 0..2usize {
@@ -623,13 +771,10 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 let mut legal = 0u64;
                 let mut bits = [0u64; (CHUNK / 64) as usize];
                 let mut summary = MoveSummary::new();
-                for idx in start..end {
-                    let Some(sq) = this.ix.decode(idx) else {
-                        continue;
-                    };
-                    let occ = occupancy(&sq, this.n);
-                    if this.in_check(&sq, 1 - side, occ, usize::MAX) {
-                        continue;
+                this.ix.for_each_used(start, end, |idx, sq| {
+                    let occ = occupancy(sq, this.n);
+                    if this.in_check(sq, 1 - side, occ, usize::MAX) {
+                        return;
                     }
                     legal += 1;
                     bits[((idx - start) / 64) as usize] |= 1 << (idx % 64);
@@ -637,23 +782,24 @@ impl<T: Tables + Sync + Default> Solver<T> {
                     summary.best_exit = None;
                     summary.longest_losing_exit = 0;
                     summary.nkeys = 0;
-                    let mode = this.keys_mode(&sq, side);
-                    this.summarize(&sq, idx, side, mode, &mut summary);
+                    let mode = this.keys_mode(sq, side);
+                    this.summarize(sq, idx, side, mode, &mut summary);
                     // Before anything else: the entry may be checkmate or stalemate without the
                     // capture (a double push that checks, with the capture as the only reply),
                     // and its node still needs its seed.
-                    this.seed_ep_nodes(&sq, occ, idx, side, &mut ep_seeds);
+                    this.seed_ep_nodes(sq, occ, idx, side, &mut ep_seeds);
                     let cell = &this.cells[side][idx as usize];
                     if summary.moves == 0 {
-                        if this.in_check(&sq, side, occ, usize::MAX) {
+                        if this.in_check(sq, side, occ, usize::MAX) {
                             cell.store(decided_cell(Value::MATED), Relaxed);
+                            this.note_decided(side, idx as usize);
                             mates.push(item(idx, side, 0));
                         }
-                        continue;
+                        return;
                     }
                     if summary.nkeys > MAX_KEYS {
                         this.overflow.store(true, Relaxed);
-                        continue;
+                        return;
                     }
                     match summary.best_exit.map(Value::wdl) {
                         Some(Wdl::Win) | Some(Wdl::Draw) => {
@@ -672,7 +818,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
                             }
                         }
                     }
-                }
+                });
                 positions[side].fetch_add(legal, Relaxed);
                 // CHUNK is a multiple of 64, so this chunk owns its words.
                 for (k, &w) in bits.iter().enumerate() {
@@ -688,8 +834,8 @@ impl<T: Tables + Sync + Default> Solver<T> {
             while c0 < total {
                 let c1 = (c0 + 256).min(total);
                 let parts: Vec<_> = (c0..c1).into_par_iter().map(init_chunk).collect();
-                for (mates, seeds, eps) in parts {
-                    frontier.extend(mates);
+                for (m, seeds, eps) in parts {
+                    mates.extend(m);
                     for p in seeds {
                         let d = (p >> 48) as usize;
                         if d > max_depth {
@@ -725,77 +871,120 @@ impl<T: Tables + Sync + Default> Solver<T> {
         );
         progress.set_position(0);
         let deferred = Mutex::new(Vec::<(usize, Item)>::new());
+        // The entries decided at depth d (`cur`) and d + 1 (`next`), as bitmaps: a pass reads
+        // `cur` in index order, so that neighbouring nodes have neighbouring predecessors and
+        // the cell updates hit the same cache lines and pages, and a node decided twice at the
+        // same depth is still one node.
+        let mut cur = Frontier::new(size);
+        let mut next = Frontier::new(size);
+        let mut cur_count = 0u64;
+        for it in std::mem::take(&mut mates) {
+            cur_count += u64::from(cur.mark(item_side(it), item_idx(it)));
+        }
+        let words = size.div_ceil(64) as usize;
+        let word_chunks = words.div_ceil(FRONTIER_WORDS);
         let mut d = 0usize;
+        // Wall time of the completion of each depth and of the un-move passes.
+        let mut times = [std::time::Duration::ZERO; 2];
         loop {
-            // Complete the frontier of depth d.
+            let t0 = std::time::Instant::now();
+            // Complete the frontier of depth d: entries decided late by their exits (losses) and
+            // seeds (wins through exits, losses with exits only). At one depth they are all wins
+            // or all losses, and each entry comes once.
+            let Some(v) = (if d.is_multiple_of(2) {
+                Value::loss(d as u32)
+            } else {
+                Value::win(d as u32)
+            }) else {
+                return Err(SolveError::Overflow(self.material.name()));
+            };
+            let late = std::mem::take(&mut buckets[d]);
             let seeded = std::mem::take(&mut seed_buckets[d]);
-            for it in std::mem::take(&mut buckets[d])
-                .into_iter()
-                .chain(seeded.into_iter().map(item_of_seed))
-            {
-                let (side, idx) = (item_side(it), item_idx(it) as usize);
-                let v = if d.is_multiple_of(2) {
-                    Value::loss(d as u32)
+            let cur_ref = &cur;
+            let this = &self;
+            let complete = |it: Item| -> u64 {
+                let (side, idx) = (item_side(it), item_idx(it));
+                let newly = if d % 2 == 1 {
+                    this.try_decide(side, idx as usize, v)
                 } else {
-                    Value::win(d as u32)
+                    this.decide(side, idx as usize, v);
+                    true
                 };
-                let Some(v) = v else {
-                    return Err(SolveError::Overflow(self.material.name()));
-                };
-                if d % 2 == 1 {
-                    if self.try_decide(side, idx, v) {
-                        frontier.push(it);
-                    }
-                } else {
-                    self.decide(side, idx, v);
-                    frontier.push(it);
-                }
-            }
+                u64::from(newly && cur_ref.mark(side, idx))
+            };
+            cur_count += late.par_iter().map(|&it| complete(it)).sum::<u64>();
+            cur_count += seeded
+                .par_iter()
+                .map(|&s| complete(item_of_seed(s)))
+                .sum::<u64>();
+            drop((late, seeded));
             // En passant nodes decided by their capture at this depth.
-            for it in std::mem::take(&mut ep_buckets[d]) {
+            let mut ep_items = std::mem::take(&mut ep_buckets[d]);
+            ep_items.retain(|&it| {
                 let (side, idx) = (item_side(it), item_idx(it) as usize);
                 let q = self.value(side, idx);
-                let propagate = if d % 2 == 1 {
+                if d % 2 == 1 {
                     !(q.wdl() == Wdl::Win && q.plies() as usize <= d)
                 } else {
                     q.wdl() == Wdl::Loss && (q.plies() as usize) < d
-                };
-                if propagate {
-                    frontier.push(it);
                 }
-            }
+            });
             let later = buckets[d + 1..].iter().any(|b| !b.is_empty())
                 || seed_buckets[d + 1..].iter().any(|b| !b.is_empty())
                 || ep_buckets[d + 1..].iter().any(|b| !b.is_empty());
-            if frontier.is_empty() && !later {
+            if cur_count == 0 && ep_items.is_empty() && !later {
                 break;
             }
             if d >= max_depth - 1 {
                 return Err(SolveError::Overflow(self.material.name()));
             }
             progress.set_position(d as u64);
-            progress.set_message(format!("{} positions decided", frontier.len()));
-            if sort_frontier() {
-                // In index order, neighbouring items have neighbouring predecessors, so the
-                // counter updates below hit the same cache lines and pages.
-                frontier.par_sort_unstable();
-            }
-            let next: Vec<Item> = frontier
-                .par_chunks(1024)
-                .flat_map_iter(|chunk| {
-                    let mut out = Vec::new();
-                    let mut later = Vec::new();
-                    for &it in chunk {
-                        self.retro(it, d, &mut out, &mut later);
+            progress.set_message(format!(
+                "{} positions decided",
+                cur_count + ep_items.len() as u64
+            ));
+            let t1 = std::time::Instant::now();
+            times[0] += t1 - t0;
+            let (cur_ref, next_ref, deferred_ref) = (&cur, &next, &deferred);
+            let this = &self;
+            let pass = |pipe: Pipeline<'_, T>| -> u64 {
+                let (fresh, later) = pipe.finish();
+                if !later.is_empty() {
+                    if let Ok(mut g) = deferred_ref.lock() {
+                        g.extend(later);
                     }
-                    if !later.is_empty() {
-                        if let Ok(mut g) = deferred.lock() {
-                            g.extend(later);
+                }
+                fresh
+            };
+            let mut next_count = (0..2 * word_chunks)
+                .into_par_iter()
+                .map(|task| {
+                    let side = task / word_chunks;
+                    let first = (task % word_chunks) * FRONTIER_WORDS;
+                    let last = (first + FRONTIER_WORDS).min(words);
+                    let mut pipe = Pipeline::new(this, d, next_ref);
+                    for (k, w) in cur_ref.bits[side][first..last].iter().enumerate() {
+                        let base = ((first + k) * 64) as u64;
+                        let mut word = w.swap(0, Relaxed);
+                        while word != 0 {
+                            let b = u64::from(word.trailing_zeros());
+                            word &= word - 1;
+                            pipe.push(item(base + b, side, 0));
                         }
                     }
-                    out
+                    pass(pipe)
                 })
-                .collect();
+                .sum::<u64>();
+            next_count += ep_items
+                .par_chunks(64)
+                .map(|chunk| {
+                    let mut pipe = Pipeline::new(this, d, next_ref);
+                    for &it in chunk {
+                        pipe.push(it);
+                    }
+                    pass(pipe)
+                })
+                .sum::<u64>();
             self.check_errors()?;
             if let Ok(mut g) = deferred.lock() {
                 for (l, it) in g.drain(..) {
@@ -805,9 +994,17 @@ impl<T: Tables + Sync + Default> Solver<T> {
                     buckets[l].push(it);
                 }
             }
-            frontier = next;
+            times[1] += t1.elapsed();
+            std::mem::swap(&mut cur, &mut next);
+            cur_count = next_count;
             d += 1;
         }
+        log::debug!(
+            "{}: retrograde passes: completion {:.2} s, un-moves {:.2} s",
+            self.material.name(),
+            times[0].as_secs_f64(),
+            times[1].as_secs_f64()
+        );
         progress.finish_and_clear();
         log::info!(
             "{}: solved, {d} depths, {:.2} s, {}",
@@ -840,6 +1037,23 @@ impl<T: Tables + Sync + Default> Solver<T> {
     #[inline]
     fn decide(&self, side: usize, idx: usize, v: Value) {
         self.cells[side][idx].store(decided_cell(v), Relaxed);
+        self.note_decided(side, idx);
+    }
+
+    /// Sets the bit of a decided entry in `decided` (after its cell is stored).
+    #[inline]
+    fn note_decided(&self, side: usize, idx: usize) {
+        if let Some(w) = self.decided[side].get(idx / 64) {
+            w.fetch_or(1 << (idx % 64), Relaxed);
+        }
+    }
+
+    /// Whether the bit of a decided entry is set: `false` may still be a decided entry.
+    #[inline]
+    fn known_decided(&self, side: usize, idx: u64) -> bool {
+        self.decided[side]
+            .get((idx / 64) as usize)
+            .is_some_and(|w| w.load(Relaxed) & (1 << (idx % 64)) != 0)
     }
 
     /// Decides an undecided entry as `v` (a win); `false` if it was decided already.
@@ -852,7 +1066,10 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 return false;
             }
             match cell.compare_exchange_weak(cur, decided_cell(v), Relaxed, Relaxed) {
-                Ok(_) => return true,
+                Ok(_) => {
+                    self.note_decided(side, idx);
+                    return true;
+                }
                 Err(now) => cur = now,
             }
         }
@@ -875,8 +1092,11 @@ impl<T: Tables + Sync + Default> Solver<T> {
 
     /// Un-moves from a node decided at depth `d`; newly decided predecessors go to `out` (depth
     /// `d + 1`) or `later` (a loss that its exits make longer).
-    fn retro(&self, it: Item, d: usize, out: &mut Vec<Item>, later: &mut Vec<(usize, Item)>) {
+    fn retro(&self, it: Item, d: usize, found: &mut Preds) {
+        found.np = 0;
+        found.nep = 0;
         let (side, idx, ep) = (item_side(it), item_idx(it), item_ep(it));
+        found.mover = 1 - side;
         let Some(sq) = self.ix.decode(idx) else {
             return;
         };
@@ -891,13 +1111,16 @@ impl<T: Tables + Sync + Default> Solver<T> {
         let Some(child_value) = child_value else {
             return;
         };
-        // Predecessors can coincide only in pawnless tables with the unmoved king on a long
-        // diagonal (see `keys_mode`).
-        let dedupe = self.ix.scheme() == Scheme::Pawnless && on_long_diagonal(sq[side]);
-        let mut preds = [0u64; 160];
-        let mut np = 0usize;
-        let mut ep_preds = [0u64; 8];
-        let mut nep = 0usize;
+        // Predecessors can coincide only in nearly symmetric pawnless positions (see
+        // `may_coincide`).
+        let dedupe = self.may_coincide(&sq, side);
+        let Preds {
+            preds,
+            np,
+            ep_preds,
+            nep,
+            ..
+        } = found;
         for i in 0..self.n {
             let (c, role) = self.slots[i];
             if c != mc {
@@ -956,36 +1179,75 @@ impl<T: Tables + Sync + Default> Solver<T> {
                     *count += 1;
                 }
             };
-            while origins != 0 {
-                let from = origins.trailing_zeros() as u8;
-                origins &= origins - 1;
-                emit(from, &mut preds, &mut np, dedupe);
+            match self.ix.stride(&sq, i) {
+                // A lone piece other than a king: the index moves by its stride per square.
+                Some(st) if !dedupe => {
+                    let base = idx - u64::from(to) * st;
+                    while origins != 0 && *np < preds.len() {
+                        let from = u64::from(origins.trailing_zeros());
+                        origins &= origins - 1;
+                        preds[*np] = base + from * st;
+                        *np += 1;
+                    }
+                }
+                _ => {
+                    while origins != 0 {
+                        let from = origins.trailing_zeros() as u8;
+                        origins &= origins - 1;
+                        emit(from, preds, np, dedupe);
+                    }
+                }
             }
             if double_from < 64 {
                 if ep != 0 {
-                    emit(double_from, &mut ep_preds, &mut nep, false);
+                    emit(double_from, ep_preds, nep, false);
                 } else {
                     match self.ep_value(&sq, side, i) {
-                        None => emit(double_from, &mut preds, &mut np, dedupe),
+                        None => emit(double_from, preds, np, dedupe),
                         Some(e) => {
                             // The node with the capture available is worth the better of its
                             // entry and the capture; it is decided now if that is the entry.
                             if child_value >= e {
-                                emit(double_from, &mut ep_preds, &mut nep, false);
+                                emit(double_from, ep_preds, nep, false);
                             }
                         }
                     }
                 }
             }
         }
-        let lost = child_value.wdl() == Wdl::Loss;
-        // Start loading every predecessor's cell before the first (serialising) atomic update,
-        // so that the cache misses overlap.
-        for &p in preds[..np].iter().chain(ep_preds[..nep].iter()) {
+        // Drop the predecessors already decided (they need no update), and start loading the
+        // cells of the others now: the caller updates them after it has generated the next
+        // node's predecessors, so that the cache misses overlap that work.
+        let mut keep = 0;
+        for k in 0..*np {
+            let p = preds[k];
+            if !self.known_decided(mover, p) {
+                prefetch(&self.cells[mover], p as usize);
+                preds[keep] = p;
+                keep += 1;
+            }
+        }
+        *np = keep;
+        for &p in ep_preds[..*nep].iter() {
             prefetch(&self.cells[mover], p as usize);
         }
-        for &p in preds[..np].iter().chain(ep_preds[..nep].iter()) {
-            self.update(p, mover, lost, d, out, later);
+    }
+
+    /// Updates the predecessors `found` of a node decided at depth `d` (see `update`).
+    fn update_all(
+        &self,
+        found: &Preds,
+        d: usize,
+        next: &Frontier,
+        fresh: &mut u64,
+        later: &mut Vec<(usize, Item)>,
+    ) {
+        let lost = d.is_multiple_of(2);
+        for &p in found.preds[..found.np]
+            .iter()
+            .chain(found.ep_preds[..found.nep].iter())
+        {
+            self.update(p, found.mover, lost, d, next, fresh, later);
         }
     }
 
@@ -1019,13 +1281,15 @@ impl<T: Tables + Sync + Default> Solver<T> {
         allowed
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn update(
         &self,
         p: u64,
         side: usize,
         child_lost: bool,
         d: usize,
-        out: &mut Vec<Item>,
+        next: &Frontier,
+        fresh: &mut u64,
         later: &mut Vec<(usize, Item)>,
     ) {
         let pi = p as usize;
@@ -1039,8 +1303,13 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 }
                 return;
             };
-            if self.try_decide(side, pi, w) {
-                out.push(item(p, side, 0));
+            // Every update of this pass decides wins in d + 1 and nothing else: a plain store
+            // is enough, and a predecessor decided by two threads at once is marked once.
+            let cell = &self.cells[side][pi];
+            if !is_decided(cell.load(Relaxed)) {
+                cell.store(decided_cell(w), Relaxed);
+                self.note_decided(side, pi);
+                *fresh += u64::from(next.mark(side, p));
             }
         } else {
             let cell = &self.cells[side][pi];
@@ -1067,7 +1336,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
                         return;
                     };
                     self.decide(side, pi, v);
-                    out.push(item(p, side, 0));
+                    *fresh += u64::from(next.mark(side, p));
                 } else {
                     later.push((l, item(p, side, 0)));
                 }
