@@ -5,6 +5,7 @@
 pub mod solve;
 pub mod verify;
 
+use rayon::prelude::*;
 use std::{
     path::{Path, PathBuf},
     time::Instant,
@@ -215,22 +216,37 @@ fn summarize(
     black: &[u8],
     positions: u64,
 ) -> (TableSummary, Stats) {
-    let (mut wins, mut losses) = (0u64, 0u64);
-    let mut stats = Stats::default();
-    for &b in white.iter().chain(black) {
-        let v = Value::from_byte(b);
-        match v.wdl() {
-            Wdl::Win => {
-                wins += 1;
-                stats.longest_win = stats.longest_win.max(v.plies());
+    // Per chunk: wins, losses, longest win, longest loss.
+    let count = |bytes: &[u8]| {
+        let mut t = (0u64, 0u64, 0u32, 0u32);
+        for &b in bytes {
+            let v = Value::from_byte(b);
+            match v.wdl() {
+                Wdl::Win => {
+                    t.0 += 1;
+                    t.2 = t.2.max(v.plies());
+                }
+                Wdl::Loss => {
+                    t.1 += 1;
+                    t.3 = t.3.max(v.plies());
+                }
+                Wdl::Draw => {}
             }
-            Wdl::Loss => {
-                losses += 1;
-                stats.longest_loss = stats.longest_loss.max(v.plies());
-            }
-            Wdl::Draw => {}
         }
-    }
+        t
+    };
+    let (wins, losses, longest_win, longest_loss) = white
+        .par_chunks(1 << 20)
+        .chain(black.par_chunks(1 << 20))
+        .map(count)
+        .reduce(
+            || (0, 0, 0, 0),
+            |a, b| (a.0 + b.0, a.1 + b.1, a.2.max(b.2), a.3.max(b.3)),
+        );
+    let stats = Stats {
+        longest_win,
+        longest_loss,
+    };
     let longest = stats.longest_win.max(stats.longest_loss);
     let summary = TableSummary {
         material,

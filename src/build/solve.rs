@@ -34,9 +34,9 @@ use shakmaty::attacks;
 use crate::tablebase::{
     index::{transform, IndexScheme, Scheme, Squares},
     lookup,
-    material::{Material, MAX_PIECES},
-    pieces::{attacked, attacks_from, occupancy, square, PieceList},
-    Tables, Value, Wdl,
+    material::{key_of_piece, Material, MAX_PIECES},
+    pieces::{attacked, attacks_from, occupancy, slot_key, square, PieceList},
+    ProbeError, Tables, Value, Wdl,
 };
 
 /// Added to a counter when the position has a non-losing exit, so it never reaches zero.
@@ -352,6 +352,87 @@ impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
     }
 }
 
+/// The roles a pawn promotes to, in the order of `plan_slot`.
+const PROMOTIONS: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
+
+/// Where the plan of an exit is kept: capture of slot `skip` (`usize::MAX`: none) and the
+/// promotion `promo`.
+#[inline]
+fn plan_slot(skip: usize, promo: Option<(usize, Role)>) -> usize {
+    let s = skip.min(MAX_PIECES);
+    let p = match promo {
+        None => 0,
+        Some((slot, role)) => {
+            let r = PROMOTIONS.iter().position(|&x| x == role).unwrap_or(0);
+            1 + slot.min(MAX_PIECES - 1) * 4 + r
+        }
+    };
+    s * (1 + 4 * MAX_PIECES) + p
+}
+
+/// How the pieces after one kind of exit map onto its sub-table: the sub-table's material key,
+/// and for each of its slots the slot of this table the piece comes from, in the sub-table's
+/// orientation (`order[0]`) and in the colour-swapped one (`order[1]`).
+#[derive(Clone, Copy)]
+struct ExitPlan {
+    key: u64,
+    len: usize,
+    order: [[u8; MAX_PIECES]; 2],
+}
+
+impl ExitPlan {
+    fn new(slots: &[(Color, Role)], skip: usize, promo: Option<(usize, Role)>) -> ExitPlan {
+        let pieces: Vec<(usize, Color, Role)> = slots
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != skip)
+            .map(|(i, &(c, r))| match promo {
+                Some((slot, role)) if slot == i => (i, c, role),
+                _ => (i, c, r),
+            })
+            .collect();
+        let key = pieces.iter().map(|&(_, c, r)| key_of_piece(c, r)).sum();
+        let mut order = [[0u8; MAX_PIECES]; 2];
+        for (swap, o) in order.iter_mut().enumerate() {
+            let mut sorted = pieces.clone();
+            // Stable, as `to_slots` is: identical pieces keep their order.
+            sorted.sort_by_key(|&(_, c, r)| slot_key(if swap == 1 { c.other() } else { c }, r));
+            for (k, &(i, _, _)) in sorted.iter().enumerate() {
+                o[k] = i as u8;
+            }
+        }
+        ExitPlan {
+            key,
+            len: pieces.len(),
+            order,
+        }
+    }
+}
+
+/// The plans of every exit of a material, by `plan_slot`.
+fn exit_plans(slots: &[(Color, Role)]) -> Vec<ExitPlan> {
+    let n = slots.len();
+    let empty = ExitPlan {
+        key: u64::MAX,
+        len: 0,
+        order: [[0; MAX_PIECES]; 2],
+    };
+    let mut plans = vec![empty; plan_slot(MAX_PIECES, Some((MAX_PIECES - 1, Role::Knight))) + 1];
+    for skip in (2..n).chain([usize::MAX]) {
+        plans[plan_slot(skip, None)] = ExitPlan::new(slots, skip, None);
+        for (i, &(_, r)) in slots.iter().enumerate() {
+            if r != Role::Pawn || i == skip {
+                continue;
+            }
+            for role in PROMOTIONS {
+                let promo = Some((i, role));
+                plans[plan_slot(skip, promo)] = ExitPlan::new(slots, skip, promo);
+            }
+        }
+    }
+    plans
+}
+
 /// Solves materials into byte tables.
 pub struct Solver<T: Tables + Sync + Default> {
     material: Material,
@@ -369,6 +450,8 @@ pub struct Solver<T: Tables + Sync + Default> {
     /// stays in the processor's cache and most predecessors that need no update cost no memory
     /// access.
     decided: [Vec<AtomicU64>; 2],
+    /// How each kind of exit is looked up (see `exit_plans`).
+    plans: Vec<ExitPlan>,
     sub_error: Mutex<Option<String>>,
     overflow: AtomicBool,
 }
@@ -380,17 +463,20 @@ impl<T: Tables + Sync + Default> Solver<T> {
         let size = ix.size() as usize;
         let bits = || {
             (0..size.div_ceil(64))
+                .into_par_iter()
                 .map(|_| AtomicU64::new(0))
                 .collect::<Vec<_>>()
         };
         let mk16 = || {
             (0..size)
+                .into_par_iter()
                 .map(|_| AtomicU16::new(open_cell(0, CANT_LOSE)))
                 .collect::<Vec<_>>()
         };
         Solver {
             material,
             slots: ix.slots().to_vec(),
+            plans: exit_plans(ix.slots()),
             n: ix.piece_count(),
             ix,
             sub,
@@ -409,8 +495,46 @@ impl<T: Tables + Sync + Default> Solver<T> {
         }
     }
 
-    /// The value of a position outside this table, for the side to move (`side`).
+    /// The value of a position outside this table, for the side to move (`side`): the position
+    /// `sq` without the piece in slot `skip` (`usize::MAX` for none) and with the pawn in
+    /// `promo.0` promoted to `promo.1`. Probed as [`lookup`] does, with the sub-table's material
+    /// and slot order worked out once per kind of exit (see `ExitPlan`).
     fn exit_value(
+        &self,
+        sq: &Squares,
+        skip: usize,
+        promo: Option<(usize, Role)>,
+        side: usize,
+    ) -> Value {
+        let plan = self.plans.get(plan_slot(skip, promo));
+        let Some(plan) = plan.filter(|p| p.key != u64::MAX) else {
+            return self.exit_value_slow(sq, skip, promo, side);
+        };
+        if plan.key == 0 {
+            return Value::DRAW; // bare kings
+        }
+        let probed = self.sub.table_by_key(plan.key).and_then(|(table, swap)| {
+            let order = &plan.order[usize::from(swap)];
+            let mut mapped = [0u8; MAX_PIECES];
+            for k in 0..plan.len {
+                let s = sq[usize::from(order[k])];
+                mapped[k] = if swap { s ^ 56 } else { s };
+            }
+            let not_indexable = || ProbeError::NotIndexable(table.material().name());
+            let idx = table.scheme().index(&mapped).ok_or_else(not_indexable)?;
+            table.get((side == 0) ^ swap, idx)
+        });
+        match probed {
+            Ok(v) => v,
+            Err(e) => {
+                self.note_sub_error(e);
+                Value::DRAW
+            }
+        }
+    }
+
+    /// `exit_value` through the general [`lookup`] (for exits no plan covers).
+    fn exit_value_slow(
         &self,
         sq: &Squares,
         skip: usize,
@@ -1013,7 +1137,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
             memory_in_use()
         );
         let into_bytes = |v: Vec<AtomicU16>| {
-            v.into_iter()
+            v.into_par_iter()
                 .map(|c| cell_value(c.into_inner()).to_byte())
                 .collect::<Vec<u8>>()
         };

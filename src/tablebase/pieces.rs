@@ -126,7 +126,7 @@ pub fn pieces_of_board(board: &Board) -> Option<PieceList> {
 /// Order of a piece in table slots: white king, black king, then the other white pieces and
 /// the other black pieces, each queen, rook, bishop, knight, pawn.
 #[inline]
-fn slot_key(color: Color, role: Role) -> u8 {
+pub(crate) fn slot_key(color: Color, role: Role) -> u8 {
     let r = match role {
         Role::King => return u8::from(color == Color::Black),
         Role::Queen => 0,
