@@ -1089,7 +1089,13 @@ impl<T: Tables + Sync + Default> Solver<T> {
                     let mut pipe = Pipeline::new(this, d, next_ref);
                     for (k, w) in cur_ref.bits[side][first..last].iter().enumerate() {
                         let base = ((first + k) * 64) as u64;
-                        let mut word = w.swap(0, Relaxed);
+                        // Only this task reads or clears these words during the pass (nodes
+                        // decided now go to `next`): a plain load and store, no locked exchange.
+                        let mut word = w.load(Relaxed);
+                        if word == 0 {
+                            continue;
+                        }
+                        w.store(0, Relaxed);
                         while word != 0 {
                             let b = u64::from(word.trailing_zeros());
                             word &= word - 1;
