@@ -12,6 +12,14 @@
 //!    `max(d, longest losing exit) + 1`, possibly later than `d + 1` (kept in a bucket).
 //! 3. What is never decided is a draw.
 //!
+//! Speed: the positions decided at one depth are a bitmap per side, read in index order, so
+//! that neighbouring nodes have neighbouring predecessors (the same cache lines and pages). A
+//! node's predecessors are generated and their cells prefetched before the previous node's are
+//! updated (a software pipeline), and a bitmap of decided entries, small enough to stay in the
+//! processor's cache, drops most predecessors that need no update before their cells are
+//! touched. Passes that decide wins use plain stores (nothing else happens to a cell then);
+//! only lowering a counter needs an atomic exchange.
+//!
 //! En passant: a double push that allows an en passant capture leads to a virtual node, the
 //! position with the capture available, worth the better (for the side to move) of the table
 //! entry and the capture. It is no entry of its own; its value is propagated at the right depth
