@@ -1482,3 +1482,58 @@ impl<T: Tables + Sync + Default> Solver<T> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::build::SubTables;
+
+    /// `may_coincide` is what lets the init pass count moves and the retrograde passes list
+    /// predecessors without looking for repeats: where it says no, the moves (and the un-moves)
+    /// of a position must reach distinct entries. Checked on pawnless materials with identical
+    /// pieces, against the entries themselves; and the repeats it guards against do occur.
+    #[test]
+    fn moves_reach_distinct_entries_unless_nearly_symmetric() {
+        for name in ["KRRvK", "KQvKR", "KBBvK", "KNvKB"] {
+            let m: Material = name.parse().expect("material");
+            let solver = Solver::new(m, SubTables::default());
+            let (mut checked, mut guarded, mut repeats) = (0u64, 0u64, 0u64);
+            let mut found = Preds::new();
+            for idx in (0..solver.ix.size()).step_by(5) {
+                let Some(sq) = solver.ix.decode(idx) else {
+                    continue;
+                };
+                let occ = occupancy(&sq, solver.n);
+                for side in 0..2 {
+                    if solver.in_check(&sq, 1 - side, occ, usize::MAX) {
+                        continue;
+                    }
+                    // Moves of `side`: every distinct entry against every move.
+                    let mut distinct = MoveSummary::new();
+                    solver.summarize(&sq, idx, side, Keys::Dedupe, &mut distinct);
+                    let mut all = MoveSummary::new();
+                    solver.summarize(&sq, idx, side, Keys::Count, &mut all);
+                    if solver.may_coincide(&sq, 1 - side) {
+                        guarded += 1;
+                        repeats += u64::from(distinct.nkeys < all.nkeys);
+                    } else {
+                        assert_eq!(distinct.nkeys, all.nkeys, "{name} entry {idx} side {side}");
+                    }
+                    // Un-moves into `side`'s position (the other side moved last).
+                    solver.retro(item(idx, side, 0), 1, &mut found);
+                    if !solver.may_coincide(&sq, side) {
+                        let mut p = found.preds[..found.np].to_vec();
+                        p.sort_unstable();
+                        p.dedup();
+                        assert_eq!(p.len(), found.np, "{name} entry {idx} side {side} un-moves");
+                    }
+                    checked += 1;
+                }
+            }
+            assert!(checked > 1000 && guarded > 0, "{name}: {checked} {guarded}");
+            if name == "KRRvK" || name == "KBBvK" {
+                assert!(repeats > 0, "{name}: no repeated entries among {guarded}");
+            }
+        }
+    }
+}
