@@ -1023,15 +1023,21 @@ impl<T: Tables + Sync + Default> Solver<T> {
             // Complete the frontier of depth d: entries decided late by their exits (losses) and
             // seeds (wins through exits, losses with exits only). At one depth they are all wins
             // or all losses, and each entry comes once.
-            let Some(v) = (if d.is_multiple_of(2) {
+            let late = std::mem::take(&mut buckets[d]);
+            let seeded = std::mem::take(&mut seed_buckets[d]);
+            let v = if d.is_multiple_of(2) {
                 Value::loss(d as u32)
             } else {
                 Value::win(d as u32)
-            }) else {
-                return Err(SolveError::Overflow(self.material.name()));
             };
-            let late = std::mem::take(&mut buckets[d]);
-            let seeded = std::mem::take(&mut seed_buckets[d]);
+            // A depth past what the format stores is an overflow only if something is decided
+            // there (after a loss in 254 plies, KPPvKP's longest, the pass finds only faster
+            // wins and depth 255 stays empty).
+            let v = match v {
+                Some(v) => v,
+                None if late.is_empty() && seeded.is_empty() => Value::DRAW,
+                None => return Err(SolveError::Overflow(self.material.name())),
+            };
             let cur_ref = &cur;
             let this = &self;
             let complete = |it: Item| -> u64 {
