@@ -5,13 +5,13 @@
 pub mod solve;
 pub mod verify;
 
-use rayon::prelude::*;
 use std::{
     path::{Path, PathBuf},
     time::Instant,
 };
 
 use indicatif::ProgressBar;
+use rayon::prelude::*;
 use shakmaty::{Color, Role};
 
 use crate::tablebase::{

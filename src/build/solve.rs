@@ -41,10 +41,10 @@ use shakmaty::attacks;
 
 use crate::tablebase::{
     index::{transform, IndexScheme, Scheme, Squares},
-    lookup,
     material::{key_of_piece, Material, MAX_PIECES},
-    pieces::{attacked, attacks_from, occupancy, slot_key, square, PieceList},
-    ProbeError, Tables, Value, Wdl,
+    pieces::{attacked, attacks_from, occupancy, slot_key, square},
+    probe::probe_in,
+    Tables, Value, Wdl,
 };
 
 /// Added to a counter when the position has a non-losing exit, so it never reaches zero.
@@ -102,6 +102,15 @@ fn item_of_seed(s: u32) -> Item {
 /// Words of a frontier bitmap per parallel task of a retrograde pass.
 const FRONTIER_WORDS: usize = 1024;
 
+/// A bitmap of `entries` bits, all clear (allocated in parallel: the larger tables need tens
+/// of MB).
+fn zeroed_bits(entries: u64) -> Vec<AtomicU64> {
+    (0..entries.div_ceil(64))
+        .into_par_iter()
+        .map(|_| AtomicU64::new(0))
+        .collect()
+}
+
 /// The entries decided at one depth: a bit per entry and side to move.
 struct Frontier {
     bits: [Vec<AtomicU64>; 2],
@@ -109,10 +118,8 @@ struct Frontier {
 
 impl Frontier {
     fn new(size: u64) -> Frontier {
-        let words = size.div_ceil(64) as usize;
-        let empty = || (0..words).map(|_| AtomicU64::new(0)).collect::<Vec<_>>();
         Frontier {
-            bits: [empty(), empty()],
+            bits: [zeroed_bits(size), zeroed_bits(size)],
         }
     }
 
@@ -333,28 +340,28 @@ impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
         let k = self.k;
         self.solver.retro(it, self.d, &mut self.found[k]);
         if self.pending {
-            self.solver.update_all(
-                &self.found[1 - k],
-                self.d,
-                self.next,
-                &mut self.fresh,
-                &mut self.later,
-            );
+            self.update(1 - k);
         }
         self.pending = true;
         self.k = 1 - k;
     }
 
+    /// Updates the predecessors in `found[k]`.
+    #[inline]
+    fn update(&mut self, k: usize) {
+        self.solver.update_all(
+            &self.found[k],
+            self.d,
+            self.next,
+            &mut self.fresh,
+            &mut self.later,
+        );
+    }
+
+    /// Updates what is still pending; the marked count and the late losses.
     fn finish(mut self) -> (u64, Vec<(usize, Item)>) {
         if self.pending {
-            let k = 1 - self.k;
-            self.solver.update_all(
-                &self.found[k],
-                self.d,
-                self.next,
-                &mut self.fresh,
-                &mut self.later,
-            );
+            self.update(1 - self.k);
         }
         (self.fresh, self.later)
     }
@@ -417,24 +424,19 @@ impl ExitPlan {
     }
 }
 
-/// The plans of every exit of a material, by `plan_slot`.
-fn exit_plans(slots: &[(Color, Role)]) -> Vec<ExitPlan> {
+/// The plans of every exit of a material, by `plan_slot` (`None` where no exit is).
+fn exit_plans(slots: &[(Color, Role)]) -> Vec<Option<ExitPlan>> {
     let n = slots.len();
-    let empty = ExitPlan {
-        key: u64::MAX,
-        len: 0,
-        order: [[0; MAX_PIECES]; 2],
-    };
-    let mut plans = vec![empty; plan_slot(MAX_PIECES, Some((MAX_PIECES - 1, Role::Knight))) + 1];
+    let mut plans = vec![None; plan_slot(MAX_PIECES, Some((MAX_PIECES - 1, Role::Knight))) + 1];
     for skip in (2..n).chain([usize::MAX]) {
-        plans[plan_slot(skip, None)] = ExitPlan::new(slots, skip, None);
+        plans[plan_slot(skip, None)] = Some(ExitPlan::new(slots, skip, None));
         for (i, &(_, r)) in slots.iter().enumerate() {
             if r != Role::Pawn || i == skip {
                 continue;
             }
             for role in PROMOTIONS {
                 let promo = Some((i, role));
-                plans[plan_slot(skip, promo)] = ExitPlan::new(slots, skip, promo);
+                plans[plan_slot(skip, promo)] = Some(ExitPlan::new(slots, skip, promo));
             }
         }
     }
@@ -459,7 +461,7 @@ pub struct Solver<T: Tables + Sync + Default> {
     /// access.
     decided: [Vec<AtomicU64>; 2],
     /// How each kind of exit is looked up (see `exit_plans`).
-    plans: Vec<ExitPlan>,
+    plans: Vec<Option<ExitPlan>>,
     sub_error: Mutex<Option<String>>,
     overflow: AtomicBool,
 }
@@ -469,12 +471,6 @@ impl<T: Tables + Sync + Default> Solver<T> {
     pub fn new(material: Material, sub: T) -> Solver<T> {
         let ix = IndexScheme::new(material);
         let size = ix.size() as usize;
-        let bits = || {
-            (0..size.div_ceil(64))
-                .into_par_iter()
-                .map(|_| AtomicU64::new(0))
-                .collect::<Vec<_>>()
-        };
         let mk16 = || {
             (0..size)
                 .into_par_iter()
@@ -489,7 +485,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
             ix,
             sub,
             cells: [mk16(), mk16()],
-            decided: [bits(), bits()],
+            decided: [zeroed_bits(size as u64), zeroed_bits(size as u64)],
             sub_error: Mutex::new(None),
             overflow: AtomicBool::new(false),
         }
@@ -505,8 +501,8 @@ impl<T: Tables + Sync + Default> Solver<T> {
 
     /// The value of a position outside this table, for the side to move (`side`): the position
     /// `sq` without the piece in slot `skip` (`usize::MAX` for none) and with the pawn in
-    /// `promo.0` promoted to `promo.1`. Probed as [`lookup`] does, with the sub-table's material
-    /// and slot order worked out once per kind of exit (see `ExitPlan`).
+    /// `promo.0` promoted to `promo.1`. Probed as [`crate::tablebase::lookup`] does, with the
+    /// sub-table's material and slot order worked out once per kind of exit (see `ExitPlan`).
     fn exit_value(
         &self,
         sq: &Squares,
@@ -514,9 +510,9 @@ impl<T: Tables + Sync + Default> Solver<T> {
         promo: Option<(usize, Role)>,
         side: usize,
     ) -> Value {
-        let plan = self.plans.get(plan_slot(skip, promo));
-        let Some(plan) = plan.filter(|p| p.key != u64::MAX) else {
-            return self.exit_value_slow(sq, skip, promo, side);
+        let Some(Some(plan)) = self.plans.get(plan_slot(skip, promo)) else {
+            self.note_sub_error(format!("no exit plan for slot {skip} and {promo:?}"));
+            return Value::DRAW;
         };
         if plan.key == 0 {
             return Value::DRAW; // bare kings
@@ -528,41 +524,9 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 let s = sq[usize::from(order[k])];
                 mapped[k] = if swap { s ^ 56 } else { s };
             }
-            let not_indexable = || ProbeError::NotIndexable(table.material().name());
-            let idx = table.scheme().index(&mapped).ok_or_else(not_indexable)?;
-            table.get((side == 0) ^ swap, idx)
+            probe_in(table, &mapped, (side == 0) ^ swap)
         });
         match probed {
-            Ok(v) => v,
-            Err(e) => {
-                self.note_sub_error(e);
-                Value::DRAW
-            }
-        }
-    }
-
-    /// `exit_value` through the general [`lookup`] (for exits no plan covers).
-    fn exit_value_slow(
-        &self,
-        sq: &Squares,
-        skip: usize,
-        promo: Option<(usize, Role)>,
-        side: usize,
-    ) -> Value {
-        let mut pl = PieceList::new();
-        for i in 0..self.n {
-            if i == skip {
-                continue;
-            }
-            let (c, mut r) = self.slots[i];
-            if let Some((slot, role)) = promo {
-                if slot == i {
-                    r = role;
-                }
-            }
-            pl.push((c, r, sq[i]));
-        }
-        match lookup(&self.sub, pl.as_slice(), side == 0) {
             Ok(v) => v,
             Err(e) => {
                 self.note_sub_error(e);
@@ -803,9 +767,8 @@ impl<T: Tables + Sync + Default> Solver<T> {
         }
     }
 
-    /// How in-table moves from `sq` (with `side` to move) must be counted: two moves can reach
-    /// the same entry only through a symmetry that fixes the king that does not move, so only in
-    /// pawnless tables with that king on a long diagonal.
+    /// How in-table moves from `sq` (with `side` to move) must be counted: as distinct entries
+    /// only where two of them may reach the same one (see `may_coincide`).
     fn keys_mode(&self, sq: &Squares, side: usize) -> Keys {
         if self.may_coincide(sq, 1 - side) {
             Keys::Dedupe
@@ -874,11 +837,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
         progress.set_length(2 * chunks);
         progress.set_position(0);
         let positions = [AtomicU64::new(0), AtomicU64::new(0)];
-        let words = size.div_ceil(64) as usize;
-        let legal_bits: [Vec<AtomicU64>; 2] = [
-            (0..words).map(|_| AtomicU64::new(0)).collect(),
-            (0..words).map(|_| AtomicU64::new(0)).collect(),
-        ];
+        let legal_bits = [zeroed_bits(size), zeroed_bits(size)];
         // Seeds: wins through exits and losses with no in-table move, as items with their depth
         // in bits 48.., sorted into 4-byte buckets by depth; en passant seeds as (depth, item).
         // The chunks run in batches so that the seeds of one batch at most are held twice.
@@ -1234,8 +1193,8 @@ impl<T: Tables + Sync + Default> Solver<T> {
         Ok(())
     }
 
-    /// Un-moves from a node decided at depth `d`; newly decided predecessors go to `out` (depth
-    /// `d + 1`) or `later` (a loss that its exits make longer).
+    /// The predecessors of a node decided at depth `d`, into `found`: those not known to be
+    /// decided, with their cells prefetched for `update_all`.
     fn retro(&self, it: Item, d: usize, found: &mut Preds) {
         found.np = 0;
         found.nep = 0;
@@ -1425,6 +1384,10 @@ impl<T: Tables + Sync + Default> Solver<T> {
         allowed
     }
 
+    /// Updates predecessor `p` (`side` to move) of a node decided at depth `d`: a predecessor
+    /// of a loss becomes a win in `d + 1`, a predecessor of a win has its counter lowered and is
+    /// lost when it reaches zero; what is decided in `d + 1` is marked in `next` (counted in
+    /// `fresh`), a loss its exits make longer goes to `later`.
     #[allow(clippy::too_many_arguments)]
     fn update(
         &self,
@@ -1449,10 +1412,8 @@ impl<T: Tables + Sync + Default> Solver<T> {
             };
             // Every update of this pass decides wins in d + 1 and nothing else: a plain store
             // is enough, and a predecessor decided by two threads at once is marked once.
-            let cell = &self.cells[side][pi];
-            if !is_decided(cell.load(Relaxed)) {
-                cell.store(decided_cell(w), Relaxed);
-                self.note_decided(side, pi);
+            if !is_decided(self.cells[side][pi].load(Relaxed)) {
+                self.decide(side, pi, w);
                 *fresh += u64::from(next.mark(side, p));
             }
         } else {

@@ -12,6 +12,7 @@ use shakmaty::{Board, Chess, Color, Move, Position, Role};
 
 use super::{
     format::{file_name, Table, TableError, EXTENSION},
+    index::Squares,
     material::{key_of_piece, Material, MAX_PIECES},
     pieces::{to_slots, Piece},
     value::Value,
@@ -88,10 +89,23 @@ pub fn lookup<T: Tables + ?Sized>(
         return Ok(Value::DRAW);
     }
     let (table, swap) = tables.table_by_key(key)?;
-    let not_indexable = || ProbeError::NotIndexable(table.material().name());
-    let sq = to_slots(pieces, table.scheme().slots(), swap).ok_or_else(not_indexable)?;
-    let idx = table.scheme().index(&sq).ok_or_else(not_indexable)?;
-    table.get(white_to_move ^ swap, idx)
+    let sq = to_slots(pieces, table.scheme().slots(), swap)
+        .ok_or_else(|| ProbeError::NotIndexable(table.material().name()))?;
+    probe_in(table, &sq, white_to_move ^ swap)
+}
+
+/// The value of the position `sq`, in `table`'s slot order and orientation, with the table's
+/// white (`white_to_move`) or black to move.
+///
+/// # Errors
+/// When the squares cannot be indexed or the table cannot be read.
+#[inline]
+pub fn probe_in(table: &Table, sq: &Squares, white_to_move: bool) -> Result<Value, ProbeError> {
+    let idx = table
+        .scheme()
+        .index(sq)
+        .ok_or_else(|| ProbeError::NotIndexable(table.material().name()))?;
+    table.get(white_to_move, idx)
 }
 
 /// Hashes a material key (already unique and well spread in its low bits) by one multiply.
