@@ -2,6 +2,7 @@
 //! ([`solve`]), writes it atomically ([`crate::tablebase::format::write_table`]) and checks
 //! tables independently ([`verify`]).
 
+mod atomics;
 pub mod solve;
 pub mod verify;
 

@@ -39,6 +39,7 @@ use shakmaty::{Color, Role};
 
 use shakmaty::attacks;
 
+use super::atomics::Atomics;
 use crate::tablebase::{
     index::{transform, IndexScheme, Scheme, Squares},
     material::{key_of_piece, Material, MAX_PIECES},
@@ -102,18 +103,14 @@ fn item_of_seed(s: u32) -> Item {
 /// Words of a frontier bitmap per parallel task of a retrograde pass.
 const FRONTIER_WORDS: usize = 1024;
 
-/// A bitmap of `entries` bits, all clear (allocated in parallel: the larger tables need tens
-/// of MB).
-fn zeroed_bits(entries: u64) -> Vec<AtomicU64> {
-    (0..entries.div_ceil(64))
-        .into_par_iter()
-        .map(|_| AtomicU64::new(0))
-        .collect()
+/// A bitmap of `entries` bits, all clear (the larger tables need tens of MB: see `Atomics`).
+fn zeroed_bits(entries: u64) -> Atomics<AtomicU64> {
+    Atomics::zeroed(entries.div_ceil(64) as usize)
 }
 
 /// The entries decided at one depth: a bit per entry and side to move.
 struct Frontier {
-    bits: [Vec<AtomicU64>; 2],
+    bits: [Atomics<AtomicU64>; 2],
 }
 
 impl Frontier {
@@ -455,11 +452,11 @@ pub struct Solver<T: Tables + Sync + Default> {
     /// won by the opponent (low byte, plus `CANT_LOSE` when an exit saves the position) and half
     /// the plies of the longest losing exit (high byte). Decided: `DECIDED` (low byte) and the
     /// value (high byte).
-    cells: [Vec<AtomicU16>; 2],
+    cells: [Atomics<AtomicU16>; 2],
     /// Per side, a bit per decided entry: 16 times smaller than `cells`, so that it mostly
     /// stays in the processor's cache and most predecessors that need no update cost no memory
     /// access.
-    decided: [Vec<AtomicU64>; 2],
+    decided: [Atomics<AtomicU64>; 2],
     /// How each kind of exit is looked up (see `exit_plans`).
     plans: Vec<Option<ExitPlan>>,
     sub_error: Mutex<Option<String>>,
@@ -472,10 +469,11 @@ impl<T: Tables + Sync + Default> Solver<T> {
         let ix = IndexScheme::new(material);
         let size = ix.size() as usize;
         let mk16 = || {
-            (0..size)
-                .into_par_iter()
-                .map(|_| AtomicU16::new(open_cell(0, CANT_LOSE)))
-                .collect::<Vec<_>>()
+            let cells = Atomics::<AtomicU16>::zeroed(size);
+            cells
+                .par_iter()
+                .for_each(|c| c.store(open_cell(0, CANT_LOSE), Relaxed));
+            cells
         };
         Solver {
             material,
@@ -1115,9 +1113,9 @@ impl<T: Tables + Sync + Default> Solver<T> {
             started.elapsed().as_secs_f64(),
             memory_in_use()
         );
-        let into_bytes = |v: Vec<AtomicU16>| {
-            v.into_par_iter()
-                .map(|c| cell_value(c.into_inner()).to_byte())
+        let into_bytes = |v: Atomics<AtomicU16>| {
+            v.par_iter()
+                .map(|c| cell_value(c.load(Relaxed)).to_byte())
                 .collect::<Vec<u8>>()
         };
         let [w, b] = self.cells;
@@ -1125,7 +1123,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
             white: into_bytes(w),
             black: into_bytes(b),
             positions: [positions[0].load(Relaxed), positions[1].load(Relaxed)],
-            legal: legal_bits.map(|v| v.into_iter().map(AtomicU64::into_inner).collect()),
+            legal: legal_bits.map(|v| v.par_iter().map(|w| w.load(Relaxed)).collect()),
         })
     }
 
