@@ -617,16 +617,37 @@ impl<T: Tables + Sync + Default> Solver<T> {
 
     /// Generates the legal moves of `side` in the decoded position `sq` (entry `idx`): exits
     /// are valued; in-table moves are counted (`Keys::Count`) or recorded as distinct entries
-    /// (`Keys::Dedupe`).
-    fn summarize(&self, sq: &Squares, idx: u64, side: usize, keys: Keys, out: &mut MoveSummary) {
+    /// (`Keys::Dedupe`). `false`, with `out` untouched, when the position is no legal one (the
+    /// king of the side not to move is attacked): the mover's attacks are computed once, for
+    /// that test and for the moves.
+    fn summarize(
+        &self,
+        sq: &Squares,
+        idx: u64,
+        side: usize,
+        keys: Keys,
+        out: &mut MoveSummary,
+    ) -> bool {
         let me = color_of(side);
         let occ = occupancy(sq, self.n);
+        let their_king = 1u64 << sq[1 - side];
         let mut own = 0u64;
+        let mut own_attacks = [0u64; MAX_PIECES];
         for i in 0..self.n {
-            if self.slots[i].0 == me {
+            let (c, r) = self.slots[i];
+            if c == me {
                 own |= 1u64 << sq[i];
+                let a = attacks_from(c, r, sq[i], occ);
+                if a & their_king != 0 {
+                    return false;
+                }
+                own_attacks[i] = a;
             }
         }
+        out.moves = 0;
+        out.best_exit = None;
+        out.longest_losing_exit = 0;
+        out.nkeys = 0;
         let king = side; // slot of the mover's king
         let ksq = sq[king];
         let kbit = 1u64 << ksq;
@@ -671,7 +692,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
             if role == Role::Pawn {
                 let (fwd, start_rank): (i8, u8) = if side == 0 { (8, 1) } else { (-8, 6) };
                 let one = (from as i8 + fwd) as u8;
-                targets = attacks_from(c, role, from, occ) & occ & !own;
+                targets = own_attacks[i] & occ & !own;
                 if occ & (1u64 << one) == 0 {
                     targets |= 1u64 << one;
                     if from >> 3 == start_rank {
@@ -683,7 +704,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
                     }
                 }
             } else {
-                targets = attacks_from(c, role, from, occ) & !own;
+                targets = own_attacks[i] & !own;
             }
             if i == king {
                 targets &= !danger;
@@ -763,6 +784,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 }
             }
         }
+        true
     }
 
     /// How in-table moves from `sq` (with `side` to move) must be counted: as distinct entries
@@ -861,18 +883,13 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 let mut bits = [0u64; (CHUNK / 64) as usize];
                 let mut summary = MoveSummary::new();
                 this.ix.for_each_used(start, end, |idx, sq| {
-                    let occ = occupancy(sq, this.n);
-                    if this.in_check(sq, 1 - side, occ, usize::MAX) {
-                        return;
+                    let mode = this.keys_mode(sq, side);
+                    if !this.summarize(sq, idx, side, mode, &mut summary) {
+                        return; // the side not to move is in check
                     }
                     legal += 1;
                     bits[((idx - start) / 64) as usize] |= 1 << (idx % 64);
-                    summary.moves = 0;
-                    summary.best_exit = None;
-                    summary.longest_losing_exit = 0;
-                    summary.nkeys = 0;
-                    let mode = this.keys_mode(sq, side);
-                    this.summarize(sq, idx, side, mode, &mut summary);
+                    let occ = occupancy(sq, this.n);
                     // Before anything else: the entry may be checkmate or stalemate without the
                     // capture (a double push that checks, with the capture as the only reply),
                     // and its node still needs its seed.
@@ -1344,11 +1361,12 @@ impl<T: Tables + Sync + Default> Solver<T> {
         later: &mut Vec<(usize, Item)>,
     ) {
         let lost = d.is_multiple_of(2);
-        for &p in found.preds[..found.np]
-            .iter()
-            .chain(found.ep_preds[..found.nep].iter())
-        {
-            self.update(p, found.mover, lost, d, next, fresh, later);
+        // `preds` passed the decided bitmap (see `update`); en passant predecessors did not.
+        for &p in &found.preds[..found.np] {
+            self.update(p, found.mover, lost, true, d, next, fresh, later);
+        }
+        for &p in &found.ep_preds[..found.nep] {
+            self.update(p, found.mover, lost, false, d, next, fresh, later);
         }
     }
 
@@ -1386,12 +1404,20 @@ impl<T: Tables + Sync + Default> Solver<T> {
     /// of a loss becomes a win in `d + 1`, a predecessor of a win has its counter lowered and is
     /// lost when it reaches zero; what is decided in `d + 1` is marked in `next` (counted in
     /// `fresh`), a loss its exits make longer goes to `later`.
+    ///
+    /// `open`: the predecessor's bit in `decided` was clear when it was generated in this pass.
+    /// In a pass that lowers counters (`child_lost` false) such a cell is still undecided: the
+    /// only entries decided during the pass are those whose counter reaches zero, which are
+    /// never lowered again, and every entry decided before the pass has its bit set (the bit
+    /// follows the cell, and passes are separated by joins). So its counter is lowered by one
+    /// atomic subtraction, with no exchange loop.
     #[allow(clippy::too_many_arguments)]
     fn update(
         &self,
         p: u64,
         side: usize,
         child_lost: bool,
+        open: bool,
         d: usize,
         next: &Frontier,
         fresh: &mut u64,
@@ -1419,16 +1445,22 @@ impl<T: Tables + Sync + Default> Solver<T> {
             // A decided predecessor (a win) needs no count. The counter never goes below zero
             // (it is lowered once per distinct successor), so the subtraction never reaches the
             // high byte; the exchange leaves a cell decided meanwhile alone.
-            let mut old = cell.load(Relaxed);
-            loop {
-                if is_decided(old) {
-                    return;
+            let old = if open {
+                let old = cell.fetch_sub(1, Relaxed);
+                debug_assert!(!is_decided(old) && old & 0xFF != 0, "cell {old:#x}");
+                old
+            } else {
+                let mut old = cell.load(Relaxed);
+                loop {
+                    if is_decided(old) {
+                        return;
+                    }
+                    match cell.compare_exchange_weak(old, old - 1, Relaxed, Relaxed) {
+                        Ok(_) => break old,
+                        Err(now) => old = now,
+                    }
                 }
-                match cell.compare_exchange_weak(old, old - 1, Relaxed, Relaxed) {
-                    Ok(_) => break,
-                    Err(now) => old = now,
-                }
-            }
+            };
             if old & 0xFF == 1 {
                 // Lost: as late as the longest of the in-table children and the exits.
                 let exit = 2 * usize::from((old >> 8) as u8);
@@ -1475,9 +1507,9 @@ mod tests {
                     }
                     // Moves of `side`: every distinct entry against every move.
                     let mut distinct = MoveSummary::new();
-                    solver.summarize(&sq, idx, side, Keys::Dedupe, &mut distinct);
+                    assert!(solver.summarize(&sq, idx, side, Keys::Dedupe, &mut distinct));
                     let mut all = MoveSummary::new();
-                    solver.summarize(&sq, idx, side, Keys::Count, &mut all);
+                    assert!(solver.summarize(&sq, idx, side, Keys::Count, &mut all));
                     if solver.may_coincide(&sq, 1 - side) {
                         guarded += 1;
                         repeats += u64::from(distinct.nkeys < all.nkeys);
