@@ -1361,12 +1361,11 @@ impl<T: Tables + Sync + Default> Solver<T> {
         later: &mut Vec<(usize, Item)>,
     ) {
         let lost = d.is_multiple_of(2);
-        // `preds` passed the decided bitmap (see `update`); en passant predecessors did not.
-        for &p in &found.preds[..found.np] {
-            self.update(p, found.mover, lost, true, d, next, fresh, later);
-        }
-        for &p in &found.ep_preds[..found.nep] {
-            self.update(p, found.mover, lost, false, d, next, fresh, later);
+        for &p in found.preds[..found.np]
+            .iter()
+            .chain(found.ep_preds[..found.nep].iter())
+        {
+            self.update(p, found.mover, lost, d, next, fresh, later);
         }
     }
 
@@ -1404,20 +1403,12 @@ impl<T: Tables + Sync + Default> Solver<T> {
     /// of a loss becomes a win in `d + 1`, a predecessor of a win has its counter lowered and is
     /// lost when it reaches zero; what is decided in `d + 1` is marked in `next` (counted in
     /// `fresh`), a loss its exits make longer goes to `later`.
-    ///
-    /// `open`: the predecessor's bit in `decided` was clear when it was generated in this pass.
-    /// In a pass that lowers counters (`child_lost` false) such a cell is still undecided: the
-    /// only entries decided during the pass are those whose counter reaches zero, which are
-    /// never lowered again, and every entry decided before the pass has its bit set (the bit
-    /// follows the cell, and passes are separated by joins). So its counter is lowered by one
-    /// atomic subtraction, with no exchange loop.
     #[allow(clippy::too_many_arguments)]
     fn update(
         &self,
         p: u64,
         side: usize,
         child_lost: bool,
-        open: bool,
         d: usize,
         next: &Frontier,
         fresh: &mut u64,
@@ -1445,22 +1436,16 @@ impl<T: Tables + Sync + Default> Solver<T> {
             // A decided predecessor (a win) needs no count. The counter never goes below zero
             // (it is lowered once per distinct successor), so the subtraction never reaches the
             // high byte; the exchange leaves a cell decided meanwhile alone.
-            let old = if open {
-                let old = cell.fetch_sub(1, Relaxed);
-                debug_assert!(!is_decided(old) && old & 0xFF != 0, "cell {old:#x}");
-                old
-            } else {
-                let mut old = cell.load(Relaxed);
-                loop {
-                    if is_decided(old) {
-                        return;
-                    }
-                    match cell.compare_exchange_weak(old, old - 1, Relaxed, Relaxed) {
-                        Ok(_) => break old,
-                        Err(now) => old = now,
-                    }
+            let mut old = cell.load(Relaxed);
+            loop {
+                if is_decided(old) {
+                    return;
                 }
-            };
+                match cell.compare_exchange_weak(old, old - 1, Relaxed, Relaxed) {
+                    Ok(_) => break,
+                    Err(now) => old = now,
+                }
+            }
             if old & 0xFF == 1 {
                 // Lost: as late as the longest of the in-table children and the exits.
                 let exit = 2 * usize::from((old >> 8) as u8);

@@ -659,11 +659,6 @@ enum Store {
         layouts: Box<[Layout; 2]>,
         /// This table's number in the block cache's keys.
         uid: u64,
-        /// A bit per block (white's then black's) whose frame has passed its checksum and
-        /// decompressed to its length. The map never changes (files are replaced by rename), so
-        /// a block is checked once, when it is first decompressed, not each time the cache
-        /// drops it and it is decompressed again.
-        verified: Box<[AtomicU64]>,
     },
     /// The values in memory, index order, per side to move (white, black); a side may be left
     /// out.
@@ -870,9 +865,6 @@ impl Table {
                     data_at: data_at as usize,
                     layouts: Box::new(layouts),
                     uid: NEXT_UID.fetch_add(1, Relaxed),
-                    verified: (0..(2 * blocks).div_ceil(64))
-                        .map(|_| AtomicU64::new(0))
-                        .collect(),
                 }
             }
             s => return Err(bad(format!("unknown storage {s}"))),
@@ -963,7 +955,6 @@ impl Table {
             blocks,
             block_len,
             data_at,
-            verified,
             ..
         } = &self.store
         else {
@@ -990,30 +981,21 @@ impl Table {
         let frame = mmap
             .get(start..end)
             .ok_or_else(|| bad(format!("block {b} out of range")))?;
-        let word = verified.get((k / 64) as usize);
-        let bit = 1u64 << (k % 64);
-        let checked = word.is_some_and(|w| w.load(Relaxed) & bit != 0);
-        if !checked {
-            let sums_at = HEADER_LEN + 8 * (2 * *blocks as usize + 1) + 4 * k as usize;
-            let mut sum = [0u8; 4];
-            sum.copy_from_slice(&mmap[sums_at..sums_at + 4]);
-            if block_sum(frame) != u32::from_le_bytes(sum) {
-                return Err(bad(format!(
-                    "block {b} ({} to move) fails its checksum, the file is corrupted (rebuild it with build-tables --force)",
-                    side_name(side)
-                )));
-            }
+        let sums_at = HEADER_LEN + 8 * (2 * *blocks as usize + 1) + 4 * k as usize;
+        let mut sum = [0u8; 4];
+        sum.copy_from_slice(&mmap[sums_at..sums_at + 4]);
+        if block_sum(frame) != u32::from_le_bytes(sum) {
+            return Err(bad(format!(
+                "block {b} ({} to move) fails its checksum, the file is corrupted (rebuild it with build-tables --force)",
+                side_name(side)
+            )));
         }
         decompress_into(frame, len, out).map_err(|e| {
             bad(format!(
                 "block {b} ({} to move) is corrupt: {e}",
                 side_name(side)
             ))
-        })?;
-        if let (false, Some(w)) = (checked, word) {
-            w.fetch_or(bit, Relaxed);
-        }
-        Ok(())
+        })
     }
 
     /// Decompresses every block, to check the whole file.
