@@ -288,6 +288,8 @@ struct Preds {
     nep: usize,
     /// The side to move in the predecessors.
     mover: usize,
+    /// Predecessors generated, before those known to be decided were dropped.
+    generated: usize,
 }
 
 impl Preds {
@@ -298,6 +300,7 @@ impl Preds {
             ep_preds: [0; 8],
             nep: 0,
             mover: 0,
+            generated: 0,
         }
     }
 }
@@ -314,6 +317,8 @@ struct Pipeline<'a, T: Tables + Sync + Default> {
     pending: bool,
     /// Predecessors newly marked in `next`.
     fresh: u64,
+    /// Work done, for the logs.
+    tally: Tally,
     /// Losses that their exits make longer, with their depth.
     later: Vec<(usize, Item)>,
 }
@@ -328,6 +333,7 @@ impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
             k: 0,
             pending: false,
             fresh: 0,
+            tally: Tally::default(),
             later: Vec::new(),
         }
     }
@@ -336,6 +342,10 @@ impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
     fn push(&mut self, it: Item) {
         let k = self.k;
         self.solver.retro(it, self.d, &mut self.found[k]);
+        let f = &self.found[k];
+        self.tally.nodes += 1;
+        self.tally.generated += f.generated as u64;
+        self.tally.updated += (f.np + f.nep) as u64;
         if self.pending {
             self.update(1 - k);
         }
@@ -355,12 +365,31 @@ impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
         );
     }
 
-    /// Updates what is still pending; the marked count and the late losses.
-    fn finish(mut self) -> (u64, Vec<(usize, Item)>) {
+    /// Updates what is still pending; the marked count, the late losses and the work done.
+    fn finish(mut self) -> (u64, Vec<(usize, Item)>, Tally) {
         if self.pending {
             self.update(1 - self.k);
         }
-        (self.fresh, self.later)
+        (self.fresh, self.later, self.tally)
+    }
+}
+
+/// Work of the retrograde passes, for the logs.
+#[derive(Clone, Copy, Default)]
+struct Tally {
+    /// Decided nodes un-moved.
+    nodes: u64,
+    /// Predecessors generated.
+    generated: u64,
+    /// Predecessors updated (not known to be decided when generated).
+    updated: u64,
+}
+
+impl std::ops::AddAssign for Tally {
+    fn add_assign(&mut self, o: Tally) {
+        self.nodes += o.nodes;
+        self.generated += o.generated;
+        self.updated += o.updated;
     }
 }
 
@@ -992,6 +1021,10 @@ impl<T: Tables + Sync + Default> Solver<T> {
         let mut d = 0usize;
         // Wall time of the completion of each depth and of the un-move passes.
         let mut times = [std::time::Duration::ZERO; 2];
+        // Work of the passes from losses (index 0: predecessors win) and from wins (1: their
+        // counters are lowered).
+        let tallies = Mutex::new([Tally::default(); 2]);
+        let mut pass_times = [std::time::Duration::ZERO; 2];
         loop {
             let t0 = std::time::Instant::now();
             // Complete the frontier of depth d: entries decided late by their exits (losses) and
@@ -1059,12 +1092,16 @@ impl<T: Tables + Sync + Default> Solver<T> {
             times[0] += t1 - t0;
             let (cur_ref, next_ref, deferred_ref) = (&cur, &next, &deferred);
             let this = &self;
+            let tallies_ref = &tallies;
             let pass = |pipe: Pipeline<'_, T>| -> u64 {
-                let (fresh, later) = pipe.finish();
+                let (fresh, later, tally) = pipe.finish();
                 if !later.is_empty() {
                     if let Ok(mut g) = deferred_ref.lock() {
                         g.extend(later);
                     }
+                }
+                if let Ok(mut t) = tallies_ref.lock() {
+                    t[d % 2] += tally;
                 }
                 fresh
             };
@@ -1113,6 +1150,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 }
             }
             times[1] += t1.elapsed();
+            pass_times[d % 2] += t1.elapsed();
             std::mem::swap(&mut cur, &mut next);
             cur_count = next_count;
             d += 1;
@@ -1123,6 +1161,22 @@ impl<T: Tables + Sync + Default> Solver<T> {
             times[0].as_secs_f64(),
             times[1].as_secs_f64()
         );
+        if let Ok(t) = tallies.lock() {
+            for (k, (what, t)) in ["from losses", "from wins"]
+                .iter()
+                .zip(t.iter())
+                .enumerate()
+            {
+                log::debug!(
+                    "{}: un-moves {what}: {:.2} s, {} nodes, {} predecessors generated, {} updated",
+                    self.material.name(),
+                    pass_times[k].as_secs_f64(),
+                    t.nodes,
+                    t.generated,
+                    t.updated
+                );
+            }
+        }
         progress.finish_and_clear();
         log::info!(
             "{}: solved, {d} depths, {:.2} s, {}",
@@ -1336,6 +1390,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
         // Drop the predecessors already decided (they need no update), and start loading the
         // cells of the others now: the caller updates them after it has generated the next
         // node's predecessors, so that the cache misses overlap that work.
+        found.generated = *np + *nep;
         let mut keep = 0;
         for k in 0..*np {
             let p = preds[k];
