@@ -684,12 +684,26 @@ impl<T: Tables + Sync + Default> Solver<T> {
         let mut danger = 0u64;
         let mut pinned = 0u64;
         let mut pin_lines = [0u64; MAX_PIECES];
+        // The squares a move other than the king's must reach when in check: the checker's, or
+        // one between it and the king; none in double check.
+        let mut evasions = !0u64;
+        let mut checkers = 0u32;
         for j in 0..self.n {
             let (c, r) = self.slots[j];
             if c == me {
                 continue;
             }
-            danger |= attacks_from(c, r, sq[j], occ & !kbit);
+            // With the king lifted, a piece attacks its square exactly when it gives check.
+            let a = attacks_from(c, r, sq[j], occ & !kbit);
+            danger |= a;
+            if a & kbit != 0 {
+                checkers += 1;
+                evasions = if checkers == 1 {
+                    (1u64 << sq[j]) | attacks::between(square(ksq), square(sq[j])).0
+                } else {
+                    0
+                };
+            }
             let (ks, js) = (square(ksq), square(sq[j]));
             let lines = match r {
                 Role::Rook => ks.file() == js.file() || ks.rank() == js.rank(),
@@ -709,7 +723,6 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 }
             }
         }
-        let in_check = danger & kbit != 0;
         for i in 0..self.n {
             let (c, role) = self.slots[i];
             if c != me {
@@ -737,10 +750,13 @@ impl<T: Tables + Sync + Default> Solver<T> {
             }
             if i == king {
                 targets &= !danger;
-            } else if !in_check && pinned & (1u64 << from) != 0 {
-                targets &= pin_lines[i];
+            } else {
+                targets &= evasions;
+                if pinned & (1u64 << from) != 0 {
+                    targets &= pin_lines[i];
+                }
             }
-            if keys == Keys::Count && (i == king || !in_check) {
+            if keys == Keys::Count {
                 // Every target is legal here: count the quiet moves at once and enumerate only
                 // the captures and promotions.
                 let promo_ranks = if role == Role::Pawn {
@@ -771,12 +787,6 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 let mut after = *sq;
                 after[i] = to;
                 let skip = captured.unwrap_or(usize::MAX);
-                if in_check && i != king {
-                    let occ2 = (occ & !(1u64 << from)) | to_bit;
-                    if attacked(&self.slots, &after, ksq, me.other(), occ2, skip) {
-                        continue;
-                    }
-                }
                 out.moves += 1;
                 let promotes = role == Role::Pawn && (to >> 3 == 7 || to >> 3 == 0);
                 if promotes {
