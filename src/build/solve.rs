@@ -126,6 +126,37 @@ impl Frontier {
         let bit = 1u64 << (idx % 64);
         self.bits[side][(idx / 64) as usize].fetch_or(bit, Relaxed) & bit == 0
     }
+
+    /// Calls `f` on each marked entry of `side` in `first..last`, in order, and clears them.
+    /// Only the caller reads or clears these entries during the pass (nodes decided meanwhile
+    /// go to the other frontier), so a word wholly in the range is cleared by a plain store; a
+    /// word shared with a neighbouring range, by an atomic `and`.
+    fn take_range(&self, side: usize, first: u64, last: u64, mut f: impl FnMut(u64)) {
+        let Some(bits) = self.bits[side].get(..last.div_ceil(64) as usize) else {
+            return;
+        };
+        for wi in first / 64..last.div_ceil(64) {
+            let base = wi * 64;
+            let lo = first.max(base) - base;
+            let hi = last.min(base + 64) - base;
+            let mask = (!0u64 >> (64 - (hi - lo))) << lo;
+            let w = &bits[wi as usize];
+            let mut word = w.load(Relaxed) & mask;
+            if word == 0 {
+                continue;
+            }
+            if mask == !0 {
+                w.store(0, Relaxed);
+            } else {
+                w.fetch_and(!mask, Relaxed);
+            }
+            while word != 0 {
+                let b = u64::from(word.trailing_zeros());
+                word &= word - 1;
+                f(base + b);
+            }
+        }
+    }
 }
 
 /// The resident memory of this process, for the logs.
@@ -321,6 +352,9 @@ struct Pipeline<'a, T: Tables + Sync + Default> {
     tally: Tally,
     /// Losses that their exits make longer, with their depth.
     later: Vec<(usize, Item)>,
+    /// Whether no other task touches the predecessors' cells during this pass, so that
+    /// counters are lowered with a plain load and store (see `win_partitions`).
+    exclusive: bool,
 }
 
 impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
@@ -335,6 +369,7 @@ impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
             fresh: 0,
             tally: Tally::default(),
             later: Vec::new(),
+            exclusive: false,
         }
     }
 
@@ -362,6 +397,7 @@ impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
             self.next,
             &mut self.fresh,
             &mut self.later,
+            self.exclusive,
         );
     }
 
@@ -1028,6 +1064,8 @@ impl<T: Tables + Sync + Default> Solver<T> {
         }
         let words = size.div_ceil(64) as usize;
         let word_chunks = words.div_ceil(FRONTIER_WORDS);
+        let partitions = self.win_partitions();
+        let king_stride = self.ix.king_stride();
         let mut d = 0usize;
         // Wall time of the completion of each depth and of the un-move passes.
         let mut times = [std::time::Duration::ZERO; 2];
@@ -1115,31 +1153,39 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 }
                 fresh
             };
-            let mut next_count = (0..2 * word_chunks)
-                .into_par_iter()
-                .map(|task| {
-                    let side = task / word_chunks;
-                    let first = (task % word_chunks) * FRONTIER_WORDS;
-                    let last = (first + FRONTIER_WORDS).min(words);
-                    let mut pipe = Pipeline::new(this, d, next_ref);
-                    for (k, w) in cur_ref.bits[side][first..last].iter().enumerate() {
-                        let base = ((first + k) * 64) as u64;
-                        // Only this task reads or clears these words during the pass (nodes
-                        // decided now go to `next`): a plain load and store, no locked exchange.
-                        let mut word = w.load(Relaxed);
-                        if word == 0 {
-                            continue;
+            let mut next_count = if d.is_multiple_of(2) {
+                (0..2 * word_chunks)
+                    .into_par_iter()
+                    .map(|task| {
+                        let side = task / word_chunks;
+                        let first = (task % word_chunks) as u64 * FRONTIER_WORDS as u64 * 64;
+                        let last = (first + FRONTIER_WORDS as u64 * 64).min(size);
+                        let mut pipe = Pipeline::new(this, d, next_ref);
+                        cur_ref.take_range(side, first, last, |idx| {
+                            pipe.push(item(idx, side, 0));
+                        });
+                        pass(pipe)
+                    })
+                    .sum::<u64>()
+            } else {
+                // From wins: one task per partition, each the only one to touch its
+                // predecessors' cells.
+                partitions
+                    .par_iter()
+                    .with_max_len(1)
+                    .map(|(side, placements)| {
+                        let mut pipe = Pipeline::new(this, d, next_ref);
+                        pipe.exclusive = true;
+                        for &k in placements {
+                            let first = k * king_stride;
+                            cur_ref.take_range(*side, first, first + king_stride, |idx| {
+                                pipe.push(item(idx, *side, 0));
+                            });
                         }
-                        w.store(0, Relaxed);
-                        while word != 0 {
-                            let b = u64::from(word.trailing_zeros());
-                            word &= word - 1;
-                            pipe.push(item(base + b, side, 0));
-                        }
-                    }
-                    pass(pipe)
-                })
-                .sum::<u64>();
+                        pass(pipe)
+                    })
+                    .sum::<u64>()
+            };
             next_count += ep_items
                 .par_chunks(64)
                 .map(|chunk| {
@@ -1296,6 +1342,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
         // Predecessors can coincide only in nearly symmetric pawnless positions (see
         // `may_coincide`).
         let dedupe = self.may_coincide(&sq, side);
+        let discovered = self.discovery_masks(&sq, occ, side);
         let Preds {
             preds,
             np,
@@ -1339,7 +1386,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
             } else {
                 origins = attacks_from(c, role, to, occ) & !occ;
             }
-            let allowed = self.legal_origins(&sq, occ, side, i);
+            let allowed = self.legal_origins(&sq, occ, side, i, &discovered);
             origins &= allowed;
             if allowed & (1u64 << double_from.min(63)) == 0 {
                 double_from = 64;
@@ -1400,20 +1447,53 @@ impl<T: Tables + Sync + Default> Solver<T> {
         // Drop the predecessors already decided (they need no update), and start loading the
         // cells of the others now: the caller updates them after it has generated the next
         // node's predecessors, so that the cache misses overlap that work.
+        // Predecessors of a win are rarely decided (KQRvKR: 0.6%), so there the bitmap would
+        // cost a cache miss for nothing: the update reads the cell anyway.
         found.generated = *np + *nep;
-        let mut keep = 0;
-        for k in 0..*np {
-            let p = preds[k];
-            if !self.known_decided(mover, p) {
+        if d.is_multiple_of(2) {
+            let mut keep = 0;
+            for k in 0..*np {
+                let p = preds[k];
+                if !self.known_decided(mover, p) {
+                    prefetch(&self.cells[mover], p as usize);
+                    preds[keep] = p;
+                    keep += 1;
+                }
+            }
+            *np = keep;
+        } else {
+            for &p in preds[..*np].iter() {
                 prefetch(&self.cells[mover], p as usize);
-                preds[keep] = p;
-                keep += 1;
             }
         }
-        *np = keep;
         for &p in ep_preds[..*nep].iter() {
             prefetch(&self.cells[mover], p as usize);
         }
+    }
+
+    /// The tasks of a pass from wins, largest first: (side to move in the nodes, king placements
+    /// whose entries the task un-moves). A predecessor differs from its node only in a piece of
+    /// the side that moved, so it has the kings of the side to move in the node on the same
+    /// square, up to the symmetry its index applies; the tasks split the nodes by the class of
+    /// that king's square (see `IndexScheme::square_class`), so no two touch the same
+    /// predecessor and each may lower counters without atomic exchanges.
+    fn win_partitions(&self) -> Vec<(usize, Vec<u64>)> {
+        let mut parts: Vec<(usize, Vec<u64>)> = Vec::new();
+        for side in 0..2 {
+            let mut by_class: Vec<Vec<u64>> = vec![Vec::new(); 64];
+            for (k, &(wk, bk)) in self.ix.king_placements().iter().enumerate() {
+                let king = if side == 0 { wk } else { bk };
+                by_class[usize::from(self.ix.square_class(king))].push(k as u64);
+            }
+            parts.extend(
+                by_class
+                    .into_iter()
+                    .filter(|v| !v.is_empty())
+                    .map(|v| (side, v)),
+            );
+        }
+        parts.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+        parts
     }
 
     /// Updates the predecessors `found` of a node decided at depth `d` (see `update`).
@@ -1424,50 +1504,85 @@ impl<T: Tables + Sync + Default> Solver<T> {
         next: &Frontier,
         fresh: &mut u64,
         later: &mut Vec<(usize, Item)>,
+        exclusive: bool,
     ) {
         let lost = d.is_multiple_of(2);
         for &p in found.preds[..found.np]
             .iter()
             .chain(found.ep_preds[..found.nep].iter())
         {
-            self.update(p, found.mover, lost, d, next, fresh, later);
+            self.update(p, found.mover, lost, d, next, fresh, later, exclusive);
         }
     }
 
     /// Squares the piece in slot `i` (of the side not to move in `sq`) may have come from
     /// without leaving the king of `side` (to move in `sq`) in check before its move: not a square
-    /// from which it attacks that king itself, and, if lifting it from its square uncovers an
-    /// attack by another piece, only squares that block that attack.
-    fn legal_origins(&self, sq: &Squares, occ: u64, side: usize, i: usize) -> u64 {
+    /// from which it attacks that king itself, and within `discovered[i]` (see
+    /// `discovery_masks`).
+    fn legal_origins(
+        &self,
+        sq: &Squares,
+        occ: u64,
+        side: usize,
+        i: usize,
+        discovered: &[u64; MAX_PIECES],
+    ) -> u64 {
         let ksq = sq[side];
         let (ic, ir) = self.slots[i];
         let lifted = occ & !(1u64 << sq[i]);
         // A piece of role `ir` on any of these squares would attack the king.
-        let mut allowed = !attacks_from(ic.other(), ir, ksq, lifted);
-        if ir == Role::Pawn {
-            allowed = !attacks_from(color_of(side), Role::Pawn, ksq, lifted);
-        }
+        let attackers = if ir == Role::Pawn {
+            attacks_from(color_of(side), Role::Pawn, ksq, lifted)
+        } else {
+            attacks_from(ic.other(), ir, ksq, lifted)
+        };
+        !attackers & discovered[i]
+    }
+
+    /// For each piece of the side not to move in `sq`, the squares it may have come from as far
+    /// as the other pieces of its side go: where one of them attacks the king of `side` once
+    /// that piece is lifted, the piece must have blocked the attack, from a square between
+    /// them (there is none for a knight, pawn or king). Computed once per node for all pieces:
+    /// a slider attacks the king with one piece lifted only if that piece is the one blocker
+    /// between them, or there is none.
+    fn discovery_masks(&self, sq: &Squares, occ: u64, side: usize) -> [u64; MAX_PIECES] {
+        let ksq = sq[side];
+        let mover = color_of(1 - side);
+        let mut masks = [!0u64; MAX_PIECES];
         for j in 0..self.n {
             let (c, r) = self.slots[j];
-            if j == i || c != ic {
+            // On an empty board, does this piece reach the king's square at all?
+            if c != mover || attacks_from(c, r, sq[j], 0) & (1u64 << ksq) == 0 {
                 continue;
             }
-            if attacks_from(c, r, sq[j], lifted) & (1u64 << ksq) != 0 {
-                allowed &= match r {
-                    Role::Bishop | Role::Rook | Role::Queen => {
-                        attacks::between(square(sq[j]), square(ksq)).0
+            let line = match r {
+                Role::Bishop | Role::Rook | Role::Queen => {
+                    attacks::between(square(sq[j]), square(ksq)).0
+                }
+                _ => 0,
+            };
+            let blockers = line & occ;
+            if blockers == 0 {
+                for (i, m) in masks.iter_mut().enumerate().take(self.n) {
+                    if i != j && self.slots[i].0 == mover {
+                        *m &= line;
                     }
-                    _ => 0,
-                };
+                }
+            } else if blockers.count_ones() == 1 {
+                let b = blockers.trailing_zeros() as u8;
+                if let Some(i) = (0..self.n).find(|&i| sq[i] == b && self.slots[i].0 == mover) {
+                    masks[i] &= line;
+                }
             }
         }
-        allowed
+        masks
     }
 
     /// Updates predecessor `p` (`side` to move) of a node decided at depth `d`: a predecessor
     /// of a loss becomes a win in `d + 1`, a predecessor of a win has its counter lowered and is
     /// lost when it reaches zero; what is decided in `d + 1` is marked in `next` (counted in
-    /// `fresh`), a loss its exits make longer goes to `later`.
+    /// `fresh`), a loss its exits make longer goes to `later`. `exclusive`: no other thread
+    /// touches the cell during this pass.
     #[allow(clippy::too_many_arguments)]
     fn update(
         &self,
@@ -1478,6 +1593,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
         next: &Frontier,
         fresh: &mut u64,
         later: &mut Vec<(usize, Item)>,
+        exclusive: bool,
     ) {
         let pi = p as usize;
         if child_lost {
@@ -1502,13 +1618,21 @@ impl<T: Tables + Sync + Default> Solver<T> {
             // (it is lowered once per distinct successor), so the subtraction never reaches the
             // high byte; the exchange leaves a cell decided meanwhile alone.
             let mut old = cell.load(Relaxed);
-            loop {
+            if exclusive {
+                // A locked exchange would stall this thread's pipeline of cache misses.
                 if is_decided(old) {
                     return;
                 }
-                match cell.compare_exchange_weak(old, old - 1, Relaxed, Relaxed) {
-                    Ok(_) => break,
-                    Err(now) => old = now,
+                cell.store(old - 1, Relaxed);
+            } else {
+                loop {
+                    if is_decided(old) {
+                        return;
+                    }
+                    match cell.compare_exchange_weak(old, old - 1, Relaxed, Relaxed) {
+                        Ok(_) => break,
+                        Err(now) => old = now,
+                    }
                 }
             }
             if old & 0xFF == 1 {

@@ -276,6 +276,33 @@ impl IndexScheme {
         v
     }
 
+    /// The king placements, numbered as in the index's most significant digit: placement `k`
+    /// holds the entries `k * king_stride() .. (k + 1) * king_stride()`.
+    pub fn king_placements(&self) -> &'static [(u8, u8)] {
+        &self.kings().squares
+    }
+
+    /// Entries per king placement.
+    pub fn king_stride(&self) -> u64 {
+        self.king_stride
+    }
+
+    /// The square that stands for `sq`'s class under the index's symmetries: two squares have
+    /// the same class exactly when a symmetry of the scheme maps one onto the other (10 classes
+    /// for pawnless material, 32 with pawns).
+    pub fn square_class(&self, sq: u8) -> u8 {
+        match self.scheme {
+            Scheme::Pawnless => transform(triangle_transform(sq), sq),
+            Scheme::Pawns => {
+                if sq & 7 >= 4 {
+                    sq ^ 7
+                } else {
+                    sq & 63
+                }
+            }
+        }
+    }
+
     fn kings(&self) -> &'static KingTable {
         match self.scheme {
             Scheme::Pawnless => &KINGS_PAWNLESS,
@@ -519,6 +546,28 @@ mod tests {
     fn king_table_sizes() {
         assert_eq!(KINGS_PAWNLESS.len(), 462);
         assert_eq!(KINGS_PAWNS.len(), 1806);
+    }
+
+    #[test]
+    fn square_classes_are_the_orbits_of_the_symmetries() {
+        for (name, symmetries, classes) in [("KQvK", 0..8u8, 10), ("KPvK", 0..2u8, 32)] {
+            let ix = IndexScheme::new(name.parse().expect("material"));
+            let mut seen = std::collections::HashSet::new();
+            for sq in 0..64u8 {
+                let c = ix.square_class(sq);
+                seen.insert(c);
+                for t in symmetries.clone() {
+                    assert_eq!(ix.square_class(transform(t, sq)), c, "{name} {sq} {t}");
+                }
+            }
+            assert_eq!(seen.len(), classes, "{name}");
+            // The white king of a placement is its own class's square.
+            for &(wk, _) in ix.king_placements() {
+                assert_eq!(ix.square_class(wk), wk, "{name}");
+            }
+            let kings = ix.king_placements().len() as u64;
+            assert_eq!(kings * ix.king_stride(), ix.size(), "{name}");
+        }
     }
 
     #[test]
