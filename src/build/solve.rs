@@ -100,9 +100,6 @@ fn item_of_seed(s: u32) -> Item {
     item(u64::from(s & 0x7FFF_FFFF), (s >> 31) as usize, 0)
 }
 
-/// Words of a frontier bitmap per parallel task of a retrograde pass.
-const FRONTIER_WORDS: usize = 1024;
-
 /// A bitmap of `entries` bits, all clear (the larger tables need tens of MB: see `Atomics`).
 fn zeroed_bits(entries: u64) -> Atomics<AtomicU64> {
     Atomics::zeroed(entries.div_ceil(64) as usize)
@@ -242,14 +239,14 @@ const fn diagonal_reflection(sq: u8) -> Option<u8> {
 
 /// Asks the processor to start loading `cells[i]` into the cache.
 #[inline]
-fn prefetch(cells: &[AtomicU16], i: usize) {
+fn prefetch<A>(cells: &[A], i: usize) {
     #[cfg(target_arch = "x86_64")]
     if let Some(c) = cells.get(i) {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         // SAFETY: SSE, which the intrinsic needs, is part of every x86_64 processor; a prefetch
         // is a hint that neither reads into the program nor faults, and the address is that of a
         // live element.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>((c as *const AtomicU16).cast::<i8>()) };
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((c as *const A).cast::<i8>()) };
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (cells, i);
@@ -352,9 +349,20 @@ struct Pipeline<'a, T: Tables + Sync + Default> {
     tally: Tally,
     /// Losses that their exits make longer, with their depth.
     later: Vec<(usize, Item)>,
-    /// Whether no other task touches the predecessors' cells during this pass, so that
-    /// counters are lowered with a plain load and store (see `win_partitions`).
-    exclusive: bool,
+    /// What this task alone touches during the pass (see `partitions`).
+    access: Access,
+}
+
+/// What one task of a retrograde pass may update without atomic read-modify-write operations,
+/// which on this hardware stall the thread's outstanding cache misses.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Access {
+    /// Nothing: other tasks may update the same predecessors.
+    Shared,
+    /// The cells of the predecessors it updates.
+    Cells,
+    /// Those cells and their bits in the decided and frontier bitmaps.
+    CellsAndBits,
 }
 
 impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
@@ -369,7 +377,7 @@ impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
             fresh: 0,
             tally: Tally::default(),
             later: Vec::new(),
-            exclusive: false,
+            access: Access::Shared,
         }
     }
 
@@ -397,7 +405,7 @@ impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
             self.next,
             &mut self.fresh,
             &mut self.later,
-            self.exclusive,
+            self.access,
         );
     }
 
@@ -1062,10 +1070,14 @@ impl<T: Tables + Sync + Default> Solver<T> {
         for it in std::mem::take(&mut mates) {
             cur_count += u64::from(cur.mark(item_side(it), item_idx(it)));
         }
-        let words = size.div_ceil(64) as usize;
-        let word_chunks = words.div_ceil(FRONTIER_WORDS);
-        let partitions = self.win_partitions();
+        let partitions = self.partitions();
         let king_stride = self.ix.king_stride();
+        // A bitmap word holds 64 entries: one partition's alone when placements start on words.
+        let access = if king_stride.is_multiple_of(64) {
+            Access::CellsAndBits
+        } else {
+            Access::Cells
+        };
         let mut d = 0usize;
         // Wall time of the completion of each depth and of the un-move passes.
         let mut times = [std::time::Duration::ZERO; 2];
@@ -1153,39 +1165,22 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 }
                 fresh
             };
-            let mut next_count = if d.is_multiple_of(2) {
-                (0..2 * word_chunks)
-                    .into_par_iter()
-                    .map(|task| {
-                        let side = task / word_chunks;
-                        let first = (task % word_chunks) as u64 * FRONTIER_WORDS as u64 * 64;
-                        let last = (first + FRONTIER_WORDS as u64 * 64).min(size);
-                        let mut pipe = Pipeline::new(this, d, next_ref);
-                        cur_ref.take_range(side, first, last, |idx| {
-                            pipe.push(item(idx, side, 0));
+            // One task per partition, each the only one to touch its predecessors.
+            let mut next_count = partitions
+                .par_iter()
+                .with_max_len(1)
+                .map(|(side, placements)| {
+                    let mut pipe = Pipeline::new(this, d, next_ref);
+                    pipe.access = access;
+                    for &k in placements {
+                        let first = k * king_stride;
+                        cur_ref.take_range(*side, first, first + king_stride, |idx| {
+                            pipe.push(item(idx, *side, 0));
                         });
-                        pass(pipe)
-                    })
-                    .sum::<u64>()
-            } else {
-                // From wins: one task per partition, each the only one to touch its
-                // predecessors' cells.
-                partitions
-                    .par_iter()
-                    .with_max_len(1)
-                    .map(|(side, placements)| {
-                        let mut pipe = Pipeline::new(this, d, next_ref);
-                        pipe.exclusive = true;
-                        for &k in placements {
-                            let first = k * king_stride;
-                            cur_ref.take_range(*side, first, first + king_stride, |idx| {
-                                pipe.push(item(idx, *side, 0));
-                            });
-                        }
-                        pass(pipe)
-                    })
-                    .sum::<u64>()
-            };
+                    }
+                    pass(pipe)
+                })
+                .sum::<u64>();
             next_count += ep_items
                 .par_chunks(64)
                 .map(|chunk| {
@@ -1471,13 +1466,13 @@ impl<T: Tables + Sync + Default> Solver<T> {
         }
     }
 
-    /// The tasks of a pass from wins, largest first: (side to move in the nodes, king placements
+    /// The tasks of a retrograde pass, largest first: (side to move in the nodes, king placements
     /// whose entries the task un-moves). A predecessor differs from its node only in a piece of
     /// the side that moved, so it has the kings of the side to move in the node on the same
     /// square, up to the symmetry its index applies; the tasks split the nodes by the class of
     /// that king's square (see `IndexScheme::square_class`), so no two touch the same
-    /// predecessor and each may lower counters without atomic exchanges.
-    fn win_partitions(&self) -> Vec<(usize, Vec<u64>)> {
+    /// predecessor and each may update them without atomic exchanges.
+    fn partitions(&self) -> Vec<(usize, Vec<u64>)> {
         let mut parts: Vec<(usize, Vec<u64>)> = Vec::new();
         for side in 0..2 {
             let mut by_class: Vec<Vec<u64>> = vec![Vec::new(); 64];
@@ -1504,14 +1499,14 @@ impl<T: Tables + Sync + Default> Solver<T> {
         next: &Frontier,
         fresh: &mut u64,
         later: &mut Vec<(usize, Item)>,
-        exclusive: bool,
+        access: Access,
     ) {
         let lost = d.is_multiple_of(2);
         for &p in found.preds[..found.np]
             .iter()
             .chain(found.ep_preds[..found.nep].iter())
         {
-            self.update(p, found.mover, lost, d, next, fresh, later, exclusive);
+            self.update(p, found.mover, lost, d, next, fresh, later, access);
         }
     }
 
@@ -1581,8 +1576,8 @@ impl<T: Tables + Sync + Default> Solver<T> {
     /// Updates predecessor `p` (`side` to move) of a node decided at depth `d`: a predecessor
     /// of a loss becomes a win in `d + 1`, a predecessor of a win has its counter lowered and is
     /// lost when it reaches zero; what is decided in `d + 1` is marked in `next` (counted in
-    /// `fresh`), a loss its exits make longer goes to `later`. `exclusive`: no other thread
-    /// touches the cell during this pass.
+    /// `fresh`), a loss its exits make longer goes to `later`. `access`: what no other thread
+    /// touches during this pass.
     #[allow(clippy::too_many_arguments)]
     fn update(
         &self,
@@ -1593,7 +1588,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
         next: &Frontier,
         fresh: &mut u64,
         later: &mut Vec<(usize, Item)>,
-        exclusive: bool,
+        access: Access,
     ) {
         let pi = p as usize;
         if child_lost {
@@ -1609,8 +1604,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
             // Every update of this pass decides wins in d + 1 and nothing else: a plain store
             // is enough, and a predecessor decided by two threads at once is marked once.
             if !is_decided(self.cells[side][pi].load(Relaxed)) {
-                self.decide(side, pi, w);
-                *fresh += u64::from(next.mark(side, p));
+                *fresh += u64::from(self.decide_and_mark(side, p, w, next, access));
             }
         } else {
             let cell = &self.cells[side][pi];
@@ -1618,8 +1612,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
             // (it is lowered once per distinct successor), so the subtraction never reaches the
             // high byte; the exchange leaves a cell decided meanwhile alone.
             let mut old = cell.load(Relaxed);
-            if exclusive {
-                // A locked exchange would stall this thread's pipeline of cache misses.
+            if access != Access::Shared {
                 if is_decided(old) {
                     return;
                 }
@@ -1644,12 +1637,40 @@ impl<T: Tables + Sync + Default> Solver<T> {
                         self.overflow.store(true, Relaxed);
                         return;
                     };
-                    self.decide(side, pi, v);
-                    *fresh += u64::from(next.mark(side, p));
+                    *fresh += u64::from(self.decide_and_mark(side, p, v, next, access));
                 } else {
                     later.push((l, item(p, side, 0)));
                 }
             }
+        }
+    }
+
+    /// Decides entry `p` of `side` as `v` and marks it in `next`; `true` if newly marked.
+    #[inline]
+    fn decide_and_mark(
+        &self,
+        side: usize,
+        p: u64,
+        v: Value,
+        next: &Frontier,
+        access: Access,
+    ) -> bool {
+        if access != Access::CellsAndBits {
+            self.decide(side, p as usize, v);
+            return next.mark(side, p);
+        }
+        self.cells[side][p as usize].store(decided_cell(v), Relaxed);
+        let (w, bit) = ((p / 64) as usize, 1u64 << (p % 64));
+        if let Some(word) = self.decided[side].get(w) {
+            word.store(word.load(Relaxed) | bit, Relaxed);
+        }
+        match next.bits[side].get(w) {
+            Some(word) => {
+                let old = word.load(Relaxed);
+                word.store(old | bit, Relaxed);
+                old & bit == 0
+            }
+            None => false,
         }
     }
 }
