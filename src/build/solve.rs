@@ -100,6 +100,10 @@ fn item_of_seed(s: u32) -> Item {
     item(u64::from(s & 0x7FFF_FFFF), (s >> 31) as usize, 0)
 }
 
+/// What the init pass finds in one chunk: mates, seeds (with their depth in bits 48..) and
+/// en passant seeds.
+type InitPart = (Vec<Item>, Vec<u64>, Vec<(usize, Item)>);
+
 /// A bitmap of `entries` bits, all clear (the larger tables need tens of MB: see `Atomics`).
 fn zeroed_bits(entries: u64) -> Atomics<AtomicU64> {
     Atomics::zeroed(entries.div_ceil(64) as usize)
@@ -1019,23 +1023,36 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 (mates, seeds, ep_seeds)
             };
             let total = (pass as u64 + 1) * chunks;
-            let mut c0 = pass as u64 * chunks;
-            while c0 < total {
-                let c1 = (c0 + 256).min(total);
-                let parts: Vec<_> = (c0..c1).into_par_iter().map(init_chunk).collect();
+            let name = self.material.name();
+            // The results of one batch are sorted into the buckets while the next batch runs.
+            let mut merge = |parts: Vec<InitPart>| -> Result<(), SolveError> {
                 for (m, seeds, eps) in parts {
                     mates.extend(m);
                     for p in seeds {
                         let d = (p >> 48) as usize;
                         if d > max_depth {
-                            return Err(SolveError::Overflow(self.material.name()));
+                            return Err(SolveError::Overflow(name.clone()));
                         }
                         seed_buckets[d].push(seed32(p));
                     }
                     ep_seeds.extend(eps);
                 }
+                Ok(())
+            };
+            let mut pending: Vec<InitPart> = Vec::new();
+            let mut c0 = pass as u64 * chunks;
+            while c0 < total {
+                let c1 = (c0 + 256).min(total);
+                let done = std::mem::take(&mut pending);
+                let (parts, merged) = rayon::join(
+                    || (c0..c1).into_par_iter().map(init_chunk).collect(),
+                    || merge(done),
+                );
+                merged?;
+                pending = parts;
                 c0 = c1;
             }
+            merge(pending)?;
             this.check_errors()?;
         }
         log::info!("{}: after init, {}", self.material.name(), memory_in_use());
