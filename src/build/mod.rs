@@ -191,6 +191,7 @@ fn stage_successors(material: Material, stage: Stage) -> Vec<(Material, [bool; 2
     for (m, mover) in material.successors_by_mover() {
         match stage {
             Stage::Init(side) if side == mover => add(m, mover),
+            Stage::InitBoth => add(m, mover),
             Stage::Retro
                 if en_passant && m.piece_count() <= 4 && m.pawn_count() < material.pawn_count() =>
             {
@@ -400,5 +401,29 @@ mod tests {
         let retro = stage_successors(m("KRPvKP"), Stage::Retro);
         assert!(retro.iter().all(|(x, _)| x.piece_count() <= 4), "{retro:?}");
         assert!(retro.iter().any(|(x, _)| x.name() == "KRPvK"));
+    }
+
+    #[test]
+    fn the_init_of_both_sides_reads_what_each_side_reads() {
+        // Without pawns, one init pass handles both sides: it reads the union of the two
+        // sides' tables, all of fewer pieces.
+        for name in ["KQRvKR", "KRRvKQ", "KBNvKN"] {
+            let both = stage_successors(m(name), Stage::InitBoth);
+            let mut want = stage_successors(m(name), Stage::Init(0));
+            for (x, h) in stage_successors(m(name), Stage::Init(1)) {
+                match want.iter_mut().find(|(y, _)| *y == x) {
+                    Some((_, g)) => {
+                        g[0] |= h[0];
+                        g[1] |= h[1];
+                    }
+                    None => want.push((x, h)),
+                }
+            }
+            want.sort_by_key(|(x, _)| x.name());
+            let mut got = both.clone();
+            got.sort_by_key(|(x, _)| x.name());
+            assert_eq!(names(&got), names(&want), "{name}");
+            assert!(both.iter().all(|(x, _)| x.piece_count() < 5), "{name}");
+        }
     }
 }

@@ -202,6 +202,9 @@ pub enum Stage {
     /// The init pass over the entries with white (0) or black (1) to move: exits are moves of
     /// that side, to tables with the other side to move.
     Init(usize),
+    /// The init pass over the entries with either side to move, for material without pawns:
+    /// exits are moves of either side.
+    InitBoth,
     /// The retrograde passes: exits are en passant captures only.
     Retro,
 }
@@ -954,75 +957,98 @@ impl<T: Tables + Sync + Default> Solver<T> {
         let mut mates: Vec<Item> = Vec::new();
         let mut seed_buckets: Vec<Vec<u32>> = vec![Vec::new(); max_depth + 2];
         let mut ep_seeds: Vec<(usize, Item)> = Vec::new();
-        for pass in 0..2usize {
-            // Only this side's exits are looked up in this pass: release the other's tables first.
+        // Without pawns every exit leads to a table of fewer pieces (small enough to hold both
+        // sides' at once), and one pass handles both sides to move of each entry: it is decoded
+        // once. With pawns, promotions lead to tables as large as this one: one pass per side,
+        // with only that side's exits loaded.
+        let passes: &[&[usize]] = if self.material.has_pawns() {
+            &[&[0], &[1]]
+        } else {
+            &[&[0, 1]]
+        };
+        for &sides in passes {
+            // Release the previous pass's tables first.
             self.sub = T::default();
-            self.sub = stage(Stage::Init(pass))?;
+            self.sub = stage(match sides {
+                [side] => Stage::Init(*side),
+                _ => Stage::InitBoth,
+            })?;
             let this = &self;
             let init_chunk = |c: u64| {
-                let side = (c / chunks) as usize;
-                let start = (c % chunks) * CHUNK;
+                let start = c * CHUNK;
                 let end = (start + CHUNK).min(size);
                 let mut mates = Vec::new();
                 let mut seeds = Vec::new();
                 let mut ep_seeds = Vec::new();
-                let mut legal = 0u64;
-                let mut bits = [0u64; (CHUNK / 64) as usize];
+                let mut legal = [0u64; 2];
+                let mut bits = [[0u64; (CHUNK / 64) as usize]; 2];
                 let mut summary = MoveSummary::new();
                 this.ix.for_each_used(start, end, |idx, sq| {
-                    let mode = this.keys_mode(sq, side);
-                    if !this.summarize(sq, idx, side, mode, &mut summary) {
-                        return; // the side not to move is in check
-                    }
-                    legal += 1;
-                    bits[((idx - start) / 64) as usize] |= 1 << (idx % 64);
-                    let occ = occupancy(sq, this.n);
-                    // Before anything else: the entry may be checkmate or stalemate without the
-                    // capture (a double push that checks, with the capture as the only reply),
-                    // and its node still needs its seed.
-                    this.seed_ep_nodes(sq, occ, idx, side, &mut ep_seeds);
-                    let cell = &this.cells[side][idx as usize];
-                    if summary.moves == 0 {
-                        if this.in_check(sq, side, occ, usize::MAX) {
-                            cell.store(decided_cell(Value::MATED), Relaxed);
-                            this.note_decided(side, idx as usize);
-                            mates.push(item(idx, side, 0));
-                        }
-                        return;
-                    }
-                    if summary.nkeys > MAX_KEYS {
-                        this.overflow.store(true, Relaxed);
-                        return;
-                    }
-                    match summary.best_exit.map(Value::wdl) {
-                        Some(Wdl::Win) | Some(Wdl::Draw) => {
-                            if let Some(v) = summary.best_exit.filter(|v| v.wdl() == Wdl::Win) {
-                                seeds.push(seed(v.plies(), idx, side));
+                    for &side in sides {
+                        (|| {
+                            let mode = this.keys_mode(sq, side);
+                            if !this.summarize(sq, idx, side, mode, &mut summary) {
+                                return; // the side not to move is in check
                             }
-                            cell.store(open_cell(0, CANT_LOSE + summary.nkeys as u8), Relaxed);
-                        }
-                        _ => {
-                            if summary.nkeys == 0 && summary.best_exit.is_some() {
-                                seeds.push(seed(summary.longest_losing_exit, idx, side));
-                            } else {
-                                // A losing exit takes at most 254 plies: the half fits a byte.
-                                let half = (summary.longest_losing_exit / 2).min(127) as u8;
-                                cell.store(open_cell(half, summary.nkeys as u8), Relaxed);
+                            legal[side] += 1;
+                            bits[side][((idx - start) / 64) as usize] |= 1 << (idx % 64);
+                            let occ = occupancy(sq, this.n);
+                            // Before anything else: the entry may be checkmate or stalemate
+                            // without the capture (a double push that checks, with the capture
+                            // as the only reply), and its node still needs its seed.
+                            this.seed_ep_nodes(sq, occ, idx, side, &mut ep_seeds);
+                            let cell = &this.cells[side][idx as usize];
+                            if summary.moves == 0 {
+                                if this.in_check(sq, side, occ, usize::MAX) {
+                                    cell.store(decided_cell(Value::MATED), Relaxed);
+                                    this.note_decided(side, idx as usize);
+                                    mates.push(item(idx, side, 0));
+                                }
+                                return;
                             }
-                        }
+                            if summary.nkeys > MAX_KEYS {
+                                this.overflow.store(true, Relaxed);
+                                return;
+                            }
+                            match summary.best_exit.map(Value::wdl) {
+                                Some(Wdl::Win) | Some(Wdl::Draw) => {
+                                    if let Some(v) =
+                                        summary.best_exit.filter(|v| v.wdl() == Wdl::Win)
+                                    {
+                                        seeds.push(seed(v.plies(), idx, side));
+                                    }
+                                    cell.store(
+                                        open_cell(0, CANT_LOSE + summary.nkeys as u8),
+                                        Relaxed,
+                                    );
+                                }
+                                _ => {
+                                    if summary.nkeys == 0 && summary.best_exit.is_some() {
+                                        seeds.push(seed(summary.longest_losing_exit, idx, side));
+                                    } else {
+                                        // A losing exit takes at most 254 plies: the half
+                                        // fits a byte.
+                                        let half = (summary.longest_losing_exit / 2).min(127) as u8;
+                                        cell.store(open_cell(half, summary.nkeys as u8), Relaxed);
+                                    }
+                                }
+                            }
+                        })();
                     }
                 });
-                positions[side].fetch_add(legal, Relaxed);
-                // CHUNK is a multiple of 64, so this chunk owns its words.
-                for (k, &w) in bits.iter().enumerate() {
-                    if let Some(cell) = legal_bits[side].get((start / 64) as usize + k) {
-                        cell.store(w, Relaxed);
+                for &side in sides {
+                    positions[side].fetch_add(legal[side], Relaxed);
+                    // CHUNK is a multiple of 64, so this chunk owns its words.
+                    for (k, &w) in bits[side].iter().enumerate() {
+                        if let Some(cell) = legal_bits[side].get((start / 64) as usize + k) {
+                            cell.store(w, Relaxed);
+                        }
                     }
                 }
-                progress.inc(1);
+                progress.inc(sides.len() as u64);
                 (mates, seeds, ep_seeds)
             };
-            let total = (pass as u64 + 1) * chunks;
+            let total = chunks;
             let name = self.material.name();
             // The results of one batch are sorted into the buckets while the next batch runs.
             let mut merge = |parts: Vec<InitPart>| -> Result<(), SolveError> {
@@ -1040,7 +1066,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 Ok(())
             };
             let mut pending: Vec<InitPart> = Vec::new();
-            let mut c0 = pass as u64 * chunks;
+            let mut c0 = 0;
             while c0 < total {
                 let c1 = (c0 + 256).min(total);
                 let done = std::mem::take(&mut pending);
