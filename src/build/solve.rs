@@ -29,7 +29,7 @@
 #![allow(clippy::needless_range_loop)] // slots index several parallel arrays
 
 use std::sync::{
-    atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed},
+    atomic::{AtomicBool, AtomicU16, AtomicU64, AtomicUsize, Ordering::Relaxed},
     Mutex,
 };
 
@@ -126,6 +126,19 @@ impl Frontier {
     fn mark(&self, side: usize, idx: u64) -> bool {
         let bit = 1u64 << (idx % 64);
         self.bits[side][(idx / 64) as usize].fetch_or(bit, Relaxed) & bit == 0
+    }
+
+    /// About how many entries of `side` in `first..last` are marked: the marks in one word of
+    /// every 16, times 16.
+    fn sample(&self, side: usize, first: u64, last: u64) -> u64 {
+        let words = self.bits[side].get(first.div_ceil(64) as usize..(last / 64) as usize);
+        words.map_or(0, |w| {
+            w.iter()
+                .step_by(16)
+                .map(|x| u64::from(x.load(Relaxed).count_ones()))
+                .sum::<u64>()
+                * 16
+        })
     }
 
     /// Calls `f` on each marked entry of `side` in `first..last`, in order, and clears them.
@@ -1208,11 +1221,29 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 }
                 fresh
             };
-            // One task per partition, each the only one to touch its predecessors.
-            let mut next_count = partitions
-                .par_iter()
-                .with_max_len(1)
-                .map(|(side, placements)| {
+            // One task per partition, each the only one to touch its predecessors; the
+            // threads take them largest first (by a sample of this depth's nodes), so that the
+            // pass ends with small ones.
+            let mut order: Vec<(u64, usize)> = partitions
+                .iter()
+                .enumerate()
+                .map(|(t, (side, placements))| {
+                    let w = placements
+                        .iter()
+                        .map(|&k| cur_ref.sample(*side, k * king_stride, (k + 1) * king_stride))
+                        .sum::<u64>();
+                    (w, t)
+                })
+                .collect();
+            order.sort_unstable_by(|a, b| b.cmp(a));
+            let taken = AtomicUsize::new(0);
+            let fresh_total = AtomicU64::new(0);
+            rayon::broadcast(|_| {
+                let mut fresh = 0;
+                while let Some(&(_, t)) = order.get(taken.fetch_add(1, Relaxed)) {
+                    let Some((side, placements)) = partitions.get(t) else {
+                        break;
+                    };
                     let mut pipe = Pipeline::new(this, d, next_ref);
                     pipe.access = access;
                     for &k in placements {
@@ -1221,9 +1252,11 @@ impl<T: Tables + Sync + Default> Solver<T> {
                             pipe.push(item(idx, *side, 0));
                         });
                     }
-                    pass(pipe)
-                })
-                .sum::<u64>();
+                    fresh += pass(pipe);
+                }
+                fresh_total.fetch_add(fresh, Relaxed);
+            });
+            let mut next_count = fresh_total.into_inner();
             next_count += ep_items
                 .par_chunks(64)
                 .map(|chunk| {
