@@ -1,5 +1,5 @@
-//! Large arrays of atomics for the solver, in anonymous memory maps that the kernel is asked to
-//! back with huge pages (2 MB on x86_64).
+//! Large arrays of atomics for the solver, in anonymous memory maps that the kernel may be asked
+//! to back with huge pages (2 MB on x86_64; see [`Pages`]).
 //!
 //! The solver's cells and bitmaps take hundreds of MB and are read and written at scattered
 //! places: with 4 KB pages nearly every access to another part of them also misses the
@@ -48,6 +48,18 @@ enum Storage<A> {
     Heap(Vec<A>),
 }
 
+/// Which pages an array asks for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Pages {
+    /// Huge pages where the system gives them: for arrays read at scattered places, whose
+    /// every access would otherwise miss the TLB.
+    Huge,
+    /// The system's default pages: a huge page costs more to fault in (measured on a virtual
+    /// machine: filling KQRvKR's 460 MB of cells took 0.3 to 0.5 s with huge pages and 0.1 s
+    /// without), which can outweigh the misses it saves.
+    Default,
+}
+
 /// A fixed-length array of atomics, zeroed when made.
 pub struct Atomics<A: ZeroAtomic> {
     storage: Storage<A>,
@@ -56,14 +68,16 @@ pub struct Atomics<A: ZeroAtomic> {
 }
 
 impl<A: ZeroAtomic> Atomics<A> {
-    /// `len` atomics holding 0, in huge pages where the system gives them.
-    pub fn zeroed(len: usize) -> Atomics<A> {
+    /// `len` atomics holding 0, in the `pages` asked for where the system gives them.
+    pub fn zeroed(len: usize, pages: Pages) -> Atomics<A> {
         let bytes = len.saturating_mul(std::mem::size_of::<A>());
         let storage = match MmapOptions::new().len(bytes.max(1)).map_anon() {
             Ok(map) => {
                 // Only a hint: without huge pages the map works the same.
-                if let Err(e) = map.advise(Advice::HugePage) {
-                    log::debug!("no huge pages for {bytes} bytes: {e}");
+                if pages == Pages::Huge {
+                    if let Err(e) = map.advise(Advice::HugePage) {
+                        log::debug!("no huge pages for {bytes} bytes: {e}");
+                    }
                 }
                 Storage::Map(map)
             }
@@ -114,7 +128,7 @@ mod tests {
     #[test]
     fn zeroed_and_writable() {
         for len in [0usize, 1, 1000, 3 << 20] {
-            let a: Atomics<AtomicU16> = Atomics::zeroed(len);
+            let a: Atomics<AtomicU16> = Atomics::zeroed(len, Pages::Default);
             assert_eq!(a.len(), len);
             assert!(a.iter().all(|x| x.load(Relaxed) == 0));
             if len > 1 {
@@ -122,7 +136,7 @@ mod tests {
                 a[0].fetch_add(3, Relaxed);
                 assert_eq!((a[0].load(Relaxed), a[len - 1].load(Relaxed)), (3, 7));
             }
-            let b: Atomics<AtomicU64> = Atomics::zeroed(len);
+            let b: Atomics<AtomicU64> = Atomics::zeroed(len, Pages::Huge);
             assert!(b.par_iter().all(|x| x.load(Relaxed) == 0));
         }
     }
