@@ -104,6 +104,34 @@ fn item_of_seed(s: u32) -> Item {
 /// en passant seeds.
 type InitPart = (Vec<Item>, Vec<u64>, Vec<(usize, Item)>);
 
+/// What the init pass gathers over one chunk of entries (from `start`).
+struct InitFound {
+    start: u64,
+    mates: Vec<Item>,
+    /// Seeds with their depth in bits 48...
+    seeds: Vec<u64>,
+    ep_seeds: Vec<(usize, Item)>,
+    /// Legal positions per side to move.
+    legal: [u64; 2],
+    /// Per side to move, a bit per legal entry of the chunk.
+    bits: [[u64; (CHUNK / 64) as usize]; 2],
+    summary: MoveSummary,
+}
+
+impl InitFound {
+    fn new(start: u64) -> InitFound {
+        InitFound {
+            start,
+            mates: Vec::new(),
+            seeds: Vec::new(),
+            ep_seeds: Vec::new(),
+            legal: [0; 2],
+            bits: [[0; (CHUNK / 64) as usize]; 2],
+            summary: MoveSummary::new(),
+        }
+    }
+}
+
 /// A bitmap of `entries` bits, all clear (the larger tables need tens of MB: see `Atomics`).
 fn zeroed_bits(entries: u64) -> Atomics<AtomicU64> {
     Atomics::zeroed(entries.div_ceil(64) as usize, Pages::Huge)
@@ -259,14 +287,14 @@ const fn diagonal_reflection(sq: u8) -> Option<u8> {
 
 /// Asks the processor to start loading `cells[i]` into the cache.
 #[inline]
-fn prefetch<A>(cells: &[A], i: usize) {
+fn prefetch(cells: &[AtomicU16], i: usize) {
     #[cfg(target_arch = "x86_64")]
     if let Some(c) = cells.get(i) {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         // SAFETY: SSE, which the intrinsic needs, is part of every x86_64 processor; a prefetch
         // is a hint that neither reads into the program nor faults, and the address is that of a
         // live element.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>((c as *const A).cast::<i8>()) };
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((c as *const AtomicU16).cast::<i8>()) };
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (cells, i);
@@ -763,15 +791,15 @@ impl<T: Tables + Sync + Default> Solver<T> {
             // With the king lifted, a piece attacks its square exactly when it gives check.
             let a = attacks_from(c, r, sq[j], occ & !kbit);
             danger |= a;
+            let (ks, js) = (square(ksq), square(sq[j]));
             if a & kbit != 0 {
                 checkers += 1;
                 evasions = if checkers == 1 {
-                    (1u64 << sq[j]) | attacks::between(square(ksq), square(sq[j])).0
+                    (1u64 << sq[j]) | attacks::between(ks, js).0
                 } else {
                     0
                 };
             }
-            let (ks, js) = (square(ksq), square(sq[j]));
             let lines = match r {
                 Role::Rook => ks.file() == js.file() || ks.rank() == js.rank(),
                 Role::Bishop => ks.file() != js.file() && ks.rank() != js.rank(),
@@ -893,6 +921,54 @@ impl<T: Tables + Sync + Default> Solver<T> {
         true
     }
 
+    /// Initializes entry `idx` (position `sq`) with `side` to move: its cell, or a seed or a
+    /// mate in `found`, from its moves; nothing when the position is illegal.
+    fn init_entry(&self, sq: &Squares, idx: u64, side: usize, found: &mut InitFound) {
+        let summary = &mut found.summary;
+        if !self.summarize(sq, idx, side, self.keys_mode(sq, side), summary) {
+            return; // the side not to move is in check
+        }
+        found.legal[side] += 1;
+        found.bits[side][((idx - found.start) / 64) as usize] |= 1 << (idx % 64);
+        let occ = occupancy(sq, self.n);
+        // Before anything else: the entry may be checkmate or stalemate without the capture (a
+        // double push that checks, with the capture as the only reply), and its node still
+        // needs its seed.
+        self.seed_ep_nodes(sq, occ, idx, side, &mut found.ep_seeds);
+        let cell = &self.cells[side][idx as usize];
+        if summary.moves == 0 {
+            if self.in_check(sq, side, occ, usize::MAX) {
+                cell.store(decided_cell(Value::MATED), Relaxed);
+                self.note_decided(side, idx as usize);
+                found.mates.push(item(idx, side, 0));
+            }
+            return;
+        }
+        if summary.nkeys > MAX_KEYS {
+            self.overflow.store(true, Relaxed);
+            return;
+        }
+        match summary.best_exit.map(Value::wdl) {
+            Some(Wdl::Win) | Some(Wdl::Draw) => {
+                if let Some(v) = summary.best_exit.filter(|v| v.wdl() == Wdl::Win) {
+                    found.seeds.push(seed(v.plies(), idx, side));
+                }
+                cell.store(open_cell(0, CANT_LOSE + summary.nkeys as u8), Relaxed);
+            }
+            _ => {
+                if summary.nkeys == 0 && summary.best_exit.is_some() {
+                    found
+                        .seeds
+                        .push(seed(summary.longest_losing_exit, idx, side));
+                } else {
+                    // A losing exit takes at most 254 plies: the half fits a byte.
+                    let half = (summary.longest_losing_exit / 2).min(127) as u8;
+                    cell.store(open_cell(half, summary.nkeys as u8), Relaxed);
+                }
+            }
+        }
+    }
+
     /// How in-table moves from `sq` (with `side` to move) must be counted: as distinct entries
     /// only where two of them may reach the same one (see `may_coincide`).
     fn keys_mode(&self, sq: &Squares, side: usize) -> Keys {
@@ -993,78 +1069,24 @@ impl<T: Tables + Sync + Default> Solver<T> {
             let init_chunk = |c: u64| {
                 let start = c * CHUNK;
                 let end = (start + CHUNK).min(size);
-                let mut mates = Vec::new();
-                let mut seeds = Vec::new();
-                let mut ep_seeds = Vec::new();
-                let mut legal = [0u64; 2];
-                let mut bits = [[0u64; (CHUNK / 64) as usize]; 2];
-                let mut summary = MoveSummary::new();
+                let mut found = InitFound::new(start);
                 this.ix.for_each_used(start, end, |idx, sq| {
                     for &side in sides {
-                        (|| {
-                            let mode = this.keys_mode(sq, side);
-                            if !this.summarize(sq, idx, side, mode, &mut summary) {
-                                return; // the side not to move is in check
-                            }
-                            legal[side] += 1;
-                            bits[side][((idx - start) / 64) as usize] |= 1 << (idx % 64);
-                            let occ = occupancy(sq, this.n);
-                            // Before anything else: the entry may be checkmate or stalemate
-                            // without the capture (a double push that checks, with the capture
-                            // as the only reply), and its node still needs its seed.
-                            this.seed_ep_nodes(sq, occ, idx, side, &mut ep_seeds);
-                            let cell = &this.cells[side][idx as usize];
-                            if summary.moves == 0 {
-                                if this.in_check(sq, side, occ, usize::MAX) {
-                                    cell.store(decided_cell(Value::MATED), Relaxed);
-                                    this.note_decided(side, idx as usize);
-                                    mates.push(item(idx, side, 0));
-                                }
-                                return;
-                            }
-                            if summary.nkeys > MAX_KEYS {
-                                this.overflow.store(true, Relaxed);
-                                return;
-                            }
-                            match summary.best_exit.map(Value::wdl) {
-                                Some(Wdl::Win) | Some(Wdl::Draw) => {
-                                    if let Some(v) =
-                                        summary.best_exit.filter(|v| v.wdl() == Wdl::Win)
-                                    {
-                                        seeds.push(seed(v.plies(), idx, side));
-                                    }
-                                    cell.store(
-                                        open_cell(0, CANT_LOSE + summary.nkeys as u8),
-                                        Relaxed,
-                                    );
-                                }
-                                _ => {
-                                    if summary.nkeys == 0 && summary.best_exit.is_some() {
-                                        seeds.push(seed(summary.longest_losing_exit, idx, side));
-                                    } else {
-                                        // A losing exit takes at most 254 plies: the half
-                                        // fits a byte.
-                                        let half = (summary.longest_losing_exit / 2).min(127) as u8;
-                                        cell.store(open_cell(half, summary.nkeys as u8), Relaxed);
-                                    }
-                                }
-                            }
-                        })();
+                        this.init_entry(sq, idx, side, &mut found);
                     }
                 });
                 for &side in sides {
-                    positions[side].fetch_add(legal[side], Relaxed);
+                    positions[side].fetch_add(found.legal[side], Relaxed);
                     // CHUNK is a multiple of 64, so this chunk owns its words.
-                    for (k, &w) in bits[side].iter().enumerate() {
+                    for (k, &w) in found.bits[side].iter().enumerate() {
                         if let Some(cell) = legal_bits[side].get((start / 64) as usize + k) {
                             cell.store(w, Relaxed);
                         }
                     }
                 }
                 progress.inc(sides.len() as u64);
-                (mates, seeds, ep_seeds)
+                (found.mates, found.seeds, found.ep_seeds)
             };
-            let total = chunks;
             let name = self.material.name();
             // The results of one batch are sorted into the buckets while the next batch runs.
             let mut merge = |parts: Vec<InitPart>| -> Result<(), SolveError> {
@@ -1083,8 +1105,8 @@ impl<T: Tables + Sync + Default> Solver<T> {
             };
             let mut pending: Vec<InitPart> = Vec::new();
             let mut c0 = 0;
-            while c0 < total {
-                let c1 = (c0 + 256).min(total);
+            while c0 < chunks {
+                let c1 = (c0 + 256).min(chunks);
                 let done = std::mem::take(&mut pending);
                 let (parts, merged) = rayon::join(
                     || (c0..c1).into_par_iter().map(init_chunk).collect(),
@@ -1545,7 +1567,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
         }
     }
 
-    /// The tasks of a retrograde pass, largest first: (side to move in the nodes, king placements
+    /// The tasks of a retrograde pass: (side to move in the nodes, king placements
     /// whose entries the task un-moves). A predecessor differs from its node only in a piece of
     /// the side that moved, so it has the kings of the side to move in the node on the same
     /// square, up to the symmetry its index applies; the tasks split the nodes by the class of
@@ -1566,7 +1588,6 @@ impl<T: Tables + Sync + Default> Solver<T> {
                     .map(|v| (side, v)),
             );
         }
-        parts.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
         parts
     }
 
