@@ -137,6 +137,107 @@ fn zeroed_bits(entries: u64) -> Atomics<AtomicU64> {
     Atomics::zeroed(entries.div_ceil(64) as usize, Pages::Huge)
 }
 
+/// The decided bits of one side's entries again, arranged so that one word holds the 64
+/// entries that differ only in the square of one piece (a lone piece other than a king or pawn,
+/// whose index digit is its square): the predecessors of a lost node by un-moves of that piece
+/// all lie in one word, and one load tells which of them are still undecided, where the decided
+/// bitmap would take a load per predecessor, each in a cache line of its own.
+struct LineBits {
+    /// Index step per square of the piece.
+    stride: u64,
+    /// `log2(stride)`, when `stride` is a power of two.
+    shift: Option<u32>,
+    /// Otherwise, division by `stride` and by `64 * stride` as multiplications.
+    by_stride: Divisor,
+    by_line: Divisor,
+    /// One word per line, bit `square` set when that entry is decided.
+    bits: Atomics<AtomicU64>,
+}
+
+impl LineBits {
+    /// The line bitmap of the piece in `slot`, for a lone piece other than a king or pawn
+    /// whose digit is not the lowest (whose lines are the words of the decided bitmap). Pawn
+    /// digits (48 squares) are left out: on KRPvKR, their line bitmap cost more to keep than
+    /// it saved.
+    fn new(ix: &IndexScheme, slot: usize) -> Option<LineBits> {
+        let stride = ix.strides()[slot];
+        if stride < 2 || ix.slots()[slot].1 == Role::Pawn {
+            return None;
+        }
+        Some(LineBits {
+            stride,
+            shift: stride.is_power_of_two().then(|| stride.trailing_zeros()),
+            by_stride: Divisor::new(stride),
+            by_line: Divisor::new(64 * stride),
+            bits: Atomics::zeroed(ix.size().div_ceil(64) as usize, Pages::Huge),
+        })
+    }
+
+    /// The word of entry `idx`'s line and the entry's bit in it.
+    #[inline]
+    fn locate(&self, idx: u64) -> (usize, u64) {
+        let (line, square) = match self.shift {
+            Some(s) => (
+                ((idx >> (s + 6)) << s) | (idx & (self.stride - 1)),
+                (idx >> s) & 63,
+            ),
+            None => {
+                let (hi, q) = (self.by_line.div(idx), self.by_stride.div(idx));
+                (hi * self.stride + (idx - q * self.stride), q - 64 * hi)
+            }
+        };
+        (line as usize, 1u64 << square)
+    }
+
+    /// Sets the bit of decided entry `idx`, atomically.
+    #[inline]
+    fn set(&self, idx: u64) {
+        let (w, bit) = self.locate(idx);
+        if let Some(word) = self.bits.get(w) {
+            word.fetch_or(bit, Relaxed);
+        }
+    }
+
+    /// Sets the bit of decided entry `idx` by a plain store: only for a caller that alone
+    /// touches the line's entries (a line lies within one king placement: see `partitions`).
+    #[inline]
+    fn set_owned(&self, idx: u64) {
+        let (w, bit) = self.locate(idx);
+        if let Some(word) = self.bits.get(w) {
+            word.store(word.load(Relaxed) | bit, Relaxed);
+        }
+    }
+
+    /// The squares whose entries on `idx`'s line are decided, as far as the bits go.
+    #[inline]
+    fn decided_squares(&self, idx: u64) -> u64 {
+        let (w, _) = self.locate(idx);
+        self.bits.get(w).map_or(0, |word| word.load(Relaxed))
+    }
+}
+
+/// Division of entry numbers (below 2^31, see `solve`) by a fixed divisor, as a multiplication:
+/// with `m = ceil(2^64 / d)`, `x * m / 2^64` exceeds `x / d` by less than `x / 2^64 < 2^-32 <=
+/// 1/d`, too little to reach the next integer, for any `x < 2^32` and `d <= 2^32`.
+#[derive(Clone, Copy)]
+struct Divisor {
+    m: u128,
+}
+
+impl Divisor {
+    fn new(d: u64) -> Divisor {
+        Divisor {
+            m: (1u128 << 64).div_ceil(u128::from(d.max(1))),
+        }
+    }
+
+    #[inline]
+    fn div(self, x: u64) -> u64 {
+        debug_assert!(x < 1 << 32);
+        ((u128::from(x) * self.m) >> 64) as u64
+    }
+}
+
 /// The entries decided at one depth: a bit per entry and side to move.
 struct Frontier {
     bits: [Atomics<AtomicU64>; 2],
@@ -578,6 +679,9 @@ pub struct Solver<T: Tables + Sync + Default> {
     /// stays in the processor's cache and most predecessors that need no update cost no memory
     /// access.
     decided: [Atomics<AtomicU64>; 2],
+    /// Per side, per slot of a piece of that side, the decided bits by lines of that piece
+    /// (see `LineBits`), for the passes from losses, whose predecessors are mostly decided.
+    lines: [Vec<Option<LineBits>>; 2],
     /// How each kind of exit is looked up (see `exit_plans`).
     plans: Vec<Option<ExitPlan>>,
     sub_error: Mutex<Option<String>>,
@@ -599,6 +703,14 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 .for_each(|c| c.store(open_cell(0, CANT_LOSE), Relaxed));
             cells
         };
+        let lines = [0, 1].map(|side| {
+            (0..ix.piece_count())
+                .map(|slot| {
+                    let own = usize::from(ix.slots()[slot].0 != Color::White) == side;
+                    own.then(|| LineBits::new(&ix, slot)).flatten()
+                })
+                .collect()
+        });
         Solver {
             material,
             slots: ix.slots().to_vec(),
@@ -608,6 +720,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
             sub,
             cells: [mk16(), mk16()],
             decided: [zeroed_bits(size as u64), zeroed_bits(size as u64)],
+            lines,
             sub_error: Mutex::new(None),
             overflow: AtomicBool::new(false),
         }
@@ -1047,7 +1160,11 @@ impl<T: Tables + Sync + Default> Solver<T> {
             return Err(SolveError::Overflow(self.material.name()));
         }
         let mut mates: Vec<Item> = Vec::new();
-        let mut seed_buckets: Vec<Vec<u32>> = vec![Vec::new(); max_depth + 2];
+        // Per side: the init passes go through the entries in order, so each bucket is sorted.
+        let mut seed_buckets: [Vec<Vec<u32>>; 2] = [
+            vec![Vec::new(); max_depth + 2],
+            vec![Vec::new(); max_depth + 2],
+        ];
         let mut ep_seeds: Vec<(usize, Item)> = Vec::new();
         // Without pawns every exit leads to a table of fewer pieces (small enough to hold both
         // sides' at once), and one pass handles both sides to move of each entry: it is decoded
@@ -1097,7 +1214,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
                         if d > max_depth {
                             return Err(SolveError::Overflow(name.clone()));
                         }
-                        seed_buckets[d].push(seed32(p));
+                        seed_buckets[item_side(p)][d].push(seed32(p));
                     }
                     ep_seeds.extend(eps);
                 }
@@ -1172,7 +1289,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
             // seeds (wins through exits, losses with exits only). At one depth they are all wins
             // or all losses, and each entry comes once.
             let late = std::mem::take(&mut buckets[d]);
-            let seeded = std::mem::take(&mut seed_buckets[d]);
+            let seeded = [0, 1].map(|side| std::mem::take(&mut seed_buckets[side][d]));
             let v = if d.is_multiple_of(2) {
                 Value::loss(d as u32)
             } else {
@@ -1183,26 +1300,19 @@ impl<T: Tables + Sync + Default> Solver<T> {
             // wins and depth 255 stays empty).
             let v = match v {
                 Some(v) => v,
-                None if late.is_empty() && seeded.is_empty() => Value::DRAW,
+                None if late.is_empty() && seeded.iter().all(Vec::is_empty) => Value::DRAW,
                 None => return Err(SolveError::Overflow(self.material.name())),
             };
             let cur_ref = &cur;
-            let this = &self;
-            let complete = |it: Item| -> u64 {
-                let (side, idx) = (item_side(it), item_idx(it));
-                let newly = if d % 2 == 1 {
-                    this.try_decide(side, idx as usize, v)
-                } else {
-                    this.decide(side, idx as usize, v);
-                    true
-                };
-                u64::from(newly && cur_ref.mark(side, idx))
-            };
-            cur_count += late.par_iter().map(|&it| complete(it)).sum::<u64>();
-            cur_count += seeded
+            // The late losses were decided when their counter ran out; they only join the
+            // frontier now.
+            cur_count += late
                 .par_iter()
-                .map(|&s| complete(item_of_seed(s)))
+                .map(|&it| u64::from(cur_ref.mark(item_side(it), item_idx(it))))
                 .sum::<u64>();
+            for side_seeds in &seeded {
+                cur_count += self.complete_seeds(side_seeds, d, v, &cur, access);
+            }
             drop((late, seeded));
             // En passant nodes decided by their capture at this depth.
             let mut ep_items = std::mem::take(&mut ep_buckets[d]);
@@ -1216,7 +1326,9 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 }
             });
             let later = buckets[d + 1..].iter().any(|b| !b.is_empty())
-                || seed_buckets[d + 1..].iter().any(|b| !b.is_empty())
+                || seed_buckets
+                    .iter()
+                    .any(|s| s[d + 1..].iter().any(|b| !b.is_empty()))
                 || ep_buckets[d + 1..].iter().any(|b| !b.is_empty());
             if cur_count == 0 && ep_items.is_empty() && !later {
                 break;
@@ -1370,6 +1482,9 @@ impl<T: Tables + Sync + Default> Solver<T> {
         if let Some(w) = self.decided[side].get(idx / 64) {
             w.fetch_or(1 << (idx % 64), Relaxed);
         }
+        for l in self.lines[side].iter().flatten() {
+            l.set(idx as u64);
+        }
     }
 
     /// Whether the bit of a decided entry is set: `false` may still be a decided entry.
@@ -1426,6 +1541,10 @@ impl<T: Tables + Sync + Default> Solver<T> {
         };
         let mover = 1 - side; // the side that just moved, to move in the predecessors
         let mc = color_of(mover);
+        // Predecessors of a loss that are decided already (mostly faster wins) need no update
+        // and are left out. Predecessors of a win are rarely decided (KQRvKR: 0.6%), so there
+        // the bitmap would cost a cache miss for nothing: the update reads the cell anyway.
+        let lost = d.is_multiple_of(2);
         let occ = occupancy(&sq, self.n);
         let child_value = if d.is_multiple_of(2) {
             Value::loss(d as u32)
@@ -1507,6 +1626,17 @@ impl<T: Tables + Sync + Default> Solver<T> {
             match self.ix.stride(&sq, i) {
                 // A lone piece other than a king: the index moves by its stride per square.
                 Some(st) if !dedupe => {
+                    if lost {
+                        // One load for all the predecessors on the piece's line.
+                        origins &= !match &self.lines[mover][i] {
+                            Some(l) => l.decided_squares(idx),
+                            // The lowest digit of a piece other than a pawn: its line is a word.
+                            None if st == 1 && role != Role::Pawn => self.decided[mover]
+                                .get((idx / 64) as usize)
+                                .map_or(0, |w| w.load(Relaxed)),
+                            None => 0,
+                        };
+                    }
                     let base = idx - u64::from(to) * st;
                     while origins != 0 && *np < preds.len() {
                         let from = u64::from(origins.trailing_zeros());
@@ -1540,13 +1670,11 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 }
             }
         }
-        // Drop the predecessors already decided (they need no update), and start loading the
-        // cells of the others now: the caller updates them after it has generated the next
-        // node's predecessors, so that the cache misses overlap that work.
-        // Predecessors of a win are rarely decided (KQRvKR: 0.6%), so there the bitmap would
-        // cost a cache miss for nothing: the update reads the cell anyway.
+        // Drop the predecessors of a loss known to be decided, and start loading the cells of
+        // the others now: the caller updates them after it has generated the next node's
+        // predecessors, so that the cache misses overlap that work.
         found.generated = *np + *nep;
-        if d.is_multiple_of(2) {
+        if lost {
             let mut keep = 0;
             for k in 0..*np {
                 let p = preds[k];
@@ -1732,16 +1860,97 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 // Lost: as late as the longest of the in-table children and the exits.
                 let exit = 2 * usize::from((old >> 8) as u8);
                 let l = (d + 1).max(exit);
+                let Some(v) = Value::loss(l as u32) else {
+                    self.overflow.store(true, Relaxed);
+                    return;
+                };
                 if l == d + 1 {
-                    let Some(v) = Value::loss(l as u32) else {
-                        self.overflow.store(true, Relaxed);
-                        return;
-                    };
                     *fresh += u64::from(self.decide_and_mark(side, p, v, next, access));
                 } else {
+                    // Its value is final now (no move of it is left to count down, and a
+                    // lost entry is no predecessor of a loss), so it is decided at once, here
+                    // where the stores are cheap; only its un-moves wait for depth `l`.
+                    self.decide_in_pass(side, p, v, access);
                     later.push((l, item(p, side, 0)));
                 }
             }
+        }
+    }
+
+    /// Decides the seeds of depth `d` (entries of one side, as bucketed) as `v` and marks them in
+    /// `cur`; returns how many were newly marked. A win may have been decided already, by a
+    /// faster one. When the seeds ascend and the passes may use plain stores (`access`), they
+    /// are split into runs at king placements, whose entries no other run touches, and each run
+    /// is done with plain stores.
+    fn complete_seeds(
+        &self,
+        seeds: &[u32],
+        d: usize,
+        v: Value,
+        cur: &Frontier,
+        access: Access,
+    ) -> u64 {
+        let win = d % 2 == 1;
+        if access != Access::CellsAndBits || !seeds.par_windows(2).all(|w| w[0] < w[1]) {
+            return seeds
+                .par_iter()
+                .map(|&s| {
+                    let it = item_of_seed(s);
+                    let (side, idx) = (item_side(it), item_idx(it));
+                    let newly = if win {
+                        self.try_decide(side, idx as usize, v)
+                    } else {
+                        self.decide(side, idx as usize, v);
+                        true
+                    };
+                    u64::from(newly && cur.mark(side, idx))
+                })
+                .sum();
+        }
+        let king_stride = self.ix.king_stride();
+        let placement = |s: u32| u64::from(s & 0x7FFF_FFFF) / king_stride;
+        let runs = 16 * rayon::current_num_threads();
+        let mut cuts = vec![0];
+        for k in 1..runs {
+            let mut at = (seeds.len() * k / runs).max(cuts[cuts.len() - 1]);
+            while at > 0 && at < seeds.len() && placement(seeds[at]) == placement(seeds[at - 1]) {
+                at += 1;
+            }
+            if at > cuts[cuts.len() - 1] && at < seeds.len() {
+                cuts.push(at);
+            }
+        }
+        cuts.push(seeds.len());
+        cuts.par_windows(2)
+            .map(|w| {
+                seeds[w[0]..w[1]]
+                    .iter()
+                    .map(|&s| {
+                        let it = item_of_seed(s);
+                        let (side, idx) = (item_side(it), item_idx(it));
+                        if win && is_decided(self.cells[side][idx as usize].load(Relaxed)) {
+                            return 0;
+                        }
+                        u64::from(self.decide_and_mark(side, idx, v, cur, access))
+                    })
+                    .sum::<u64>()
+            })
+            .sum()
+    }
+
+    /// Decides entry `p` of `side` as `v`, by plain stores where `access` allows.
+    #[inline]
+    fn decide_in_pass(&self, side: usize, p: u64, v: Value, access: Access) {
+        if access != Access::CellsAndBits {
+            self.decide(side, p as usize, v);
+            return;
+        }
+        self.cells[side][p as usize].store(decided_cell(v), Relaxed);
+        if let Some(word) = self.decided[side].get((p / 64) as usize) {
+            word.store(word.load(Relaxed) | 1u64 << (p % 64), Relaxed);
+        }
+        for l in self.lines[side].iter().flatten() {
+            l.set_owned(p);
         }
     }
 
@@ -1755,15 +1964,11 @@ impl<T: Tables + Sync + Default> Solver<T> {
         next: &Frontier,
         access: Access,
     ) -> bool {
+        self.decide_in_pass(side, p, v, access);
         if access != Access::CellsAndBits {
-            self.decide(side, p as usize, v);
             return next.mark(side, p);
         }
-        self.cells[side][p as usize].store(decided_cell(v), Relaxed);
         let (w, bit) = ((p / 64) as usize, 1u64 << (p % 64));
-        if let Some(word) = self.decided[side].get(w) {
-            word.store(word.load(Relaxed) | bit, Relaxed);
-        }
         match next.bits[side].get(w) {
             Some(word) => {
                 let old = word.load(Relaxed);
@@ -1779,6 +1984,75 @@ impl<T: Tables + Sync + Default> Solver<T> {
 mod tests {
     use super::*;
     use crate::build::SubTables;
+
+    /// The multiplication gives the quotient for every divisor the line bitmaps use and
+    /// entries up to 2^31, including the divisor's multiples and their neighbours.
+    #[test]
+    fn divisor_divides() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for d in [
+            1u64,
+            3,
+            48,
+            64,
+            3072,
+            3 * 4096,
+            64 * 3072,
+            64 * 48 * 64 * 64,
+            (1 << 31) - 1,
+        ] {
+            let div = Divisor::new(d);
+            for k in [0u64, 1, 2, 1000, (1 << 31) / d] {
+                for v in [k * d, (k * d).saturating_sub(1), k * d + 1] {
+                    if v < 1 << 31 {
+                        assert_eq!(div.div(v), v / d, "{v} / {d}");
+                    }
+                }
+            }
+            for _ in 0..100_000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let v = x % (1 << 31);
+                assert_eq!(div.div(v), v / d, "{v} / {d}");
+            }
+        }
+    }
+
+    /// A line word holds exactly the entries that differ in its piece's square, each at the bit
+    /// of that square: the words and bits of all entries are a one-to-one map, for a stride that
+    /// is a power of two (KQRvKR's queen) and one that is not (KRPvKR's rook, above a pawn).
+    #[test]
+    fn line_words_hold_the_squares_of_one_piece() {
+        for (name, slot) in [("KQRvKR", 2), ("KQRvKR", 3), ("KRPvKR", 2)] {
+            let m: Material = name.parse().expect("material");
+            let ix = IndexScheme::new(m);
+            let Some(lines) = LineBits::new(&ix, slot) else {
+                panic!("{name}: no line bitmap for slot {slot}");
+            };
+            let st = ix.strides()[slot];
+            let mut seen = vec![0u64; lines.bits.len()];
+            // Whole king placements, first and last, with every entry of each.
+            let ks = ix.king_stride();
+            for idx in (0..2 * ks).chain(ix.size() - ks..ix.size()) {
+                let (w, bit) = lines.locate(idx);
+                assert_eq!(bit, 1 << ((idx / st) % 64), "{name} entry {idx}");
+                assert_eq!(seen[w] & bit, 0, "{name}: entry {idx} shares its bit");
+                seen[w] |= bit;
+                let first = idx - ((idx / st) % 64) * st;
+                assert_eq!(lines.locate(first).0, w, "{name} entry {idx}");
+            }
+            assert!(
+                seen.iter().all(|&b| b == 0 || b == !0),
+                "{name}: partial lines"
+            );
+        }
+        // The lowest digit and pawns keep none.
+        let ix = IndexScheme::new("KQRvKR".parse().expect("material"));
+        assert!(LineBits::new(&ix, 4).is_none() && LineBits::new(&ix, 0).is_none());
+        let ix = IndexScheme::new("KRPvKR".parse().expect("material"));
+        assert!(LineBits::new(&ix, 3).is_none());
+    }
 
     /// `may_coincide` is what lets the init pass count moves and the retrograde passes list
     /// predecessors without looking for repeats: where it says no, the moves (and the un-moves)

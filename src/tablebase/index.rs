@@ -282,6 +282,12 @@ impl IndexScheme {
         &self.kings().squares
     }
 
+    /// Index step per square of each slot's piece when it is alone in its group (its digit is
+    /// its square, minus 8 for a pawn); 0 for kings and identical pieces.
+    pub fn strides(&self) -> &[u64; MAX_PIECES] {
+        &self.strides
+    }
+
     /// Entries per king placement.
     pub fn king_stride(&self) -> u64 {
         self.king_stride
