@@ -218,33 +218,51 @@ fn summarize(
     black: &[u8],
     positions: u64,
 ) -> (TableSummary, Stats) {
-    // Per chunk: wins, losses, longest win, longest loss.
-    let count = |bytes: &[u8]| {
-        let mut t = (0u64, 0u64, 0u32, 0u32);
-        for &b in bytes {
-            let v = Value::from_byte(b);
-            match v.wdl() {
-                Wdl::Win => {
-                    t.0 += 1;
-                    t.2 = t.2.max(v.plies());
-                }
-                Wdl::Loss => {
-                    t.1 += 1;
-                    t.3 = t.3.max(v.plies());
-                }
-                Wdl::Draw => {}
+    // A histogram of the bytes (four interleaved, so that runs of one value do not wait on
+    // one counter), then wins, losses and the longest of each from it.
+    let histogram = |bytes: &[u8]| {
+        let mut h = [[0u64; 256]; 4];
+        let mut quads = bytes.chunks_exact(4);
+        for q in &mut quads {
+            for (k, &b) in q.iter().enumerate() {
+                h[k][usize::from(b)] += 1;
             }
         }
-        t
+        for &b in quads.remainder() {
+            h[0][usize::from(b)] += 1;
+        }
+        let mut total = [0u64; 256];
+        for (b, t) in total.iter_mut().enumerate() {
+            *t = h.iter().map(|row| row[b]).sum();
+        }
+        total
     };
-    let (wins, losses, longest_win, longest_loss) = white
+    let total = white
         .par_chunks(1 << 20)
         .chain(black.par_chunks(1 << 20))
-        .map(count)
+        .map(histogram)
         .reduce(
-            || (0, 0, 0, 0),
-            |a, b| (a.0 + b.0, a.1 + b.1, a.2.max(b.2), a.3.max(b.3)),
+            || [0u64; 256],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                a
+            },
         );
+    let (mut wins, mut losses, mut longest_win, mut longest_loss) = (0, 0, 0, 0);
+    for (b, &n) in total.iter().enumerate() {
+        let v = Value::from_byte(b as u8);
+        match v.wdl() {
+            Wdl::Win if n > 0 => {
+                wins += n;
+                longest_win = longest_win.max(v.plies());
+            }
+            Wdl::Loss if n > 0 => {
+                losses += n;
+                longest_loss = longest_loss.max(v.plies());
+            }
+            _ => {}
+        }
+    }
     let stats = Stats {
         longest_win,
         longest_loss,
