@@ -9,16 +9,21 @@
 //! 2. Depth by depth, from the positions decided at depth `d` only, un-moves generate the
 //!    predecessors: a predecessor of a loss is a win in `d + 1`; a predecessor of a win has its
 //!    counter lowered, and when it reaches zero the predecessor is lost in
-//!    `max(d, longest losing exit) + 1`, possibly later than `d + 1` (kept in a bucket).
+//!    `max(d, longest losing exit) + 1`. A loss later than `d + 1` is decided at once (its value
+//!    is final) and joins the frontier at its depth (kept in a bucket till then).
 //! 3. What is never decided is a draw.
 //!
 //! Speed: the positions decided at one depth are a bitmap per side, read in index order, so
 //! that neighbouring nodes have neighbouring predecessors (the same cache lines and pages). A
 //! node's predecessors are generated and their cells prefetched before the previous node's are
 //! updated (a software pipeline), and a bitmap of decided entries, small enough to stay in the
-//! processor's cache, drops most predecessors that need no update before their cells are
-//! touched. Passes that decide wins use plain stores (nothing else happens to a cell then);
-//! only lowering a counter needs an atomic exchange.
+//! processor's cache, drops most predecessors of a loss (they are mostly faster wins already)
+//! before their cells are touched; for a piece whose un-moves reach entries far apart, a second
+//! bitmap of the same bits by lines of that piece (`LineBits`) drops them all with one load. The
+//! passes split their nodes by the square class of the king of the side to move, whose
+//! predecessors no other task touches, so cells and bits are updated with plain stores, without
+//! the atomic read-modify-write operations that stall a thread's outstanding cache misses; the
+//! seeds of a depth are completed the same way, in runs split at king placements.
 //!
 //! En passant: a double push that allows an en passant capture leads to a virtual node, the
 //! position with the capture available, worth the better (for the side to move) of the table
