@@ -520,7 +520,7 @@ enum Access {
 }
 
 impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
-    fn new(solver: &'a Solver<T>, d: usize, next: &'a Frontier) -> Self {
+    fn new(solver: &'a Solver<T>, d: usize, next: &'a Frontier, access: Access) -> Self {
         Pipeline {
             solver,
             d,
@@ -531,7 +531,7 @@ impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
             fresh: 0,
             tally: Tally::default(),
             later: Vec::new(),
-            access: Access::Shared,
+            access,
         }
     }
 
@@ -711,8 +711,9 @@ impl<T: Tables + Sync + Default> Solver<T> {
         let lines = [0, 1].map(|side| {
             (0..ix.piece_count())
                 .map(|slot| {
-                    let own = usize::from(ix.slots()[slot].0 != Color::White) == side;
-                    own.then(|| LineBits::new(&ix, slot)).flatten()
+                    (ix.slots()[slot].0 == color_of(side))
+                        .then(|| LineBits::new(&ix, slot))
+                        .flatten()
                 })
                 .collect()
         });
@@ -1386,8 +1387,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
                     let Some((side, placements)) = partitions.get(t) else {
                         break;
                     };
-                    let mut pipe = Pipeline::new(this, d, next_ref);
-                    pipe.access = access;
+                    let mut pipe = Pipeline::new(this, d, next_ref, access);
                     for &k in placements {
                         let first = k * king_stride;
                         cur_ref.take_range(*side, first, first + king_stride, |idx| {
@@ -1402,7 +1402,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
             next_count += ep_items
                 .par_chunks(64)
                 .map(|chunk| {
-                    let mut pipe = Pipeline::new(this, d, next_ref);
+                    let mut pipe = Pipeline::new(this, d, next_ref, Access::Shared);
                     for &it in chunk {
                         pipe.push(it);
                     }
@@ -1492,31 +1492,28 @@ impl<T: Tables + Sync + Default> Solver<T> {
         }
     }
 
+    /// The squares of the piece in `slot` whose entries, with the other pieces as in entry
+    /// `idx`, are known to be decided with `side` to move: one load, from the piece's line
+    /// bitmap, or for the lowest digit of a piece other than a pawn from the decided bitmap
+    /// (its lines are those words); none known for other pieces.
+    #[inline]
+    fn decided_on_line(&self, side: usize, slot: usize, idx: u64) -> u64 {
+        match &self.lines[side][slot] {
+            Some(l) => l.decided_squares(idx),
+            None if self.ix.strides()[slot] == 1 && self.slots[slot].1 != Role::Pawn => self
+                .decided[side]
+                .get((idx / 64) as usize)
+                .map_or(0, |w| w.load(Relaxed)),
+            None => 0,
+        }
+    }
+
     /// Whether the bit of a decided entry is set: `false` may still be a decided entry.
     #[inline]
     fn known_decided(&self, side: usize, idx: u64) -> bool {
         self.decided[side]
             .get((idx / 64) as usize)
             .is_some_and(|w| w.load(Relaxed) & (1 << (idx % 64)) != 0)
-    }
-
-    /// Decides an undecided entry as `v` (a win); `false` if it was decided already.
-    #[inline]
-    fn try_decide(&self, side: usize, idx: usize, v: Value) -> bool {
-        let cell = &self.cells[side][idx];
-        let mut cur = cell.load(Relaxed);
-        loop {
-            if is_decided(cur) {
-                return false;
-            }
-            match cell.compare_exchange_weak(cur, decided_cell(v), Relaxed, Relaxed) {
-                Ok(_) => {
-                    self.note_decided(side, idx);
-                    return true;
-                }
-                Err(now) => cur = now,
-            }
-        }
     }
 
     fn check_errors(&self) -> Result<(), SolveError> {
@@ -1551,7 +1548,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
         // the bitmap would cost a cache miss for nothing: the update reads the cell anyway.
         let lost = d.is_multiple_of(2);
         let occ = occupancy(&sq, self.n);
-        let child_value = if d.is_multiple_of(2) {
+        let child_value = if lost {
             Value::loss(d as u32)
         } else {
             Value::win(d as u32)
@@ -1632,15 +1629,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 // A lone piece other than a king: the index moves by its stride per square.
                 Some(st) if !dedupe => {
                     if lost {
-                        // One load for all the predecessors on the piece's line.
-                        origins &= !match &self.lines[mover][i] {
-                            Some(l) => l.decided_squares(idx),
-                            // The lowest digit of a piece other than a pawn: its line is a word.
-                            None if st == 1 && role != Role::Pawn => self.decided[mover]
-                                .get((idx / 64) as usize)
-                                .map_or(0, |w| w.load(Relaxed)),
-                            None => 0,
-                        };
+                        origins &= !self.decided_on_line(mover, i, idx);
                     }
                     let base = idx - u64::from(to) * st;
                     while origins != 0 && *np < preds.len() {
@@ -1884,8 +1873,9 @@ impl<T: Tables + Sync + Default> Solver<T> {
 
     /// Decides the seeds of depth `d` (entries of one side, as bucketed) as `v` and marks them in
     /// `cur`; returns how many were newly marked. A win may have been decided already, by a
-    /// faster one. When the seeds ascend and the passes may use plain stores (`access`), they
-    /// are split into runs at king placements, whose entries no other run touches, and each run
+    /// faster one. Each entry comes once and no pass runs meanwhile, so its cell is the task's
+    /// own; when the seeds ascend and placements own their bitmap words (`access`), they are
+    /// split into runs at king placements, whose bits no other run touches either, and each run
     /// is done with plain stores.
     fn complete_seeds(
         &self,
@@ -1896,21 +1886,16 @@ impl<T: Tables + Sync + Default> Solver<T> {
         access: Access,
     ) -> u64 {
         let win = d % 2 == 1;
+        let complete = |s: u32, access: Access| {
+            let it = item_of_seed(s);
+            let (side, idx) = (item_side(it), item_idx(it));
+            if win && is_decided(self.cells[side][idx as usize].load(Relaxed)) {
+                return 0;
+            }
+            u64::from(self.decide_and_mark(side, idx, v, cur, access))
+        };
         if access != Access::CellsAndBits || !seeds.par_windows(2).all(|w| w[0] < w[1]) {
-            return seeds
-                .par_iter()
-                .map(|&s| {
-                    let it = item_of_seed(s);
-                    let (side, idx) = (item_side(it), item_idx(it));
-                    let newly = if win {
-                        self.try_decide(side, idx as usize, v)
-                    } else {
-                        self.decide(side, idx as usize, v);
-                        true
-                    };
-                    u64::from(newly && cur.mark(side, idx))
-                })
-                .sum();
+            return seeds.par_iter().map(|&s| complete(s, Access::Cells)).sum();
         }
         let king_stride = self.ix.king_stride();
         let placement = |s: u32| u64::from(s & 0x7FFF_FFFF) / king_stride;
@@ -1930,14 +1915,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
             .map(|w| {
                 seeds[w[0]..w[1]]
                     .iter()
-                    .map(|&s| {
-                        let it = item_of_seed(s);
-                        let (side, idx) = (item_side(it), item_idx(it));
-                        if win && is_decided(self.cells[side][idx as usize].load(Relaxed)) {
-                            return 0;
-                        }
-                        u64::from(self.decide_and_mark(side, idx, v, cur, access))
-                    })
+                    .map(|&s| complete(s, access))
                     .sum::<u64>()
             })
             .sum()
