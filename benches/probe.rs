@@ -128,16 +128,39 @@ fn bench(c: &mut Criterion) {
 }
 
 /// A compressed 5-piece table, when `RETRO_BENCH_TABLES` holds KQRvKR (it is not built here:
-/// that takes a minute). Cold: random positions over the whole table, so nearly every probe
-/// decompresses a block (the table has far more blocks than the cache). Cached: a few
-/// positions probed again and again.
+/// that takes a minute). Cold: random positions, one per block, over the whole table, so every
+/// probe decompresses (part of) a block. Cached: a few positions probed again and again.
 fn five_pieces(c: &mut Criterion, tb: &Tablebase) {
     let m: Material = "KQRvKR".parse().expect("material");
     if tb.table(m).is_err() {
         eprintln!("probe5: no KQRvKR table in RETRO_BENCH_TABLES, skipped");
         return;
     }
-    let cold = random_positions(200_000, &["KQRvKR"]);
+    // One position per block, so that a block comes round again only after some 57,000 others
+    // have passed through the cache's 8192 slots: every probe decompresses.
+    let table = tb.table(m).expect("table");
+    let mut seen = std::collections::HashSet::new();
+    let cold: Vec<Chess> = random_positions(400_000, &["KQRvKR"])
+        .into_iter()
+        .filter(|p| {
+            let b = p.board();
+            let sq = [
+                b.king_of(Color::White),
+                b.king_of(Color::Black),
+                (b.white() & b.queens()).first(),
+                (b.white() & b.rooks()).first(),
+                (b.black() & b.rooks()).first(),
+                None,
+            ];
+            let sq = sq.map(|s| s.map_or(0, |s| s as u8));
+            let key = table
+                .scheme()
+                .index(&sq)
+                .and_then(|i| table.block_of(p.turn() == Color::White, i));
+            key.is_some_and(|(side, block, _)| seen.insert((side, block)))
+        })
+        .collect();
+    eprintln!("probe5: {} positions in distinct blocks", cold.len());
     let hot = random_positions(64, &["KQRvKR"]);
     for p in cold.iter().chain(&hot) {
         tb.probe(p).expect("probe");

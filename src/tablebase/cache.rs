@@ -37,8 +37,10 @@ impl BlockCache {
         }
     }
 
-    /// Reads from the block `key` (never 0) with `read`; on a miss, `fill` first writes the
-    /// block into the slot's buffer (cleared). A failed fill leaves the slot empty.
+    /// Reads from the block `key` (never 0) with `read`, which gets at least `need + 1` bytes
+    /// of it; when the slot does not hold that much of the block, `fill` first writes (a prefix
+    /// of) the block into the slot's buffer, replacing what it held. A failed fill leaves the
+    /// slot empty.
     ///
     /// # Errors
     /// What `fill` returns.
@@ -46,6 +48,7 @@ impl BlockCache {
     pub fn with<R, E>(
         &self,
         key: u64,
+        need: usize,
         fill: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
         read: impl FnOnce(&[u8]) -> R,
     ) -> Result<R, E> {
@@ -54,9 +57,8 @@ impl BlockCache {
         // A panic while a slot was held cannot leave it inconsistent in a way that matters:
         // the key is set only after a successful fill.
         let mut g = slot.lock().unwrap_or_else(|p| p.into_inner());
-        if g.key != key {
+        if g.key != key || g.data.len() <= need {
             g.key = 0;
-            g.data.clear();
             fill(&mut g.data)?;
             g.key = key;
         }
@@ -83,8 +85,10 @@ mod tests {
                 let v = c
                     .with(
                         key,
+                        0,
                         |buf| {
                             fills += 1;
+                            buf.clear();
                             buf.extend_from_slice(&[key as u8; 8]);
                             Ok::<(), ()>(())
                         },
@@ -96,11 +100,13 @@ mod tests {
         }
         assert!(fills >= 3);
         // A failed fill is reported and not cached.
-        assert_eq!(c.with(9, |_| Err("bad"), |b| b.len()), Err("bad"));
+        assert_eq!(c.with(9, 0, |_| Err("bad"), |b| b.len()), Err("bad"));
         let n = c
             .with(
                 9,
+                0,
                 |buf| {
+                    buf.clear();
                     buf.push(1);
                     Ok::<(), &str>(())
                 },

@@ -1,8 +1,10 @@
 //! The table file format (described in tables/README.md): a 96-byte header, then the values of
 //! both sides to move, either raw (one byte per entry, index order) or in blocks compressed
 //! independently with zstd behind an index of block offsets. Files are written atomically and
-//! memory-mapped for probing; a probe of a compressed table decompresses one block into the
-//! process-wide [`cache`](super::cache). Every byte of a file is untrusted.
+//! memory-mapped for probing; a probe of a compressed table decodes one block, as far as the
+//! entry it needs ([`zstd_prefix`](super::zstd_prefix)), into the process-wide
+//! [`cache`](super::cache); whole blocks (checks, recompression) are decompressed by libzstd.
+//! Every byte of a file is untrusted.
 
 use std::{
     cell::RefCell,
@@ -22,6 +24,7 @@ use super::{
     material::Material,
     probe::ProbeError,
     value::Value,
+    zstd_prefix::{Decoded, PrefixDecoder},
 };
 
 /// File magic.
@@ -530,7 +533,7 @@ pub fn recompress(path: &Path, compression: Compression) -> Result<Written, Tabl
         let mut values = Vec::with_capacity(n as usize);
         let mut buf = Vec::new();
         for b in 0..*blocks {
-            table.decompress_block(side, b, &mut buf)?;
+            table.decompress_block(side, b, None, &mut buf)?;
             values.extend_from_slice(&buf);
         }
         if values.len() as u64 != n {
@@ -706,6 +709,27 @@ fn decompress_into(frame: &[u8], len: usize, out: &mut Vec<u8>) -> Result<(), St
             return Err(format!("{got} values, {len} expected"));
         }
         Ok(())
+    })
+}
+
+thread_local! {
+    static PREFIX_DECODER: RefCell<PrefixDecoder> = RefCell::new(PrefixDecoder::new());
+}
+
+/// Decodes one zstd frame of `len` bytes into `out` (replaced) as far as entry `need`.
+fn decode_prefix(frame: &[u8], len: usize, need: usize, out: &mut Vec<u8>) -> Result<(), String> {
+    PREFIX_DECODER.with(|d| {
+        let got = d
+            .borrow_mut()
+            .decode(frame, out, need, len)
+            .map_err(|e| e.to_string())?;
+        match got {
+            Decoded::Whole(n) if n != len => Err(format!("{n} values, {len} expected")),
+            _ if out.len() <= need.min(len.saturating_sub(1)) => {
+                Err(format!("{} values, entry {need} wanted", out.len()))
+            }
+            _ => Ok(()),
+        }
     })
 }
 
@@ -923,7 +947,7 @@ impl Table {
                     .into_par_iter()
                     .map(|b| {
                         let mut buf = Vec::new();
-                        t.decompress_block(side, b, &mut buf)?;
+                        t.decompress_block(side, b, None, &mut buf)?;
                         Ok(buf)
                     })
                     .collect();
@@ -948,8 +972,15 @@ impl Table {
         })
     }
 
-    /// Decompresses block `b` of `side` (0 white to move) into `out`.
-    fn decompress_block(&self, side: usize, b: u64, out: &mut Vec<u8>) -> Result<(), TableError> {
+    /// Decompresses block `b` of `side` (0 white to move) into `out`: all of it with libzstd,
+    /// or with `need`, a prefix holding at least entry `need` (see [`super::zstd_prefix`]).
+    fn decompress_block(
+        &self,
+        side: usize,
+        b: u64,
+        need: Option<usize>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), TableError> {
         let Store::Blocks {
             mmap,
             blocks,
@@ -990,7 +1021,11 @@ impl Table {
                 side_name(side)
             )));
         }
-        decompress_into(frame, len, out).map_err(|e| {
+        let decoded = match need {
+            None => decompress_into(frame, len, out),
+            Some(need) => decode_prefix(frame, len, need, out),
+        };
+        decoded.map_err(|e| {
             bad(format!(
                 "block {b} ({} to move) is corrupt: {e}",
                 side_name(side)
@@ -1009,7 +1044,7 @@ impl Table {
         (0..2 * blocks)
             .into_par_iter()
             .try_for_each_init(Vec::new, |buf, k| {
-                self.decompress_block((k / blocks) as usize, k % blocks, buf)
+                self.decompress_block((k / blocks) as usize, k % blocks, None, buf)
             })
     }
 
@@ -1036,6 +1071,25 @@ impl Table {
     /// Whether the values are compressed blocks probed through the cache.
     pub fn is_compressed(&self) -> bool {
         matches!(self.store, Store::Blocks { .. })
+    }
+
+    /// Where entry `idx` with white (`true`) or black to move is in a compressed table: the
+    /// side (0 white to move), the block and the entry's place in it. `None` for raw or
+    /// in-memory tables and out-of-range entries.
+    pub fn block_of(&self, white_to_move: bool, idx: u64) -> Option<(usize, u64, usize)> {
+        let Store::Blocks {
+            block_len, layouts, ..
+        } = &self.store
+        else {
+            return None;
+        };
+        if idx >= self.scheme.size() {
+            return None;
+        }
+        let side = usize::from(!white_to_move);
+        let pos = layouts[side].to_file(idx);
+        let len = u64::from(*block_len);
+        Some((side, pos / len, (pos % len) as usize))
     }
 
     /// The value of entry `idx` with white (`true`) or black to move. Out-of-range indices read
@@ -1066,27 +1120,17 @@ impl Table {
                     side_name(side)
                 ))),
             },
-            Store::Blocks {
-                blocks,
-                block_len,
-                layouts,
-                uid,
-                ..
-            } => {
-                if idx >= n {
+            Store::Blocks { blocks, uid, .. } => {
+                let Some((side, b, k)) = self.block_of(white_to_move, idx) else {
                     return Ok(Value::DRAW);
-                }
-                let pos = layouts[side].to_file(idx);
-                let (b, k) = (
-                    pos / u64::from(*block_len),
-                    (pos % u64::from(*block_len)) as usize,
-                );
+                };
                 let key = (uid << 32) | ((side as u64) << 31) | b;
                 debug_assert!(b < *blocks);
                 cache::global()
                     .with(
                         key,
-                        |buf| self.decompress_block(side, b, buf),
+                        k,
+                        |buf| self.decompress_block(side, b, Some(k), buf),
                         |data| data.get(k).map_or(Value::DRAW, |&v| Value::from_byte(v)),
                     )
                     .map_err(|e| ProbeError::BadTable(e.to_string()))
@@ -1098,6 +1142,71 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every block of every compressed table in `RETRO_COMPARE_TABLES` (a directory), decoded
+    /// whole by libzstd and by [`PrefixDecoder`], whole and up to an entry drawn at random:
+    /// the same bytes. Ignored: it reads gigabytes when pointed at all 5-piece tables.
+    #[test]
+    #[ignore]
+    fn prefix_decoder_agrees_with_libzstd_on_every_block() {
+        let Some(dir) = std::env::var_os("RETRO_COMPARE_TABLES") else {
+            eprintln!("RETRO_COMPARE_TABLES not set, nothing compared");
+            return;
+        };
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .expect("directory")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == EXTENSION))
+            .collect();
+        paths.sort();
+        let (mut tables, mut blocks) = (0u64, 0u64);
+        for path in paths {
+            let t = Table::open(&path, None).expect("table");
+            let Store::Blocks {
+                mmap,
+                blocks: per_side,
+                block_len,
+                data_at,
+                ..
+            } = &t.store
+            else {
+                continue;
+            };
+            let n = t.scheme.size();
+            let checked: u64 = (0..2 * per_side)
+                .into_par_iter()
+                .map_init(
+                    || (Vec::new(), Vec::new(), PrefixDecoder::new()),
+                    |(whole, part, d), k| {
+                        let off = |i: u64| {
+                            let at = HEADER_LEN + 8 * i as usize;
+                            u64::from_le_bytes(mmap[at..at + 8].try_into().expect("8 bytes"))
+                                as usize
+                        };
+                        let frame = &mmap[data_at + off(k)..data_at + off(k + 1)];
+                        let b = k % per_side;
+                        let len = (n - b * u64::from(*block_len)).min(u64::from(*block_len));
+                        let len = len as usize;
+                        decompress_into(frame, len, whole).expect("libzstd");
+                        let got = d.decode(frame, part, usize::MAX, len);
+                        assert_eq!(got, Ok(Decoded::Whole(len)), "{path:?} block {k}");
+                        assert!(part == whole, "{path:?} block {k}: whole block differs");
+                        let need = (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize % len;
+                        d.decode(frame, part, need, len).expect("prefix");
+                        assert!(part.len() > need, "{path:?} block {k}: short prefix");
+                        assert!(
+                            part[..] == whole[..part.len()],
+                            "{path:?} block {k}: prefix differs"
+                        );
+                        1
+                    },
+                )
+                .sum();
+            tables += 1;
+            blocks += checked;
+        }
+        eprintln!("{tables} compressed tables, {blocks} blocks: prefix decoder agrees");
+    }
 
     #[test]
     fn checksum_in_parts_equals_checksum_in_one() {

@@ -8,6 +8,7 @@ pub mod material;
 pub mod pieces;
 pub mod probe;
 pub mod value;
+pub mod zstd_prefix;
 
 pub use self::{
     material::Material,
