@@ -11,7 +11,10 @@ pub const SLOTS: usize = 8192;
 struct Slot {
     /// 0 when empty.
     key: u64,
+    /// The block's first `valid` bytes, then bytes left over from earlier fills (kept so that
+    /// a fill need not clear the buffer).
     data: Vec<u8>,
+    valid: usize,
 }
 
 /// Decompressed blocks by key.
@@ -30,6 +33,7 @@ impl BlockCache {
                     Mutex::new(Slot {
                         key: 0,
                         data: Vec::new(),
+                        valid: 0,
                     })
                 })
                 .collect(),
@@ -39,8 +43,9 @@ impl BlockCache {
 
     /// Reads from the block `key` (never 0) with `read`, which gets at least `need + 1` bytes
     /// of it; when the slot does not hold that much of the block, `fill` first writes (a prefix
-    /// of) the block into the slot's buffer, replacing what it held. A failed fill leaves the
-    /// slot empty.
+    /// of) the block at the start of the slot's buffer, over what it held, and returns how many
+    /// bytes it wrote. `fill` is told whether the slot held a shorter prefix of the same block
+    /// (a sign that more of the block will be wanted). A failed fill leaves the slot empty.
     ///
     /// # Errors
     /// What `fill` returns.
@@ -49,7 +54,7 @@ impl BlockCache {
         &self,
         key: u64,
         need: usize,
-        fill: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
+        fill: impl FnOnce(&mut Vec<u8>, bool) -> Result<usize, E>,
         read: impl FnOnce(&[u8]) -> R,
     ) -> Result<R, E> {
         let i = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize;
@@ -57,12 +62,15 @@ impl BlockCache {
         // A panic while a slot was held cannot leave it inconsistent in a way that matters:
         // the key is set only after a successful fill.
         let mut g = slot.lock().unwrap_or_else(|p| p.into_inner());
-        if g.key != key || g.data.len() <= need {
+        if g.key != key || g.valid <= need {
+            let again = g.key == key;
             g.key = 0;
-            fill(&mut g.data)?;
+            g.valid = 0;
+            let n = fill(&mut g.data, again)?;
+            g.valid = n.min(g.data.len());
             g.key = key;
         }
-        Ok(read(&g.data))
+        Ok(read(&g.data[..g.valid]))
     }
 }
 
@@ -86,11 +94,11 @@ mod tests {
                     .with(
                         key,
                         0,
-                        |buf| {
+                        |buf, _| {
                             fills += 1;
                             buf.clear();
                             buf.extend_from_slice(&[key as u8; 8]);
-                            Ok::<(), ()>(())
+                            Ok::<usize, ()>(8)
                         },
                         |b| b[5],
                     )
@@ -100,19 +108,49 @@ mod tests {
         }
         assert!(fills >= 3);
         // A failed fill is reported and not cached.
-        assert_eq!(c.with(9, 0, |_| Err("bad"), |b| b.len()), Err("bad"));
+        assert_eq!(c.with(9, 0, |_, _| Err("bad"), |b| b.len()), Err("bad"));
         let n = c
             .with(
                 9,
                 0,
-                |buf| {
+                |buf, again| {
+                    assert!(!again);
                     buf.clear();
                     buf.push(1);
-                    Ok::<(), &str>(())
+                    Ok::<usize, &str>(1)
                 },
                 |b| b.len(),
             )
             .expect("fill");
         assert_eq!(n, 1);
+    }
+
+    #[test]
+    fn a_prefix_serves_what_it_holds_and_is_filled_again_for_more() {
+        let c = BlockCache::new(4);
+        let mut calls = Vec::new();
+        let mut probe = |need: usize| {
+            c.with(
+                5,
+                need,
+                |buf, again| {
+                    calls.push(again);
+                    // A prefix of 10 bytes unless asked again, then the whole 100.
+                    let n = if again { 100 } else { 10.max(need + 1) };
+                    buf.resize(128, 0xEE);
+                    for (i, x) in buf[..n].iter_mut().enumerate() {
+                        *x = i as u8;
+                    }
+                    Ok::<usize, ()>(n)
+                },
+                |b| (b.len(), b[need]),
+            )
+            .expect("fill")
+        };
+        assert_eq!(probe(3), (10, 3));
+        assert_eq!(probe(9), (10, 9));
+        assert_eq!(probe(50), (100, 50));
+        assert_eq!(probe(99), (100, 99));
+        assert_eq!(calls, [false, true]);
     }
 }

@@ -690,8 +690,9 @@ thread_local! {
         const { RefCell::new(None) };
 }
 
-/// Decompresses one zstd frame into `out` (cleared), which must come to exactly `len` bytes.
-fn decompress_into(frame: &[u8], len: usize, out: &mut Vec<u8>) -> Result<(), String> {
+/// Decompresses one zstd frame into `out` (replaced), which must come to exactly `len` bytes;
+/// returns `len`.
+fn decompress_into(frame: &[u8], len: usize, out: &mut Vec<u8>) -> Result<usize, String> {
     out.clear();
     out.reserve(len);
     DECOMPRESSOR.with(|d| {
@@ -708,7 +709,7 @@ fn decompress_into(frame: &[u8], len: usize, out: &mut Vec<u8>) -> Result<(), St
         if got != len {
             return Err(format!("{got} values, {len} expected"));
         }
-        Ok(())
+        Ok(len)
     })
 }
 
@@ -716,8 +717,14 @@ thread_local! {
     static PREFIX_DECODER: RefCell<PrefixDecoder> = RefCell::new(PrefixDecoder::new());
 }
 
-/// Decodes one zstd frame of `len` bytes into `out` (replaced) as far as entry `need`.
-fn decode_prefix(frame: &[u8], len: usize, need: usize, out: &mut Vec<u8>) -> Result<(), String> {
+/// Decodes one zstd frame of `len` bytes into `out` as far as entry `need`; returns how many
+/// bytes at the start of `out` it decoded (what follows them is left over).
+fn decode_prefix(
+    frame: &[u8],
+    len: usize,
+    need: usize,
+    out: &mut Vec<u8>,
+) -> Result<usize, String> {
     PREFIX_DECODER.with(|d| {
         let got = d
             .borrow_mut()
@@ -725,10 +732,10 @@ fn decode_prefix(frame: &[u8], len: usize, need: usize, out: &mut Vec<u8>) -> Re
             .map_err(|e| e.to_string())?;
         match got {
             Decoded::Whole(n) if n != len => Err(format!("{n} values, {len} expected")),
-            _ if out.len() <= need.min(len.saturating_sub(1)) => {
-                Err(format!("{} values, entry {need} wanted", out.len()))
+            _ if got.bytes() <= need.min(len.saturating_sub(1)) => {
+                Err(format!("{} values, entry {need} wanted", got.bytes()))
             }
-            _ => Ok(()),
+            _ => Ok(got.bytes()),
         }
     })
 }
@@ -972,15 +979,17 @@ impl Table {
         })
     }
 
-    /// Decompresses block `b` of `side` (0 white to move) into `out`: all of it with libzstd,
-    /// or with `need`, a prefix holding at least entry `need` (see [`super::zstd_prefix`]).
+    /// Decompresses block `b` of `side` (0 white to move) into `out`: all of it with libzstd
+    /// (`out` is the block), or with `need`, a prefix holding at least entry `need` (see
+    /// [`super::zstd_prefix`]; the prefix is at the start of `out`, left-over bytes after it).
+    /// Returns the number of entries decompressed.
     fn decompress_block(
         &self,
         side: usize,
         b: u64,
         need: Option<usize>,
         out: &mut Vec<u8>,
-    ) -> Result<(), TableError> {
+    ) -> Result<usize, TableError> {
         let Store::Blocks {
             mmap,
             blocks,
@@ -989,7 +998,7 @@ impl Table {
             ..
         } = &self.store
         else {
-            return Ok(());
+            return Ok(0);
         };
         let bad = |why: String| TableError::Format {
             path: self.path.clone(),
@@ -1045,6 +1054,7 @@ impl Table {
             .into_par_iter()
             .try_for_each_init(Vec::new, |buf, k| {
                 self.decompress_block((k / blocks) as usize, k % blocks, None, buf)
+                    .map(|_| ())
             })
     }
 
@@ -1130,7 +1140,11 @@ impl Table {
                     .with(
                         key,
                         k,
-                        |buf| self.decompress_block(side, b, Some(k), buf),
+                        // A second probe into a partly decoded block decodes all of it.
+                        |buf, again| {
+                            let need = if again { usize::MAX } else { k };
+                            self.decompress_block(side, b, Some(need), buf)
+                        },
                         |data| data.get(k).map_or(Value::DRAW, |&v| Value::from_byte(v)),
                     )
                     .map_err(|e| ProbeError::BadTable(e.to_string()))
@@ -1190,12 +1204,15 @@ mod tests {
                         decompress_into(frame, len, whole).expect("libzstd");
                         let got = d.decode(frame, part, usize::MAX, len);
                         assert_eq!(got, Ok(Decoded::Whole(len)), "{path:?} block {k}");
-                        assert!(part == whole, "{path:?} block {k}: whole block differs");
-                        let need = (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize % len;
-                        d.decode(frame, part, need, len).expect("prefix");
-                        assert!(part.len() > need, "{path:?} block {k}: short prefix");
                         assert!(
-                            part[..] == whole[..part.len()],
+                            part[..len] == whole[..],
+                            "{path:?} block {k}: whole block differs"
+                        );
+                        let need = (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize % len;
+                        let n = d.decode(frame, part, need, len).expect("prefix").bytes();
+                        assert!(n > need, "{path:?} block {k}: short prefix");
+                        assert!(
+                            part[..n] == whole[..n],
                             "{path:?} block {k}: prefix differs"
                         );
                         1
