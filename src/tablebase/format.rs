@@ -36,7 +36,7 @@ pub const HEADER_LEN: usize = 96;
 /// Entries per compressed block, unless the writer is told otherwise.
 pub const BLOCK_LEN: u32 = 4096;
 /// The zstd level of compressed blocks, unless the writer is told otherwise.
-pub const ZSTD_LEVEL: i32 = 6;
+pub const ZSTD_LEVEL: i32 = 12;
 /// Largest block length a reader accepts (it sizes the buffers).
 pub const MAX_BLOCK_LEN: u32 = 1 << 20;
 /// File name extension of table files.
