@@ -8,7 +8,11 @@ use std::{hint::black_box, path::PathBuf};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use retro::{
     build::{build, BuildOptions},
-    tablebase::{lookup, pieces::pieces_of_board, Material, Tablebase, Tables},
+    tablebase::{
+        lookup,
+        pieces::{pieces_of_board, to_slots},
+        Material, Tablebase, Tables,
+    },
 };
 use shakmaty::{Bitboard, Board, CastlingMode, Chess, Color, Piece, Position, Setup, Square};
 
@@ -143,19 +147,9 @@ fn five_pieces(c: &mut Criterion, tb: &Tablebase) {
     let cold: Vec<Chess> = random_positions(400_000, &["KQRvKR"])
         .into_iter()
         .filter(|p| {
-            let b = p.board();
-            let sq = [
-                b.king_of(Color::White),
-                b.king_of(Color::Black),
-                (b.white() & b.queens()).first(),
-                (b.white() & b.rooks()).first(),
-                (b.black() & b.rooks()).first(),
-                None,
-            ];
-            let sq = sq.map(|s| s.map_or(0, |s| s as u8));
-            let key = table
-                .scheme()
-                .index(&sq)
+            let key = pieces_of_board(p.board())
+                .and_then(|pl| to_slots(pl.as_slice(), table.scheme().slots(), false))
+                .and_then(|sq| table.scheme().index(&sq))
                 .and_then(|i| table.block_of(p.turn() == Color::White, i));
             key.is_some_and(|(side, block, _)| seen.insert((side, block)))
         })

@@ -478,11 +478,24 @@ pub struct PrefixDecoder {
     huffman: Huffman,
     has_huffman: bool,
     tables: [SeqTable; 3],
-    /// Per field: 0 none yet, 1 predefined, 2 own table (for the repeat mode).
-    table_kind: [u8; 3],
+    /// Per field, the table in use (kept for the repeat mode).
+    in_use: [InUse; 3],
+    /// The predefined tables, built on first use.
     predefined: Option<Box<[SeqTable; 3]>>,
     norm: Vec<i16>,
     weights: Vec<u8>,
+}
+
+/// Which table a field of the sequences uses.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+enum InUse {
+    /// None yet in this frame.
+    #[default]
+    Nothing,
+    /// The predefined one.
+    Predefined,
+    /// The field's own (RLE or FSE), in [`PrefixDecoder::tables`].
+    Own,
 }
 
 /// What a decode produced.
@@ -572,7 +585,7 @@ impl PrefixDecoder {
         if out.len() < end + SLACK {
             out.resize(end + SLACK, 0);
         }
-        self.table_kind = [0; 3];
+        self.in_use = [InUse::Nothing; 3];
         self.has_huffman = false;
         let mut rep = [1usize, 4, 8];
         let mut pos = 0usize;
@@ -866,7 +879,8 @@ impl PrefixDecoder {
         let i = field as usize;
         match mode {
             0 => {
-                self.table_kind[i] = 1;
+                self.build_predefined()?;
+                self.in_use[i] = InUse::Predefined;
                 Ok(0)
             }
             1 => {
@@ -875,18 +889,18 @@ impl PrefixDecoder {
                     return Err(corrupt("RLE symbol out of range"));
                 }
                 self.tables[i].single(field, s);
-                self.table_kind[i] = 2;
+                self.in_use[i] = InUse::Own;
                 Ok(1)
             }
             2 => {
                 let (log, n) =
                     read_counts(src, field.max_symbol(), field.max_log(), &mut self.norm)?;
                 self.tables[i].build(field, &self.norm, log)?;
-                self.table_kind[i] = 2;
+                self.in_use[i] = InUse::Own;
                 Ok(n)
             }
             _ => {
-                if self.table_kind[i] == 0 {
+                if self.in_use[i] == InUse::Nothing {
                     return Err(corrupt("repeated table without a previous one"));
                 }
                 Ok(0)
@@ -894,7 +908,8 @@ impl PrefixDecoder {
         }
     }
 
-    fn predefined(&mut self) -> Result<&[SeqTable; 3]> {
+    /// Builds the predefined tables, unless built already.
+    fn build_predefined(&mut self) -> Result<()> {
         if self.predefined.is_none() {
             let mut p: Box<[SeqTable; 3]> = Box::default();
             for (field, norm, log) in [
@@ -906,15 +921,13 @@ impl PrefixDecoder {
             }
             self.predefined = Some(p);
         }
-        self.predefined
-            .as_deref()
-            .ok_or(corrupt("no predefined tables"))
+        Ok(())
     }
 
     /// The table in use for field `i`.
     fn table(&self, i: usize) -> &SeqTable {
-        match (self.table_kind[i], &self.predefined) {
-            (1, Some(p)) => &p[i],
+        match (self.in_use[i], &self.predefined) {
+            (InUse::Predefined, Some(p)) => &p[i],
             _ => &self.tables[i],
         }
     }
@@ -969,7 +982,6 @@ impl PrefixDecoder {
             let rest = src.get(at..).unwrap_or(&[]);
             at += self.seq_table(field, (modes >> shift) & 3, rest)?;
         }
-        self.predefined()?;
         let (llt, oft, mlt) = (self.table(0), self.table(1), self.table(2));
         let lits = &self.literals;
         let mut br = BackBits::new(src.get(at..).unwrap_or(&[]))?;
