@@ -18,6 +18,7 @@ pub mod build;
 pub mod cli;
 pub mod config;
 pub mod engine;
+pub mod fen;
 pub mod legality;
 pub mod play;
 pub mod tablebase;

@@ -1,9 +1,20 @@
 //! `retro`: the command line of the Retro chess engine.
 
-use std::{path::PathBuf, process::ExitCode};
+use std::{
+    path::{Path, PathBuf},
+    process::ExitCode,
+    time::Duration,
+};
 
 use clap::{Parser, Subcommand};
-use retro::{cli, config::Config, tablebase::Tablebase};
+use retro::{
+    cli::{self, CliError},
+    config::Config,
+    engine::bench,
+    play::{pgn, replay, session, start},
+    tablebase::Tablebase,
+};
+use shakmaty::{Color, Position};
 
 #[derive(Parser)]
 #[command(
@@ -35,7 +46,7 @@ enum Command {
     /// the total nodes and nodes per second; the node count is the same on every run.
     Bench {
         /// Depth in plies.
-        #[arg(long, default_value_t = retro::engine::bench::DEPTH, value_parser = clap::value_parser!(u32).range(1..=20))]
+        #[arg(long, default_value_t = bench::DEPTH, value_parser = clap::value_parser!(u32).range(1..=20))]
         depth: u32,
     },
     /// Decides whether positions can arise in a game: FEN<TAB>legal|illegal|unknown<TAB>reason
@@ -147,60 +158,21 @@ enum Command {
     Uci,
 }
 
-/// A `--time` value: seconds, finite and not negative.
-fn check_seconds(time: Option<f64>) -> Result<(), String> {
-    match time {
-        Some(t) if !t.is_finite() || t < 0.0 => {
-            Err(format!("--time {t}: expected a number of seconds >= 0"))
-        }
-        _ => Ok(()),
-    }
-}
-
-/// Prints lines to standard output; a closed pipe (`| head`) ends the listing quietly.
-fn print_lines(lines: &[String]) -> ExitCode {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match lines
-        .iter()
-        .try_for_each(|l| writeln!(out, "{l}"))
-        .and_then(|()| out.flush())
-    {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("retro: {e}");
-            ExitCode::from(1)
-        }
-    }
-}
-
 /// Opens a table directory, warning when it holds no table.
-fn open_tables(dir: PathBuf) -> Result<Tablebase, ExitCode> {
-    match Tablebase::open(&dir) {
-        Ok(tb) => {
-            if tb.materials().is_empty() {
-                log::warn!(
-                    "no tables in {} (build them with build-tables --out {})",
-                    dir.display(),
-                    dir.display()
-                );
-            }
-            Ok(tb)
-        }
-        Err(e) => {
-            eprintln!("retro: {e}");
-            Err(ExitCode::from(2))
-        }
+fn open_tables(dir: &Path) -> Result<Tablebase, CliError> {
+    let tb = Tablebase::open(dir)?;
+    if tb.materials().is_empty() {
+        log::warn!(
+            "no tables in {} (build them with build-tables --out {})",
+            dir.display(),
+            dir.display()
+        );
     }
+    Ok(tb)
 }
 
-fn main() -> ExitCode {
-    let args = Args::parse();
-    let (config, config_error) = match Config::load(args.config.as_deref()) {
-        Ok((c, _)) => (c, None),
-        Err(e) => (Config::default(), Some(e)),
-    };
+/// Sends the log to standard error, or to the configured log file.
+fn init_logging(config: &Config) {
     let mut logger = env_logger::Builder::new();
     logger
         .filter_level(config.log_level.filter())
@@ -222,90 +194,72 @@ fn main() -> ExitCode {
         }
     }
     logger.init();
-    if let Some(e) = config_error {
-        eprintln!("retro: {e}");
-        return ExitCode::from(2);
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let (config, config_error) = match Config::load(args.config.as_deref()) {
+        Ok((c, _)) => (c, None),
+        Err(e) => (Config::default(), Some(e)),
+    };
+    init_logging(&config);
+    let result = match config_error {
+        Some(e) => Err(CliError::from(e)),
+        None => run(args.command, config),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("retro: {e}");
+            ExitCode::from(e.exit_code())
+        }
     }
-    match args.command {
+}
+
+/// Runs one subcommand.
+fn run(command: Option<Command>, config: Config) -> Result<(), CliError> {
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    match command {
         Some(Command::Probe { tables, fens }) => {
-            let tb = match open_tables(tables.unwrap_or(config.table_path)) {
-                Ok(tb) => tb,
-                Err(code) => return code,
-            };
-            let stdin = std::io::stdin();
-            let stdout = std::io::stdout();
-            match cli::run_probe(&tb, &fens, stdin.lock(), stdout.lock()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("retro: {e}");
-                    ExitCode::from(1)
-                }
-            }
+            let tb = open_tables(&tables.unwrap_or(config.table_path))?;
+            cli::probe::run_probe(&tb, &fens, stdin.lock(), stdout.lock())?;
         }
         Some(Command::Bench { depth }) => {
             let go = std::sync::atomic::AtomicBool::new(false);
-            let r = retro::engine::bench::run(depth, &go, |l| println!("{l}"));
+            let r = bench::run(depth, &go, |p| println!("{p}"));
             println!(
                 "bench: {} nodes {} nps {} ms (depth {depth}, {} positions)",
                 r.nodes,
                 r.nps(),
                 r.time.as_millis(),
-                retro::engine::bench::POSITIONS.len()
+                bench::POSITIONS.len()
             );
-            ExitCode::SUCCESS
         }
         Some(Command::Legal {
             max_nodes,
             time,
             fens,
         }) => {
-            if let Err(e) = check_seconds(time) {
-                eprintln!("retro: {e}");
-                return ExitCode::from(2);
-            }
-            let stdin = std::io::stdin();
-            let stdout = std::io::stdout();
-            match cli::run_legal(&fens, max_nodes, time, stdin.lock(), stdout.lock()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("retro: {e}");
-                    ExitCode::from(1)
-                }
-            }
+            let time = cli::time_limit(time)?;
+            cli::legal::run_legal(&fens, max_nodes, time, stdin.lock(), stdout.lock())?;
         }
-        Some(Command::Revmoves { fen }) => match cli::revmoves_lines(&fen) {
-            Ok(lines) => {
-                if lines.is_empty() {
-                    print_lines(&["no possible last move".to_string()])
-                } else {
-                    print_lines(&lines)
-                }
+        Some(Command::Revmoves { fen }) => {
+            let mut lines = cli::legal::revmoves_lines(&fen)?;
+            if lines.is_empty() {
+                lines.push("no possible last move".to_string());
             }
-            Err(e) => {
-                eprintln!("retro: {e}");
-                ExitCode::from(2)
-            }
-        },
+            cli::print_lines(&lines, stdout.lock())?;
+        }
         Some(Command::Proofkernel {
             init,
             max_nodes,
             time,
             fen,
         }) => {
-            if let Err(e) = check_seconds(time) {
-                eprintln!("retro: {e}");
-                return ExitCode::from(2);
-            }
-            match cli::proofkernel_line(init.as_deref(), &fen, max_nodes, time) {
-                Ok(line) => {
-                    println!("{line}");
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("retro: {e}");
-                    ExitCode::from(1)
-                }
-            }
+            let time = cli::time_limit(time)?;
+            let text = cli::legal::proofkernel_line(init.as_deref(), &fen, max_nodes, time)?;
+            cli::print_lines(&[text], stdout.lock())?;
         }
         Some(Command::Play {
             tables,
@@ -321,30 +275,21 @@ fn main() -> ExitCode {
             seed,
             movetime,
         }) => {
-            let tb = match open_tables(tables.unwrap_or(config.table_path)) {
-                Ok(tb) => tb,
-                Err(code) => return code,
-            };
-            let seed = seed.unwrap_or_else(cli::clock_seed);
-            let start = match cli::play_start(
+            let tb = open_tables(&tables.unwrap_or(config.table_path))?;
+            let seed = seed.unwrap_or_else(start::clock_seed);
+            let first = start::play_start(
                 &tb,
                 fen.as_deref(),
                 material.as_deref(),
                 random,
                 pieces,
                 seed,
-            ) {
-                Ok(p) => p,
-                Err(e) => {
-                    eprintln!("retro: {e}");
-                    return ExitCode::from(2);
-                }
-            };
-            let opts = retro::play::session::PlayOptions {
+            )?;
+            let opts = session::PlayOptions {
                 human: match side.as_deref() {
-                    Some("white") => shakmaty::Color::White,
-                    Some(_) => shakmaty::Color::Black,
-                    None => shakmaty::Position::turn(&start),
+                    Some("white") => Color::White,
+                    Some(_) => Color::Black,
+                    None => first.turn(),
                 },
                 ascii,
                 auto,
@@ -354,31 +299,22 @@ fn main() -> ExitCode {
                         .or(config.games_dir)
                         .unwrap_or_else(|| PathBuf::from("games")),
                 ),
-                move_time: std::time::Duration::from_millis(movetime),
+                move_time: Duration::from_millis(movetime),
                 seed,
-                tags: cli::play_tags(auto, perfect, side.as_deref(), &start),
+                tags: start::play_tags(auto, perfect, side.as_deref(), &first),
             };
-            let stdin = std::io::stdin();
-            let mut stdout = std::io::stdout();
-            match retro::play::session::play(&tb, start, &opts, stdin.lock(), &mut stdout) {
-                Ok(_) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("retro: {e}");
-                    ExitCode::from(1)
-                }
-            }
+            let mut out = stdout.lock();
+            session::play(&tb, first, &opts, stdin.lock(), &mut out)?;
         }
         Some(Command::RandomPosition {
             material,
             count,
             seed,
-        }) => match cli::random_fens(&material, count, seed.unwrap_or_else(cli::clock_seed)) {
-            Ok(lines) => print_lines(&lines),
-            Err(e) => {
-                eprintln!("retro: {e}");
-                ExitCode::from(2)
-            }
-        },
+        }) => {
+            let seed = seed.unwrap_or_else(start::clock_seed);
+            let lines = start::random_fens(&material, count, seed)?;
+            cli::print_lines(&lines, stdout.lock())?;
+        }
         Some(Command::Replay {
             tables,
             game,
@@ -386,30 +322,12 @@ fn main() -> ExitCode {
             ascii,
             file,
         }) => {
-            let tb = match open_tables(tables.unwrap_or(config.table_path)) {
-                Ok(tb) => tb,
-                Err(code) => return code,
-            };
-            let g = match cli::read_game(&file, game) {
-                Ok(g) => g,
-                Err(e) => {
-                    eprintln!("retro: {e}");
-                    return ExitCode::from(2);
-                }
-            };
-            let stdin = std::io::stdin();
-            let mut stdout = std::io::stdout();
-            match retro::play::replay::replay(&tb, &g, ascii, !all, stdin.lock(), &mut stdout) {
-                Ok(_) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("retro: {e}");
-                    ExitCode::from(1)
-                }
-            }
+            let tb = open_tables(&tables.unwrap_or(config.table_path))?;
+            let g = pgn::read_game(&file, game)?;
+            let mut out = stdout.lock();
+            replay::replay(&tb, &g, ascii, !all, stdin.lock(), &mut out)?;
         }
-        Some(Command::Uci) | None => {
-            retro::uci::run(&config);
-            ExitCode::SUCCESS
-        }
+        Some(Command::Uci) | None => retro::uci::run(&config),
     }
+    Ok(())
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use retro::{cli::parse_fen, tablebase::Wdl};
+use retro::{fen::parse_fen, tablebase::Wdl};
 use shakmaty::{Chess, Position};
 use shakmaty_syzygy::{Tablebase as Syzygy, Wdl as SWdl};
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use retro::{
     build::{build, BuildOptions},
-    cli::parse_fen,
+    fen::parse_fen,
     tablebase::{
         format::{
             file_name, write_table, Encoding, Stats, Table, TableData, TableError, HEADER_LEN,

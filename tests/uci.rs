@@ -349,7 +349,7 @@ fn table_positions_are_played_from_the_tables_with_mate_scores() {
         l.starts_with("info string dtm move a1c1")
     });
     assert!(
-        lines[0].starts_with("info string dtm position win mate 14 (27 plies)"),
+        lines[0].starts_with("info string dtm position White mates in 14 (27 plies)"),
         "{lines:?}"
     );
     e.quit();

@@ -15,7 +15,7 @@ use proptest::{
 };
 use retro::{
     config::Config,
-    uci::{command, Engine, Flow, Output},
+    uci::{command, Flow, Output, Protocol},
 };
 use shakmaty::Position;
 
@@ -118,8 +118,7 @@ fn config() -> Config {
 /// Runs one session; returns the lines handled.
 fn session(lines: &[String]) -> Result<u64, TestCaseError> {
     let sink = Sink::default();
-    let (tx, _rx) = crossbeam_channel::unbounded();
-    let mut engine = Engine::new(&config(), Output::new(Box::new(sink.clone())), tx);
+    let mut engine = Protocol::new(&config(), Output::new(Box::new(sink.clone())));
     let mut handled = 0;
     for l in lines {
         handled += 1;
@@ -128,7 +127,7 @@ fn session(lines: &[String]) -> Result<u64, TestCaseError> {
         }
     }
     engine.handle_line("stop");
-    engine.stop_search();
+    engine.stop_and_wait();
     // Still answering, in a position with both kings.
     engine.handle_line("isready");
     let text = String::from_utf8_lossy(
@@ -140,7 +139,7 @@ fn session(lines: &[String]) -> Result<u64, TestCaseError> {
     )
     .into_owned();
     prop_assert!(text.ends_with("readyok\n"), "{}", text);
-    prop_assert_eq!(engine.position().board().kings().count(), 2);
+    prop_assert_eq!(engine.engine().position().board().kings().count(), 2);
     Ok(handled)
 }
 

@@ -7,9 +7,12 @@ use std::{
     time::{Duration, Instant},
 };
 
-use shakmaty::CastlingMode;
+use std::fmt;
+
+use shakmaty::{CastlingMode, Move};
 
 use super::{
+    report::Score,
     search::{search, SearchControl, SearchParams},
     tt::TranspositionTable,
 };
@@ -42,6 +45,37 @@ pub struct BenchResult {
     pub time: Duration,
 }
 
+/// The search of one bench position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BenchPosition {
+    /// Its number, from 1.
+    pub number: usize,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// The move found.
+    pub best: Option<Move>,
+    /// Its score.
+    pub score: Score,
+}
+
+impl fmt::Display for BenchPosition {
+    /// `position 3/12: 81234 nodes, best e2e4, score cp 20`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let best = self
+            .best
+            .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+            .unwrap_or_else(|| "0000".to_string());
+        write!(
+            f,
+            "position {}/{}: {} nodes, best {best}, score {}",
+            self.number,
+            POSITIONS.len(),
+            self.nodes,
+            self.score
+        )
+    }
+}
+
 impl BenchResult {
     /// Nodes per second.
     pub fn nps(&self) -> u64 {
@@ -49,16 +83,20 @@ impl BenchResult {
     }
 }
 
-/// Runs the bench at `depth`, calling `line` with a line per position; `stop` ends it after
+/// Runs the bench at `depth`, calling `on_position` after each position; `stop` ends it after
 /// the current position.
-pub fn run(depth: u32, stop: &AtomicBool, mut line: impl FnMut(&str)) -> BenchResult {
+pub fn run(
+    depth: u32,
+    stop: &AtomicBool,
+    mut on_position: impl FnMut(BenchPosition),
+) -> BenchResult {
     let mut nodes = 0;
     let start = Instant::now();
     for (i, fen) in POSITIONS.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        let Ok(pos) = crate::cli::parse_fen(fen) else {
+        let Ok(pos) = crate::fen::parse_fen(fen) else {
             continue;
         };
         let Ok(tt) = TranspositionTable::new(16) else {
@@ -68,17 +106,12 @@ pub fn run(depth: u32, stop: &AtomicBool, mut line: impl FnMut(&str)) -> BenchRe
         let params = SearchParams::fixed_depth(pos, depth);
         let r = search(&params, &tt, None, &control, &|_| {});
         nodes += r.nodes;
-        let best = r
-            .best
-            .map(|m| m.to_uci(CastlingMode::Standard).to_string())
-            .unwrap_or_else(|| "0000".to_string());
-        line(&format!(
-            "position {}/{}: {} nodes, best {best}, score {}",
-            i + 1,
-            POSITIONS.len(),
-            r.nodes,
-            super::search::uci_score(r.score)
-        ));
+        on_position(BenchPosition {
+            number: i + 1,
+            nodes: r.nodes,
+            best: r.best,
+            score: Score::from_search(r.score),
+        });
     }
     BenchResult {
         nodes,

@@ -363,7 +363,7 @@ mod tests {
     use shakmaty::CastlingMode;
 
     fn pos(fen: &str) -> Chess {
-        crate::cli::parse_fen(fen).expect("legal FEN")
+        crate::fen::parse_fen(fen).expect("legal FEN")
     }
 
     #[test]

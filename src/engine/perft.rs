@@ -31,7 +31,7 @@ mod tests {
     fn known_counts_and_stopping() {
         let go = AtomicBool::new(false);
         assert_eq!(perft(&Chess::default(), 4, &go), Some(197_281));
-        let kiwipete = crate::cli::parse_fen(
+        let kiwipete = crate::fen::parse_fen(
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
         )
         .expect("legal FEN");

@@ -8,7 +8,7 @@
 use std::{
     sync::{
         atomic::{AtomicBool, AtomicU64, Ordering},
-        LazyLock,
+        Condvar, LazyLock, Mutex,
     },
     time::{Duration, Instant},
 };
@@ -17,7 +17,8 @@ use shakmaty::{zobrist::Zobrist64, Chess, Color, EnPassantMode, Move, MoveList, 
 
 use super::{
     eval::{evaluate, piece_value},
-    time::{Budget, Limits},
+    report::{Score, SearchInfo},
+    time::{Budget, SearchLimits},
     tt::{Bound, Entry, TranspositionTable},
 };
 use crate::tablebase::{Tablebase, Wdl};
@@ -42,6 +43,8 @@ pub struct SearchControl {
     clock_offset_ms: AtomicU64,
     nodes: AtomicU64,
     tbhits: AtomicU64,
+    /// Wakes [`SearchControl::wait_for_release`] on `stop` and `ponderhit`.
+    release: (Mutex<()>, Condvar),
 }
 
 impl SearchControl {
@@ -54,6 +57,7 @@ impl SearchControl {
             clock_offset_ms: AtomicU64::new(0),
             nodes: AtomicU64::new(0),
             tbhits: AtomicU64::new(0),
+            release: (Mutex::new(()), Condvar::new()),
         }
     }
 
@@ -62,11 +66,42 @@ impl SearchControl {
         let ms = self.start.elapsed().as_millis() as u64;
         self.clock_offset_ms.store(ms, Ordering::Relaxed);
         self.pondering.store(false, Ordering::Relaxed);
+        self.wake();
     }
 
     /// Asks the search to end.
     pub fn stop(&self) {
         self.stop.store(true, Ordering::Relaxed);
+        self.wake();
+    }
+
+    /// Wakes the waiters of [`SearchControl::wait_for_release`]. The flags are set before the
+    /// lock is taken and read under it, so no wake-up is lost.
+    fn wake(&self) {
+        let _guard = self
+            .release
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        self.release.1.notify_all();
+    }
+
+    /// Blocks until a finished search may give its move: at once for a bounded search that is
+    /// not pondering; else (`unbounded`: `go infinite`, or pondering) until `stop`, or until
+    /// `ponderhit` ends the pondering of a bounded search.
+    pub fn wait_for_release(&self, unbounded: bool) {
+        let mut guard = self
+            .release
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        while (unbounded || self.pondering.load(Ordering::Relaxed)) && !self.stopped() {
+            guard = self
+                .release
+                .1
+                .wait(guard)
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+        }
     }
 
     /// Whether the search was asked to end.
@@ -109,7 +144,7 @@ pub struct SearchParams {
     /// Zobrist keys of the earlier positions of the game, oldest first (for repetitions).
     pub history: Vec<u64>,
     /// The limits of `go`.
-    pub limits: Limits,
+    pub limits: SearchLimits,
     /// Time kept back per move (Move Overhead).
     pub overhead: Duration,
     /// Search threads.
@@ -126,9 +161,9 @@ impl SearchParams {
         SearchParams {
             pos,
             history: Vec::new(),
-            limits: Limits {
+            limits: SearchLimits {
                 depth: Some(depth),
-                ..Limits::default()
+                ..SearchLimits::default()
             },
             overhead: Duration::ZERO,
             threads: 1,
@@ -173,17 +208,6 @@ pub fn encode_move(m: &Move) -> u16 {
     }
 }
 
-/// A score as UCI writes it: `cp N` or `mate N` (moves; negative when being mated).
-pub fn uci_score(score: i32) -> String {
-    if score >= MATE_BOUND {
-        format!("mate {}", (MATE - score + 1) / 2)
-    } else if score <= -MATE_BOUND {
-        format!("mate -{}", (MATE + score) / 2)
-    } else {
-        format!("cp {score}")
-    }
-}
-
 static LMR: LazyLock<[[i32; 64]; 64]> = LazyLock::new(|| {
     let mut t = [[0; 64]; 64];
     for (d, row) in t.iter_mut().enumerate().skip(1) {
@@ -195,13 +219,13 @@ static LMR: LazyLock<[[i32; 64]; 64]> = LazyLock::new(|| {
 });
 
 /// Searches `params.pos` with `params.threads` threads and returns the best move found. Calls
-/// `report` with each `info` line of the main thread.
+/// `report` with the state after each iteration of the main thread (when `params.report`).
 pub fn search(
     params: &SearchParams,
     tt: &TranspositionTable,
     tables: Option<&Tablebase>,
     control: &SearchControl,
-    report: &(dyn Fn(&str) + Sync),
+    report: &(dyn Fn(SearchInfo) + Sync),
 ) -> SearchResult {
     tt.new_search();
     let budget = params.limits.budget(params.pos.turn(), params.overhead);
@@ -226,7 +250,7 @@ struct Worker<'a> {
     tables: Option<&'a Tablebase>,
     tables_max: usize,
     control: &'a SearchControl,
-    limits: &'a Limits,
+    limits: &'a SearchLimits,
     budget: Option<Budget>,
     report_info: bool,
     root_filter: &'a [Move],
@@ -318,7 +342,7 @@ impl<'a> Worker<'a> {
         self.stopped
     }
 
-    fn iterate(&mut self, root: &Chess, report: impl Fn(&str)) -> SearchResult {
+    fn iterate(&mut self, root: &Chess, report: impl Fn(SearchInfo)) -> SearchResult {
         let root_hash = hash_of(root);
         let max_depth = self
             .limits
@@ -378,7 +402,7 @@ impl<'a> Worker<'a> {
             }
             self.flush_counts();
             if self.report_info && self.id == 0 {
-                report(&self.info_line(depth, score));
+                report(self.info(depth, score));
             }
             if self.id != 0 {
                 continue;
@@ -412,23 +436,21 @@ impl<'a> Worker<'a> {
         result
     }
 
-    fn info_line(&self, depth: u32, score: i32) -> String {
+    /// The search state after iteration `depth` with `score`.
+    fn info(&self, depth: u32, score: i32) -> SearchInfo {
         let elapsed = self.control.elapsed();
         let nodes = self.control.nodes();
-        let ms = elapsed.as_millis() as u64;
-        let nps = (nodes as f64 / elapsed.as_secs_f64().max(1e-3)) as u64;
-        let pv: Vec<String> = self.pv[0]
-            .iter()
-            .map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string())
-            .collect();
-        format!(
-            "info depth {depth} seldepth {} multipv 1 score {} nodes {nodes} nps {nps} hashfull {} tbhits {} time {ms} pv {}",
-            self.seldepth.max(depth as usize),
-            uci_score(score),
-            self.tt.hashfull(),
-            self.control.tbhits(),
-            pv.join(" ")
-        )
+        SearchInfo {
+            depth,
+            seldepth: self.seldepth.max(depth as usize) as u32,
+            score: Score::from_search(score),
+            nodes,
+            nps: (nodes as f64 / elapsed.as_secs_f64().max(1e-3)) as u64,
+            hashfull: self.tt.hashfull(),
+            tbhits: self.control.tbhits(),
+            time: elapsed,
+            pv: self.pv[0].clone(),
+        }
     }
 
     fn is_repetition(&self, hash: u64, halfmoves: u32) -> bool {
@@ -923,7 +945,7 @@ mod tests {
     use shakmaty::{uci::UciMove, CastlingMode};
 
     fn pos(fen: &str) -> Chess {
-        crate::cli::parse_fen(fen).expect("legal FEN")
+        crate::fen::parse_fen(fen).expect("legal FEN")
     }
 
     fn run(p: &Chess, depth: u32) -> SearchResult {
@@ -949,11 +971,11 @@ mod tests {
         let p = pos("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
         let r = run(&p, 4);
         assert_eq!(uci(r.best), "a1a8");
-        assert_eq!(uci_score(r.score), "mate 1");
+        assert_eq!(Score::from_search(r.score).to_string(), "mate 1");
         // Black to move is mated next move whatever it does (only the king moves).
         let p = pos("k7/2K5/8/1Q6/8/8/8/8 b - - 0 1");
         let r = run(&p, 4);
-        assert_eq!(uci_score(r.score), "mate -1");
+        assert_eq!(Score::from_search(r.score).to_string(), "mate -1");
     }
 
     #[test]
@@ -964,7 +986,11 @@ mod tests {
         // Stalemate is a draw: the only non-stalemating moves win.
         let p = pos("7k/5Q2/6K1/8/8/8/8/8 w - - 0 1");
         let r = run(&p, 5);
-        assert!(r.score >= MATE_BOUND, "{}", uci_score(r.score));
+        assert!(
+            r.score >= MATE_BOUND,
+            "{}",
+            Score::from_search(r.score).to_string()
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@ use shakmaty::Color;
 
 /// What a `go` command asks for.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Limits {
+pub struct SearchLimits {
     /// White's clock and increment.
     pub white: (Option<Duration>, Option<Duration>),
     /// Black's clock and increment.
@@ -36,7 +36,7 @@ pub struct Budget {
     pub hard: Duration,
 }
 
-impl Limits {
+impl SearchLimits {
     /// Whether the search runs until told to stop (infinite, or no limit at all).
     pub fn is_unbounded(&self) -> bool {
         self.infinite
@@ -94,31 +94,31 @@ mod tests {
 
     #[test]
     fn budgets_fit_the_clock() {
-        let l = Limits {
+        let l = SearchLimits {
             white: (Some(ms(1000)), Some(ms(10))),
-            ..Limits::default()
+            ..SearchLimits::default()
         };
         let b = l.budget(Color::White, ms(20)).expect("timed");
         assert!(b.soft <= b.hard && b.hard <= ms(330), "{b:?}");
         assert!(b.soft >= ms(10), "{b:?}");
         // Nearly flagged: still a positive budget well inside the clock.
-        let l = Limits {
+        let l = SearchLimits {
             white: (Some(ms(15)), None),
-            ..Limits::default()
+            ..SearchLimits::default()
         };
         let b = l.budget(Color::White, ms(20)).expect("timed");
         assert!(b.hard <= ms(5), "{b:?}");
         // Moves to go 1: most of the remaining time.
-        let l = Limits {
+        let l = SearchLimits {
             white: (Some(ms(1000)), None),
             moves_to_go: Some(1),
-            ..Limits::default()
+            ..SearchLimits::default()
         };
         let b = l.budget(Color::White, ms(0)).expect("timed");
         assert!(b.hard <= ms(800), "{b:?}");
-        let l = Limits {
+        let l = SearchLimits {
             move_time: Some(ms(100)),
-            ..Limits::default()
+            ..SearchLimits::default()
         };
         assert_eq!(
             l.budget(Color::White, ms(10)),
@@ -127,11 +127,11 @@ mod tests {
                 hard: ms(90)
             })
         );
-        assert_eq!(Limits::default().budget(Color::White, ms(10)), None);
-        assert!(Limits::default().is_unbounded());
-        assert!(!Limits {
+        assert_eq!(SearchLimits::default().budget(Color::White, ms(10)), None);
+        assert!(SearchLimits::default().is_unbounded());
+        assert!(!SearchLimits {
             depth: Some(3),
-            ..Limits::default()
+            ..SearchLimits::default()
         }
         .is_unbounded());
     }

@@ -7,6 +7,7 @@
 //! - [`pgn`]: writing and reading PGN.
 //! - [`session`]: the game loop of `retro play`.
 //! - [`replay`]: stepping through a saved game.
+//! - [`start`]: the start position, tags and seed of a game.
 
 pub mod board;
 pub mod moves;
@@ -14,3 +15,4 @@ pub mod pgn;
 pub mod random;
 pub mod replay;
 pub mod session;
+pub mod start;

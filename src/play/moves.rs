@@ -169,7 +169,7 @@ mod tests {
     use shakmaty::CastlingMode;
 
     fn pos(fen: &str) -> Chess {
-        crate::cli::parse_fen(fen).expect("a legal FEN")
+        crate::fen::parse_fen(fen).expect("a legal FEN")
     }
 
     #[test]

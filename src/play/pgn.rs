@@ -526,13 +526,76 @@ fn civil(t: std::time::SystemTime) -> (i64, u32, u32, u64) {
     (year, month, day, secs % 86_400)
 }
 
+/// Why a game could not be taken from a PGN file.
+#[derive(Debug, thiserror::Error)]
+pub enum GameFileError {
+    /// The file cannot be read.
+    #[error("{path}: {source}", path = .path.display())]
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The file is not valid PGN.
+    #[error("{path}: {source}", path = .path.display())]
+    Pgn {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The first mistake.
+        source: PgnError,
+    },
+    /// The file holds fewer games than asked for.
+    #[error(
+        "{path}: --game {number}, but the file holds {count} game{s}",
+        path = .path.display(),
+        s = if *.count == 1 { "" } else { "s" }
+    )]
+    NoSuchGame {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The game asked for, from 1.
+        number: u64,
+        /// The games in the file.
+        count: usize,
+    },
+}
+
+/// Game `number` (from 1) of a PGN file.
+///
+/// # Errors
+/// The file cannot be read, a PGN mistake (with its line), or fewer games than `number`.
+pub fn read_game(path: &std::path::Path, number: u64) -> Result<Game, GameFileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| GameFileError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut games = read(&text).map_err(|source| GameFileError::Pgn {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let count = games.len();
+    let index = number
+        .checked_sub(1)
+        .and_then(|i| usize::try_from(i).ok())
+        .filter(|&i| i < count);
+    let Some(index) = index else {
+        return Err(GameFileError::NoSuchGame {
+            path: path.to_path_buf(),
+            number,
+            count,
+        });
+    };
+    Ok(games.swap_remove(index))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use shakmaty::uci::UciMove;
 
     fn pos(fen: &str) -> Chess {
-        crate::cli::parse_fen(fen).expect("a legal FEN")
+        crate::fen::parse_fen(fen).expect("a legal FEN")
     }
 
     fn play(start: &Chess, ucis: &[&str]) -> Vec<Move> {

@@ -19,7 +19,7 @@ use crate::{
     engine::{
         search::{hash_of, SearchControl, SearchParams},
         think,
-        time::Limits,
+        time::SearchLimits,
         tt::TranspositionTable,
     },
     tablebase::{Tablebase, Wdl},
@@ -307,9 +307,9 @@ fn table_or_search(
     let params = SearchParams {
         pos: pos.clone(),
         history: st.hashes[..st.hashes.len() - 1].to_vec(),
-        limits: Limits {
+        limits: SearchLimits {
             move_time: Some(opts.move_time),
-            ..Limits::default()
+            ..SearchLimits::default()
         },
         overhead: Duration::ZERO,
         threads: 1,
@@ -431,7 +431,7 @@ mod tests {
     use super::*;
 
     fn pos(fen: &str) -> Chess {
-        crate::cli::parse_fen(fen).expect("a legal FEN")
+        crate::fen::parse_fen(fen).expect("a legal FEN")
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use vampirc_uci::{UciMessage, UciSearchControl, UciTimeControl};
 
-use crate::engine::time::Limits;
+use crate::engine::SearchLimits;
 
 /// Where a `position` command starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,7 +51,7 @@ pub enum Command {
     /// `go ...`.
     Go {
         /// The limits.
-        limits: Limits,
+        limits: SearchLimits,
         /// `searchmoves`, in UCI notation.
         search_moves: Vec<String>,
     },
@@ -81,6 +81,60 @@ pub enum Command {
     Empty,
 }
 
+/// Why a line is not a command; the message names the bad token and what was expected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UciError {
+    /// `perft` without a depth in range.
+    #[error("perft needs a depth from 1 to {MAX_PERFT}")]
+    PerftDepth,
+    /// `bench` with a depth out of range or more words.
+    #[error("bench takes a depth from 1 to {MAX_BENCH}")]
+    BenchDepth,
+    /// A `go` count that is not a number.
+    #[error("go {key} needs a number, not '{value}'")]
+    GoNumber {
+        /// The parameter.
+        key: String,
+        /// The value given.
+        value: String,
+    },
+    /// `position fen` without a FEN.
+    #[error("position fen needs a FEN")]
+    NoFen,
+    /// `position fen` with a FEN that cannot be read.
+    #[error("malformed FEN '{fen}': {reason}")]
+    Fen {
+        /// The FEN.
+        fen: String,
+        /// What is wrong with it.
+        reason: shakmaty::fen::ParseFenError,
+    },
+    /// A token after `moves` that is not a move.
+    #[error("'{0}' is not a move in UCI notation")]
+    NotAMove(String),
+    /// The parser gave up on the line.
+    #[error("cannot parse '{0}'")]
+    Unparsable(String),
+    /// A `go` the parser does not take.
+    #[error("malformed go command '{0}'")]
+    Go(String),
+    /// A `position` the parser does not take.
+    #[error("malformed position command '{0}'")]
+    Position(String),
+    /// A `setoption` the parser does not take.
+    #[error("malformed setoption command '{0}' (setoption name N [value V])")]
+    SetOption(String),
+    /// A word that is no command.
+    #[error("unknown command '{0}' (try help)")]
+    Unknown(String),
+    /// A message an engine sends, not a GUI.
+    #[error("'{0}' is a message from engine to GUI, not a command")]
+    EngineMessage(String),
+}
+
+/// The deepest `bench` the console accepts.
+pub const MAX_BENCH: u32 = 20;
+
 /// The deepest `perft` the console accepts.
 pub const MAX_PERFT: u32 = 15;
 
@@ -88,7 +142,7 @@ pub const MAX_PERFT: u32 = 15;
 ///
 /// # Errors
 /// A message naming what is wrong with the line.
-pub fn parse(line: &str) -> Result<Command, String> {
+pub fn parse(line: &str) -> Result<Command, UciError> {
     let line = line.trim();
     let mut words = line.split_whitespace();
     let Some(first) = words.next() else {
@@ -114,17 +168,17 @@ pub fn parse(line: &str) -> Result<Command, String> {
             };
             return match n {
                 Some(n) if (1..=MAX_PERFT).contains(&n) => Ok(Command::Perft(n)),
-                _ => Err(format!("perft needs a depth from 1 to {MAX_PERFT}")),
+                _ => Err(UciError::PerftDepth),
             };
         }
         "bench" => {
             return match rest.as_slice() {
                 [] => Ok(Command::Bench(None)),
                 [n] => match n.parse::<u32>() {
-                    Ok(n) if (1..=20).contains(&n) => Ok(Command::Bench(Some(n))),
-                    _ => Err("bench takes a depth from 1 to 20".to_string()),
+                    Ok(n) if (1..=MAX_BENCH).contains(&n) => Ok(Command::Bench(Some(n))),
+                    _ => Err(UciError::BenchDepth),
                 },
-                _ => Err("bench takes a depth from 1 to 20".to_string()),
+                _ => Err(UciError::BenchDepth),
             };
         }
         _ => {}
@@ -137,7 +191,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
     let ponder =
         first.eq_ignore_ascii_case("go") && rest.iter().any(|w| w.eq_ignore_ascii_case("ponder"));
     let msg = std::panic::catch_unwind(|| vampirc_uci::parse_one(&prepared))
-        .map_err(|_| format!("cannot parse '{line}'"))?;
+        .map_err(|_| UciError::Unparsable(line.to_string()))?;
     let cmd = match msg {
         UciMessage::Uci => Command::Uci,
         UciMessage::Debug(on) => Command::Debug(on),
@@ -166,27 +220,24 @@ pub fn parse(line: &str) -> Result<Command, String> {
             search_control,
         } => go_command(time_control, search_control, ponder),
         UciMessage::Unknown(..) => return Err(unknown(first, line)),
-        _ => {
-            return Err(format!(
-                "'{first}' is a message from engine to GUI, not a command"
-            ))
-        }
+        _ => return Err(UciError::EngineMessage(first.to_string())),
     };
     Ok(cmd)
 }
 
-fn unknown(first: &str, line: &str) -> String {
+/// The error of a line the parser did not take, by its first word.
+fn unknown(first: &str, line: &str) -> UciError {
     match first.to_ascii_lowercase().as_str() {
-        "go" => format!("malformed go command '{line}'"),
-        "position" => format!("malformed position command '{line}'"),
-        "setoption" => format!("malformed setoption command '{line}' (setoption name N [value V])"),
-        _ => format!("unknown command '{first}' (try help)"),
+        "go" => UciError::Go(line.to_string()),
+        "position" => UciError::Position(line.to_string()),
+        "setoption" => UciError::SetOption(line.to_string()),
+        _ => UciError::Unknown(first.to_string()),
     }
 }
 
 /// Removes `ponder` (vampirc-uci would drop the clock values beside it) and caps byte-sized
 /// counts.
-fn prepare_go(rest: &[&str]) -> Result<String, String> {
+fn prepare_go(rest: &[&str]) -> Result<String, UciError> {
     let mut out = vec!["go".to_string()];
     let mut i = 0;
     while i < rest.len() {
@@ -199,9 +250,10 @@ fn prepare_go(rest: &[&str]) -> Result<String, String> {
         out.push(w.to_string());
         if matches!(key.as_str(), "depth" | "mate" | "movestogo") {
             if let Some(v) = rest.get(i + 1) {
-                let n: u64 = v
-                    .parse()
-                    .map_err(|_| format!("go {key} needs a number, not '{v}'"))?;
+                let n: u64 = v.parse().map_err(|_| UciError::GoNumber {
+                    key: key.clone(),
+                    value: v.to_string(),
+                })?;
                 out.push(n.min(255).to_string());
                 i += 1;
             }
@@ -212,7 +264,7 @@ fn prepare_go(rest: &[&str]) -> Result<String, String> {
 }
 
 /// Adds missing move counters to a FEN (`position fen <4 fields> [moves ...]`).
-fn prepare_position(rest: &[&str]) -> Result<String, String> {
+fn prepare_position(rest: &[&str]) -> Result<String, UciError> {
     let mut words: Vec<String> = rest.iter().map(|s| s.to_string()).collect();
     if words.first().is_some_and(|w| w.eq_ignore_ascii_case("fen")) {
         let end = words
@@ -221,7 +273,7 @@ fn prepare_position(rest: &[&str]) -> Result<String, String> {
             .unwrap_or(words.len());
         let fields = end - 1;
         if fields == 0 {
-            return Err("position fen needs a FEN".to_string());
+            return Err(UciError::NoFen);
         }
         if fields == 4 || fields == 5 {
             let missing = if fields == 4 {
@@ -239,14 +291,15 @@ fn prepare_position(rest: &[&str]) -> Result<String, String> {
             .position(|w| w.eq_ignore_ascii_case("moves"))
             .unwrap_or(words.len());
         let fen = words[1..fen_end].join(" ");
-        fen.parse::<shakmaty::fen::Fen>()
-            .map_err(|e| format!("malformed FEN '{fen}': {e}"))?;
+        if let Err(reason) = fen.parse::<shakmaty::fen::Fen>() {
+            return Err(UciError::Fen { fen, reason });
+        }
     }
     Ok(format!("position {}", words.join(" ")))
 }
 
 /// vampirc-uci stops at the first move token it cannot read; every token must be a move.
-fn check_moves(rest: &[&str], parsed: &[String]) -> Result<(), String> {
+fn check_moves(rest: &[&str], parsed: &[String]) -> Result<(), UciError> {
     let tokens: Vec<&str> = rest
         .iter()
         .skip_while(|w| !w.eq_ignore_ascii_case("moves"))
@@ -255,7 +308,7 @@ fn check_moves(rest: &[&str], parsed: &[String]) -> Result<(), String> {
         .collect();
     if tokens.len() != parsed.len() {
         let bad = tokens.get(parsed.len()).copied().unwrap_or("?");
-        return Err(format!("'{bad}' is not a move in UCI notation"));
+        return Err(UciError::NotAMove(bad.to_string()));
     }
     Ok(())
 }
@@ -272,9 +325,9 @@ fn go_command(
     search: Option<UciSearchControl>,
     ponder: bool,
 ) -> Command {
-    let mut limits = Limits {
+    let mut limits = SearchLimits {
         ponder,
-        ..Limits::default()
+        ..SearchLimits::default()
     };
     let mut search_moves = Vec::new();
     match time {
@@ -384,9 +437,9 @@ mod tests {
             })
         );
         let e = parse("position startpos moves e2e4 zzzz").expect_err("bad move");
-        assert!(e.contains("'zzzz'"), "{e}");
+        assert!(e.to_string().contains("'zzzz'"), "{e}");
         let e = parse("position fen garbage").expect_err("bad fen");
-        assert!(e.contains("malformed FEN"), "{e}");
+        assert!(e.to_string().contains("malformed FEN"), "{e}");
         assert!(parse("position fen").is_err());
     }
 
@@ -399,7 +452,7 @@ mod tests {
         assert_eq!(parse("bench 5"), Ok(Command::Bench(Some(5))));
         assert_eq!(parse("legal"), Ok(Command::Legal(None)));
         let e = parse("xyzzy 1 2").expect_err("unknown");
-        assert!(e.contains("unknown command 'xyzzy'"), "{e}");
+        assert!(e.to_string().contains("unknown command 'xyzzy'"), "{e}");
         assert!(parse("bestmove e2e4").is_err());
     }
 }

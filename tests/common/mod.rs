@@ -110,7 +110,7 @@ pub fn en_passant_positions() -> Vec<String> {
                         };
                         let turn = if white_to_move { "w" } else { "b" };
                         let fen = format!("{fen} {turn} - {ep} 0 1");
-                        if let Ok(pos) = retro::cli::parse_fen(&fen) {
+                        if let Ok(pos) = retro::fen::parse_fen(&fen) {
                             if shakmaty::Position::legal_ep_square(&pos).is_some() {
                                 out.push(fen);
                             }

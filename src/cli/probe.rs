@@ -1,0 +1,45 @@
+//! `retro probe`: the table value of positions given as FENs, one output line each.
+
+use std::io::{BufRead, Write};
+
+use crate::{fen::parse_fen, tablebase::Tablebase};
+
+/// The output line for one FEN: `FEN<TAB>win|draw|loss<TAB>plies` or `FEN<TAB>error<TAB>reason`.
+pub fn probe_line(tb: &Tablebase, fen: &str) -> String {
+    let fen = fen.trim();
+    let value = parse_fen(fen)
+        .map_err(|e| e.to_string())
+        .and_then(|pos| tb.probe(&pos).map_err(|e| e.to_string()));
+    match value {
+        Ok(v) => format!("{fen}\t{}\t{}", v.wdl(), v.plies()),
+        Err(e) => format!("{fen}\terror\t{e}"),
+    }
+}
+
+/// Probes the FENs given, or each non-empty line of `input` when none are given, writing one
+/// line each to `out`.
+///
+/// # Errors
+/// Only I/O errors on `input` or `out`.
+pub fn run_probe(
+    tb: &Tablebase,
+    fens: &[String],
+    input: impl BufRead,
+    mut out: impl Write,
+) -> std::io::Result<()> {
+    if fens.is_empty() {
+        for line in input.lines() {
+            let line = line?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            writeln!(out, "{}", probe_line(tb, &line))?;
+            out.flush()?;
+        }
+    } else {
+        for fen in fens {
+            writeln!(out, "{}", probe_line(tb, fen))?;
+        }
+    }
+    out.flush()
+}

@@ -1,0 +1,302 @@
+//! The engine's options: their values, their kinds and ranges (which the UCI front end
+//! declares), and setting one by name with range checks.
+
+use std::path::PathBuf;
+
+use crate::config::{Config, HASH_RANGE, OVERHEAD_RANGE, THREADS_RANGE};
+
+/// The option values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Hash in MB.
+    pub hash: usize,
+    /// Search threads.
+    pub threads: usize,
+    /// Move Overhead in ms.
+    pub move_overhead: u64,
+    /// TablePath (empty: no tables).
+    pub table_path: PathBuf,
+    /// Ponder (the GUI tells whether it will send `go ponder`; nothing changes here).
+    pub ponder: bool,
+}
+
+/// What a `setoption` changed that the engine must act on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionChange {
+    /// Nothing more to do.
+    None,
+    /// Resize the hash table (the old size, to go back to if that fails).
+    Hash(usize),
+    /// The Clear Hash button.
+    ClearHash,
+    /// Open the tables of the new path.
+    TablePath,
+    /// The Show DTM button.
+    ShowDtm,
+    /// The Show Legality button.
+    ShowLegality,
+}
+
+/// Why an option was not set; it keeps its value.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OptionError {
+    /// No option has this name.
+    #[error("unknown option '{0}'")]
+    Unknown(String),
+    /// The option needs a value and none was given.
+    #[error("option {0} needs a value")]
+    NoValue(String),
+    /// A spin option's value is not a whole number.
+    #[error("option {name}: '{value}' is not a whole number")]
+    NotANumber {
+        /// The option.
+        name: String,
+        /// The value given.
+        value: String,
+    },
+    /// A spin option's value is out of its range.
+    #[error("option {name}: {value} is out of range {min} to {max}; unchanged")]
+    OutOfRange {
+        /// The option.
+        name: String,
+        /// The value given.
+        value: String,
+        /// The least value.
+        min: String,
+        /// The greatest value.
+        max: String,
+    },
+    /// A check option's value is neither true nor false.
+    #[error("option {name} takes true or false, not '{value}'")]
+    NotABool {
+        /// The option.
+        name: String,
+        /// The value given.
+        value: String,
+    },
+    /// A path option names no directory.
+    #[error("{name}: '{value}' is not a directory; keeping {kept}")]
+    NotADirectory {
+        /// The option.
+        name: String,
+        /// The value given.
+        value: String,
+        /// The path kept.
+        kept: String,
+    },
+}
+
+/// The kind of an option, its default and its range, as the front end declares it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// A whole number in a range.
+    Spin {
+        /// The value now (declared as the default).
+        default: i64,
+        /// The least value.
+        min: i64,
+        /// The greatest value.
+        max: i64,
+    },
+    /// A boolean.
+    Check {
+        /// The default.
+        default: bool,
+    },
+    /// Text; empty is declared as `<empty>`.
+    Text {
+        /// The default.
+        default: String,
+    },
+    /// An action without a value.
+    Button,
+}
+
+/// An option as the front end declares it: its name and kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionSpec {
+    /// The name.
+    pub name: &'static str,
+    /// The kind, default and range.
+    pub kind: OptionKind,
+}
+
+impl Options {
+    /// The defaults of `engine.toml`.
+    pub fn from_config(c: &Config) -> Options {
+        Options {
+            hash: c.hash,
+            threads: c.threads,
+            move_overhead: c.move_overhead,
+            table_path: c.table_path.clone(),
+            ponder: false,
+        }
+    }
+
+    /// The options, with the current values as their defaults.
+    pub fn specs(&self) -> Vec<OptionSpec> {
+        let spin = |name, value: i64, min: i64, max: i64| OptionSpec {
+            name,
+            kind: OptionKind::Spin {
+                default: value,
+                min,
+                max,
+            },
+        };
+        let button = |name| OptionSpec {
+            name,
+            kind: OptionKind::Button,
+        };
+        let wide = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+        let wide64 = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+        vec![
+            spin(
+                "Hash",
+                wide(self.hash),
+                wide(*HASH_RANGE.start()),
+                wide(*HASH_RANGE.end()),
+            ),
+            spin(
+                "Threads",
+                wide(self.threads),
+                wide(*THREADS_RANGE.start()),
+                wide(*THREADS_RANGE.end()),
+            ),
+            spin(
+                "Move Overhead",
+                wide64(self.move_overhead),
+                wide64(*OVERHEAD_RANGE.start()),
+                wide64(*OVERHEAD_RANGE.end()),
+            ),
+            OptionSpec {
+                name: "TablePath",
+                kind: OptionKind::Text {
+                    default: self.table_path.display().to_string(),
+                },
+            },
+            OptionSpec {
+                name: "Ponder",
+                kind: OptionKind::Check { default: false },
+            },
+            button("Clear Hash"),
+            button("Show DTM"),
+            button("Show Legality"),
+        ]
+    }
+
+    /// Applies `setoption name <name> value <value>`. Names are matched without regard to
+    /// case.
+    ///
+    /// # Errors
+    /// An unknown option, a missing or malformed value, or one out of range; the option keeps
+    /// its value.
+    pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<OptionChange, OptionError> {
+        let key = name.trim().to_ascii_lowercase();
+        let need = |v: Option<&str>| {
+            v.map(str::trim)
+                .filter(|v| !v.is_empty())
+                .ok_or_else(|| OptionError::NoValue(name.to_string()))
+                .map(str::to_string)
+        };
+        match key.as_str() {
+            "hash" => {
+                let old = self.hash;
+                self.hash = spin(name, &need(value)?, HASH_RANGE)?;
+                Ok(OptionChange::Hash(old))
+            }
+            "threads" => {
+                self.threads = spin(name, &need(value)?, THREADS_RANGE)?;
+                Ok(OptionChange::None)
+            }
+            "move overhead" => {
+                self.move_overhead = spin(name, &need(value)?, OVERHEAD_RANGE)?;
+                Ok(OptionChange::None)
+            }
+            "tablepath" => {
+                let v = value.map(str::trim).unwrap_or("");
+                let path = if v.is_empty() || v == "<empty>" {
+                    PathBuf::new()
+                } else {
+                    PathBuf::from(v)
+                };
+                if !path.as_os_str().is_empty() && !path.is_dir() {
+                    return Err(OptionError::NotADirectory {
+                        name: name.to_string(),
+                        value: path.display().to_string(),
+                        kept: self.table_path.display().to_string(),
+                    });
+                }
+                self.table_path = path;
+                Ok(OptionChange::TablePath)
+            }
+            "ponder" => {
+                self.ponder = match need(value)?.to_ascii_lowercase().as_str() {
+                    "true" => true,
+                    "false" => false,
+                    v => {
+                        return Err(OptionError::NotABool {
+                            name: name.to_string(),
+                            value: v.to_string(),
+                        })
+                    }
+                };
+                Ok(OptionChange::None)
+            }
+            "clear hash" => Ok(OptionChange::ClearHash),
+            "show dtm" => Ok(OptionChange::ShowDtm),
+            "show legality" => Ok(OptionChange::ShowLegality),
+            _ => Err(OptionError::Unknown(name.to_string())),
+        }
+    }
+}
+
+/// A spin option's value `v`, checked against `range`.
+fn spin<T>(name: &str, v: &str, range: std::ops::RangeInclusive<T>) -> Result<T, OptionError>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy,
+{
+    let n: T = v.parse().map_err(|_| OptionError::NotANumber {
+        name: name.to_string(),
+        value: v.to_string(),
+    })?;
+    if !range.contains(&n) {
+        return Err(OptionError::OutOfRange {
+            name: name.to_string(),
+            value: n.to_string(),
+            min: range.start().to_string(),
+            max: range.end().to_string(),
+        });
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_checked_and_kept_on_error() {
+        let mut o = Options::from_config(&Config::default());
+        assert_eq!(o.set("Hash", Some("64")), Ok(OptionChange::Hash(16)));
+        assert_eq!(o.hash, 64);
+        assert!(o.set("Hash", Some("0")).is_err());
+        assert!(o.set("hash", Some("lots")).is_err());
+        assert!(o.set("Hash", None).is_err());
+        assert_eq!(o.hash, 64);
+        assert_eq!(o.set("move overhead", Some("100")), Ok(OptionChange::None));
+        assert_eq!(o.move_overhead, 100);
+        assert!(o.set("Threads", Some("9999")).is_err());
+        assert_eq!(o.threads, 1);
+        assert!(o.set("TablePath", Some("/no/such/dir")).is_err());
+        assert_eq!(
+            o.set("TablePath", Some("<empty>")),
+            Ok(OptionChange::TablePath)
+        );
+        assert!(o.table_path.as_os_str().is_empty());
+        assert!(o.set("Ponder", Some("maybe")).is_err());
+        assert_eq!(o.set("Show DTM", None), Ok(OptionChange::ShowDtm));
+        let e = o.set("Frobnicate", Some("1")).expect_err("unknown");
+        assert!(e.to_string().contains("unknown option 'Frobnicate'"), "{e}");
+        assert_eq!(o.specs().len(), 8);
+    }
+}

@@ -1,0 +1,185 @@
+//! The UCI text the engine writes: [`Output`] (one line at a time, flushed, from any thread)
+//! and the formatting of the engine's reports and answers. No other module writes UCI text.
+
+use std::{
+    io::Write,
+    sync::{Arc, Mutex},
+};
+
+use shakmaty::{CastlingMode, Move};
+
+use crate::engine::{OptionKind, OptionSpec, Report, SearchInfo};
+
+/// Where UCI output goes: one line at a time, flushed, from any thread.
+#[derive(Clone)]
+pub struct Output(Arc<Mutex<Box<dyn Write + Send>>>);
+
+impl Output {
+    /// Output to `w`.
+    pub fn new(w: Box<dyn Write + Send>) -> Output {
+        Output(Arc::new(Mutex::new(w)))
+    }
+
+    /// Writes one line and flushes. A closed output (the GUI went away) is ignored; the
+    /// engine ends at the end of its input.
+    pub fn line(&self, s: &str) {
+        let mut w = match self.0.lock() {
+            Ok(w) => w,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let _ = writeln!(w, "{s}");
+        let _ = w.flush();
+    }
+
+    /// An `info string` line.
+    pub fn info(&self, s: &str) {
+        self.line(&format!("info string {s}"));
+    }
+
+    /// Writes the lines of an engine report.
+    pub fn report(&self, report: &Report) {
+        self.line(&report_line(report));
+    }
+}
+
+/// A move in UCI notation.
+pub fn uci_move(m: Move) -> String {
+    m.to_uci(CastlingMode::Standard).to_string()
+}
+
+/// The line of an engine report.
+pub fn report_line(report: &Report) -> String {
+    match report {
+        Report::Info(info) => info_line(info),
+        Report::NoMoves { mated: true } => "info depth 0 score mate 0".to_string(),
+        Report::NoMoves { mated: false } => "info depth 0 score cp 0".to_string(),
+        Report::BestMove { best: None, .. } => "bestmove 0000".to_string(),
+        Report::BestMove {
+            best: Some(b),
+            ponder,
+        } => match ponder {
+            Some(p) => format!("bestmove {} ponder {}", uci_move(*b), uci_move(*p)),
+            None => format!("bestmove {}", uci_move(*b)),
+        },
+        Report::PerftMove { mv, nodes } => format!("{}: {nodes}", uci_move(*mv)),
+        Report::PerftDone { depth, nodes, time } => format!(
+            "perft {depth}: {nodes} nodes in {} ms ({} nps)",
+            time.as_millis(),
+            (*nodes as f64 / time.as_secs_f64().max(1e-6)) as u64
+        ),
+        Report::PerftStopped { depth } => format!("perft {depth}: stopped"),
+        Report::BenchPosition(p) => p.to_string(),
+        Report::BenchDone(r) => format!(
+            "bench: {} nodes {} nps {} ms",
+            r.nodes,
+            r.nps(),
+            r.time.as_millis()
+        ),
+        Report::Notice(n) => format!("info string {n}"),
+    }
+}
+
+/// An `info` line of the search.
+fn info_line(i: &SearchInfo) -> String {
+    let pv: Vec<String> = i.pv.iter().map(|m| uci_move(*m)).collect();
+    format!(
+        "info depth {} seldepth {} multipv 1 score {} nodes {} nps {} hashfull {} tbhits {} time {} pv {}",
+        i.depth,
+        i.seldepth,
+        i.score,
+        i.nodes,
+        i.nps,
+        i.hashfull,
+        i.tbhits,
+        i.time.as_millis(),
+        pv.join(" ")
+    )
+}
+
+/// The `option` line declaring an option in the answer to `uci`.
+pub fn option_line(spec: &OptionSpec) -> String {
+    let name = spec.name;
+    match &spec.kind {
+        OptionKind::Spin { default, min, max } => {
+            format!("option name {name} type spin default {default} min {min} max {max}")
+        }
+        OptionKind::Check { default } => {
+            format!("option name {name} type check default {default}")
+        }
+        OptionKind::Text { default } if default.is_empty() => {
+            format!("option name {name} type string default <empty>")
+        }
+        OptionKind::Text { default } => {
+            format!("option name {name} type string default {default}")
+        }
+        OptionKind::Button => format!("option name {name} type button"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use shakmaty::{uci::UciMove, Chess};
+
+    use super::*;
+    use crate::engine::{Notice, Options, Score};
+
+    #[test]
+    fn reports_as_uci_lines() {
+        let pos = Chess::default();
+        let e4 = "e2e4"
+            .parse::<UciMove>()
+            .expect("uci")
+            .to_move(&pos)
+            .expect("legal");
+        let info = SearchInfo {
+            depth: 3,
+            seldepth: 5,
+            score: Score::Cp(20),
+            nodes: 1234,
+            nps: 5000,
+            hashfull: 7,
+            tbhits: 0,
+            time: Duration::from_millis(250),
+            pv: vec![e4],
+        };
+        assert_eq!(
+            report_line(&Report::Info(info)),
+            "info depth 3 seldepth 5 multipv 1 score cp 20 nodes 1234 nps 5000 hashfull 7 \
+             tbhits 0 time 250 pv e2e4"
+        );
+        assert_eq!(
+            report_line(&Report::BestMove {
+                best: Some(e4),
+                ponder: None
+            }),
+            "bestmove e2e4"
+        );
+        assert_eq!(
+            report_line(&Report::BestMove {
+                best: None,
+                ponder: None
+            }),
+            "bestmove 0000"
+        );
+        assert_eq!(
+            report_line(&Report::NoMoves { mated: true }),
+            "info depth 0 score mate 0"
+        );
+        assert_eq!(
+            report_line(&Report::Notice(Notice::TablesOff)),
+            "info string tables off"
+        );
+    }
+
+    #[test]
+    fn option_declarations() {
+        let o = Options::from_config(&crate::config::Config::default());
+        let lines: Vec<String> = o.specs().iter().map(option_line).collect();
+        assert_eq!(lines.len(), 8);
+        assert!(lines[0].starts_with("option name Hash type spin default 16 min 1 max"));
+        assert!(lines.contains(&"option name Show DTM type button".to_string()));
+        assert!(lines.contains(&"option name Ponder type check default false".to_string()));
+    }
+}
