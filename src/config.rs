@@ -20,13 +20,30 @@ pub enum ConfigError {
         source: std::io::Error,
     },
     /// The file is not valid TOML or has a wrong key or value.
-    #[error("{path}: {message}")]
+    #[error("{}: {}", .path.display(), one_line(.source))]
     Parse {
         /// The file.
         path: PathBuf,
         /// What is wrong, with its line.
-        message: String,
+        source: toml::de::Error,
     },
+    /// A value outside its range.
+    #[error("{}: {key} = {value} is out of range {range}", .path.display())]
+    OutOfRange {
+        /// The file.
+        path: PathBuf,
+        /// The key.
+        key: &'static str,
+        /// The value given.
+        value: String,
+        /// The range allowed.
+        range: String,
+    },
+}
+
+/// A TOML error's message on one line.
+fn one_line(e: &toml::de::Error) -> String {
+    e.to_string().trim().replace('\n', " ")
 }
 
 /// The settings of `engine.toml`.
@@ -114,13 +131,17 @@ impl Config {
     /// # Errors
     /// Invalid TOML, unknown keys or values of the wrong type, with the line.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        let mut c: Config = toml::from_str(text).map_err(|e| ConfigError::Parse {
+        let mut c: Config = toml::from_str(text).map_err(|source| ConfigError::Parse {
             path: path.to_path_buf(),
-            message: e.to_string().trim().replace('\n', " "),
+            source,
         })?;
-        let range_error = |key: &str, value: String, range: String| ConfigError::Parse {
-            path: path.to_path_buf(),
-            message: format!("{key} = {value} is out of range {range}"),
+        let range_error = |key: &'static str, value: String, range: String| {
+            ConfigError::OutOfRange {
+                path: path.to_path_buf(),
+                key,
+                value,
+                range,
+            }
         };
         if !HASH_RANGE.contains(&c.hash) {
             return Err(range_error(
