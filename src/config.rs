@@ -135,14 +135,13 @@ impl Config {
             path: path.to_path_buf(),
             source,
         })?;
-        let range_error = |key: &'static str, value: String, range: String| {
-            ConfigError::OutOfRange {
+        let range_error =
+            |key: &'static str, value: String, range: String| ConfigError::OutOfRange {
                 path: path.to_path_buf(),
                 key,
                 value,
                 range,
-            }
-        };
+            };
         if !HASH_RANGE.contains(&c.hash) {
             return Err(range_error(
                 "hash",

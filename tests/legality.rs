@@ -347,7 +347,7 @@ fn figures_per_file() {
 /// texel's two positions without a kernel have none here either.
 #[test]
 fn proof_kernels_agree_with_texels() {
-    use retro::legality::kernel::{search_limited, KernelResult};
+    use retro::legality::{kernel::search, KernelResult, Kind};
     let start = RawPosition::start();
     let (mut found, mut none) = (0, 0);
     for (fen, label, _) in rows("texel_tests.tsv") {
@@ -363,7 +363,7 @@ fn proof_kernels_agree_with_texels() {
         if !must_exist && !must_not {
             continue;
         }
-        let r = search_limited(&start, &position(&fen), 2_000_000, None)
+        let r = search(&start, &position(&fen), Kind::Plain, &mut nodes(2_000_000))
             .unwrap_or_else(|e| panic!("{fen}: {e:?}"));
         match r {
             KernelResult::Found(_) => {
@@ -385,7 +385,7 @@ fn proof_kernels_agree_with_texels() {
 /// kernel, the ones ours also has none for are counted, with a floor.
 #[test]
 fn extended_kernels_agree_with_texels() {
-    use retro::legality::kernel::{search_extended_limited, KernelResult};
+    use retro::legality::{kernel::search, KernelResult, Kind};
     let start = RawPosition::start();
     let (mut found, mut out_of_nodes, mut none, mut refuted) = (0, 0, 0, 0);
     for (fen, label, _) in rows("texel_tests.tsv") {
@@ -398,7 +398,7 @@ fn extended_kernels_agree_with_texels() {
             continue;
         }
         match (
-            search_extended_limited(&start, &position(&fen), 200_000, None),
+            search(&start, &position(&fen), Kind::Extended, &mut nodes(200_000)),
             must_exist,
         ) {
             (Ok(KernelResult::Found(_)), true) => found += 1,
@@ -422,4 +422,13 @@ fn extended_kernels_agree_with_texels() {
     );
     assert_eq!(refuted + none, 9);
     assert!(refuted >= 7, "only {refuted}");
+}
+
+/// A budget of `max_nodes` nodes and no deadline.
+fn nodes(max_nodes: u64) -> retro::legality::limits::Counter {
+    retro::legality::Limits {
+        max_nodes,
+        deadline: None,
+    }
+    .counter()
 }

@@ -8,7 +8,9 @@ use std::{
 
 use rayon::prelude::*;
 
-use crate::legality::{self, kernel, FenError, Limits, RawPosition, Stop};
+use crate::legality::{
+    self, kernel, FenError, KernelMove, KernelResult, Kind, Limits, RawPosition, Stop,
+};
 
 /// Why `retro proofkernel` gave no answer.
 #[derive(Debug, thiserror::Error)]
@@ -109,7 +111,7 @@ pub fn revmoves_lines(fen: &str) -> Result<Vec<String>, FenError> {
 }
 
 /// The kernel moves as one line.
-fn kernel_text(moves: &[kernel::KernelMove]) -> String {
+fn kernel_text(moves: &[KernelMove]) -> String {
     if moves.is_empty() {
         "(no captures needed)".to_string()
     } else {
@@ -138,12 +140,12 @@ pub fn proofkernel_line(
         None => RawPosition::start(),
     };
     let goal = RawPosition::from_fen(goal)?;
-    let deadline = time.map(|t| Instant::now() + t);
-    let kernel = match kernel::search_limited(&init, &goal, max_nodes, deadline)
+    let limits = limits_from_now(max_nodes, time);
+    let kernel = match kernel::search(&init, &goal, Kind::Plain, &mut limits.counter())
         .map_err(ProofKernelError::Stopped)?
     {
-        kernel::KernelResult::Found(moves) => moves,
-        kernel::KernelResult::None => {
+        KernelResult::Found(moves) => moves,
+        KernelResult::None => {
             return Ok(
                 "no proof kernel: the goal cannot be reached from the initial position".to_string(),
             )
@@ -151,11 +153,17 @@ pub fn proofkernel_line(
     };
     let plain = format!("proof kernel: {}", kernel_text(&kernel));
     // The extended search starts from the kernel found, with a node budget of its own.
-    let extended = match kernel::extend_limited(&init, &goal, &kernel, max_nodes, deadline) {
-        Ok(kernel::KernelResult::Found(moves)) => {
+    let extended = kernel::search(
+        &init,
+        &goal,
+        Kind::ExtendedFrom(&kernel),
+        &mut limits.counter(),
+    );
+    let extended = match extended {
+        Ok(KernelResult::Found(moves)) => {
             format!("extended proof kernel: {}", kernel_text(&moves))
         }
-        Ok(kernel::KernelResult::None) => {
+        Ok(KernelResult::None) => {
             "no extended proof kernel: no kernel fits the ranks of the pawns".to_string()
         }
         Err(e) => format!("extended proof kernel: unknown, {}", stopped(e)),

@@ -12,18 +12,17 @@
 //! type), so when the exhaustive search finds none the goal is unreachable. The cache of failed
 //! states keys on the whole state (no hash-only equality), so the answer is a proof.
 
-use std::{collections::HashSet, fmt, time::Instant};
+use std::collections::HashSet;
 
 use shakmaty::{Bitboard, Color, Role};
 
 use super::{
-    lastmove::{Limits, Stop},
+    kernel_move::{KernelMove, KernelResult, Landing, Target},
+    limits::{Budget, Stop},
     position::RawPosition,
     rows,
 };
 
-/// Piece types of the kernel (kings are not counted).
-const TYPES: [&str; 5] = ["Q", "R", "LB", "DB", "N"];
 /// At most six pawns fit in a file (ranks 2 to 7).
 const MAX_COLUMN: u8 = 6;
 
@@ -166,79 +165,6 @@ fn counted(p: &RawPosition) -> Counted {
     }
 }
 
-/// What a kernel move captures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Target {
-    /// The pawn at this index of this file's column.
-    Pawn(u8, u8),
-    /// An original piece of this type (index into `TYPES`).
-    Piece(u8),
-    /// A piece promoted on this file earlier.
-    Promoted(u8),
-    /// The pawn at this index of this file's column, which promotes (without capturing) and
-    /// is taken as the new piece.
-    PromotedPawn(u8, u8),
-    /// Nothing: the pawn promotes without capturing.
-    Nothing,
-}
-
-/// How the capturing pawn ends up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Landing {
-    /// In this file's column at this index.
-    At(u8, u8),
-    /// Promoted on this file.
-    Promotes(u8),
-}
-
-/// A kernel move, shown in the notation of texel's proof kernels (`wPc0xPb1`, `bxR`,
-/// `wPc0xRb0`, `wPc0xfb0` for a piece promoted on the f file); a capture that promotes ends in
-/// `+` (the promoted piece's type is left open).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct KernelMove {
-    pub(super) side: Color,
-    /// The capturing pawn's file and index; `None` for a piece.
-    pub(super) pawn: Option<(u8, u8)>,
-    pub(super) target: Target,
-    /// Where a capturing pawn lands, unless it takes a pawn (it then takes its place).
-    pub(super) landing: Option<Landing>,
-}
-
-impl fmt::Display for KernelMove {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", side_char(self.side))?;
-        if let Some((file, i)) = self.pawn {
-            write!(f, "P{}{i}", file_char(usize::from(file)))?;
-        }
-        if self.target == Target::Nothing {
-            return f.write_str("+");
-        }
-        f.write_str("x")?;
-        match self.target {
-            Target::Pawn(g, j) => write!(f, "P{}{j}", file_char(usize::from(g)))?,
-            Target::Piece(t) => f.write_str(TYPES[usize::from(t)])?,
-            Target::Promoted(p) | Target::PromotedPawn(p, _) => {
-                write!(f, "{}", file_char(usize::from(p)))?;
-            }
-            Target::Nothing => {}
-        }
-        match self.landing {
-            Some(Landing::At(g, at)) => write!(f, "{}{at}", file_char(usize::from(g))),
-            Some(Landing::Promotes(g)) => write!(f, "{}+", file_char(usize::from(g))),
-            None => Ok(()),
-        }
-    }
-}
-
-/// What the search concluded.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum KernelResult {
-    /// A kernel: the captures in order.
-    Found(Vec<KernelMove>),
-    /// None exists: the goal cannot be reached from the initial position.
-    None,
-}
-
 /// The proof-kernel search from `init` to `goal`, sharing `budget` (nodes) with the caller.
 pub struct KernelSearch<'a> {
     goal: Counted,
@@ -369,49 +295,45 @@ fn promotes_on_light(c: Color, f: usize) -> bool {
     f.is_multiple_of(2) == (c == Color::White)
 }
 
-fn file_char(f: usize) -> char {
-    char::from(b'a' + f as u8)
+/// What a kernel search looks for.
+#[derive(Clone, Copy, Debug)]
+pub enum Kind<'k> {
+    /// A proof kernel: the captures, without squares. `KernelResult::None` proves the goal
+    /// unreachable.
+    Plain,
+    /// An extended proof kernel: a kernel whose captures also fit the pawns' ranks
+    /// ([`rows`]). `KernelResult::None` proves the goal unreachable.
+    Extended,
+    /// An extended kernel when this plain kernel from `init` to `goal` is already at hand: most
+    /// kernels fit the ranks, so it is checked first, before the search over ranks.
+    ExtendedFrom(&'k [KernelMove]),
 }
 
-fn side_char(c: Color) -> char {
-    c.fold_wb('w', 'b')
-}
-
-/// Searches a kernel from `init` to `goal`. `tick` is called once per node and ends the search
-/// when it fails.
+/// Searches a kernel of `kind` from `init` to `goal`; `budget` is ticked once per node and
+/// ends the search when it runs out (give `limits.counter()` for a budget of its own, or a
+/// closure to share a caller's).
 ///
 /// # Errors
 /// The budget ran out.
 pub fn search(
     init: &RawPosition,
     goal: &RawPosition,
-    tick: &mut dyn FnMut() -> Result<(), Stop>,
+    kind: Kind<'_>,
+    budget: &mut dyn Budget,
 ) -> Result<KernelResult, Stop> {
-    run(init, goal, tick, false)
-}
-
-/// Searches an extended kernel from `init` to `goal`: a kernel whose captures also fit the
-/// pawns' ranks ([`rows`]). `KernelResult::None` proves the goal unreachable.
-///
-/// # Errors
-/// The budget ran out.
-pub fn search_extended(
-    init: &RawPosition,
-    goal: &RawPosition,
-    tick: &mut dyn FnMut() -> Result<(), Stop>,
-) -> Result<KernelResult, Stop> {
-    match run(init, goal, tick, false)? {
-        KernelResult::None => Ok(KernelResult::None),
-        KernelResult::Found(k) => extend(init, goal, &k, tick),
+    let mut tick = || budget.tick();
+    match kind {
+        Kind::Plain => run(init, goal, &mut tick, false),
+        Kind::Extended => match run(init, goal, &mut tick, false)? {
+            KernelResult::None => Ok(KernelResult::None),
+            KernelResult::Found(k) => extend(init, goal, &k, &mut tick),
+        },
+        Kind::ExtendedFrom(k) => extend(init, goal, k, &mut tick),
     }
 }
 
-/// The extended kernel search when `kernel`, a plain kernel from `init` to `goal`, is already
-/// at hand: most kernels fit the ranks, so it is checked first, before the search over ranks.
-///
-/// # Errors
-/// The budget ran out.
-pub fn extend(
+/// The extended search from a plain kernel at hand (see [`Kind::ExtendedFrom`]).
+fn extend(
     init: &RawPosition,
     goal: &RawPosition,
     kernel: &[KernelMove],
@@ -424,6 +346,8 @@ pub fn extend(
     }
 }
 
+/// The search itself: the start state from `init`, the goal's counts, and the depth-first
+/// search (over ranks too when `extended`).
 fn run(
     init: &RawPosition,
     goal: &RawPosition,
@@ -685,153 +609,190 @@ impl KernelSearch<'_> {
     fn moves(&self, s: &State) -> Vec<(State, KernelMove)> {
         let mut out = Vec::new();
         for k in 0..2 {
-            let x = color(k);
-            for (f, col) in s.cols.iter().enumerate() {
-                for i in 0..col.len {
-                    // Promoting early only matters when it lets the pawn behind, of the same
-                    // colour, promote before the kernel ends, or frees a full column.
-                    let behind = match x {
-                        Color::White => i.checked_sub(1),
-                        Color::Black => Some(i + 1).filter(|&b| b < col.len),
-                    };
-                    let useful = col.len >= MAX_COLUMN || behind.is_some_and(|b| col.get(b) == x);
-                    if useful
-                        && col.can_promote(i, x)
-                        && !self.is_blocked(*col, f, i)
-                        && !self.blocked.no_promotion[k][f]
-                    {
-                        let mut st = s.clone();
-                        st.cols[f] = col.remove(i);
-                        st.promoted[k][f] += 1;
-                        out.push((
-                            st,
-                            KernelMove {
-                                side: x,
-                                pawn: Some((f as u8, i)),
-                                target: Target::Nothing,
-                                landing: None,
-                            },
-                        ));
-                    }
-                }
-            }
+            self.promotions(s, k, &mut out);
         }
         for k in 0..2 {
-            let x = color(k);
-            let y = 1 - k;
-            if s.left[y] == 0 {
+            if s.left[1 - k] == 0 {
                 continue;
             }
-            // The targets: the state with the target gone, and the target.
-            let mut targets: Vec<(State, Target)> = Vec::new();
-            let mut base = s.clone();
-            base.left[y] -= 1;
-            for (g, col) in s.cols.iter().enumerate() {
-                for j in 0..col.len {
-                    if col.get(j) == color(y) && !self.is_blocked(*col, g, j) {
-                        let mut t = base.clone();
-                        t.cols[g] = col.remove(j);
-                        if col.can_promote(j, color(y)) && !self.blocked.no_promotion[y][g] {
-                            // The pawn promoted without capturing and the new piece is taken.
-                            targets.push((t.clone(), Target::PromotedPawn(g as u8, j)));
-                        }
-                        targets.push((t, Target::Pawn(g as u8, j)));
-                    }
-                }
-            }
-            for t in 0..5 {
-                if s.pieces[y][t] > self.blocked.floor[y][t] {
-                    let mut st = base.clone();
-                    st.pieces[y][t] -= 1;
-                    targets.push((st, Target::Piece(t as u8)));
-                }
-            }
-            for f in 0..8 {
-                if s.promoted[y][f] > 0 {
-                    let mut st = base.clone();
-                    st.promoted[y][f] -= 1;
-                    targets.push((st, Target::Promoted(f as u8)));
-                }
-            }
-            for (t, target) in &targets {
-                let mv = |pawn, landing| KernelMove {
-                    side: x,
-                    pawn,
-                    target: *target,
-                    landing,
-                };
-                // A piece (the king at least) takes it.
-                out.push((t.clone(), mv(None, None)));
-                // A pawn takes it from a neighbouring file.
-                for f in 0..8usize {
-                    let col = s.cols[f];
-                    for i in 0..col.len {
-                        if col.get(i) != x || self.is_blocked(col, f, i) {
-                            continue;
-                        }
-                        let pawn = Some((f as u8, i));
-                        for g in [f.wrapping_sub(1), f + 1] {
-                            if g >= 8 {
-                                continue;
-                            }
-                            match *target {
-                                Target::Pawn(pg, j) => {
-                                    if usize::from(pg) != g {
-                                        continue;
-                                    }
-                                    let mut st = t.clone();
-                                    st.cols[f] = st.cols[f].remove(i);
-                                    // The capturer takes the captured pawn's place.
-                                    st.cols[g] = s.cols[g].set(j, x);
-                                    out.push((st, mv(pawn, None)));
-                                }
-                                _ => {
-                                    let mut st = t.clone();
-                                    // A pawn of this column taken below the capturer moves
-                                    // the capturer's index down by one.
-                                    let i_now = match *target {
-                                        Target::PromotedPawn(tg, j)
-                                            if usize::from(tg) == f && j < i =>
-                                        {
-                                            i - 1
-                                        }
-                                        _ => i,
-                                    };
-                                    st.cols[f] = st.cols[f].remove(i_now);
-                                    if st.cols[g].len < MAX_COLUMN {
-                                        for at in 0..=st.cols[g].len {
-                                            // Nothing gets below a blocked white pawn or above
-                                            // a blocked black one.
-                                            if (at == 0 && self.blocked.white_pawn[g])
-                                                || (at == st.cols[g].len
-                                                    && self.blocked.black_pawn[g])
-                                            {
-                                                continue;
-                                            }
-                                            let mut in_col = st.clone();
-                                            in_col.cols[g] = st.cols[g].insert(at, x);
-                                            out.push((
-                                                in_col,
-                                                mv(pawn, Some(Landing::At(g as u8, at))),
-                                            ));
-                                        }
-                                    }
-                                    if col.can_promote(i, x) && !self.blocked.no_promotion[k][g] {
-                                        let mut promo = st;
-                                        promo.promoted[k][g] += 1;
-                                        out.push((
-                                            promo,
-                                            mv(pawn, Some(Landing::Promotes(g as u8))),
-                                        ));
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
+            for (t, target) in self.targets(s, 1 - k) {
+                self.captures(s, k, &t, target, &mut out);
             }
         }
         out
+    }
+
+    /// The promotions of side `k`'s pawns without a capture, where promoting early matters:
+    /// when it lets the pawn behind, of the same colour, promote before the kernel ends, or
+    /// frees a full column.
+    fn promotions(&self, s: &State, k: usize, out: &mut Vec<(State, KernelMove)>) {
+        let x = color(k);
+        for (f, col) in s.cols.iter().enumerate() {
+            for i in 0..col.len {
+                let behind = match x {
+                    Color::White => i.checked_sub(1),
+                    Color::Black => Some(i + 1).filter(|&b| b < col.len),
+                };
+                let useful = col.len >= MAX_COLUMN || behind.is_some_and(|b| col.get(b) == x);
+                if useful
+                    && col.can_promote(i, x)
+                    && !self.is_blocked(*col, f, i)
+                    && !self.blocked.no_promotion[k][f]
+                {
+                    let mut st = s.clone();
+                    st.cols[f] = col.remove(i);
+                    st.promoted[k][f] += 1;
+                    out.push((
+                        st,
+                        KernelMove {
+                            side: x,
+                            pawn: Some((f as u8, i)),
+                            target: Target::Nothing,
+                            landing: None,
+                        },
+                    ));
+                }
+            }
+        }
+    }
+
+    /// What side `y` can lose to a capture: each of its pawns (also as the piece it promotes
+    /// to without capturing), original pieces above the floor of those that never move, and
+    /// promoted pieces; each with the state once it is gone.
+    fn targets(&self, s: &State, y: usize) -> Vec<(State, Target)> {
+        let mut targets: Vec<(State, Target)> = Vec::new();
+        let mut base = s.clone();
+        base.left[y] -= 1;
+        for (g, col) in s.cols.iter().enumerate() {
+            for j in 0..col.len {
+                if col.get(j) == color(y) && !self.is_blocked(*col, g, j) {
+                    let mut t = base.clone();
+                    t.cols[g] = col.remove(j);
+                    if col.can_promote(j, color(y)) && !self.blocked.no_promotion[y][g] {
+                        // The pawn promoted without capturing and the new piece is taken.
+                        targets.push((t.clone(), Target::PromotedPawn(g as u8, j)));
+                    }
+                    targets.push((t, Target::Pawn(g as u8, j)));
+                }
+            }
+        }
+        for t in 0..5 {
+            if s.pieces[y][t] > self.blocked.floor[y][t] {
+                let mut st = base.clone();
+                st.pieces[y][t] -= 1;
+                targets.push((st, Target::Piece(t as u8)));
+            }
+        }
+        for f in 0..8 {
+            if s.promoted[y][f] > 0 {
+                let mut st = base.clone();
+                st.promoted[y][f] -= 1;
+                targets.push((st, Target::Promoted(f as u8)));
+            }
+        }
+        targets
+    }
+
+    /// The captures of `target` by side `k` from `s` (`t`: the state with the target gone):
+    /// by a piece, or by a pawn from a neighbouring file.
+    fn captures(
+        &self,
+        s: &State,
+        k: usize,
+        t: &State,
+        target: Target,
+        out: &mut Vec<(State, KernelMove)>,
+    ) {
+        let x = color(k);
+        // A piece (the king at least) takes it.
+        out.push((
+            t.clone(),
+            KernelMove {
+                side: x,
+                pawn: None,
+                target,
+                landing: None,
+            },
+        ));
+        for f in 0..8usize {
+            let col = s.cols[f];
+            for i in 0..col.len {
+                if col.get(i) != x || self.is_blocked(col, f, i) {
+                    continue;
+                }
+                for g in [f.wrapping_sub(1), f + 1] {
+                    if g >= 8 {
+                        continue;
+                    }
+                    let mv = |landing| KernelMove {
+                        side: x,
+                        pawn: Some((f as u8, i)),
+                        target,
+                        landing,
+                    };
+                    match target {
+                        Target::Pawn(pg, j) => {
+                            if usize::from(pg) != g {
+                                continue;
+                            }
+                            let mut st = t.clone();
+                            st.cols[f] = st.cols[f].remove(i);
+                            // The capturer takes the captured pawn's place.
+                            st.cols[g] = s.cols[g].set(j, x);
+                            out.push((st, mv(None)));
+                        }
+                        _ => self.landings(k, t, target, col, (f, i, g), out),
+                    }
+                }
+            }
+        }
+    }
+
+    /// The captures of `target` by side `k`'s pawn `i` of file `f` (column `col`) landing on
+    /// file `g` (`t`: the state with the target gone): at any index of the new column that
+    /// blocked pawns leave open, or promoted at once.
+    fn landings(
+        &self,
+        k: usize,
+        t: &State,
+        target: Target,
+        col: Column,
+        (f, i, g): (usize, u8, usize),
+        out: &mut Vec<(State, KernelMove)>,
+    ) {
+        let x = color(k);
+        let mv = |landing| KernelMove {
+            side: x,
+            pawn: Some((f as u8, i)),
+            target,
+            landing: Some(landing),
+        };
+        let mut st = t.clone();
+        // A pawn of this column taken below the capturer moves the capturer's index down by
+        // one.
+        let i_now = match target {
+            Target::PromotedPawn(tg, j) if usize::from(tg) == f && j < i => i - 1,
+            _ => i,
+        };
+        st.cols[f] = st.cols[f].remove(i_now);
+        if st.cols[g].len < MAX_COLUMN {
+            for at in 0..=st.cols[g].len {
+                // Nothing gets below a blocked white pawn or above a blocked black one.
+                if (at == 0 && self.blocked.white_pawn[g])
+                    || (at == st.cols[g].len && self.blocked.black_pawn[g])
+                {
+                    continue;
+                }
+                let mut in_col = st.clone();
+                in_col.cols[g] = st.cols[g].insert(at, x);
+                out.push((in_col, mv(Landing::At(g as u8, at))));
+            }
+        }
+        if col.can_promote(i, x) && !self.blocked.no_promotion[k][g] {
+            let mut promo = st;
+            promo.promoted[k][g] += 1;
+            out.push((promo, mv(Landing::Promotes(g as u8))));
+        }
     }
 }
 
@@ -874,80 +835,6 @@ fn pawn_moves(state: &[Column; 8], goal: &[Column; 8], c: Color) -> Option<u32> 
     Some(prev[nh])
 }
 
-/// Convenience: a kernel search with its own node limit and deadline.
-///
-/// # Errors
-/// The budget ran out.
-pub fn search_limited(
-    init: &RawPosition,
-    goal: &RawPosition,
-    max_nodes: u64,
-    deadline: Option<Instant>,
-) -> Result<KernelResult, Stop> {
-    limited(init, goal, max_nodes, deadline, false)
-}
-
-/// Convenience: an extended kernel search with its own node limit and deadline.
-///
-/// # Errors
-/// The budget ran out.
-pub fn search_extended_limited(
-    init: &RawPosition,
-    goal: &RawPosition,
-    max_nodes: u64,
-    deadline: Option<Instant>,
-) -> Result<KernelResult, Stop> {
-    limited(init, goal, max_nodes, deadline, true)
-}
-
-fn limited(
-    init: &RawPosition,
-    goal: &RawPosition,
-    max_nodes: u64,
-    deadline: Option<Instant>,
-    extended: bool,
-) -> Result<KernelResult, Stop> {
-    with_limits(max_nodes, deadline, |tick| {
-        if extended {
-            search_extended(init, goal, tick)
-        } else {
-            search(init, goal, tick)
-        }
-    })
-}
-
-/// Convenience: [`extend`] with its own node limit and deadline.
-///
-/// # Errors
-/// The budget ran out.
-pub fn extend_limited(
-    init: &RawPosition,
-    goal: &RawPosition,
-    kernel: &[KernelMove],
-    max_nodes: u64,
-    deadline: Option<Instant>,
-) -> Result<KernelResult, Stop> {
-    with_limits(max_nodes, deadline, |tick| extend(init, goal, kernel, tick))
-}
-
-/// Runs `search` with a node counter checked against `max_nodes` and `deadline`.
-fn with_limits<R>(
-    max_nodes: u64,
-    deadline: Option<Instant>,
-    search: impl FnOnce(&mut dyn FnMut() -> Result<(), Stop>) -> R,
-) -> R {
-    let limits = Limits {
-        max_nodes,
-        deadline,
-    };
-    let mut nodes = 0u64;
-    let mut tick = || {
-        nodes += 1;
-        limits.check(nodes)
-    };
-    search(&mut tick)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -955,7 +842,11 @@ mod tests {
     fn kernel(init: &str, goal: &str) -> KernelResult {
         let i = RawPosition::from_fen(init).expect("fen");
         let g = RawPosition::from_fen(goal).expect("fen");
-        search_limited(&i, &g, 1_000_000, None).expect("in budget")
+        let limits = crate::legality::Limits {
+            max_nodes: 1_000_000,
+            deadline: None,
+        };
+        search(&i, &g, Kind::Plain, &mut limits.counter()).expect("in budget")
     }
 
     const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";

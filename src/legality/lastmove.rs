@@ -4,48 +4,15 @@
 //! sides cannot give check on every move forever), and when a single candidate is left. A node
 //! and time budget bounds the rest.
 
-use std::{collections::HashMap, time::Instant};
+use std::collections::HashMap;
 
 use super::{
-    kernel::{self, KernelResult},
+    kernel::{self, Kind},
+    kernel_move::{KernelMove, KernelResult},
+    limits::{Limits, Stop},
     position::RawPosition,
     revmoves, rules,
 };
-
-/// How far the analysis of one position may go.
-#[derive(Clone, Copy, Debug)]
-pub struct Limits {
-    /// Positions analysed at most (each recursive step counts one).
-    pub max_nodes: u64,
-    /// When to give up.
-    pub deadline: Option<Instant>,
-}
-
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
-            max_nodes: 100_000,
-            deadline: None,
-        }
-    }
-}
-
-impl Limits {
-    /// Whether a search that has visited `nodes` nodes may go on (the clock is read every 64
-    /// nodes).
-    ///
-    /// # Errors
-    /// The node or time budget ran out.
-    pub fn check(&self, nodes: u64) -> Result<(), Stop> {
-        if nodes > self.max_nodes {
-            return Err(Stop::Nodes);
-        }
-        if nodes.is_multiple_of(64) && self.deadline.is_some_and(|d| Instant::now() >= d) {
-            return Err(Stop::Time);
-        }
-        Ok(())
-    }
-}
 
 /// The deepest chain of earlier positions followed.
 const MAX_DEPTH: usize = 64;
@@ -53,15 +20,6 @@ const MAX_DEPTH: usize = 64;
 /// Nodes an extended kernel search may take before it is given up as inconclusive (the
 /// analysis then goes on with the last moves).
 const EXTENDED_NODES: u64 = 50_000;
-
-/// Why the analysis stopped before a proof.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stop {
-    /// The node budget ran out.
-    Nodes,
-    /// The time budget ran out.
-    Time,
-}
 
 /// The search state of one analysis: the budget and the positions already settled (exact keys:
 /// a cached result is a proven one).
@@ -112,7 +70,7 @@ impl Analysis {
         }
         self.tick()?;
         let start = self.start.clone();
-        let kernel = kernel::search(&start, p, &mut || self.tick())?;
+        let kernel = kernel::search(&start, p, Kind::Plain, &mut || self.tick())?;
         if depth == 0 {
             self.root_kernel = Some(matches!(kernel, KernelResult::Found(_)));
         }
@@ -137,15 +95,11 @@ impl Analysis {
     ///
     /// # Errors
     /// The analysis' own budget ran out.
-    fn no_extended_kernel(
-        &mut self,
-        p: &RawPosition,
-        plain: &[kernel::KernelMove],
-    ) -> Result<bool, Stop> {
+    fn no_extended_kernel(&mut self, p: &RawPosition, plain: &[KernelMove]) -> Result<bool, Stop> {
         let start = self.start.clone();
         let mut local = 0u64;
         let mut gave_up = false;
-        let result = kernel::extend(&start, p, plain, &mut || {
+        let result = kernel::search(&start, p, Kind::ExtendedFrom(plain), &mut || {
             local += 1;
             if local > EXTENDED_NODES {
                 gave_up = true;
@@ -167,7 +121,7 @@ impl Analysis {
             return Ok(known.is_some());
         }
         let start = self.start.clone();
-        let kernel = kernel::search(&start, p, &mut || self.tick())?;
+        let kernel = kernel::search(&start, p, Kind::Plain, &mut || self.tick())?;
         if kernel == KernelResult::None {
             self.proven
                 .insert(p.clone(), Some("no proof kernel".to_string()));

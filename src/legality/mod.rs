@@ -13,7 +13,9 @@
 //! and `unknown` otherwise.
 
 pub mod kernel;
+pub mod kernel_move;
 pub mod lastmove;
+pub mod limits;
 pub mod position;
 pub mod revmoves;
 pub mod rows;
@@ -22,7 +24,10 @@ pub mod rules;
 use std::fmt;
 
 pub use self::{
-    lastmove::{Analysis, Limits, Stop},
+    kernel::Kind,
+    kernel_move::{KernelMove, KernelResult},
+    lastmove::Analysis,
+    limits::{Budget, Limits, Stop},
     position::{FenError, RawPosition},
 };
 

@@ -25,7 +25,7 @@ pub struct RawPosition {
 /// Why a FEN could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("malformed FEN: {0}")]
-pub struct FenError(pub String);
+pub struct FenError(#[from] pub shakmaty::fen::ParseFenError);
 
 impl RawPosition {
     /// Reads a FEN without judging the position. Move counters are ignored.
@@ -33,7 +33,7 @@ impl RawPosition {
     /// # Errors
     /// A malformed FEN.
     pub fn from_fen(fen: &str) -> Result<RawPosition, FenError> {
-        let fen: Fen = fen.trim().parse().map_err(|e| FenError(format!("{e}")))?;
+        let fen: Fen = fen.trim().parse()?;
         let setup = fen.into_setup();
         Ok(RawPosition {
             board: setup.board,

@@ -14,7 +14,7 @@
 use shakmaty::{Bitboard, Color};
 
 use super::{
-    kernel::{KernelMove, Landing, Target},
+    kernel_move::{KernelMove, Landing, Target},
     position::RawPosition,
 };
 
@@ -534,13 +534,20 @@ fn remove(col: &mut Vec<usize>, i: u8) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::legality::kernel::{search_extended_limited, search_limited, KernelResult};
+    use crate::legality::{
+        kernel::{search, Kind},
+        KernelResult, Limits,
+    };
 
     fn both(goal: &str) -> (bool, bool) {
         let start = RawPosition::start();
         let g = RawPosition::from_fen(goal).expect("fen");
-        let plain = search_limited(&start, &g, 100_000, None).expect("budget");
-        let ext = search_extended_limited(&start, &g, 100_000, None).expect("budget");
+        let limits = Limits {
+            max_nodes: 100_000,
+            deadline: None,
+        };
+        let plain = search(&start, &g, Kind::Plain, &mut limits.counter()).expect("budget");
+        let ext = search(&start, &g, Kind::Extended, &mut limits.counter()).expect("budget");
         (
             matches!(plain, KernelResult::Found(_)),
             matches!(ext, KernelResult::Found(_)),
