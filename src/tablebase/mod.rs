@@ -1,6 +1,7 @@
 //! Retro's depth-to-mate tables: materials, values, the index, the file format and probing.
 
 pub mod cache;
+pub mod error;
 pub mod format;
 pub mod index;
 pub mod layout;
@@ -11,7 +12,8 @@ pub mod value;
 pub mod zstd_prefix;
 
 pub use self::{
+    error::{ProbeError, TableError},
     material::Material,
-    probe::{lookup, ProbeError, Tablebase, Tables},
+    probe::{lookup, Tablebase, Tables},
     value::{Value, Wdl},
 };

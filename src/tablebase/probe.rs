@@ -5,41 +5,19 @@
 use std::{
     collections::HashMap,
     path::{Path, PathBuf},
-    sync::OnceLock,
+    sync::{Arc, OnceLock},
 };
 
 use shakmaty::{Board, Chess, Color, Move, Position, Role};
 
 use super::{
-    format::{file_name, Table, TableError, EXTENSION},
+    error::{ProbeError, TableError},
+    format::{file_name, Table, EXTENSION},
     index::Squares,
     material::{key_of_piece, Material, MAX_PIECES},
     pieces::{to_slots, Piece},
     value::Value,
 };
-
-/// Why a position could not be probed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ProbeError {
-    /// Tables hold positions without castling rights only.
-    #[error("castling rights are present")]
-    Castling,
-    /// More pieces than any table has.
-    #[error("{0} pieces, tables hold at most {MAX_PIECES}")]
-    TooManyPieces(usize),
-    /// No table of this material is loaded.
-    #[error("no table for {0}")]
-    MissingTable(String),
-    /// The table exists but was refused.
-    #[error("table refused: {0}")]
-    BadTable(String),
-    /// The pieces do not form a position a table holds.
-    #[error("position not in its table ({0})")]
-    NotIndexable(String),
-    /// A mate longer than a value can hold.
-    #[error("mate distance out of range")]
-    Overflow,
-}
 
 /// A source of tables.
 pub trait Tables {
@@ -131,7 +109,7 @@ type KeyMap<V> = HashMap<u64, V, std::hash::BuildHasherDefault<KeyHasher>>;
 struct Slot {
     material: Material,
     path: PathBuf,
-    table: OnceLock<Result<Table, String>>,
+    table: OnceLock<Result<Table, Arc<TableError>>>,
 }
 
 /// A directory of tables, each opened (and checked) on its first probe.
@@ -158,10 +136,10 @@ impl Tables for Tablebase {
             } else {
                 Table::open(&slot.path, Some(material))
             }
-            .map_err(|e| e.to_string())
+            .map_err(Arc::new)
         }) {
             Ok(t) => Ok((t, swap)),
-            Err(e) => Err(ProbeError::BadTable(e.clone())),
+            Err(e) => Err(ProbeError::BadTable(Arc::clone(e))),
         }
     }
 }

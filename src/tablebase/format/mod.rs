@@ -1,0 +1,96 @@
+//! The table file format (described in tables/README.md): a 96-byte header ([`header`]), then
+//! the values of both sides to move, either raw (one byte per entry, index order) or in blocks
+//! compressed independently with zstd behind an index of block offsets. Files are written
+//! atomically ([`writer`]) and memory-mapped for probing ([`reader`]); a probe of a compressed
+//! table decodes one block, as far as the entry it needs
+//! ([`zstd_prefix`](super::zstd_prefix)), into the process-wide [`cache`](super::cache); whole
+//! blocks (checks, recompression) are decompressed by libzstd. Every byte of a file is
+//! untrusted.
+
+pub mod header;
+pub mod reader;
+pub mod writer;
+
+pub use self::{
+    header::{checksum, Checksum},
+    reader::Table,
+    writer::{recompress, write_table, TableData, Written},
+};
+pub use super::error::TableError;
+use super::material::Material;
+
+/// File magic.
+pub const MAGIC: &[u8; 8] = b"RETRODTM";
+/// Format version this build reads and writes.
+pub const VERSION: u32 = 2;
+/// Header length in bytes.
+pub const HEADER_LEN: usize = 96;
+/// Entries per compressed block, unless the writer is told otherwise.
+pub const BLOCK_LEN: u32 = 4096;
+/// The zstd level of compressed blocks, unless the writer is told otherwise.
+pub const ZSTD_LEVEL: i32 = 12;
+/// Largest block length a reader accepts (it sizes the buffers).
+pub const MAX_BLOCK_LEN: u32 = 1 << 20;
+/// File name extension of table files.
+pub const EXTENSION: &str = "rdtm";
+
+/// Summary figures stored in a header.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Longest win for the side to move, in plies.
+    pub longest_win: u32,
+    /// Longest loss for the side to move, in plies.
+    pub longest_loss: u32,
+}
+
+/// The file name of a material's table.
+pub fn file_name(material: Material) -> String {
+    format!("{}.{}", material.name(), EXTENSION)
+}
+
+/// How a table's values are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// One byte per entry, index order.
+    Raw,
+    /// Blocks of `block_len` entries, each a zstd frame at `level`.
+    Blocks {
+        /// Entries per block.
+        block_len: u32,
+        /// zstd compression level (1..=22).
+        level: i32,
+    },
+}
+
+/// Settings of compressed tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Compression {
+    /// Entries per block.
+    pub block_len: u32,
+    /// zstd level.
+    pub level: i32,
+}
+
+impl Default for Compression {
+    fn default() -> Compression {
+        Compression {
+            block_len: BLOCK_LEN,
+            level: ZSTD_LEVEL,
+        }
+    }
+}
+
+impl Encoding {
+    /// The encoding `build-tables` uses for a material: raw up to 4 pieces (small, and probed
+    /// without decompression while 5-piece tables are built), compressed blocks from 5.
+    pub fn for_material(material: Material, compression: Compression) -> Encoding {
+        if material.piece_count() >= 5 {
+            Encoding::Blocks {
+                block_len: compression.block_len,
+                level: compression.level,
+            }
+        } else {
+            Encoding::Raw
+        }
+    }
+}

@@ -1,0 +1,410 @@
+//! Writing table files: the values of both sides, raw or in zstd blocks (each side in the
+//! digit order whose sample compresses best), written atomically; and recompressing a table
+//! that exists.
+
+use std::{
+    fs::{self, File},
+    io::{self, BufWriter, Write},
+    path::{Path, PathBuf},
+};
+
+use rayon::prelude::*;
+
+use super::{
+    file_name,
+    header::{block_sum, checksum, Checksum, Header, STORAGE_RAW, STORAGE_ZSTD},
+    reader::{decompress_into, Store, Table},
+    Compression, Encoding, Stats, MAX_BLOCK_LEN,
+};
+use crate::tablebase::{
+    error::{BlockError, Side, TableError},
+    index::IndexScheme,
+    layout::{all_orders, Layout},
+    material::Material,
+};
+
+/// The values to write.
+#[derive(Clone, Copy)]
+pub struct TableData<'a> {
+    /// One byte per entry with white to move.
+    pub white: &'a [u8],
+    /// One byte per entry with black to move.
+    pub black: &'a [u8],
+    /// Per side, a bit per entry (bit `i % 64` of word `i / 64`) set for entries that are legal
+    /// positions. The other entries are never probed, so a compressed file stores whatever
+    /// compresses best there. `None`: every entry is kept.
+    pub legal: Option<[&'a [u64]; 2]>,
+}
+
+/// What was written.
+#[derive(Clone, Debug)]
+pub struct Written {
+    /// The file.
+    pub path: PathBuf,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// The digit order of each side's values in the file.
+    pub orders: [Vec<u8>; 2],
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file beside it, synced, then renamed.
+fn write_atomic(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
+) -> Result<u64, TableError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
+    let result = (|| {
+        let mut f = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
+        write(&mut f)?;
+        let f = f.into_inner().map_err(|e| e.into_error())?;
+        f.sync_all()?;
+        let len = f.metadata()?.len();
+        drop(f);
+        fs::rename(&tmp, path)?;
+        Ok(len)
+    })();
+    result.map_err(|source| {
+        let _ = fs::remove_file(&tmp);
+        TableError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    })
+}
+
+/// Whether entry `i` is to be kept.
+#[inline]
+fn is_legal(legal: Option<&[u64]>, i: u64) -> bool {
+    legal.is_none_or(|l| {
+        l.get((i / 64) as usize)
+            .is_some_and(|w| (w >> (i % 64)) & 1 == 1)
+    })
+}
+
+/// Fills `out` with the values at file positions `start..start + len` in `layout`. Entries that
+/// are no position repeat the last kept value before them (the first kept value of the block for
+/// those at its start), so they lengthen runs instead of breaking them.
+fn assemble(
+    layout: &Layout,
+    values: &[u8],
+    legal: Option<&[u64]>,
+    start: u64,
+    len: u64,
+    out: &mut Vec<u8>,
+) {
+    out.clear();
+    let mut last: Option<u8> = None;
+    let mut leading = 0usize;
+    layout.walk(start, len, |i| {
+        let v = values.get(i as usize).copied().unwrap_or(0);
+        if is_legal(legal, i) {
+            if last.is_none() {
+                out[..leading].fill(v);
+            }
+            last = Some(v);
+            out.push(v);
+        } else {
+            if last.is_none() {
+                leading += 1;
+            }
+            out.push(last.unwrap_or(0));
+        }
+    });
+}
+
+/// Blocks compressed to compare digit orders.
+const SAMPLE_BLOCKS: u64 = 256;
+
+/// The digit order whose sample blocks compress smallest.
+fn choose_order(
+    scheme: &IndexScheme,
+    values: &[u8],
+    legal: Option<&[u64]>,
+    block_len: u32,
+    level: i32,
+) -> Layout {
+    let n = scheme.size();
+    let blocks = n.div_ceil(u64::from(block_len));
+    // Blocks drawn by a fixed pseudo-random sequence: evenly spaced samples would line up with
+    // the digits and see the same piece placements again and again.
+    let samples: Vec<u64> = (0..blocks.min(SAMPLE_BLOCKS))
+        .map(|k| {
+            let mut x = (k + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            x ^= x >> 31;
+            x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            (x ^ (x >> 29)) % blocks
+        })
+        .collect();
+    let orders = all_orders(scheme.radices().len());
+    if orders.len() <= 1 || samples.is_empty() {
+        return Layout::identity(scheme);
+    }
+    let scored: Vec<(usize, Layout)> = orders
+        .par_iter()
+        .filter_map(|o| Layout::new(scheme, o))
+        .map(|layout| {
+            let mut buf = Vec::with_capacity(block_len as usize);
+            let mut total = 0usize;
+            for &b in &samples {
+                let start = b * u64::from(block_len);
+                let len = u64::from(block_len).min(n - start);
+                assemble(&layout, values, legal, start, len, &mut buf);
+                total += zstd::bulk::compress(&buf, level).map_or(buf.len(), |c| c.len());
+            }
+            (total, layout)
+        })
+        .collect();
+    scored
+        .into_iter()
+        .min_by_key(|(size, layout)| (*size, layout.order().to_vec()))
+        .map_or_else(|| Layout::identity(scheme), |(_, l)| l)
+}
+
+/// Compresses one side: its blocks in file order.
+fn compress_side(
+    scheme: &IndexScheme,
+    layout: &Layout,
+    values: &[u8],
+    legal: Option<&[u64]>,
+    block_len: u32,
+    level: i32,
+) -> io::Result<Vec<Vec<u8>>> {
+    let n = scheme.size();
+    compress_blocks(n, block_len, level, |start, len, buf| {
+        assemble(layout, values, legal, start, len, buf);
+    })
+}
+
+/// Compresses the `n` values of one side in blocks of `block_len`, in parallel; `fill` writes
+/// the values at file positions `start..start + len` into the (cleared) buffer.
+fn compress_blocks(
+    n: u64,
+    block_len: u32,
+    level: i32,
+    fill: impl Fn(u64, u64, &mut Vec<u8>) + Sync,
+) -> io::Result<Vec<Vec<u8>>> {
+    let blocks = n.div_ceil(u64::from(block_len));
+    (0..blocks)
+        .into_par_iter()
+        .map_init(
+            || {
+                let c = zstd::bulk::Compressor::new(level).and_then(|mut c| {
+                    // The block index holds a checksum of each frame; zstd's own is not needed.
+                    c.include_checksum(false)?;
+                    c.include_contentsize(true)?;
+                    Ok(c)
+                });
+                (c, Vec::with_capacity(block_len as usize))
+            },
+            |(c, buf), b| {
+                let start = b * u64::from(block_len);
+                let len = u64::from(block_len).min(n - start);
+                buf.clear();
+                fill(start, len, buf);
+                match c {
+                    Ok(c) => c.compress(buf),
+                    Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
+                }
+            },
+        )
+        .collect()
+}
+
+/// Writes a compressed table atomically: header, block index and `sides` (each side's frames
+/// in file order).
+fn write_frames(
+    path: PathBuf,
+    material: Material,
+    stats: Stats,
+    block_len: u32,
+    layouts: [Layout; 2],
+    sides: &[Vec<Vec<u8>>],
+) -> Result<Written, TableError> {
+    let total = sides.iter().map(Vec::len).sum::<usize>();
+    let mut offsets = Vec::with_capacity(8 * (total + 1) + 4 * total);
+    let mut at = 0u64;
+    offsets.extend_from_slice(&at.to_le_bytes());
+    for b in sides.iter().flatten() {
+        at += b.len() as u64;
+        offsets.extend_from_slice(&at.to_le_bytes());
+    }
+    for b in sides.iter().flatten() {
+        offsets.extend_from_slice(&block_sum(b).to_le_bytes());
+    }
+    let h = Header {
+        material,
+        scheme: IndexScheme::new(material),
+        stats,
+        storage: STORAGE_ZSTD,
+        block_len,
+        orders: layouts,
+        body_sum: checksum(&offsets),
+    };
+    let bytes = write_atomic(&path, |f| {
+        f.write_all(&h.to_bytes())?;
+        f.write_all(&offsets)?;
+        for b in sides.iter().flatten() {
+            f.write_all(b)?;
+        }
+        Ok(())
+    })?;
+    Ok(Written {
+        path,
+        bytes,
+        orders: [layouts[0].order().to_vec(), layouts[1].order().to_vec()],
+    })
+}
+
+/// Rewrites the compressed table at `path` with `compression` (zstd level and entries per
+/// block), keeping its values, digit orders and statistics: each side's blocks are
+/// decompressed in file order (and checked), cut again and compressed. Atomic, like every
+/// table write.
+///
+/// # Errors
+/// A file that is not a valid compressed table, or an I/O or compression error, naming the
+/// file.
+pub fn recompress(path: &Path, compression: Compression) -> Result<Written, TableError> {
+    let table = Table::open(path, None)?;
+    let bad = |why: String| TableError::Format {
+        path: path.to_path_buf(),
+        why,
+    };
+    let Store::Blocks {
+        blocks, layouts, ..
+    } = &table.store
+    else {
+        return Err(bad(
+            "not a compressed table (3- and 4-piece tables are kept raw)".into(),
+        ));
+    };
+    let block_len = compression.block_len.clamp(64, MAX_BLOCK_LEN);
+    let n = table.scheme.size();
+    let mut sides: Vec<Vec<Vec<u8>>> = Vec::with_capacity(2);
+    for side in 0..2 {
+        // One side in memory at a time, in file order.
+        let mut values = Vec::with_capacity(n as usize);
+        let mut buf = Vec::new();
+        for b in 0..*blocks {
+            table.decompress_block(side, b, None, &mut buf)?;
+            values.extend_from_slice(&buf);
+        }
+        if values.len() as u64 != n {
+            return Err(bad(format!("{} values, {n} expected", values.len())));
+        }
+        let frames = compress_blocks(n, block_len, compression.level, |start, len, out| {
+            out.extend_from_slice(&values[start as usize..(start + len) as usize]);
+        })
+        .map_err(|source| TableError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        // Nothing is written unless every new block decompresses to the values it replaces.
+        frames
+            .par_iter()
+            .enumerate()
+            .try_for_each_init(Vec::new, |buf, (b, frame)| {
+                let start = b * block_len as usize;
+                let want = &values[start..(start + block_len as usize).min(values.len())];
+                let block_error = |cause| TableError::Block {
+                    path: path.to_path_buf(),
+                    side: Side::of(side),
+                    block: b as u64,
+                    cause,
+                };
+                decompress_into(frame, want.len(), buf).map_err(block_error)?;
+                if buf.as_slice() == want {
+                    Ok(())
+                } else {
+                    Err(block_error(BlockError::Differs))
+                }
+            })?;
+        sides.push(frames);
+    }
+    let (material, stats, layouts) = (table.scheme.material(), table.stats, **layouts);
+    drop(table);
+    write_frames(
+        path.to_path_buf(),
+        material,
+        stats,
+        block_len,
+        layouts,
+        &sides,
+    )
+}
+
+/// Writes a table atomically in `encoding`.
+///
+/// # Errors
+/// Any I/O or compression error, naming the file.
+pub fn write_table(
+    dir: &Path,
+    material: Material,
+    data: TableData<'_>,
+    stats: Stats,
+    encoding: Encoding,
+) -> Result<Written, TableError> {
+    let scheme = IndexScheme::new(material);
+    let path = dir.join(file_name(material));
+    let n = scheme.size() as usize;
+    if data.white.len() != n || data.black.len() != n {
+        return Err(TableError::Format {
+            path,
+            why: format!(
+                "{} and {} values to write, {n} expected",
+                data.white.len(),
+                data.black.len()
+            ),
+        });
+    }
+    let identity = Layout::identity(&scheme);
+    match encoding {
+        Encoding::Raw => {
+            let mut sum = Checksum::new(2 * n as u64);
+            sum.update(data.white);
+            sum.update(data.black);
+            let h = Header {
+                material,
+                scheme: scheme.clone(),
+                stats,
+                storage: STORAGE_RAW,
+                block_len: 0,
+                orders: [identity, identity],
+                body_sum: sum.finish(),
+            };
+            let bytes = write_atomic(&path, |f| {
+                f.write_all(&h.to_bytes())?;
+                f.write_all(data.white)?;
+                f.write_all(data.black)
+            })?;
+            let o = identity.order().to_vec();
+            Ok(Written {
+                path,
+                bytes,
+                orders: [o.clone(), o],
+            })
+        }
+        Encoding::Blocks { block_len, level } => {
+            let block_len = block_len.clamp(64, MAX_BLOCK_LEN);
+            let io_err = |source| TableError::Io {
+                path: path.clone(),
+                source,
+            };
+            let mut layouts = [identity, identity];
+            let mut sides: Vec<Vec<Vec<u8>>> = Vec::new();
+            for (side, values) in [data.white, data.black].into_iter().enumerate() {
+                let legal = data.legal.map(|l| l[side]);
+                layouts[side] = choose_order(&scheme, values, legal, block_len, level);
+                sides.push(
+                    compress_side(&scheme, &layouts[side], values, legal, block_len, level)
+                        .map_err(io_err)?,
+                );
+            }
+            write_frames(path, material, stats, block_len, layouts, &sides)
+        }
+    }
+}
