@@ -321,7 +321,7 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
     let solved = Solver::new(material, SubTables::default()).solve(&bar, |stage| {
         SubTables::open_for(&opts.out, material, stage).map_err(|e| SolveError::SubTable {
             material: material.name(),
-            why: e.to_string(),
+            source: e.into(),
         })
     })?;
     let (mut summary, stats) = summarize(

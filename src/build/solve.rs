@@ -330,16 +330,35 @@ const fn color_of(side: usize) -> Color {
 #[derive(Debug, thiserror::Error)]
 pub enum SolveError {
     /// A sub-table could not be read during the build.
-    #[error("while solving {material}: {why}")]
+    #[error("while solving {material}: {source}")]
     SubTable {
         /// The material being solved.
         material: String,
-        /// The probe error.
-        why: String,
+        /// What went wrong with the sub-table.
+        source: SubTableError,
     },
     /// A mate longer than the value byte holds.
     #[error("{0}: a mate is longer than 254 plies, which the format cannot store")]
     Overflow(String),
+}
+
+/// What went wrong with a sub-table during a solve.
+#[derive(Debug, thiserror::Error)]
+pub enum SubTableError {
+    /// It could not be opened.
+    #[error(transparent)]
+    Open(#[from] crate::tablebase::TableError),
+    /// A probe of it failed.
+    #[error(transparent)]
+    Probe(#[from] crate::tablebase::ProbeError),
+    /// No plan maps positions of this kind of exit to a sub-table.
+    #[error("no exit plan for slot {slot} and {promotion:?}")]
+    NoExitPlan {
+        /// The slot of the piece captured (`usize::MAX` for none).
+        slot: usize,
+        /// The promoting pawn's slot and the piece it becomes.
+        promotion: Option<(usize, Role)>,
+    },
 }
 
 /// A stage of a solve, for which the caller supplies the sub-tables (so that only what a stage
@@ -689,7 +708,7 @@ pub struct Solver<T: Tables + Sync + Default> {
     lines: [Vec<Option<LineBits>>; 2],
     /// How each kind of exit is looked up (see `exit_plans`).
     plans: Vec<Option<ExitPlan>>,
-    sub_error: Mutex<Option<String>>,
+    sub_error: Mutex<Option<SubTableError>>,
     overflow: AtomicBool,
 }
 
@@ -732,10 +751,11 @@ impl<T: Tables + Sync + Default> Solver<T> {
         }
     }
 
-    fn note_sub_error(&self, e: impl std::fmt::Display) {
+    /// Keeps the first sub-table error, for [`Solver::check_errors`] to report.
+    fn note_sub_error(&self, e: SubTableError) {
         if let Ok(mut g) = self.sub_error.lock() {
             if g.is_none() {
-                *g = Some(e.to_string());
+                *g = Some(e);
             }
         }
     }
@@ -752,7 +772,10 @@ impl<T: Tables + Sync + Default> Solver<T> {
         side: usize,
     ) -> Value {
         let Some(Some(plan)) = self.plans.get(plan_slot(skip, promo)) else {
-            self.note_sub_error(format!("no exit plan for slot {skip} and {promo:?}"));
+            self.note_sub_error(SubTableError::NoExitPlan {
+                slot: skip,
+                promotion: promo,
+            });
             return Value::DRAW;
         };
         if plan.key == 0 {
@@ -770,7 +793,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
         match probed {
             Ok(v) => v,
             Err(e) => {
-                self.note_sub_error(e);
+                self.note_sub_error(e.into());
                 Value::DRAW
             }
         }
@@ -1517,11 +1540,11 @@ impl<T: Tables + Sync + Default> Solver<T> {
     }
 
     fn check_errors(&self) -> Result<(), SolveError> {
-        if let Ok(g) = self.sub_error.lock() {
-            if let Some(why) = g.clone() {
+        if let Ok(mut g) = self.sub_error.lock() {
+            if let Some(source) = g.take() {
                 return Err(SolveError::SubTable {
                     material: self.material.name(),
-                    why,
+                    source,
                 });
             }
         }

@@ -48,21 +48,32 @@ pub struct TranspositionTable {
 
 const SLOT_BYTES: usize = 16;
 
+/// Why a hash table could not be made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HashError {
+    /// The size overflows the address space.
+    #[error("a hash table of {0} MB is too large")]
+    TooLarge(usize),
+    /// The allocator refused the memory.
+    #[error("cannot allocate a hash table of {0} MB")]
+    NoMemory(usize),
+}
+
 impl TranspositionTable {
     /// A table of about `mb` megabytes (at least one bucket). The memory is zeroed by the
     /// allocator, so pages are only touched as the search uses them.
     ///
     /// # Errors
     /// When the memory cannot be had.
-    pub fn new(mb: usize) -> Result<TranspositionTable, String> {
+    pub fn new(mb: usize) -> Result<TranspositionTable, HashError> {
         let entries = (mb.max(1).saturating_mul(1 << 20) / SLOT_BYTES).max(2) & !1;
         let n = entries * 2;
-        let layout = std::alloc::Layout::array::<AtomicU64>(n)
-            .map_err(|_| format!("a hash table of {mb} MB is too large"))?;
+        let layout =
+            std::alloc::Layout::array::<AtomicU64>(n).map_err(|_| HashError::TooLarge(mb))?;
         // SAFETY: the layout has a non-zero size (n >= 4 words).
         let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<AtomicU64>();
         if ptr.is_null() {
-            return Err(format!("cannot allocate a hash table of {mb} MB"));
+            return Err(HashError::NoMemory(mb));
         }
         // SAFETY: `ptr` was allocated by the global allocator with the layout of `n`
         // `AtomicU64`s, which is what a Vec of capacity `n` frees; all-zero bytes are a valid
