@@ -13,7 +13,9 @@ use std::{
 
 use rayon::prelude::*;
 use retro::tablebase::{
-    index::IndexScheme, pieces::attacked, pieces::occupancy, Material, Tablebase, Tables, Value,
+    index::IndexScheme,
+    pieces::{attacked, occupancy},
+    Material, Tablebase, Tables, Value,
 };
 use shakmaty::{Color, Position, Role};
 

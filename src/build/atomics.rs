@@ -122,8 +122,9 @@ impl<A: ZeroAtomic> std::ops::Deref for Atomics<A> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use std::sync::atomic::Ordering::Relaxed;
+
+    use super::*;
 
     #[test]
     fn zeroed_and_writable() {

@@ -15,12 +15,11 @@ use indicatif::ProgressBar;
 use rayon::prelude::*;
 use shakmaty::{Color, Role};
 
+use self::solve::{SolveError, Solver, Stage};
 use crate::tablebase::{
     format::{file_name, write_table, Compression, Encoding, Stats, Table, TableData, TableError},
     Material, ProbeError, Tables, Value, Wdl,
 };
-
-use self::solve::{SolveError, Solver, Stage};
 
 /// Why a build failed.
 #[derive(Debug, thiserror::Error)]

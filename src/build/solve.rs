@@ -40,9 +40,7 @@ use std::sync::{
 
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use shakmaty::{Color, Role};
-
-use shakmaty::attacks;
+use shakmaty::{attacks, Color, Role};
 
 use super::atomics::{Atomics, Pages};
 use crate::tablebase::{

@@ -3,11 +3,10 @@
 //! the same build: a signature of the search, and its speed in nodes per second.
 
 use std::{
+    fmt,
     sync::atomic::{AtomicBool, Ordering},
     time::{Duration, Instant},
 };
-
-use std::fmt;
 
 use shakmaty::{CastlingMode, Move};
 

@@ -359,8 +359,9 @@ fn scale_drawish(board: &Board, v: i32) -> i32 {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use shakmaty::CastlingMode;
+
+    use super::*;
 
     fn pos(fen: &str) -> Chess {
         crate::fen::parse_fen(fen).expect("legal FEN")

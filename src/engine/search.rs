@@ -941,8 +941,9 @@ fn least_valuable(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use shakmaty::{uci::UciMove, CastlingMode};
+
+    use super::*;
 
     fn pos(fen: &str) -> Chess {
         crate::fen::parse_fen(fen).expect("legal FEN")

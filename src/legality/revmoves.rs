@@ -499,8 +499,9 @@ fn ep_variants(prior: &RawPosition) -> Vec<Square> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use std::collections::BTreeSet;
+
+    use super::*;
 
     fn moves(fen: &str) -> BTreeSet<String> {
         let p = RawPosition::from_fen(fen).expect("fen");

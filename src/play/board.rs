@@ -117,8 +117,9 @@ pub fn status(tb: &Tablebase, pos: &Chess) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use shakmaty::{fen::Fen, uci::UciMove, CastlingMode};
+
+    use super::*;
 
     #[test]
     fn draws_the_board_with_the_last_move_in_brackets() {

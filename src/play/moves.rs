@@ -165,8 +165,9 @@ fn role_name(role: Role) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use shakmaty::CastlingMode;
+
+    use super::*;
 
     fn pos(fen: &str) -> Chess {
         crate::fen::parse_fen(fen).expect("a legal FEN")

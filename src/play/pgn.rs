@@ -591,8 +591,9 @@ pub fn read_game(path: &std::path::Path, number: u64) -> Result<Game, GameFileEr
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use shakmaty::uci::UciMove;
+
+    use super::*;
 
     fn pos(fen: &str) -> Chess {
         crate::fen::parse_fen(fen).expect("a legal FEN")

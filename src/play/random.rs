@@ -96,8 +96,9 @@ pub fn random_positions(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use shakmaty::{fen::Fen, EnPassantMode, Role};
+
+    use super::*;
 
     fn material(name: &str) -> Material {
         name.parse().expect("material")

@@ -6,8 +6,7 @@
 //! time as the order whose sample blocks compress best. Runs of equal values are longer when
 //! the fastest-changing digit is a piece that rarely changes the result.
 
-use super::index::IndexScheme;
-use super::material::MAX_PIECES;
+use super::{index::IndexScheme, material::MAX_PIECES};
 
 /// Most digits an index has: the kings and one per other piece.
 pub const MAX_DIGITS: usize = MAX_PIECES - 1;

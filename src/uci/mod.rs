@@ -14,6 +14,8 @@ pub mod output;
 
 use std::{io::BufRead, sync::Arc};
 
+pub use command::{Command, Start, UciError};
+pub use output::Output;
 use shakmaty::{fen::Fen, EnPassantMode, Position};
 
 use crate::{
@@ -21,8 +23,6 @@ use crate::{
     engine::{bench, Dtm, Engine, Legality, OptionChange, Reporter},
     play::board,
 };
-pub use command::{Command, Start, UciError};
-pub use output::Output;
 
 /// The engine's name as `id name` gives it.
 pub const NAME: &str = concat!("Retro ", env!("CARGO_PKG_VERSION"));

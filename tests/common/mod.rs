@@ -8,8 +8,10 @@ use std::{
     sync::OnceLock,
 };
 
-use retro::build::{build, BuildOptions};
-use retro::tablebase::Material;
+use retro::{
+    build::{build, BuildOptions},
+    tablebase::Material,
+};
 
 /// A directory holding all 3- and 4-piece tables, built once per test binary (or taken from
 /// `RETRO_TEST_TABLES` when set, to reuse tables built earlier).
