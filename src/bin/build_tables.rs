@@ -9,7 +9,8 @@ use retro::{
     build::{self, verify::verify, BuildOptions},
     tablebase::{
         format::{self, Compression},
-        Material, Tablebase,
+        material::MaterialError,
+        Material, TableError, Tablebase,
     },
 };
 
@@ -54,47 +55,109 @@ struct Args {
     quiet: bool,
 }
 
+/// What ends `build-tables` with an error.
+#[derive(Debug, thiserror::Error)]
+enum BuildTablesError {
+    /// `--threads 0`.
+    #[error("--threads must be at least 1")]
+    NoThreads,
+    /// The thread pool could not be started.
+    #[error("cannot start {threads} threads: {source}")]
+    Threads {
+        /// The threads asked for.
+        threads: usize,
+        /// Why not.
+        source: rayon::ThreadPoolBuildError,
+    },
+    /// A material of a size this version does not build.
+    #[error("{name}: {pieces} pieces; this version builds tables of 3 to 5 pieces")]
+    Size {
+        /// The material as given.
+        name: String,
+        /// Its pieces.
+        pieces: usize,
+    },
+    /// A material that cannot be read.
+    #[error(transparent)]
+    Material(#[from] MaterialError),
+    /// The table directory cannot be opened.
+    #[error(transparent)]
+    Tables(#[from] TableError),
+    /// Nothing to verify or recompress.
+    #[error("no tables to {what} in {}", .dir.display())]
+    Nothing {
+        /// `verify` or `recompress`.
+        what: &'static str,
+        /// The table directory.
+        dir: PathBuf,
+    },
+    /// The build failed.
+    #[error(transparent)]
+    Build(#[from] build::BuildError),
+    /// Some tables failed their check or their recompression (reported above).
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl BuildTablesError {
+    /// 2 for bad arguments (nothing was done), 1 for a failure while working.
+    fn exit_code(&self) -> u8 {
+        match self {
+            BuildTablesError::NoThreads
+            | BuildTablesError::Threads { .. }
+            | BuildTablesError::Size { .. }
+            | BuildTablesError::Material(_)
+            | BuildTablesError::Tables(_) => 2,
+            BuildTablesError::Nothing { .. }
+            | BuildTablesError::Build(_)
+            | BuildTablesError::Failed(_) => 1,
+        }
+    }
+}
+
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
         .init();
-    let args = Args::parse();
+    match run(&Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            if !matches!(e, BuildTablesError::Failed(_)) {
+                eprintln!("build-tables: {e}");
+            }
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+/// Builds, verifies or recompresses as `args` say.
+fn run(args: &Args) -> Result<(), BuildTablesError> {
     if let Some(n) = args.threads {
         if n == 0 {
-            eprintln!("build-tables: --threads must be at least 1");
-            return ExitCode::from(2);
+            return Err(BuildTablesError::NoThreads);
         }
-        if let Err(e) = rayon::ThreadPoolBuilder::new()
+        rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build_global()
-        {
-            eprintln!("build-tables: cannot start {n} threads: {e}");
-            return ExitCode::from(2);
-        }
+            .map_err(|source| BuildTablesError::Threads { threads: n, source })?;
     }
     let mut materials = Vec::new();
     for name in &args.materials {
-        match name.parse::<Material>() {
-            Ok(m) if (3..=5).contains(&m.piece_count()) => materials.push(m.canonical()),
-            Ok(m) => {
-                eprintln!(
-                    "build-tables: {name}: {} pieces; this version builds tables of 3 to 5 pieces",
-                    m.piece_count()
-                );
-                return ExitCode::from(2);
-            }
-            Err(e) => {
-                eprintln!("build-tables: {e}");
-                return ExitCode::from(2);
-            }
+        let m: Material = name.parse()?;
+        if !(3..=5).contains(&m.piece_count()) {
+            return Err(BuildTablesError::Size {
+                name: name.clone(),
+                pieces: m.piece_count(),
+            });
         }
+        materials.push(m.canonical());
     }
     let progress = !args.quiet;
     if args.verify {
-        return run_verify(&args, materials, progress);
+        return run_verify(args, materials, progress);
     }
     if args.recompress {
-        return run_recompress(&args, materials);
+        return run_recompress(args, materials);
     }
     if materials.is_empty() {
         materials = Material::all(usize::from(args.max_pieces));
@@ -112,33 +175,25 @@ fn main() -> ExitCode {
     let mut built = 0;
     let mut bytes = 0;
     let mut raw = 0;
-    let result = build::build(&materials, &opts, |s| {
+    let all = build::build(&materials, &opts, |s| {
         println!("{s}");
         if !s.skipped {
             built += 1;
         }
         bytes += s.bytes;
         raw += s.raw_bytes;
-    });
-    match result {
-        Ok(all) => {
-            println!(
-                "{} tables in {} ({} built, {} present), {} bytes ({} uncompressed), {:.2} s",
-                all.len(),
-                args.out.display(),
-                built,
-                all.len() - built,
-                bytes,
-                raw,
-                start.elapsed().as_secs_f64()
-            );
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("build-tables: {e}");
-            ExitCode::from(1)
-        }
-    }
+    })?;
+    println!(
+        "{} tables in {} ({} built, {} present), {} bytes ({} uncompressed), {:.2} s",
+        all.len(),
+        args.out.display(),
+        built,
+        all.len() - built,
+        bytes,
+        raw,
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
 
 /// The tables to check or rewrite: the named ones, else every table present in `--out` that
@@ -146,35 +201,26 @@ fn main() -> ExitCode {
 fn present(
     args: &Args,
     mut materials: Vec<Material>,
-    what: &str,
+    what: &'static str,
     keep: impl Fn(&Material) -> bool,
-) -> Result<Vec<Material>, ExitCode> {
+) -> Result<Vec<Material>, BuildTablesError> {
     if materials.is_empty() {
-        match Tablebase::open(&args.out) {
-            Ok(tb) => materials = tb.materials(),
-            Err(e) => {
-                eprintln!("build-tables: {e}");
-                return Err(ExitCode::from(2));
-            }
-        }
+        materials = Tablebase::open(&args.out)?.materials();
         materials.retain(keep);
     }
     if materials.is_empty() {
-        eprintln!(
-            "build-tables: no tables to {what} in {}",
-            args.out.display()
-        );
-        return Err(ExitCode::from(1));
+        return Err(BuildTablesError::Nothing {
+            what,
+            dir: args.out.clone(),
+        });
     }
     Ok(materials)
 }
 
-fn run_recompress(args: &Args, materials: Vec<Material>) -> ExitCode {
+/// `--recompress`: the 5-piece tables named (or all present) compressed again.
+fn run_recompress(args: &Args, materials: Vec<Material>) -> Result<(), BuildTablesError> {
     // Only 5-piece tables are compressed.
-    let materials = match present(args, materials, "recompress", |m| m.piece_count() >= 5) {
-        Ok(m) => m,
-        Err(code) => return code,
-    };
+    let materials = present(args, materials, "recompress", |m| m.piece_count() >= 5)?;
     let compression = Compression {
         block_len: args.block_len,
         level: args.level,
@@ -210,18 +256,20 @@ fn run_recompress(args: &Args, materials: Vec<Material>) -> ExitCode {
         start.elapsed().as_secs_f64()
     );
     if failed == 0 {
-        ExitCode::SUCCESS
+        Ok(())
     } else {
-        ExitCode::from(1)
+        Err(BuildTablesError::Failed(format!("{failed} tables failed")))
     }
 }
 
-fn run_verify(args: &Args, materials: Vec<Material>, progress: bool) -> ExitCode {
+/// `--verify`: every position of the tables named (or all present) against its children.
+fn run_verify(
+    args: &Args,
+    materials: Vec<Material>,
+    progress: bool,
+) -> Result<(), BuildTablesError> {
     let max = usize::from(args.max_pieces);
-    let materials = match present(args, materials, "verify", |m| m.piece_count() <= max) {
-        Ok(m) => m,
-        Err(code) => return code,
-    };
+    let materials = present(args, materials, "verify", |m| m.piece_count() <= max)?;
     let start = Instant::now();
     let (mut checked, mut mismatches, mut failed) = (0u64, 0u64, 0usize);
     for m in materials {
@@ -250,8 +298,10 @@ fn run_verify(args: &Args, materials: Vec<Material>, progress: bool) -> ExitCode
         start.elapsed().as_secs_f64()
     );
     if mismatches == 0 && failed == 0 {
-        ExitCode::SUCCESS
+        Ok(())
     } else {
-        ExitCode::from(1)
+        Err(BuildTablesError::Failed(format!(
+            "{mismatches} mismatches, {failed} tables not checked"
+        )))
     }
 }
