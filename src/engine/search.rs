@@ -489,6 +489,9 @@ impl<'a> Worker<'a> {
         line.extend_from_slice(&tail[0]);
     }
 
+    /// Principal-variation alpha-beta search of `pos` to `depth` plies, then quiescence: the
+    /// node's early ends (draws, mate distance, tables), the hash table's cutoff, pruning before
+    /// any move is searched, then the moves in order, and the result stored in the hash table.
     #[allow(clippy::too_many_arguments)]
     fn negamax(
         &mut self,
@@ -508,44 +511,19 @@ impl<'a> Worker<'a> {
             return 0;
         }
         self.seldepth = self.seldepth.max(ply);
-        let pv_node = beta - alpha > 1;
+        let pv = beta - alpha > 1;
         let in_check = pos.is_check();
         if ply > 0 {
-            if pos.halfmoves() >= 100 && (!in_check || !pos.legal_moves().is_empty()) {
-                return 0;
-            }
-            if self.is_repetition(hash, pos.halfmoves()) {
-                return 0;
-            }
-            if pos.board().occupied().count() <= 4 && pos.is_insufficient_material() {
-                return 0;
-            }
-            alpha = alpha.max(-MATE + ply as i32);
-            beta = beta.min(MATE - ply as i32 - 1);
-            if alpha >= beta {
-                return alpha;
-            }
-            if let Some(s) = self.probe_tables(pos, ply) {
+            if let Some(s) = self.ends_early(pos, hash, in_check, &mut alpha, &mut beta, ply) {
                 return s;
-            }
-            if ply >= MAX_PLY - 1 {
-                return evaluate(pos);
             }
         }
 
         let entry = self.tt.probe(hash);
         let tt_move = entry.map_or(0, |e| e.mv);
-        if let Some(e) = entry {
-            if !pv_node && ply > 0 && i32::from(e.depth) >= depth {
-                let s = score_from_tt(i32::from(e.score), ply);
-                let cut = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => s >= beta,
-                    Bound::Upper => s <= alpha,
-                };
-                if cut {
-                    return s;
-                }
+        if !pv && ply > 0 {
+            if let Some(s) = entry.and_then(|e| tt_cutoff(&e, depth, alpha, beta, ply)) {
+                return s;
             }
         }
         let static_eval = if in_check {
@@ -553,33 +531,17 @@ impl<'a> Worker<'a> {
         } else {
             entry.map_or_else(|| evaluate(pos), |e| i32::from(e.eval))
         };
-
-        if !pv_node && !in_check && ply > 0 && beta.abs() < MATE_BOUND {
-            if depth <= 6 && static_eval - 80 * depth >= beta {
-                return static_eval;
-            }
-            if null_ok && depth >= 3 && static_eval >= beta && has_pieces(pos) {
-                let r = 3 + depth / 4;
-                if let Ok(child) = pos.clone().swap_turn() {
-                    let child_hash = hash_of(&child);
-                    self.hashes.push(hash);
-                    let s = -self.negamax(
-                        &child,
-                        child_hash,
-                        -beta,
-                        -beta + 1,
-                        depth - 1 - r,
-                        ply + 1,
-                        false,
-                    );
-                    self.hashes.pop();
-                    if self.stopped {
-                        return 0;
-                    }
-                    if s >= beta {
-                        return if s >= MATE_BOUND { beta } else { s };
-                    }
-                }
+        let node = Node {
+            hash,
+            depth,
+            ply,
+            pv,
+            in_check,
+            static_eval,
+        };
+        if !pv && !in_check && ply > 0 && beta.abs() < MATE_BOUND {
+            if let Some(s) = self.prune_node(pos, &node, beta, null_ok) {
+                return s;
             }
         }
 
@@ -590,15 +552,101 @@ impl<'a> Worker<'a> {
         if moves.is_empty() {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
-        let mut scores = self.order(pos, &moves, tt_move, ply);
+        let scores = self.order(pos, &moves, tt_move, ply);
+        let Some((best, best_move)) = self.search_moves(pos, &node, alpha, beta, moves, scores)
+        else {
+            return 0;
+        };
+        self.store_node(&node, best, best_move, beta);
+        best
+    }
 
+    /// The score of a node (not the root) that ends before its moves are searched: a draw by
+    /// the 50-move rule, repetition or bare kings, a table position, the deepest ply. Narrows
+    /// the window to the mate distances still possible (mate-distance pruning), which may end
+    /// the node too.
+    fn ends_early(
+        &mut self,
+        pos: &Chess,
+        hash: u64,
+        in_check: bool,
+        alpha: &mut i32,
+        beta: &mut i32,
+        ply: usize,
+    ) -> Option<i32> {
+        if pos.halfmoves() >= 100 && (!in_check || !pos.legal_moves().is_empty()) {
+            return Some(0);
+        }
+        if self.is_repetition(hash, pos.halfmoves()) {
+            return Some(0);
+        }
+        if pos.board().occupied().count() <= 4 && pos.is_insufficient_material() {
+            return Some(0);
+        }
+        *alpha = (*alpha).max(-MATE + ply as i32);
+        *beta = (*beta).min(MATE - ply as i32 - 1);
+        if *alpha >= *beta {
+            return Some(*alpha);
+        }
+        if let Some(s) = self.probe_tables(pos, ply) {
+            return Some(s);
+        }
+        if ply >= MAX_PLY - 1 {
+            return Some(evaluate(pos));
+        }
+        None
+    }
+
+    /// Pruning of a non-PV node not in check before its moves: reverse futility (the static
+    /// evaluation beats beta by a margin) and the null move (passing still beats beta).
+    fn prune_node(&mut self, pos: &Chess, node: &Node, beta: i32, null_ok: bool) -> Option<i32> {
+        let depth = node.depth;
+        if depth <= 6 && node.static_eval - 80 * depth >= beta {
+            return Some(node.static_eval);
+        }
+        if !(null_ok && depth >= 3 && node.static_eval >= beta && has_pieces(pos)) {
+            return None;
+        }
+        let r = 3 + depth / 4;
+        let child = pos.clone().swap_turn().ok()?;
+        let child_hash = hash_of(&child);
+        self.hashes.push(node.hash);
+        let s = -self.negamax(
+            &child,
+            child_hash,
+            -beta,
+            -beta + 1,
+            depth - 1 - r,
+            node.ply + 1,
+            false,
+        );
+        self.hashes.pop();
+        if self.stopped {
+            return Some(0);
+        }
+        (s >= beta).then_some(if s >= MATE_BOUND { beta } else { s })
+    }
+
+    /// Searches the moves of a node in order (late quiet moves pruned, the first searched with
+    /// the full window, the others with a null window and reductions), updating the principal
+    /// variation, the killers and the history. The best score and the move that raised alpha,
+    /// or `None` when the search was stopped.
+    fn search_moves(
+        &mut self,
+        pos: &Chess,
+        node: &Node,
+        mut alpha: i32,
+        beta: i32,
+        mut moves: MoveList,
+        mut scores: Vec<i32>,
+    ) -> Option<(i32, Option<Move>)> {
+        let ply = node.ply;
         let us = pos.turn();
         let mut best = -INF;
         let mut best_move: Option<Move> = None;
         let mut searched = 0;
         let mut quiets: [u16; 64] = [0; 64];
         let mut n_quiets = 0;
-        let original_alpha = alpha;
         for i in 0..moves.len() {
             pick(&mut moves, &mut scores, i);
             let m = moves[i];
@@ -606,66 +654,34 @@ impl<'a> Worker<'a> {
             let mut child = pos.clone();
             child.play_unchecked(m);
             let gives_check = child.is_check();
-            if ply > 0 && quiet && !in_check && !gives_check && best > -MATE_BOUND && searched > 0 {
-                if !pv_node && depth <= 3 && searched >= 3 + 2 * depth * depth {
-                    continue;
-                }
-                if !pv_node && depth <= 2 && static_eval + 120 * depth <= alpha {
-                    continue;
-                }
+            let plain = quiet && !node.in_check && !gives_check;
+            if ply > 0
+                && plain
+                && best > -MATE_BOUND
+                && searched > 0
+                && prunes_late_quiet(node, searched, alpha)
+            {
+                continue;
             }
             let child_hash = pos
-                .update_zobrist_hash::<Zobrist64>(Zobrist64(hash), m, EnPassantMode::Legal)
+                .update_zobrist_hash::<Zobrist64>(Zobrist64(node.hash), m, EnPassantMode::Legal)
                 .map_or_else(|| hash_of(&child), |z| z.0);
             let ext = i32::from(gives_check && ply < MAX_PLY / 2);
-            let new_depth = depth - 1 + ext;
-            self.hashes.push(hash);
+            let new_depth = node.depth - 1 + ext;
+            self.hashes.push(node.hash);
             let score = if searched == 0 {
                 -self.negamax(&child, child_hash, -beta, -alpha, new_depth, ply + 1, true)
             } else {
-                let mut r = 0;
-                if depth >= 3 && searched >= 3 && quiet && !in_check && !gives_check {
-                    r = LMR[depth.min(63) as usize][searched.min(63) as usize];
-                    if pv_node {
-                        r -= 1;
-                    }
-                    let code = encode_move(&m);
-                    if self.killers[ply].contains(&code) {
-                        r -= 1;
-                    }
-                    if self.history[history_index(us, code)] > 4000 {
-                        r -= 1;
-                    }
-                    r = r.clamp(0, new_depth - 1);
-                }
-                let mut s = -self.negamax(
-                    &child,
-                    child_hash,
-                    -alpha - 1,
-                    -alpha,
-                    new_depth - r,
-                    ply + 1,
-                    true,
-                );
-                if s > alpha && r > 0 {
-                    s = -self.negamax(
-                        &child,
-                        child_hash,
-                        -alpha - 1,
-                        -alpha,
-                        new_depth,
-                        ply + 1,
-                        true,
-                    );
-                }
-                if s > alpha && s < beta {
-                    s = -self.negamax(&child, child_hash, -beta, -alpha, new_depth, ply + 1, true);
-                }
-                s
+                let r = if node.depth >= 3 && searched >= 3 && plain {
+                    self.reduction(node, us, &m, searched, new_depth)
+                } else {
+                    0
+                };
+                self.search_later(&child, child_hash, alpha, beta, new_depth, r, ply)
             };
             self.hashes.pop();
             if self.stopped {
-                return 0;
+                return None;
             }
             searched += 1;
             if score > best {
@@ -679,7 +695,7 @@ impl<'a> Worker<'a> {
                     }
                     if score >= beta {
                         if quiet {
-                            self.reward_quiet(us, &m, ply, depth, &quiets[..n_quiets]);
+                            self.reward_quiet(us, &m, ply, node.depth, &quiets[..n_quiets]);
                         }
                         break;
                     }
@@ -690,24 +706,85 @@ impl<'a> Worker<'a> {
                 n_quiets += 1;
             }
         }
+        Some((best, best_move))
+    }
+
+    /// The late-move reduction of the `searched`-th quiet move `m`: from the table, one less in
+    /// a PV node, for a killer and for a move with a good history, leaving at least one ply.
+    fn reduction(&self, node: &Node, us: Color, m: &Move, searched: i32, new_depth: i32) -> i32 {
+        let mut r = LMR[node.depth.min(63) as usize][searched.min(63) as usize];
+        if node.pv {
+            r -= 1;
+        }
+        let code = encode_move(m);
+        if self.killers[node.ply].contains(&code) {
+            r -= 1;
+        }
+        if self.history[history_index(us, code)] > 4000 {
+            r -= 1;
+        }
+        r.clamp(0, new_depth - 1)
+    }
+
+    /// A move after the first: a null-window search reduced by `r`, again unreduced when it
+    /// beats alpha, and with the full window when it lands inside it.
+    #[allow(clippy::too_many_arguments)]
+    fn search_later(
+        &mut self,
+        child: &Chess,
+        child_hash: u64,
+        alpha: i32,
+        beta: i32,
+        new_depth: i32,
+        r: i32,
+        ply: usize,
+    ) -> i32 {
+        let mut s = -self.negamax(
+            child,
+            child_hash,
+            -alpha - 1,
+            -alpha,
+            new_depth - r,
+            ply + 1,
+            true,
+        );
+        if s > alpha && r > 0 {
+            s = -self.negamax(
+                child,
+                child_hash,
+                -alpha - 1,
+                -alpha,
+                new_depth,
+                ply + 1,
+                true,
+            );
+        }
+        if s > alpha && s < beta {
+            s = -self.negamax(child, child_hash, -beta, -alpha, new_depth, ply + 1, true);
+        }
+        s
+    }
+
+    /// Stores a searched node: a lower bound after a cutoff, exact when a move raised alpha,
+    /// else an upper bound.
+    fn store_node(&self, node: &Node, best: i32, best_move: Option<Move>, beta: i32) {
         let bound = if best >= beta {
             Bound::Lower
-        } else if alpha > original_alpha {
+        } else if best_move.is_some() {
             Bound::Exact
         } else {
             Bound::Upper
         };
         self.tt.store(
-            hash,
+            node.hash,
             Entry {
                 mv: best_move.map_or(0, |m| encode_move(&m)),
-                score: score_to_tt(best, ply) as i16,
-                eval: static_eval.clamp(-30_000, 30_000) as i16,
-                depth: depth.clamp(0, 255) as u8,
+                score: score_to_tt(best, node.ply) as i16,
+                eval: node.static_eval.clamp(-30_000, 30_000) as i16,
+                depth: node.depth.clamp(0, 255) as u8,
                 bound,
             },
         );
-        best
     }
 
     fn reward_quiet(&mut self, us: Color, m: &Move, ply: usize, depth: i32, tried: &[u16]) {
@@ -838,6 +915,42 @@ impl<'a> Worker<'a> {
         }
         best
     }
+}
+
+/// What a node of the main search knows before its moves are searched.
+struct Node {
+    hash: u64,
+    depth: i32,
+    ply: usize,
+    /// A principal-variation node (a window wider than a null window).
+    pv: bool,
+    in_check: bool,
+    /// The static evaluation (`-INF` in check).
+    static_eval: i32,
+}
+
+/// The score of a hash entry that settles a node searched to `depth` in the window
+/// (`alpha`, `beta`): deep enough, and exact or a bound on the right side of the window.
+fn tt_cutoff(e: &Entry, depth: i32, alpha: i32, beta: i32, ply: usize) -> Option<i32> {
+    if i32::from(e.depth) < depth {
+        return None;
+    }
+    let s = score_from_tt(i32::from(e.score), ply);
+    let cut = match e.bound {
+        Bound::Exact => true,
+        Bound::Lower => s >= beta,
+        Bound::Upper => s <= alpha,
+    };
+    cut.then_some(s)
+}
+
+/// Whether a quiet move after the first (no check given or escaped) is pruned in a non-PV node:
+/// late-move pruning by count at depth 3 and below, futility at depth 2 and below.
+fn prunes_late_quiet(node: &Node, searched: i32, alpha: i32) -> bool {
+    let depth = node.depth;
+    !node.pv
+        && ((depth <= 3 && searched >= 3 + 2 * depth * depth)
+            || (depth <= 2 && node.static_eval + 120 * depth <= alpha))
 }
 
 fn history_index(us: Color, code: u16) -> usize {
