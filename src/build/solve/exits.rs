@@ -1,0 +1,183 @@
+//! Exits: moves that leave the material (captures, promotions, en passant captures), valued
+//! by probing the sub-tables, with the mapping of each kind of exit onto its sub-table worked out
+//! once (`ExitPlan`).
+
+use std::sync::atomic::Ordering::Relaxed;
+
+use shakmaty::{Color, Role};
+
+use super::{color_of, Solver, SubTableError};
+use crate::tablebase::{
+    index::Squares,
+    material::{key_of_piece, MAX_PIECES},
+    pieces::{attacked, occupancy, slot_key},
+    probe::probe_in,
+    Tables, Value,
+};
+
+/// The roles a pawn promotes to, in the order of `plan_slot`.
+pub(super) const PROMOTIONS: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
+
+/// Where the plan of an exit is kept: capture of slot `skip` (`usize::MAX`: none) and the
+/// promotion `promo`.
+#[inline]
+pub(super) fn plan_slot(skip: usize, promo: Option<(usize, Role)>) -> usize {
+    let s = skip.min(MAX_PIECES);
+    let p = match promo {
+        None => 0,
+        Some((slot, role)) => {
+            let r = PROMOTIONS.iter().position(|&x| x == role).unwrap_or(0);
+            1 + slot.min(MAX_PIECES - 1) * 4 + r
+        }
+    };
+    s * (1 + 4 * MAX_PIECES) + p
+}
+
+/// How the pieces after one kind of exit map onto its sub-table: the sub-table's material key,
+/// and for each of its slots the slot of this table the piece comes from, in the sub-table's
+/// orientation (`order[0]`) and in the colour-swapped one (`order[1]`).
+#[derive(Clone, Copy)]
+pub(super) struct ExitPlan {
+    key: u64,
+    len: usize,
+    order: [[u8; MAX_PIECES]; 2],
+}
+
+impl ExitPlan {
+    pub(super) fn new(
+        slots: &[(Color, Role)],
+        skip: usize,
+        promo: Option<(usize, Role)>,
+    ) -> ExitPlan {
+        let pieces: Vec<(usize, Color, Role)> = slots
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != skip)
+            .map(|(i, &(c, r))| match promo {
+                Some((slot, role)) if slot == i => (i, c, role),
+                _ => (i, c, r),
+            })
+            .collect();
+        let key = pieces.iter().map(|&(_, c, r)| key_of_piece(c, r)).sum();
+        let mut order = [[0u8; MAX_PIECES]; 2];
+        for (swap, o) in order.iter_mut().enumerate() {
+            let mut sorted = pieces.clone();
+            // Stable, as `to_slots` is: identical pieces keep their order.
+            sorted.sort_by_key(|&(_, c, r)| slot_key(if swap == 1 { c.other() } else { c }, r));
+            for (k, &(i, _, _)) in sorted.iter().enumerate() {
+                o[k] = i as u8;
+            }
+        }
+        ExitPlan {
+            key,
+            len: pieces.len(),
+            order,
+        }
+    }
+}
+
+/// The plans of every exit of a material, by `plan_slot` (`None` where no exit is).
+pub(super) fn exit_plans(slots: &[(Color, Role)]) -> Vec<Option<ExitPlan>> {
+    let n = slots.len();
+    let mut plans = vec![None; plan_slot(MAX_PIECES, Some((MAX_PIECES - 1, Role::Knight))) + 1];
+    for skip in (2..n).chain([usize::MAX]) {
+        plans[plan_slot(skip, None)] = Some(ExitPlan::new(slots, skip, None));
+        for (i, &(_, r)) in slots.iter().enumerate() {
+            if r != Role::Pawn || i == skip {
+                continue;
+            }
+            for role in PROMOTIONS {
+                let promo = Some((i, role));
+                plans[plan_slot(skip, promo)] = Some(ExitPlan::new(slots, skip, promo));
+            }
+        }
+    }
+    plans
+}
+
+impl<T: Tables + Sync + Default> Solver<T> {
+    /// The value of a position outside this table, for the side to move (`side`): the position
+    /// `sq` without the piece in slot `skip` (`usize::MAX` for none) and with the pawn in
+    /// `promo.0` promoted to `promo.1`. Probed as [`crate::tablebase::lookup`] does, with the
+    /// sub-table's material and slot order worked out once per kind of exit (see `ExitPlan`).
+    pub(super) fn exit_value(
+        &self,
+        sq: &Squares,
+        skip: usize,
+        promo: Option<(usize, Role)>,
+        side: usize,
+    ) -> Value {
+        let Some(Some(plan)) = self.plans.get(plan_slot(skip, promo)) else {
+            self.note_sub_error(SubTableError::NoExitPlan {
+                slot: skip,
+                promotion: promo,
+            });
+            return Value::DRAW;
+        };
+        if plan.key == 0 {
+            return Value::DRAW; // bare kings
+        }
+        let probed = self.sub.table_by_key(plan.key).and_then(|(table, swap)| {
+            let order = &plan.order[usize::from(swap)];
+            let mut mapped = [0u8; MAX_PIECES];
+            for k in 0..plan.len {
+                let s = sq[usize::from(order[k])];
+                mapped[k] = if swap { s ^ 56 } else { s };
+            }
+            probe_in(table, &mapped, (side == 0) ^ swap)
+        });
+        match probed {
+            Ok(v) => v,
+            Err(e) => {
+                self.note_sub_error(e.into());
+                Value::DRAW
+            }
+        }
+    }
+
+    /// The value of the move to a child outside the table, for the mover.
+    pub(super) fn exit_move_value(&self, child: Value) -> Value {
+        match Value::from_child(child) {
+            Some(v) => v,
+            None => {
+                self.overflow.store(true, Relaxed);
+                Value::DRAW
+            }
+        }
+    }
+
+    /// Whether the king of `side` is attacked in `sq` with `occ`, ignoring slot `skip`.
+    #[inline]
+    pub(super) fn in_check(&self, sq: &Squares, side: usize, occ: u64, skip: usize) -> bool {
+        attacked(&self.slots, sq, sq[side], color_of(1 - side), occ, skip)
+    }
+
+    /// En passant after `side`'s opponent pushed the pawn in slot `pawn` two squares: `None` if
+    /// no legal capture exists, else the best capture's value for `side` (to move).
+    pub(super) fn ep_value(&self, sq: &Squares, side: usize, pawn: usize) -> Option<Value> {
+        let to = sq[pawn];
+        let target = if side == 0 { to + 8 } else { to - 8 };
+        let occ = occupancy(sq, self.n);
+        let mut best: Option<Value> = None;
+        for i in 0..self.n {
+            let (c, r) = self.slots[i];
+            if c != color_of(side) || r != Role::Pawn {
+                continue;
+            }
+            let from = sq[i];
+            if from >> 3 != to >> 3 || (from & 7).abs_diff(to & 7) != 1 {
+                continue;
+            }
+            let mut after = *sq;
+            after[i] = target;
+            let occ2 = (occ & !(1u64 << from) & !(1u64 << to)) | (1u64 << target);
+            if self.in_check(&after, side, occ2, pawn) {
+                continue;
+            }
+            let child = self.exit_value(&after, pawn, None, 1 - side);
+            let v = self.exit_move_value(child);
+            best = Some(best.map_or(v, |b| b.max(v)));
+        }
+        best
+    }
+}

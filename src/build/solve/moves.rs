@@ -1,0 +1,289 @@
+//! Forward move generation for the init pass: a position's legal moves, with exits valued and
+//! in-table moves counted, and when two moves may reach the same entry.
+
+use shakmaty::{attacks, Role};
+
+use super::{color_of, item::item, Solver};
+use crate::tablebase::{
+    index::{transform, Scheme, Squares},
+    material::MAX_PIECES,
+    pieces::{attacks_from, occupancy, square},
+    Tables, Value, Wdl,
+};
+
+/// How a position's in-table moves are counted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Keys {
+    /// One per move.
+    Count,
+    /// One per distinct successor entry.
+    Dedupe,
+}
+
+/// The reflection of the board through the long diagonal that holds `sq` (a1-h8 or a8-h1), as a
+/// symmetry of `transform`; `None` when `sq` is on neither.
+#[inline]
+pub(super) const fn diagonal_reflection(sq: u8) -> Option<u8> {
+    let (f, r) = (sq & 7, sq >> 3);
+    if f == r {
+        Some(4)
+    } else if f + r == 7 {
+        Some(7)
+    } else {
+        None
+    }
+}
+
+/// Summary of one position's moves.
+pub(super) struct MoveSummary {
+    /// Number of legal moves.
+    pub(super) moves: u32,
+    /// Best value of a move leaving the table.
+    pub(super) best_exit: Option<Value>,
+    /// Longest loss through an exit (plies, for the mover).
+    pub(super) longest_losing_exit: u32,
+    /// Distinct in-table successors.
+    pub(super) keys: [u64; 128],
+    pub(super) nkeys: usize,
+}
+
+impl MoveSummary {
+    pub(super) fn new() -> MoveSummary {
+        MoveSummary {
+            moves: 0,
+            best_exit: None,
+            longest_losing_exit: 0,
+            keys: [0; 128],
+            nkeys: 0,
+        }
+    }
+}
+
+impl<T: Tables + Sync + Default> Solver<T> {
+    /// Generates the legal moves of `side` in the decoded position `sq` (entry `idx`): exits
+    /// are valued; in-table moves are counted (`Keys::Count`) or recorded as distinct entries
+    /// (`Keys::Dedupe`). `false`, with `out` untouched, when the position is no legal one (the
+    /// king of the side not to move is attacked): the mover's attacks are computed once, for
+    /// that test and for the moves.
+    pub(super) fn summarize(
+        &self,
+        sq: &Squares,
+        idx: u64,
+        side: usize,
+        keys: Keys,
+        out: &mut MoveSummary,
+    ) -> bool {
+        let me = color_of(side);
+        let occ = occupancy(sq, self.n);
+        let their_king = 1u64 << sq[1 - side];
+        let mut own = 0u64;
+        let mut own_attacks = [0u64; MAX_PIECES];
+        for i in 0..self.n {
+            let (c, r) = self.slots[i];
+            if c == me {
+                own |= 1u64 << sq[i];
+                let a = attacks_from(c, r, sq[i], occ);
+                if a & their_king != 0 {
+                    return false;
+                }
+                own_attacks[i] = a;
+            }
+        }
+        out.moves = 0;
+        out.best_exit = None;
+        out.longest_losing_exit = 0;
+        out.nkeys = 0;
+        let king = side; // slot of the mover's king
+        let ksq = sq[king];
+        let kbit = 1u64 << ksq;
+        // Squares the enemy attacks with our king lifted, and pinned pieces with their lines.
+        let mut danger = 0u64;
+        let mut pinned = 0u64;
+        let mut pin_lines = [0u64; MAX_PIECES];
+        // The squares a move other than the king's must reach when in check: the checker's, or
+        // one between it and the king; none in double check.
+        let mut evasions = !0u64;
+        let mut checkers = 0u32;
+        for j in 0..self.n {
+            let (c, r) = self.slots[j];
+            if c == me {
+                continue;
+            }
+            // With the king lifted, a piece attacks its square exactly when it gives check.
+            let a = attacks_from(c, r, sq[j], occ & !kbit);
+            danger |= a;
+            let (ks, js) = (square(ksq), square(sq[j]));
+            if a & kbit != 0 {
+                checkers += 1;
+                evasions = if checkers == 1 {
+                    (1u64 << sq[j]) | attacks::between(ks, js).0
+                } else {
+                    0
+                };
+            }
+            let lines = match r {
+                Role::Rook => ks.file() == js.file() || ks.rank() == js.rank(),
+                Role::Bishop => ks.file() != js.file() && ks.rank() != js.rank(),
+                Role::Queen => true,
+                _ => false,
+            };
+            if lines && attacks::ray(ks, js).any() {
+                let between = attacks::between(ks, js).0;
+                let blockers = between & occ;
+                if blockers.count_ones() == 1 && blockers & own != 0 {
+                    pinned |= blockers;
+                    let slot = (0..self.n).find(|&k| sq[k] == blockers.trailing_zeros() as u8);
+                    if let Some(k) = slot {
+                        pin_lines[k] = between | (1u64 << sq[j]);
+                    }
+                }
+            }
+        }
+        for i in 0..self.n {
+            let (c, role) = self.slots[i];
+            if c != me {
+                continue;
+            }
+            let from = sq[i];
+            let mut targets;
+            let mut double = 0u64;
+            if role == Role::Pawn {
+                let (fwd, start_rank): (i8, u8) = if side == 0 { (8, 1) } else { (-8, 6) };
+                let one = (from as i8 + fwd) as u8;
+                targets = own_attacks[i] & occ & !own;
+                if occ & (1u64 << one) == 0 {
+                    targets |= 1u64 << one;
+                    if from >> 3 == start_rank {
+                        let two = (one as i8 + fwd) as u8;
+                        if occ & (1u64 << two) == 0 {
+                            double = 1u64 << two;
+                            targets |= double;
+                        }
+                    }
+                }
+            } else {
+                targets = own_attacks[i] & !own;
+            }
+            if i == king {
+                targets &= !danger;
+            } else {
+                targets &= evasions;
+                if pinned & (1u64 << from) != 0 {
+                    targets &= pin_lines[i];
+                }
+            }
+            if keys == Keys::Count {
+                // Every target is legal here: count the quiet moves at once and enumerate only
+                // the captures and promotions.
+                let promo_ranks = if role == Role::Pawn {
+                    0xFF00_0000_0000_00FFu64
+                } else {
+                    0
+                };
+                let quiet = targets & !occ & !promo_ranks;
+                let n = quiet.count_ones();
+                out.moves += n;
+                out.nkeys += n as usize;
+                targets &= !quiet;
+            }
+            while targets != 0 {
+                let to = targets.trailing_zeros() as u8;
+                targets &= targets - 1;
+                let to_bit = 1u64 << to;
+                let captured = if occ & to_bit != 0 {
+                    (0..self.n).find(|&j| sq[j] == to)
+                } else {
+                    None
+                };
+                if let Some(j) = captured {
+                    if j < 2 {
+                        continue; // a king cannot be taken in a legal position
+                    }
+                }
+                let mut after = *sq;
+                after[i] = to;
+                let skip = captured.unwrap_or(usize::MAX);
+                out.moves += 1;
+                let promotes = role == Role::Pawn && (to >> 3 == 7 || to >> 3 == 0);
+                if promotes {
+                    for p in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
+                        let child = self.exit_value(&after, skip, Some((i, p)), 1 - side);
+                        self.add_exit(out, self.exit_move_value(child));
+                    }
+                    out.moves += 3;
+                } else if captured.is_some() {
+                    let child = self.exit_value(&after, skip, None, 1 - side);
+                    self.add_exit(out, self.exit_move_value(child));
+                } else {
+                    match keys {
+                        Keys::Count => out.nkeys += 1,
+                        Keys::Dedupe => {
+                            let child = self
+                                .ix
+                                .moved(idx, sq, i, to)
+                                .or_else(|| self.ix.index(&after));
+                            let Some(child) = child else {
+                                continue;
+                            };
+                            let mut key = child;
+                            if double & to_bit != 0 && self.ep_value(&after, 1 - side, i).is_some()
+                            {
+                                key = item(child, 0, (to & 7) + 1);
+                            }
+                            if !out.keys[..out.nkeys].contains(&key) && out.nkeys < out.keys.len() {
+                                out.keys[out.nkeys] = key;
+                                out.nkeys += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// How in-table moves from `sq` (with `side` to move) must be counted: as distinct entries
+    /// only where two of them may reach the same one (see `may_coincide`).
+    pub(super) fn keys_mode(&self, sq: &Squares, side: usize) -> Keys {
+        if self.may_coincide(sq, 1 - side) {
+            Keys::Dedupe
+        } else {
+            Keys::Count
+        }
+    }
+
+    /// Whether two moves (or two un-moves) of the side whose king is not in slot `fixed` can lead
+    /// from `sq` to the same entry. Two positions share an entry only when a symmetry of the
+    /// index maps one onto the other; both keep that king on its square, so the symmetry is the
+    /// reflection through the long diagonal it stands on (pawnless tables only). If `σ` maps `P1
+    /// = P - x + a` onto `P2 = P - y + b`, then `σ(P)` and `P` differ in at most two pieces; so
+    /// when more than two pieces have no piece of their kind on their mirror square, every move
+    /// leads to an entry of its own.
+    pub(super) fn may_coincide(&self, sq: &Squares, fixed: usize) -> bool {
+        if self.ix.scheme() != Scheme::Pawnless {
+            return false;
+        }
+        let Some(t) = diagonal_reflection(sq[fixed]) else {
+            return false;
+        };
+        let mut unmatched = 0;
+        for i in 0..self.n {
+            let image = transform(t, sq[i]);
+            let kind = self.slots[i];
+            if !(0..self.n).any(|j| sq[j] == image && self.slots[j] == kind) {
+                unmatched += 1;
+                if unmatched > 2 {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    pub(super) fn add_exit(&self, out: &mut MoveSummary, v: Value) {
+        out.best_exit = Some(out.best_exit.map_or(v, |b| b.max(v)));
+        if v.wdl() == Wdl::Loss {
+            out.longest_losing_exit = out.longest_losing_exit.max(v.plies());
+        }
+    }
+}
