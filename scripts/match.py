@@ -1,13 +1,36 @@
 #!/usr/bin/env python3
-"""Plays a match between Retro and another UCI engine through python-chess's chess.engine (a
-real UCI client), keeping the clocks as a GUI does, and prints the score, the Elo difference
-with its 95% error bars, time losses and illegal moves. Not part of the test suite.
+"""Engine matches for measuring strength, through python-chess's chess.engine (a real UCI
+client): a sequential probability ratio test (SPRT) of one build against another, or a
+gauntlet of one engine against several opponents. Not part of the test suite.
 
-Needs: pip install chess; an opponent such as Debian's stockfish (apt-get install stockfish,
-/usr/games/stockfish) or glaurung or toga2.
+Openings come from an EPD book (default ../shared/books/8moves_v3.epd beside the project),
+drawn at random with a seed; each is played twice with colours swapped (a game pair). Engines
+stay running between games (`ucinewgame` between them), one set per concurrent game. They run
+in a scratch directory holding an engine.toml that points Retro at the project's tables and
+turns the background table build off.
 
-    scripts/match.py --games 100 --tc 10+0.1 --opponent /usr/games/stockfish \
-        --opponent-option "Skill Level=3" --pgn match.pgn
+An engine is given as `COMMAND[,NAME=VALUE...]`: the command (with its arguments) and the UCI
+options to set, e.g. `/usr/games/stockfish,UCI_LimitStrength=true,UCI_Elo=2200` or
+`gnuchess --uci`.
+
+SPRT of a new build against an old one, at fixed nodes (or --tc 10+0.1):
+
+    scripts/match.py sprt --new target/release/retro --old /tmp/retro-old --nodes 20000 \\
+        --elo0 0 --elo1 5 --pgn sprt.pgn
+
+The SPRT is the generalised SPRT on game pairs (pentanomial model: a pair scores 0, 1/2, 1,
+3/2 or 2), with the log-likelihood ratio approximated as engine-testing frameworks do:
+LLR = N (s1 - s0) (2 m - s0 - s1) / (2 v), where m and v are the mean and variance of a pair's
+score (per game), and s0, s1 the expected scores of elo0 and elo1 (logistic). It stops when the
+LLR leaves [ln(beta / (1 - alpha)), ln((1 - beta) / alpha)].
+
+Gauntlet at a time control:
+
+    scripts/match.py gauntlet --engine target/release/retro,Hash=64 --games 200 --tc 10+0.1 \\
+        --opponent /usr/games/toga2 --opponent '/usr/games/stockfish,UCI_LimitStrength=true,UCI_Elo=2200'
+
+Both print W/D/L, the score, the Elo difference with its 95% interval, and every time loss,
+illegal move or crash, and write the games as PGN with --pgn.
 """
 
 import argparse
@@ -15,7 +38,10 @@ import concurrent.futures
 import logging
 import math
 import os
+import random
+import shlex
 import sys
+import tempfile
 import threading
 import time
 
@@ -23,34 +49,59 @@ import chess
 import chess.engine
 import chess.pgn
 
-# Openings (moves from the initial position); each is played twice, colours reversed.
-OPENINGS = [
-    "e2e4 e7e5 g1f3 b8c6 f1b5 a7a6",
-    "e2e4 c7c5 g1f3 d7d6 d2d4 c5d4 f3d4 g8f6",
-    "e2e4 e7e6 d2d4 d7d5 b1c3 g8f6",
-    "e2e4 c7c6 d2d4 d7d5 e4e5 c8f5",
-    "d2d4 d7d5 c2c4 e7e6 b1c3 g8f6",
-    "d2d4 g8f6 c2c4 g7g6 b1c3 f8g7 e2e4 d7d6",
-    "d2d4 g8f6 c2c4 e7e6 b1c3 f8b4",
-    "c2c4 e7e5 b1c3 g8f6 g2g3 d7d5",
-    "g1f3 d7d5 g2g3 g8f6 f1g2 c7c6",
-    "e2e4 e7e5 g1f3 g8f6 f3e5 d7d6",
-    "e2e4 d7d5 e4d5 d8d5 b1c3 d5a5",
-    "d2d4 f7f5 g2g3 g8f6 f1g2 g7g6",
-    "e2e4 g7g6 d2d4 f8g7 b1c3 d7d6",
-    "e2e4 c7c5 b1c3 b8c6 g2g3 g7g6",
-    "d2d4 d7d5 c2c4 c7c6 g1f3 g8f6 b1c3 d5c4",
-    "e2e4 e7e5 f1c4 g8f6 d2d3 c7c6",
-    "c2c4 c7c5 g1f3 g8f6 b1c3 b8c6",
-    "e2e4 c7c5 g1f3 e7e6 d2d4 c5d4 f3d4 a7a6",
-    "d2d4 g8f6 g1f3 e7e6 c1g5 h7h6",
-    "b2b3 e7e5 c1b2 b8c6 e2e3 g8f6",
-    "e2e4 e7e5 b1c3 g8f6 f2f4 d7d5",
-    "d2d4 d7d5 c1f4 g8f6 e2e3 c7c5",
-    "e2e4 b8c6 d2d4 d7d5 b1c3 d5e4",
-    "g2g3 d7d5 f1g2 e7e5 d2d3 g8f6",
-    "e2e4 e7e5 g1f3 b8c6 d2d4 e5d4 f3d4 g8f6",
-]
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, ".."))
+
+
+class Spec:
+    """An engine to start: its command line, UCI options and a display name."""
+
+    def __init__(self, text):
+        parts = text.split(",")
+        self.command = shlex.split(parts[0])
+        if not self.command:
+            raise SystemExit(f"no command in engine spec {text!r}")
+        # The engines run in a scratch directory: a relative path is taken from here.
+        if os.sep in self.command[0]:
+            self.command[0] = os.path.abspath(self.command[0])
+        self.options = {}
+        for item in parts[1:]:
+            name, eq, value = item.partition("=")
+            if not eq:
+                raise SystemExit(f"engine option {item!r} is not NAME=VALUE")
+            self.options[name.strip()] = value.strip()
+        base = os.path.basename(self.command[0])
+        extra = " ".join(f"{k}={v}" for k, v in self.options.items() if k not in ("Hash", "Threads"))
+        self.name = base + (f" ({extra})" if extra else "")
+
+    def start(self, cwd):
+        engine = chess.engine.SimpleEngine.popen_uci(self.command, cwd=cwd)
+        opts = {}
+        for k, v in self.options.items():
+            opt = engine.options.get(k)
+            if opt is None:
+                engine.quit()
+                raise SystemExit(f"{self.name}: no UCI option {k!r}")
+            if opt.type == "check":
+                opts[k] = v.lower() in ("true", "1", "yes")
+            elif opt.type == "spin":
+                opts[k] = int(v)
+            else:
+                opts[k] = v
+        engine.configure(opts)
+        return engine
+
+
+def read_book(path):
+    fens = []
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) >= 4:
+                fens.append(" ".join(fields[:4]) + " 0 1")
+    if not fens:
+        raise SystemExit(f"{path}: no positions")
+    return fens
 
 
 def parse_tc(tc):
@@ -58,100 +109,218 @@ def parse_tc(tc):
     return float(base), float(inc or 0)
 
 
-def parse_options(items):
-    out = {}
-    for item in items or []:
-        name, _, value = item.partition("=")
-        try:
-            out[name] = int(value)
-        except ValueError:
-            out[name] = value
-    return out
+class Adjudicator:
+    """Ends a game early when both engines agree: a win when the side to move has reported at
+    least `resign` centipawns (or a mate) and its opponent at most minus that, each over its last
+    `moves` moves; a draw after move 40 when both have reported at most 10 centipawns either way
+    over their last 8 moves. Scores are from the mover's point of view."""
+
+    def __init__(self, resign, moves):
+        self.resign = resign
+        self.moves = moves
+        self.scores = {chess.WHITE: [], chess.BLACK: []}
+
+    def record(self, colour, score):
+        self.scores[colour].append(score)
+
+    def verdict(self, board):
+        if self.resign <= 0:
+            return None
+        w, b = self.scores[chess.WHITE], self.scores[chess.BLACK]
+        n = self.moves
+        if len(w) >= n and len(b) >= n:
+            if all(s is not None and s >= self.resign for s in w[-n:]) and all(
+                s is not None and s <= -self.resign for s in b[-n:]
+            ):
+                return "1-0", "adjudicated win"
+            if all(s is not None and s >= self.resign for s in b[-n:]) and all(
+                s is not None and s <= -self.resign for s in w[-n:]
+            ):
+                return "0-1", "adjudicated win"
+        if board.fullmove_number > 40 and len(w) >= 8 and len(b) >= 8:
+            if all(s is not None and abs(s) <= 10 for s in w[-8:] + b[-8:]):
+                return "1/2-1/2", "adjudicated draw"
+        return None
 
 
-def play_game(args, index, opening, retro_white):
-    base, inc = parse_tc(args.tc)
-    retro = chess.engine.SimpleEngine.popen_uci(args.retro)
-    opp = chess.engine.SimpleEngine.popen_uci(args.opponent)
-    try:
-        retro.configure(parse_options(args.retro_option))
-        opp.configure(parse_options(args.opponent_option))
-        board = chess.Board()
-        for m in opening.split():
-            board.push_uci(m)
-        clock = {chess.WHITE: base, chess.BLACK: base}
-        termination = None
-        loser = None
-        while True:
-            outcome = board.outcome(claim_draw=True)
-            if outcome is not None:
-                termination = outcome.termination.name.lower()
-                result = outcome.result()
-                break
-            if board.fullmove_number > 300:
-                termination, result = "adjudicated draw (300 moves)", "1/2-1/2"
-                break
-            mover = board.turn
-            is_retro = (mover == chess.WHITE) == retro_white
-            eng = retro if is_retro else opp
+def play_game(engines, names, fen, key, args, tc):
+    """Plays one game from `fen`: `engines[colour]` moves for `colour`. Returns the result, the
+    termination, the loser's colour when it lost by a fault (time, illegal move, crash), and the
+    PGN text."""
+    board = chess.Board(fen)
+    adj = Adjudicator(args.resign, args.resign_moves)
+    clock = {chess.WHITE: tc[0], chess.BLACK: tc[0]} if tc else None
+    fault = None
+    termination = None
+    result = None
+    while True:
+        outcome = board.outcome(claim_draw=True)
+        if outcome is not None:
+            result, termination = outcome.result(), outcome.termination.name.lower()
+            break
+        verdict = adj.verdict(board)
+        if verdict is not None:
+            result, termination = verdict
+            break
+        if board.ply() > 600:
+            result, termination = "1/2-1/2", "adjudicated draw (300 moves)"
+            break
+        mover = board.turn
+        if tc:
             limit = chess.engine.Limit(
                 white_clock=max(clock[chess.WHITE], 0.001),
                 black_clock=max(clock[chess.BLACK], 0.001),
-                white_inc=inc,
-                black_inc=inc,
+                white_inc=tc[1],
+                black_inc=tc[1],
             )
-            t0 = time.monotonic()
-            try:
-                res = eng.play(board, limit, game=index)
-            except chess.engine.EngineError as e:
-                termination, loser = f"illegal move or engine error: {e}", mover
-                break
-            except chess.engine.EngineTerminatedError as e:
-                termination, loser = f"engine died: {e}", mover
-                break
-            used = time.monotonic() - t0
+        else:
+            limit = chess.engine.Limit(nodes=args.nodes)
+        t0 = time.monotonic()
+        try:
+            res = engines[mover].play(board, limit, game=key, info=chess.engine.INFO_SCORE)
+        except chess.engine.EngineError as e:
+            fault, termination = mover, f"illegal move or engine error: {e}"
+            break
+        except chess.engine.EngineTerminatedError as e:
+            fault, termination = mover, f"engine died: {e}"
+            break
+        used = time.monotonic() - t0
+        if tc:
             clock[mover] -= used
             if clock[mover] < 0:
-                termination, loser = f"time forfeit ({-clock[mover] * 1000:.0f} ms over)", mover
+                fault, termination = mover, f"time forfeit ({-clock[mover] * 1000:.0f} ms over)"
                 break
-            clock[mover] += inc
-            if res.move is None:
-                termination, loser = "no move", mover
-                break
-            board.push(res.move)
-        if loser is not None:
-            result = "0-1" if loser == chess.WHITE else "1-0"
-        retro_score = {"1-0": 1.0, "0-1": 0.0}.get(result, 0.5)
-        if not retro_white:
-            retro_score = 1.0 - retro_score
-        game = chess.pgn.Game.from_board(board)
-        game.headers["Event"] = f"Retro match {args.tc}"
-        game.headers["Round"] = str(index + 1)
-        game.headers["White"] = "Retro" if retro_white else args.name
-        game.headers["Black"] = args.name if retro_white else "Retro"
-        game.headers["Result"] = result
-        game.headers["Termination"] = termination
-        return {
-            "index": index,
-            "retro_white": retro_white,
-            "result": result,
-            "score": retro_score,
-            "termination": termination,
-            "loser_is_retro": loser is not None and ((loser == chess.WHITE) == retro_white),
-            "plies": len(board.move_stack),
-            "pgn": str(game),
-        }
-    finally:
-        for e in (retro, opp):
+            clock[mover] += tc[1]
+        if res.move is None:
+            fault, termination = mover, "no move"
+            break
+        score = res.info.get("score")
+        adj.record(mover, score.relative.score(mate_score=100_000) if score else None)
+        board.push(res.move)
+    if fault is not None:
+        result = "0-1" if fault == chess.WHITE else "1-0"
+    game = chess.pgn.Game.from_board(board)
+    game.headers["Event"] = args.event
+    game.headers["White"] = names[chess.WHITE]
+    game.headers["Black"] = names[chess.BLACK]
+    game.headers["Result"] = result
+    game.headers["Termination"] = termination
+    return result, termination, fault, str(game)
+
+
+class Worker:
+    """One concurrent game slot: its own running engines, restarted after a crash."""
+
+    def __init__(self, cwd):
+        self.cwd = cwd
+        self.running = {}
+
+    def engine(self, spec):
+        e = self.running.get(id(spec))
+        if e is None:
+            e = spec.start(self.cwd)
+            self.running[id(spec)] = e
+        return e
+
+    def drop(self, spec):
+        e = self.running.pop(id(spec), None)
+        if e is not None:
             try:
                 e.quit()
             except Exception:
                 pass
 
+    def close(self):
+        for e in list(self.running.values()):
+            try:
+                e.quit()
+            except Exception:
+                pass
+        self.running.clear()
+
+
+def play_pair(worker, first, second, fen, pair, args, tc):
+    """Plays the opening `fen` twice, `first` with white and then with black. Returns
+    `first`'s two scores, the faults of each engine and the two games' PGN."""
+    scores, faults, pgns, terms = [], {id(first): [], id(second): []}, [], []
+    for g, (white, black) in enumerate([(first, second), (second, first)]):
+        engines = {chess.WHITE: worker.engine(white), chess.BLACK: worker.engine(black)}
+        names = {chess.WHITE: white.name, chess.BLACK: black.name}
+        result, term, fault, pgn = play_game(engines, names, fen, f"{pair}-{g}", args, tc)
+        if fault is not None:
+            culprit = white if fault == chess.WHITE else black
+            faults[id(culprit)].append(term)
+            if term.startswith("engine died") or term.startswith("illegal"):
+                worker.drop(culprit)
+        s = {"1-0": 1.0, "0-1": 0.0}.get(result, 0.5)
+        scores.append(s if white is first else 1.0 - s)
+        pgns.append(pgn)
+        terms.append(term)
+    return scores, faults, pgns, terms
+
+
+def elo(score):
+    score = min(max(score, 1e-6), 1 - 1e-6)
+    return -400 * math.log10(1 / score - 1)
+
+
+class Tally:
+    """Pair results of one engine against one opponent."""
+
+    def __init__(self):
+        self.pent = [0] * 5  # pairs scoring 0, 1/2, 1, 3/2, 2
+        self.wdl = [0, 0, 0]
+        self.faults = []
+        self.opp_faults = []
+
+    def add(self, scores):
+        self.pent[int(round(2 * sum(scores)))] += 1
+        for s in scores:
+            self.wdl[0 if s == 1.0 else 1 if s == 0.5 else 2] += 1
+
+    def pairs(self):
+        return sum(self.pent)
+
+    def mean_var(self):
+        n = self.pairs()
+        if n == 0:
+            return 0.5, 0.0
+        m = sum(c * k / 4 for k, c in enumerate(self.pent)) / n
+        v = sum(c * (k / 4 - m) ** 2 for k, c in enumerate(self.pent)) / n
+        return m, v
+
+    def elo_interval(self):
+        n = self.pairs()
+        m, v = self.mean_var()
+        se = math.sqrt(v / n) if n else 0.0
+        return elo(m), elo(m - 1.96 * se), elo(m + 1.96 * se)
+
+    def llr(self, elo0, elo1):
+        n = self.pairs()
+        if n < 2:
+            return 0.0
+        # Regularise an empty outcome so that the variance is never zero.
+        pent = [c + (0.05 if c == 0 else 0) for c in self.pent]
+        total = sum(pent)
+        m = sum(c * k / 4 for k, c in enumerate(pent)) / total
+        v = sum(c * (k / 4 - m) ** 2 for k, c in enumerate(pent)) / total
+        s0 = 1 / (1 + 10 ** (-elo0 / 400))
+        s1 = 1 / (1 + 10 ** (-elo1 / 400))
+        return n * (s1 - s0) * (2 * m - s0 - s1) / (2 * v)
+
+    def line(self):
+        w, d, l = self.wdl
+        games = w + d + l
+        e, lo, hi = self.elo_interval()
+        score = (w + d / 2) / games if games else 0
+        return (
+            f"{games} games +{w} ={d} -{l} ({100 * score:.1f}%), pairs {self.pent}, "
+            f"Elo {e:+.1f} (95%: {lo:+.1f} to {hi:+.1f})"
+        )
+
 
 class ProtocolErrors(logging.Handler):
-    """Counts the protocol errors python-chess logs and goes on from (invalid ponder moves,
-    unexpected output)."""
+    """Counts the protocol errors python-chess logs and goes on from."""
 
     def __init__(self):
         super().__init__(logging.WARNING)
@@ -161,76 +330,181 @@ class ProtocolErrors(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-def elo(score):
-    score = min(max(score, 1e-6), 1 - 1e-6)
-    return -400 * math.log10(1 / score - 1)
+def write_pgn(pgn, games):
+    if pgn:
+        for g in games:
+            pgn.write(g + "\n\n")
+        pgn.flush()
+
+
+def scratch_dir(tables):
+    d = tempfile.mkdtemp(prefix="retro-match-")
+    with open(os.path.join(d, "engine.toml"), "w") as f:
+        f.write(f'table_path = "{os.path.abspath(tables)}"\nbuild_missing_tables = false\n')
+    return d
+
+
+def run(args, pairings, on_pair, should_stop):
+    """Plays the game pairs of `pairings` (first, second, opening, number) on `args.concurrency`
+    workers, calling `on_pair(first, second, scores, faults, pgns, terms)` under a lock after
+    each pair, until `should_stop()`."""
+    cwd = scratch_dir(args.tables)
+    tc = parse_tc(args.tc) if args.tc else None
+    local = threading.local()
+    workers = []
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def job(first, second, fen, pair):
+        if stop.is_set():
+            return
+        if not hasattr(local, "worker"):
+            local.worker = Worker(cwd)
+            with lock:
+                workers.append(local.worker)
+        scores, faults, pgns, terms = play_pair(local.worker, first, second, fen, pair, args, tc)
+        with lock:
+            on_pair(first, second, scores, faults, pgns, terms)
+            if should_stop():
+                stop.set()
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.concurrency) as pool:
+        pending = set()
+        for p in pairings:
+            if stop.is_set():
+                break
+            pending.add(pool.submit(job, *p))
+            if len(pending) >= 2 * args.concurrency:
+                done, pending = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
+                for f in done:
+                    f.result()
+        for f in pending:
+            f.result()
+    for w in workers:
+        w.close()
+
+
+def openings(args):
+    book = read_book(args.book)
+    rng = random.Random(args.seed)
+    while True:
+        yield rng.choice(book)
+
+
+def cmd_sprt(args):
+    new, old = Spec(args.new), Spec(args.old)
+    if new.name == old.name:
+        new.name += " (new)"
+        old.name += " (old)"
+    tally = Tally()
+    lower = math.log(args.beta / (1 - args.alpha))
+    upper = math.log((1 - args.beta) / args.alpha)
+    pgn = open(args.pgn, "w") if args.pgn else None
+    started = time.monotonic()
+    state = {"verdict": None}
+
+    def on_pair(first, second, scores, faults, pgns, terms):
+        tally.add(scores)
+        tally.faults.extend(faults[id(new)])
+        tally.opp_faults.extend(faults[id(old)])
+        write_pgn(pgn, pgns)
+        llr = tally.llr(args.elo0, args.elo1)
+        if llr >= upper:
+            state["verdict"] = "H1 accepted (the new build is stronger)"
+        elif llr <= lower:
+            state["verdict"] = "H0 accepted (no gain of elo1)"
+        elif 2 * tally.pairs() >= args.max_games:
+            state["verdict"] = "inconclusive (game limit)"
+        print(f"{tally.line()}, LLR {llr:+.2f} ({lower:+.2f}, {upper:+.2f})", flush=True)
+
+    pairings = ((new, old, fen, k) for k, fen in enumerate(openings(args)))
+    run(args, pairings, on_pair, lambda: state["verdict"] is not None)
+    limit = f"{args.nodes} nodes" if not args.tc else args.tc
+    print(f"\nSPRT {new.name} vs {old.name}, {limit}, elo0 {args.elo0} elo1 {args.elo1} "
+          f"alpha {args.alpha} beta {args.beta}, {time.monotonic() - started:.0f} s")
+    print(f"{tally.line()}, LLR {tally.llr(args.elo0, args.elo1):+.2f} ({lower:+.2f}, {upper:+.2f})")
+    print(f"verdict: {state['verdict'] or 'stopped'}")
+    print(f"faults of the new build: {len(tally.faults)}, of the old: {len(tally.opp_faults)}")
+    for f in tally.faults[:10] + tally.opp_faults[:10]:
+        print(f"  {f}")
+    return 0 if not tally.faults and not tally.opp_faults else 1
+
+
+def cmd_gauntlet(args):
+    me = Spec(args.engine)
+    opponents = [Spec(o) for o in args.opponent]
+    tallies = {id(o): Tally() for o in opponents}
+    pgn = open(args.pgn, "w") if args.pgn else None
+    started = time.monotonic()
+
+    def on_pair(first, second, scores, faults, pgns, terms):
+        t = tallies[id(second)]
+        t.add(scores)
+        t.faults.extend(faults[id(first)])
+        t.opp_faults.extend(faults[id(second)])
+        write_pgn(pgn, pgns)
+        print(f"vs {second.name}: {t.line()}  [{terms[0]}; {terms[1]}]", flush=True)
+
+    books = openings(args)
+    pairs = args.games // 2
+    pairings = []
+    for k in range(pairs):
+        fen = next(books)
+        for o in opponents:
+            pairings.append((me, o, fen, len(pairings)))
+    run(args, iter(pairings), on_pair, lambda: False)
+    print(f"\nGauntlet of {me.name} at {args.tc}, {args.games} games per opponent, "
+          f"{time.monotonic() - started:.0f} s")
+    bad = 0
+    for o in opponents:
+        t = tallies[id(o)]
+        print(f"vs {o.name}: {t.line()}")
+        print(f"   faults of {me.name}: {len(t.faults)} {t.faults[:5]}; of the opponent: "
+              f"{len(t.opp_faults)} {t.opp_faults[:5]}")
+        bad += len(t.faults)
+    return 0 if bad == 0 else 1
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--retro", default=os.path.join(here, "..", "target", "release", "retro"))
-    p.add_argument("--retro-option", action="append", help="NAME=VALUE, repeatable")
-    p.add_argument("--opponent", default="/usr/games/stockfish")
-    p.add_argument("--opponent-option", action="append", help="NAME=VALUE, repeatable")
-    p.add_argument("--name", default=None, help="opponent name in the PGN")
-    p.add_argument("--games", type=int, default=100)
-    p.add_argument("--tc", default="10+0.1", help="seconds+increment per game")
-    p.add_argument("--concurrency", type=int, default=2)
-    p.add_argument("--pgn", default=None)
+    sub = p.add_subparsers(dest="mode", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--book", default=os.path.join(ROOT, "..", "shared", "books", "8moves_v3.epd"))
+    common.add_argument("--seed", type=int, default=1)
+    common.add_argument("--concurrency", type=int, default=2)
+    common.add_argument("--tables", default=os.path.join(ROOT, "tables"),
+                        help="Retro's table directory (default: the project's tables/)")
+    common.add_argument("--pgn", default=None)
+    common.add_argument("--resign", type=int, default=1000,
+                        help="adjudication threshold in centipawns (0: play every game out)")
+    common.add_argument("--resign-moves", type=int, default=4)
+    s = sub.add_parser("sprt", parents=[common], help="SPRT of a new build against an old one")
+    s.add_argument("--new", required=True)
+    s.add_argument("--old", required=True)
+    s.add_argument("--nodes", type=int, default=20000, help="nodes per move (without --tc)")
+    s.add_argument("--tc", default=None, help="seconds+increment per game instead of nodes")
+    s.add_argument("--elo0", type=float, default=0.0)
+    s.add_argument("--elo1", type=float, default=5.0)
+    s.add_argument("--alpha", type=float, default=0.05)
+    s.add_argument("--beta", type=float, default=0.05)
+    s.add_argument("--max-games", type=int, default=20000)
+    g = sub.add_parser("gauntlet", parents=[common], help="one engine against several")
+    g.add_argument("--engine", default=os.path.join(ROOT, "target", "release", "retro"))
+    g.add_argument("--opponent", action="append", required=True)
+    g.add_argument("--games", type=int, default=200, help="games per opponent")
+    g.add_argument("--tc", default="10+0.1")
     args = p.parse_args()
-    args.name = args.name or os.path.basename(args.opponent)
-
+    args.event = f"Retro {args.mode}"
+    if args.mode == "sprt" and not args.tc and args.nodes <= 0:
+        raise SystemExit("--nodes must be positive")
     errors = ProtocolErrors()
     logging.getLogger("chess.engine").addHandler(errors)
     logging.getLogger("chess.engine").propagate = False
-    jobs = []
-    for i in range(args.games):
-        opening = OPENINGS[(i // 2) % len(OPENINGS)]
-        jobs.append((i, opening, i % 2 == 0))
-    results = []
-    lock = threading.Lock()
-    started = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.concurrency) as pool:
-        futures = [pool.submit(play_game, args, *j) for j in jobs]
-        for f in concurrent.futures.as_completed(futures):
-            r = f.result()
-            with lock:
-                results.append(r)
-                w = sum(1 for x in results if x["score"] == 1.0)
-                d = sum(1 for x in results if x["score"] == 0.5)
-                l = sum(1 for x in results if x["score"] == 0.0)
-                colour = "white" if r["retro_white"] else "black"
-                print(
-                    f"game {r['index'] + 1:3d} retro {colour}: {r['result']:7s} {r['termination']} "
-                    f"({r['plies']} plies)  running +{w} ={d} -{l}",
-                    flush=True,
-                )
-    n = len(results)
-    w = sum(1 for x in results if x["score"] == 1.0)
-    d = sum(1 for x in results if x["score"] == 0.5)
-    l = sum(1 for x in results if x["score"] == 0.0)
-    s = (w + d / 2) / n
-    var = (w * (1 - s) ** 2 + d * (0.5 - s) ** 2 + l * (0 - s) ** 2) / n
-    se = math.sqrt(var / n)
-    lo, hi = elo(s - 1.96 * se), elo(s + 1.96 * se)
-    time_losses = sum(1 for x in results if x["loser_is_retro"] and x["termination"].startswith("time"))
-    illegal = sum(1 for x in results if x["loser_is_retro"] and x["termination"].startswith("illegal"))
-    opp_time = sum(1 for x in results if not x["loser_is_retro"] and x["termination"].startswith("time"))
-    print(f"\nRetro vs {args.name} {parse_options(args.opponent_option)} at {args.tc}, {n} games "
-          f"in {time.monotonic() - started:.0f} s")
-    print(f"score: +{w} ={d} -{l}  {100 * s:.1f}%")
-    print(f"Elo difference: {elo(s):+.0f} (95%: {lo:+.0f} to {hi:+.0f})")
-    print(f"Retro time losses: {time_losses}, Retro illegal moves or errors: {illegal}, "
-          f"opponent time losses: {opp_time}")
-    print(f"protocol errors logged by python-chess (either engine): {len(errors.messages)}")
+    code = cmd_sprt(args) if args.mode == "sprt" else cmd_gauntlet(args)
+    print(f"protocol errors logged by python-chess: {len(errors.messages)}")
     for m in sorted(set(errors.messages))[:10]:
         print(f"  {m}")
-    if args.pgn:
-        with open(args.pgn, "w") as f:
-            for r in sorted(results, key=lambda x: x["index"]):
-                f.write(r["pgn"] + "\n\n")
-    return 0 if time_losses == 0 and illegal == 0 else 1
+    return code
 
 
 if __name__ == "__main__":
