@@ -1,9 +1,9 @@
 //! The search: iterative deepening with principal-variation alpha-beta, aspiration windows,
-//! quiescence search, a shared transposition table, move ordering (hash move, captures by
-//! MVV-LVA with static exchange evaluation, killers, history), null-move pruning, late-move
-//! reductions and pruning, reverse futility pruning, check extensions, draw detection and exact
-//! scores from the endgame tables. Several threads search the same tree through the shared
-//! table (lazy SMP).
+//! quiescence search (with the transposition table: cutoffs, stored results, its move first), a
+//! shared transposition table, move ordering (hash move, captures by MVV-LVA with static exchange
+//! evaluation, killers, history), null-move pruning, late-move reductions and pruning, reverse
+//! futility pruning, check extensions, draw detection and exact scores from the endgame tables.
+//! Several threads search the same tree through the shared table (lazy SMP).
 
 use std::{
     sync::{
@@ -504,7 +504,7 @@ impl<'a> Worker<'a> {
         null_ok: bool,
     ) -> i32 {
         if depth <= 0 {
-            return self.qsearch(pos, alpha, beta, ply);
+            return self.qsearch(pos, hash, alpha, beta, ply);
         }
         self.pv[ply].clear();
         if self.tick() {
@@ -663,9 +663,7 @@ impl<'a> Worker<'a> {
             {
                 continue;
             }
-            let child_hash = pos
-                .update_zobrist_hash::<Zobrist64>(Zobrist64(node.hash), m, EnPassantMode::Legal)
-                .map_or_else(|| hash_of(&child), |z| z.0);
+            let child_hash = child_hash(pos, node.hash, m, &child);
             let ext = i32::from(gives_check && ply < MAX_PLY / 2);
             let new_depth = node.depth - 1 + ext;
             self.hashes.push(node.hash);
@@ -836,7 +834,11 @@ impl<'a> Worker<'a> {
             .collect()
     }
 
-    fn qsearch(&mut self, pos: &Chess, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    /// Quiescence search: captures and queen promotions (every move in check) until the
+    /// position is quiet, with the static evaluation as the score of standing pat. Probes the
+    /// hash table (a cutoff outside PV nodes, its static evaluation, its move first) and stores
+    /// its result there at depth 0, below every entry of the main search.
+    fn qsearch(&mut self, pos: &Chess, hash: u64, mut alpha: i32, beta: i32, ply: usize) -> i32 {
         self.pv[ply].clear();
         if self.tick() {
             return 0;
@@ -850,6 +852,14 @@ impl<'a> Worker<'a> {
         if ply >= MAX_PLY - 1 {
             return evaluate(pos);
         }
+        let pv = beta - alpha > 1;
+        let entry = self.tt.probe(hash);
+        if !pv {
+            if let Some(s) = entry.and_then(|e| tt_cutoff(&e, 0, alpha, beta, ply)) {
+                return s;
+            }
+        }
+        let tt_move = entry.map_or(0, |e| e.mv);
         let in_check = pos.is_check();
         let mut best;
         let stand;
@@ -862,8 +872,9 @@ impl<'a> Worker<'a> {
             best = -INF;
             stand = -INF;
         } else {
-            stand = evaluate(pos);
+            stand = entry.map_or_else(|| evaluate(pos), |e| i32::from(e.eval));
             if stand >= beta {
+                self.store_quiet(hash, stand, None, stand, beta, ply);
                 return stand;
             }
             alpha = alpha.max(stand);
@@ -878,11 +889,15 @@ impl<'a> Worker<'a> {
         let mut scores: Vec<i32> = moves
             .iter()
             .map(|m| {
+                if tt_move != 0 && encode_move(m) == tt_move {
+                    return 1_000_000;
+                }
                 m.capture()
                     .map_or(0, |v| 10 * piece_value(v) - piece_value(m.role()))
                     + m.promotion().map_or(0, piece_value)
             })
             .collect();
+        let mut best_move = None;
         for i in 0..moves.len() {
             pick(&mut moves, &mut scores, i);
             let m = moves[i];
@@ -898,7 +913,8 @@ impl<'a> Worker<'a> {
             }
             let mut child = pos.clone();
             child.play_unchecked(m);
-            let score = -self.qsearch(&child, -beta, -alpha, ply + 1);
+            let child_hash = child_hash(pos, hash, m, &child);
+            let score = -self.qsearch(&child, child_hash, -beta, -alpha, ply + 1);
             if self.stopped {
                 return 0;
             }
@@ -906,6 +922,7 @@ impl<'a> Worker<'a> {
                 best = score;
                 if score > alpha {
                     alpha = score;
+                    best_move = Some(m);
                     self.update_pv(ply, m);
                     if score >= beta {
                         break;
@@ -913,7 +930,29 @@ impl<'a> Worker<'a> {
                 }
             }
         }
+        self.store_quiet(hash, best, best_move, stand, beta, ply);
         best
+    }
+
+    /// Stores a quiescence result at depth 0 (see `store_node` for the bound).
+    fn store_quiet(
+        &self,
+        hash: u64,
+        best: i32,
+        best_move: Option<Move>,
+        eval: i32,
+        beta: i32,
+        ply: usize,
+    ) {
+        let node = Node {
+            hash,
+            depth: 0,
+            ply,
+            pv: false,
+            in_check: false,
+            static_eval: eval,
+        };
+        self.store_node(&node, best, best_move, beta);
     }
 }
 
@@ -951,6 +990,13 @@ fn prunes_late_quiet(node: &Node, searched: i32, alpha: i32) -> bool {
     !node.pv
         && ((depth <= 3 && searched >= 3 + 2 * depth * depth)
             || (depth <= 2 && node.static_eval + 120 * depth <= alpha))
+}
+
+/// The key of `child`, reached from `pos` (key `hash`) by `m`: updated incrementally, computed
+/// afresh where shakmaty cannot update it.
+fn child_hash(pos: &Chess, hash: u64, m: Move, child: &Chess) -> u64 {
+    pos.update_zobrist_hash::<Zobrist64>(Zobrist64(hash), m, EnPassantMode::Legal)
+        .map_or_else(|| hash_of(child), |z| z.0)
 }
 
 fn history_index(us: Color, code: u16) -> usize {
@@ -1077,6 +1123,42 @@ mod tests {
     fn uci(m: Option<Move>) -> String {
         m.map(|m| m.to_uci(CastlingMode::Standard).to_string())
             .unwrap_or_default()
+    }
+
+    /// The key the search carries from node to node (updated move by move) is the key of the
+    /// position reached, over every move of perft 3 from positions of the standard perft suites
+    /// (castling, en passant, promotions, checks).
+    #[test]
+    fn updated_keys_equal_full_keys() {
+        fn walk(p: &Chess, hash: u64, depth: u32, checked: &mut u64) {
+            assert_eq!(
+                hash,
+                hash_of(p),
+                "{}",
+                shakmaty::fen::Fen::from_position(p, EnPassantMode::Legal)
+            );
+            if depth == 0 {
+                return;
+            }
+            for m in p.legal_moves() {
+                let mut child = p.clone();
+                child.play_unchecked(m);
+                *checked += 1;
+                walk(&child, child_hash(p, hash, m, &child), depth - 1, checked);
+            }
+        }
+        let mut checked = 0;
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        ] {
+            let p = pos(fen);
+            walk(&p, hash_of(&p), 3, &mut checked);
+        }
+        assert!(checked > 100_000, "{checked} moves");
     }
 
     #[test]
