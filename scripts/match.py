@@ -281,12 +281,15 @@ class Tally:
     def pairs(self):
         return sum(self.pent)
 
-    def mean_var(self):
-        n = self.pairs()
+    def mean_var(self, pent=None):
+        """The mean and variance of a pair's score per game, over `pent` (default: the
+        pairs played)."""
+        pent = self.pent if pent is None else pent
+        n = sum(pent)
         if n == 0:
             return 0.5, 0.0
-        m = sum(c * k / 4 for k, c in enumerate(self.pent)) / n
-        v = sum(c * (k / 4 - m) ** 2 for k, c in enumerate(self.pent)) / n
+        m = sum(c * k / 4 for k, c in enumerate(pent)) / n
+        v = sum(c * (k / 4 - m) ** 2 for k, c in enumerate(pent)) / n
         return m, v
 
     def elo_interval(self):
@@ -300,10 +303,7 @@ class Tally:
         if n < 2:
             return 0.0
         # Regularise an empty outcome so that the variance is never zero.
-        pent = [c + (0.05 if c == 0 else 0) for c in self.pent]
-        total = sum(pent)
-        m = sum(c * k / 4 for k, c in enumerate(pent)) / total
-        v = sum(c * (k / 4 - m) ** 2 for k, c in enumerate(pent)) / total
+        m, v = self.mean_var([c + (0.05 if c == 0 else 0) for c in self.pent])
         s0 = 1 / (1 + 10 ** (-elo0 / 400))
         s1 = 1 / (1 + 10 ** (-elo1 / 400))
         return n * (s1 - s0) * (2 * m - s0 - s1) / (2 * v)

@@ -22,14 +22,14 @@ pub(super) fn zeroed_bits(entries: u64) -> Atomics<AtomicU64> {
 /// bitmap would take a load per predecessor, each in a cache line of its own.
 pub(super) struct LineBits {
     /// Index step per square of the piece.
-    pub(super) stride: u64,
+    stride: u64,
     /// `log2(stride)`, when `stride` is a power of two.
-    pub(super) shift: Option<u32>,
+    shift: Option<u32>,
     /// Otherwise, division by `stride` and by `64 * stride` as multiplications.
-    pub(super) by_stride: Divisor,
-    pub(super) by_line: Divisor,
+    by_stride: Divisor,
+    by_line: Divisor,
     /// One word per line, bit `square` set when that entry is decided.
-    pub(super) bits: Atomics<AtomicU64>,
+    bits: Atomics<AtomicU64>,
 }
 
 impl LineBits {
@@ -53,7 +53,7 @@ impl LineBits {
 
     /// The word of entry `idx`'s line and the entry's bit in it.
     #[inline]
-    pub(super) fn locate(&self, idx: u64) -> (usize, u64) {
+    fn locate(&self, idx: u64) -> (usize, u64) {
         let (line, square) = match self.shift {
             Some(s) => (
                 ((idx >> (s + 6)) << s) | (idx & (self.stride - 1)),
@@ -98,8 +98,8 @@ impl LineBits {
 /// with `m = ceil(2^64 / d)`, `x * m / 2^64` exceeds `x / d` by less than `x / 2^64 < 2^-32 <=
 /// 1/d`, too little to reach the next integer, for any `x < 2^32` and `d <= 2^32`.
 #[derive(Clone, Copy)]
-pub(super) struct Divisor {
-    pub(super) m: u128,
+struct Divisor {
+    m: u128,
 }
 
 impl Divisor {
@@ -110,7 +110,7 @@ impl Divisor {
     }
 
     #[inline]
-    pub(super) fn div(self, x: u64) -> u64 {
+    fn div(self, x: u64) -> u64 {
         debug_assert!(x < 1 << 32);
         ((u128::from(x) * self.m) >> 64) as u64
     }

@@ -16,12 +16,12 @@ use crate::tablebase::{
 };
 
 /// The roles a pawn promotes to, in the order of `plan_slot`.
-pub(super) const PROMOTIONS: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
+const PROMOTIONS: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
 
 /// Where the plan of an exit is kept: capture of slot `skip` (`usize::MAX`: none) and the
 /// promotion `promo`.
 #[inline]
-pub(super) fn plan_slot(skip: usize, promo: Option<(usize, Role)>) -> usize {
+fn plan_slot(skip: usize, promo: Option<(usize, Role)>) -> usize {
     let s = skip.min(MAX_PIECES);
     let p = match promo {
         None => 0,

@@ -23,27 +23,27 @@ use crate::{
 
 /// The most in-table successors a position may count, so that `CANT_LOSE` plus the count stays
 /// below `DECIDED` (a 5-piece position has at most 89 moves: three queens and a king).
-pub(super) const MAX_KEYS: usize = 126;
+const MAX_KEYS: usize = 126;
 
 /// Entries per parallel task in the init pass.
-pub(super) const CHUNK: u64 = 1 << 14;
+const CHUNK: u64 = 1 << 14;
 
 /// What the init pass finds in one chunk: mates, seeds (with their depth in bits 48..) and
 /// en passant seeds.
-pub(super) type InitPart = (Vec<Item>, Vec<u64>, Vec<(usize, Item)>);
+type InitPart = (Vec<Item>, Vec<u64>, Vec<(usize, Item)>);
 
 /// What the init pass gathers over one chunk of entries (from `start`).
-pub(super) struct InitFound {
-    pub(super) start: u64,
-    pub(super) mates: Vec<Item>,
+struct InitFound {
+    start: u64,
+    mates: Vec<Item>,
     /// Seeds with their depth in bits 48...
-    pub(super) seeds: Vec<u64>,
-    pub(super) ep_seeds: Vec<(usize, Item)>,
+    seeds: Vec<u64>,
+    ep_seeds: Vec<(usize, Item)>,
     /// Legal positions per side to move.
-    pub(super) legal: [u64; 2],
+    legal: [u64; 2],
     /// Per side to move, a bit per legal entry of the chunk.
-    pub(super) bits: [[u64; (CHUNK / 64) as usize]; 2],
-    pub(super) summary: MoveSummary,
+    bits: [[u64; (CHUNK / 64) as usize]; 2],
+    summary: MoveSummary,
 }
 
 impl InitFound {
@@ -226,7 +226,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
     /// Seeds the en passant nodes of entry `idx` (`side` to move) whose capture decides them:
     /// for each pawn of the other side that may just have pushed two squares, the node with the
     /// capture available, at the capture's depth, unless the capture draws.
-    pub(super) fn seed_ep_nodes(
+    fn seed_ep_nodes(
         &self,
         sq: &Squares,
         occ: u64,
@@ -261,7 +261,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
 
     /// Initializes entry `idx` (position `sq`) with `side` to move: its cell, or a seed or a
     /// mate in `found`, from its moves; nothing when the position is illegal.
-    pub(super) fn init_entry(&self, sq: &Squares, idx: u64, side: usize, found: &mut InitFound) {
+    fn init_entry(&self, sq: &Squares, idx: u64, side: usize, found: &mut InitFound) {
         let summary = &mut found.summary;
         if !self.summarize(sq, idx, side, self.keys_mode(sq, side), summary) {
             return; // the side not to move is in check

@@ -23,7 +23,7 @@ pub(super) enum Keys {
 /// The reflection of the board through the long diagonal that holds `sq` (a1-h8 or a8-h1), as a
 /// symmetry of `transform`; `None` when `sq` is on neither.
 #[inline]
-pub(super) const fn diagonal_reflection(sq: u8) -> Option<u8> {
+const fn diagonal_reflection(sq: u8) -> Option<u8> {
     let (f, r) = (sq & 7, sq >> 3);
     if f == r {
         Some(4)
@@ -280,7 +280,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
         true
     }
 
-    pub(super) fn add_exit(&self, out: &mut MoveSummary, v: Value) {
+    fn add_exit(&self, out: &mut MoveSummary, v: Value) {
         out.best_exit = Some(out.best_exit.map_or(v, |b| b.max(v)));
         if v.wdl() == Wdl::Loss {
             out.longest_losing_exit = out.longest_losing_exit.max(v.plies());

@@ -22,7 +22,7 @@ use crate::tablebase::{material::Material, Tables, Value, Wdl};
 /// Un-moves from nodes decided at one depth, as a software pipeline: the predecessors of one
 /// node are generated (and their cells prefetched) before those of the node before it are
 /// updated.
-pub(super) struct Pipeline<'a, T: Tables + Sync + Default> {
+struct Pipeline<'a, T: Tables + Sync + Default> {
     solver: &'a Solver<T>,
     d: usize,
     next: &'a Frontier,
@@ -42,7 +42,7 @@ pub(super) struct Pipeline<'a, T: Tables + Sync + Default> {
 /// What one task of a retrograde pass may update without atomic read-modify-write operations,
 /// which on this hardware stall the thread's outstanding cache misses.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Access {
+enum Access {
     /// Nothing: other tasks may update the same predecessors.
     Shared,
     /// The cells of the predecessors it updates.
@@ -52,7 +52,7 @@ pub(super) enum Access {
 }
 
 impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
-    pub(super) fn new(solver: &'a Solver<T>, d: usize, next: &'a Frontier, access: Access) -> Self {
+    fn new(solver: &'a Solver<T>, d: usize, next: &'a Frontier, access: Access) -> Self {
         Pipeline {
             solver,
             d,
@@ -68,7 +68,7 @@ impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
     }
 
     #[inline]
-    pub(super) fn push(&mut self, it: Item) {
+    fn push(&mut self, it: Item) {
         let k = self.k;
         self.solver.predecessors(it, self.d, &mut self.found[k]);
         let f = &self.found[k];
@@ -84,7 +84,7 @@ impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
 
     /// Updates the predecessors in `found[k]`.
     #[inline]
-    pub(super) fn update(&mut self, k: usize) {
+    fn update(&mut self, k: usize) {
         self.solver.update_all(
             &self.found[k],
             self.d,
@@ -96,7 +96,7 @@ impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
     }
 
     /// Updates what is still pending; the marked count, the late losses and the work done.
-    pub(super) fn finish(mut self) -> (u64, Vec<(usize, Item)>, Tally) {
+    fn finish(mut self) -> (u64, Vec<(usize, Item)>, Tally) {
         if self.pending {
             self.update(1 - self.k);
         }
@@ -106,7 +106,7 @@ impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
 
 /// Work of the retrograde passes, for the logs.
 #[derive(Clone, Copy, Default)]
-pub(super) struct Tally {
+struct Tally {
     /// Decided nodes un-moved.
     nodes: u64,
     /// Predecessors generated.
@@ -163,10 +163,10 @@ impl Schedule {
     /// Schedules late losses at their depths; `false` if one is past the deepest.
     fn defer(&mut self, later: Vec<(usize, Item)>) -> bool {
         for (l, it) in later {
-            let Some(bucket) = self.late.get_mut(l).filter(|_| l <= MAX_DEPTH) else {
+            if l > MAX_DEPTH {
                 return false;
-            };
-            bucket.push(it);
+            }
+            self.late[l].push(it);
         }
         true
     }
@@ -408,7 +408,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
     /// square, up to the symmetry its index applies; the tasks split the nodes by the class of
     /// that king's square (see `IndexScheme::square_class`), so no two touch the same
     /// predecessor and each may update them without atomic exchanges.
-    pub(super) fn partitions(&self) -> Vec<(usize, Vec<u64>)> {
+    fn partitions(&self) -> Vec<(usize, Vec<u64>)> {
         let mut parts: Vec<(usize, Vec<u64>)> = Vec::new();
         for side in 0..2 {
             let mut by_class: Vec<Vec<u64>> = vec![Vec::new(); 64];
@@ -427,7 +427,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
     }
 
     /// Updates the predecessors `found` of a node decided at depth `d` (see `update`).
-    pub(super) fn update_all(
+    fn update_all(
         &self,
         found: &Preds,
         d: usize,
@@ -451,7 +451,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
     /// `fresh`), a loss its exits make longer goes to `later`. `access`: what no other thread
     /// touches during this pass.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn update(
+    fn update(
         &self,
         p: u64,
         side: usize,
@@ -527,7 +527,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
     /// own; when the seeds ascend and placements own their bitmap words (`access`), they are
     /// split into runs at king placements, whose bits no other run touches either, and each run
     /// is done with plain stores.
-    pub(super) fn complete_seeds(
+    fn complete_seeds(
         &self,
         seeds: &[u32],
         d: usize,
@@ -573,7 +573,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
 
     /// Decides entry `p` of `side` as `v`, by plain stores where `access` allows.
     #[inline]
-    pub(super) fn decide_in_pass(&self, side: usize, p: u64, v: Value, access: Access) {
+    fn decide_in_pass(&self, side: usize, p: u64, v: Value, access: Access) {
         if access != Access::CellsAndBits {
             self.decide(side, p as usize, v);
             return;
@@ -589,7 +589,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
 
     /// Decides entry `p` of `side` as `v` and marks it in `next`; `true` if newly marked.
     #[inline]
-    pub(super) fn decide_and_mark(
+    fn decide_and_mark(
         &self,
         side: usize,
         p: u64,

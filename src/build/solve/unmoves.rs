@@ -46,7 +46,7 @@ impl Preds {
 
 /// Asks the processor to start loading `cells[i]` into the cache.
 #[inline]
-pub(super) fn prefetch(cells: &[AtomicU16], i: usize) {
+fn prefetch(cells: &[AtomicU16], i: usize) {
     #[cfg(target_arch = "x86_64")]
     if let Some(c) = cells.get(i) {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
@@ -222,7 +222,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
     /// without leaving the king of `side` (to move in `sq`) in check before its move: not a square
     /// from which it attacks that king itself, and within `discovered[i]` (see
     /// `discovery_masks`).
-    pub(super) fn legal_origins(
+    fn legal_origins(
         &self,
         sq: &Squares,
         occ: u64,
@@ -248,7 +248,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
     /// them (there is none for a knight, pawn or king). Computed once per node for all pieces:
     /// a slider attacks the king with one piece lifted only if that piece is the one blocker
     /// between them, or there is none.
-    pub(super) fn discovery_masks(&self, sq: &Squares, occ: u64, side: usize) -> [u64; MAX_PIECES] {
+    fn discovery_masks(&self, sq: &Squares, occ: u64, side: usize) -> [u64; MAX_PIECES] {
         let ksq = sq[side];
         let mover = color_of(1 - side);
         let mut masks = [!0u64; MAX_PIECES];
