@@ -8,7 +8,7 @@
 //!   └──────────────▶ engine (library, no stdio) ◀─────────────────┘
 //!                      │        │          │
 //!                      ▼        ▼          ▼
-//!                    build ─▶ tablebase   legality
+//!                    build ─▶ tablebase   legality      tune ─▶ engine
 //!                      fen, config (below everything)
 //! ```
 //!
@@ -25,6 +25,8 @@
 //!   probing of shakmaty positions.
 //! - [`legality`]: whether a position can arise in a game: static rules, reverse moves,
 //!   proof kernels, last-move analysis.
+//! - [`tune`]: self-play tuning data and the fit of the evaluation's weights (`retro datagen`,
+//!   `retro tune`).
 //! - [`fen`]: a FEN to a legal position; [`config`]: the settings of `engine.toml`.
 
 #![deny(missing_docs)]
@@ -38,4 +40,5 @@ pub mod fen;
 pub mod legality;
 pub mod play;
 pub mod tablebase;
+pub mod tune;
 pub mod uci;

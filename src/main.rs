@@ -13,6 +13,7 @@ use retro::{
     engine::bench,
     play::{pgn, replay, session, start},
     tablebase::Tablebase,
+    tune::{datagen::DatagenOptions, texel::TuneOptions},
 };
 use shakmaty::{Color, Position};
 
@@ -153,6 +154,61 @@ enum Command {
         ascii: bool,
         /// The PGN file.
         file: PathBuf,
+    },
+    /// Plays self-play games at a fixed number of nodes per move from random openings and
+    /// writes their quiet positions, labelled with the result (or the tables' exact value), as
+    /// tuning data: FEN<TAB>1|0.5|0<TAB>game|adjudicated|table.
+    Datagen {
+        /// Directory of Retro's tables (default: table_path of engine.toml, else `tables`).
+        #[arg(long)]
+        tables: Option<PathBuf>,
+        /// Games to play.
+        #[arg(long, default_value_t = 1000)]
+        games: usize,
+        /// Search nodes per move.
+        #[arg(long, default_value_t = 5000)]
+        nodes: u64,
+        /// Games played at once.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Random plies opening each game.
+        #[arg(long, default_value_t = 8)]
+        random_plies: usize,
+        /// Seed of the openings; the same seed gives the same games.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The data file to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Fits the evaluation's weights to data files (Texel's method) and writes them as a
+    /// weights file (src/engine/eval/weights.rs in the source tree).
+    Tune {
+        /// Weights file to start from (default: the weights compiled into this binary).
+        #[arg(long)]
+        start: Option<PathBuf>,
+        /// The weights file to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// Passes of gradient descent over the data.
+        #[arg(long, default_value_t = 500)]
+        epochs: usize,
+        /// Step size of the descent in centipawns.
+        #[arg(long, default_value_t = 1.0)]
+        rate: f64,
+        /// Scale of the sigmoid that maps centipawns to a score (default: fitted).
+        #[arg(long)]
+        k: Option<f64>,
+        /// Penalty per weight on the squared distance from its starting value.
+        #[arg(long, default_value_t = 1e-8)]
+        l2: f64,
+        /// Hold out every n-th block of 1000 positions (about ten games) to measure the error
+        /// on games not fitted (0: none).
+        #[arg(long, default_value_t = 10)]
+        hold_out_every: usize,
+        /// Data files written by `retro datagen`.
+        #[arg(required = true)]
+        data: Vec<PathBuf>,
     },
     /// Speaks UCI on standard input and output (the same as no subcommand).
     Uci,
@@ -326,6 +382,46 @@ fn run(command: Option<Command>, config: Config) -> Result<(), CliError> {
             let g = pgn::read_game(&file, game)?;
             let mut out = stdout.lock();
             replay::replay(&tb, &g, ascii, !all, stdin.lock(), &mut out)?;
+        }
+        Some(Command::Datagen {
+            tables,
+            games,
+            nodes,
+            threads,
+            random_plies,
+            seed,
+            out,
+        }) => {
+            let tb = open_tables(&tables.unwrap_or(config.table_path))?;
+            let opts = DatagenOptions {
+                games,
+                nodes,
+                threads,
+                random_plies,
+                seed,
+                ..DatagenOptions::default()
+            };
+            let tables = (!tb.materials().is_empty()).then_some(&tb);
+            cli::tune::run_datagen(&opts, tables, &out)?;
+        }
+        Some(Command::Tune {
+            start,
+            out,
+            epochs,
+            rate,
+            l2,
+            k,
+            hold_out_every,
+            data,
+        }) => {
+            cli::tune::run_tune(&cli::tune::TuneRequest {
+                data,
+                start,
+                out,
+                opts: TuneOptions { epochs, rate, l2 },
+                k,
+                hold_out_every,
+            })?;
         }
         Some(Command::Uci) | None => retro::uci::run(&config),
     }

@@ -1,10 +1,11 @@
-//! The command lines of `retro` other than the UCI engine: `probe`, `legal`, `revmoves` and
-//! `proofkernel` (the play mode's helpers are in [`crate::play`]). Each command reports one
-//! line per input and never stops at a bad one; what ends a command early is a [`CliError`],
-//! whose [`CliError::exit_code`] is the process's exit status.
+//! The command lines of `retro` other than the UCI engine: `probe`, `legal`, `revmoves`,
+//! `proofkernel`, `datagen` and `tune` (the play mode's helpers are in [`crate::play`]). Each
+//! command reports one line per input and never stops at a bad one; what ends a command early
+//! is a [`CliError`], whose [`CliError::exit_code`] is the process's exit status.
 
 pub mod legal;
 pub mod probe;
+pub mod tune;
 
 use crate::{
     config::ConfigError,
@@ -36,6 +37,25 @@ pub enum CliError {
     /// The proof-kernel search did not run to its end.
     #[error(transparent)]
     ProofKernel(#[from] legal::ProofKernelError),
+    /// Self-play for tuning data failed.
+    #[error(transparent)]
+    Datagen(#[from] crate::tune::datagen::DatagenError),
+    /// A tuning data file is malformed.
+    #[error("{}: {source}", path.display())]
+    Data {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong.
+        source: crate::tune::texel::DataError,
+    },
+    /// A weights file is malformed.
+    #[error("{}: {source}", path.display())]
+    Weights {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong.
+        source: crate::tune::weights_file::WeightsError,
+    },
     /// Reading the input or writing the output failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),
@@ -51,8 +71,10 @@ impl CliError {
             | CliError::Seconds(_)
             | CliError::Fen(_)
             | CliError::Start(_)
-            | CliError::GameFile(_) => 2,
-            CliError::ProofKernel(_) | CliError::Io(_) => 1,
+            | CliError::GameFile(_)
+            | CliError::Data { .. }
+            | CliError::Weights { .. } => 2,
+            CliError::ProofKernel(_) | CliError::Datagen(_) | CliError::Io(_) => 1,
         }
     }
 }

@@ -1,17 +1,21 @@
 //! Static evaluation: tapered material and piece-square values, pawn structure, mobility, king
 //! safety, rooks on open files, the bishop pair and a mop-up term for won pawnless endings.
 //!
-//! The piece-square values are generated from a few geometric rules (centralisation, pawn
-//! advance, a sheltered king in the middlegame and a central one in the endgame) rather than
-//! tuned tables. Scores are in centipawns from the side to move's point of view.
+//! Every weight is a parameter of [`params`] with its value in [`weights`], a file that
+//! `retro tune` writes; [`terms`] lists the parameters a position uses, so the same code
+//! evaluates in the search and counts features for the tuner. Scores are in centipawns from
+//! the side to move's point of view.
 
-use std::sync::LazyLock;
+pub mod params;
+pub mod weights;
 
 use shakmaty::{attacks, Bitboard, Board, Chess, Color, Position, Role, Square};
 
+use self::weights::WEIGHTS;
+
 /// Middlegame and endgame values of a pair.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
-struct S(i32, i32);
+pub struct S(pub i32, pub i32);
 
 impl std::ops::Add for S {
     type Output = S;
@@ -41,16 +45,6 @@ impl std::ops::Mul<i32> for S {
     }
 }
 
-/// Material values (middlegame, endgame) of pawn, knight, bishop, rook, queen, king.
-const MATERIAL: [S; 6] = [
-    S(90, 120),
-    S(330, 300),
-    S(340, 320),
-    S(480, 520),
-    S(980, 960),
-    S(0, 0),
-];
-
 /// The rough value of a role, for move ordering and exchange evaluation.
 pub const fn piece_value(role: Role) -> i32 {
     match role {
@@ -65,66 +59,40 @@ pub const fn piece_value(role: Role) -> i32 {
 
 /// Game phase weights of knight, bishop, rook and queen; 24 is the full middlegame.
 const PHASE: [i32; 6] = [0, 1, 1, 2, 4, 0];
-const MAX_PHASE: i32 = 24;
-
-const PASSED: [S; 8] = [
-    S(0, 0),
-    S(5, 10),
-    S(8, 15),
-    S(14, 25),
-    S(25, 45),
-    S(45, 75),
-    S(70, 115),
-    S(0, 0),
-];
-const DOUBLED: S = S(-10, -20);
-const ISOLATED: S = S(-12, -14);
-const SUPPORTED: S = S(7, 6);
-const ROOK_OPEN: S = S(22, 10);
-const ROOK_SEMI_OPEN: S = S(10, 5);
-const BISHOP_PAIR: S = S(30, 50);
-const TEMPO: i32 = 10;
-/// Mobility weight and typical square count of knight, bishop, rook and queen.
-const MOBILITY: [(S, i32); 4] = [(S(4, 4), 4), (S(5, 5), 6), (S(2, 4), 7), (S(1, 2), 13)];
+/// The phase of the full middlegame.
+pub const MAX_PHASE: i32 = 24;
+/// Added for the side to move.
+pub const TEMPO: i32 = 10;
 /// Attack units on the king zone per attacking knight, bishop, rook and queen.
 const ATTACK_UNITS: [i32; 4] = [2, 2, 3, 5];
+/// The first mobility parameter of knight, bishop, rook and queen.
+const MOBILITY: [usize; 4] = [
+    params::MOBILITY_KNIGHT,
+    params::MOBILITY_BISHOP,
+    params::MOBILITY_ROOK,
+    params::MOBILITY_QUEEN,
+];
 
-/// Piece-square values from white's point of view, indexed by role and square.
-static PST: LazyLock<[[S; 64]; 6]> = LazyLock::new(|| {
-    let mut t = [[S(0, 0); 64]; 6];
-    for sq in Square::ALL {
-        let f = i32::from(sq.file() as u8);
-        let r = i32::from(sq.rank() as u8);
-        // Distance from the centre: 0 on d4-e5, 6 in the corners.
-        let dc = ((2 * f - 7).abs() + (2 * r - 7).abs()) / 2 - 1;
-        let i = sq as usize;
-        let centre_file = [0, 2, 5, 10, 10, 5, 2, 0][f as usize];
-        t[0][i] = if (1..7).contains(&r) {
-            let adv = [0, 0, 4, 8, 14, 22, 32, 0][r as usize];
-            let mid = if (2..=4).contains(&r) {
-                centre_file * 2
-            } else {
-                0
-            };
-            S(adv + mid, [0, 0, 4, 10, 20, 34, 52, 0][r as usize])
+/// Where the evaluation's terms go: summed with the weights in play, counted by the tuner.
+pub trait Terms {
+    /// Adds parameter `param` `n` times for side `us`.
+    fn add(&mut self, us: Color, param: usize, n: i32);
+}
+
+/// The weighted sum of the terms, white minus black.
+struct Sum(S);
+
+impl Terms for Sum {
+    #[inline]
+    fn add(&mut self, us: Color, param: usize, n: i32) {
+        let w = WEIGHTS[param] * n;
+        if us == Color::White {
+            self.0 += w;
         } else {
-            S(0, 0)
-        };
-        t[1][i] = S(24 - 9 * dc, 16 - 6 * dc);
-        let diag = if f == r || f + r == 7 { 6 } else { 0 };
-        t[2][i] = S(12 - 4 * dc + diag, 10 - 3 * dc);
-        let seventh = if r == 6 { S(18, 12) } else { S(0, 0) };
-        t[3][i] = seventh + S(centre_file / 2, 0);
-        t[4][i] = S(6 - 2 * dc, 10 - 4 * dc);
-        let king_mg = match r {
-            0 => [18, 28, 8, -6, -6, 8, 28, 18][f as usize],
-            1 => [8, 6, -8, -16, -16, -8, 6, 8][f as usize],
-            _ => -24 - 12 * (r - 2),
-        };
-        t[5][i] = S(king_mg, 30 - 10 * dc);
+            self.0 -= w;
+        }
     }
-    t
-});
+}
 
 fn role_index(role: Role) -> usize {
     role as usize - 1
@@ -133,30 +101,43 @@ fn role_index(role: Role) -> usize {
 /// The evaluation of `pos` in centipawns for the side to move.
 pub fn evaluate(pos: &Chess) -> i32 {
     let board = pos.board();
-    let mut score = S(0, 0);
-    let mut phase = 0;
-    for color in Color::ALL {
-        let mut s = side(board, color);
-        for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
-            phase += PHASE[role_index(role)]
-                * (board.by_color(color) & board.by_role(role)).count() as i32;
-        }
-        if color == Color::Black {
-            s = S(-s.0, -s.1);
-        }
-        score += s;
-    }
-    let phase = phase.min(MAX_PHASE);
-    let mut v = (score.0 * phase + score.1 * (MAX_PHASE - phase)) / MAX_PHASE;
-    v += mop_up(board);
-    v = scale_drawish(board, v);
+    let mut sum = Sum(S(0, 0));
+    terms(board, &mut sum);
+    let v = white_view(board, sum.0);
     let v = if pos.turn() == Color::White { v } else { -v };
     v + TEMPO
 }
 
-/// Everything for one side, in white's orientation for white and mirrored for black.
-fn side(board: &Board, us: Color) -> S {
-    let pst = &*PST;
+/// The evaluation for white of the terms' weighted sum `score`: tapered by the phase, with the
+/// mop-up bonus, scaled down where the side ahead cannot win.
+pub fn white_view(board: &Board, score: S) -> i32 {
+    let phase = phase(board);
+    let mut v = (score.0 * phase + score.1 * (MAX_PHASE - phase)) / MAX_PHASE;
+    v += mop_up(board);
+    if drawish(board, v > 0) {
+        v /= 8;
+    }
+    v
+}
+
+/// The game phase: from 0 (pawns and kings) to [`MAX_PHASE`] (all pieces).
+pub fn phase(board: &Board) -> i32 {
+    let mut phase = 0;
+    for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
+        phase += PHASE[role_index(role)] * board.by_role(role).count() as i32;
+    }
+    phase.min(MAX_PHASE)
+}
+
+/// Every term of both sides, into `t`.
+pub fn terms(board: &Board, t: &mut impl Terms) {
+    for color in Color::ALL {
+        side(board, color, t);
+    }
+}
+
+/// The terms of one side, in white's orientation for white and mirrored for black.
+fn side(board: &Board, us: Color, t: &mut impl Terms) {
     let them = !us;
     let ours = board.by_color(us);
     let theirs = board.by_color(them);
@@ -171,11 +152,11 @@ fn side(board: &Board, us: Color) -> S {
         }
     };
 
-    let mut s = S(0, 0);
     for sq in ours {
         if let Some(role) = board.role_at(sq) {
             let r = role_index(role);
-            s += MATERIAL[r] + pst[r][flip(sq) as usize];
+            t.add(us, params::MATERIAL + r, 1);
+            t.add(us, params::PST + 64 * r + flip(sq) as usize, 1);
         }
     }
 
@@ -190,23 +171,30 @@ fn side(board: &Board, us: Color) -> S {
             // Each extra pawn of a file once: count on all but the frontmost.
             let ahead = forward_span(us, sq) & file_bb;
             if (ahead & my_pawns).any() {
-                s += DOUBLED;
+                t.add(us, params::DOUBLED, 1);
             }
         }
         if (my_pawns & adjacent).is_empty() {
-            s += ISOLATED;
+            t.add(us, params::ISOLATED, 1);
         }
         if my_pawn_attacks.contains(sq) {
-            s += SUPPORTED;
+            t.add(us, params::SUPPORTED, 1);
         }
         let front = forward_span(us, sq) & (file_bb | adjacent);
         if (front & their_pawns).is_empty()
             && (forward_span(us, sq) & file_bb & my_pawns).is_empty()
         {
-            let rel_rank = flip(sq).rank() as usize;
-            s += PASSED[rel_rank];
+            passed_pawn(board, us, sq, flip(sq).rank() as usize, t);
         }
     }
+    let east = Bitboard((my_pawns & !Bitboard::from_file(shakmaty::File::H)).0 << 1);
+    t.add(us, params::PHALANX, (east & my_pawns).count() as i32);
+    let their_pieces = theirs & !board.pawns() & !board.kings();
+    t.add(
+        us,
+        params::THREAT_BY_PAWN,
+        (my_pawn_attacks & their_pieces).count() as i32,
+    );
 
     // Mobility, king attacks, rooks on open files.
     let their_king = board.king_of(them);
@@ -215,6 +203,8 @@ fn side(board: &Board, us: Color) -> S {
     });
     let mut attackers = 0;
     let mut units = 0;
+    let mut minor_attacks = Bitboard::EMPTY;
+    let mut rook_attacks = Bitboard::EMPTY;
     for (i, role) in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
         .into_iter()
         .enumerate()
@@ -226,31 +216,45 @@ fn side(board: &Board, us: Color) -> S {
                 Role::Rook => attacks::rook_attacks(sq, occupied),
                 _ => attacks::queen_attacks(sq, occupied),
             };
-            let mobile = (att & !ours & !their_pawn_attacks).count() as i32;
-            let (w, typical) = MOBILITY[i];
-            s += w * (mobile - typical);
+            let mobile = (att & !ours & !their_pawn_attacks).count() as usize;
+            t.add(us, MOBILITY[i] + mobile, 1);
             if (att & king_zone).any() {
                 attackers += 1;
                 units += ATTACK_UNITS[i] * (att & king_zone).count() as i32;
             }
-            if role == Role::Rook {
-                let file_bb = Bitboard::from_file(sq.file());
-                if (file_bb & board.pawns()).is_empty() {
-                    s += ROOK_OPEN;
-                } else if (file_bb & my_pawns).is_empty() {
-                    s += ROOK_SEMI_OPEN;
+            match role {
+                Role::Knight | Role::Bishop => minor_attacks |= att,
+                Role::Rook => {
+                    rook_attacks |= att;
+                    let file_bb = Bitboard::from_file(sq.file());
+                    if (file_bb & board.pawns()).is_empty() {
+                        t.add(us, params::ROOK_OPEN, 1);
+                    } else if (file_bb & my_pawns).is_empty() {
+                        t.add(us, params::ROOK_SEMI_OPEN, 1);
+                    }
                 }
+                _ => {}
             }
         }
     }
+    let majors = theirs & (board.rooks() | board.queens());
+    t.add(
+        us,
+        params::THREAT_BY_MINOR,
+        (minor_attacks & majors).count() as i32,
+    );
+    t.add(
+        us,
+        params::THREAT_BY_ROOK,
+        (rook_attacks & theirs & board.queens()).count() as i32,
+    );
     if attackers >= 2 && (ours & board.queens()).any() {
-        let u = units.min(40);
-        s += S(u * u / 3, 0);
+        t.add(us, params::KING_ATTACK + units.min(40) as usize, 1);
     }
     if (ours & board.bishops() & Bitboard::LIGHT_SQUARES).any()
         && (ours & board.bishops() & Bitboard::DARK_SQUARES).any()
     {
-        s += BISHOP_PAIR;
+        t.add(us, params::BISHOP_PAIR, 1);
     }
 
     // Our king's pawn shield in the middlegame.
@@ -262,17 +266,38 @@ fn side(board: &Board, us: Color) -> S {
             let near = shield
                 .into_iter()
                 .filter(|p| rank_distance(*p, k) <= 2)
-                .count() as i32;
-            s += S(10 * near.min(3), 0);
+                .count();
+            t.add(us, params::KING_SHIELD + near.min(3), 1);
             let open = [k.file().offset(-1), Some(k.file()), k.file().offset(1)]
                 .into_iter()
                 .flatten()
                 .filter(|f| (Bitboard::from_file(*f) & my_pawns).is_empty())
-                .count() as i32;
-            s -= S(14 * open, 0);
+                .count();
+            t.add(us, params::KING_OPEN + open, 1);
         }
     }
-    s
+}
+
+/// The terms of a passed pawn of `us` on `sq`, on `rank` counted from its side.
+fn passed_pawn(board: &Board, us: Color, sq: Square, rank: usize, t: &mut impl Terms) {
+    t.add(us, params::PASSED + rank, 1);
+    let step = if us == Color::White { 8 } else { -8 };
+    let Some(front) = sq.offset(step) else {
+        return;
+    };
+    if let Some(k) = board.king_of(us) {
+        t.add(us, params::PASSED_OUR_KING + rank, k.distance(front) as i32);
+    }
+    if let Some(k) = board.king_of(!us) {
+        t.add(
+            us,
+            params::PASSED_THEIR_KING + rank,
+            k.distance(front) as i32,
+        );
+    }
+    if !board.occupied().contains(front) {
+        t.add(us, params::PASSED_FREE + rank, 1);
+    }
 }
 
 fn rank_distance(a: Square, b: Square) -> i32 {
@@ -312,7 +337,7 @@ fn forward_span(color: Color, sq: Square) -> Bitboard {
 
 /// Drives the bare king to the edge and the kings together when one side has only a king and
 /// no pawns are left, so that the search finds mates the tables do not cover.
-fn mop_up(board: &Board) -> i32 {
+pub fn mop_up(board: &Board) -> i32 {
     if board.pawns().any() {
         return 0;
     }
@@ -344,17 +369,17 @@ fn non_pawn_material(board: &Board, color: Color) -> i32 {
         .sum()
 }
 
-/// Scales down evaluations where the side ahead cannot win: no pawns and at most a minor piece
-/// more.
-fn scale_drawish(board: &Board, v: i32) -> i32 {
-    let strong = if v > 0 { Color::White } else { Color::Black };
-    if (board.by_color(strong) & board.pawns()).is_empty() {
-        let diff = non_pawn_material(board, strong) - non_pawn_material(board, !strong);
-        if diff <= piece_value(Role::Bishop) {
-            return v / 8;
-        }
-    }
-    v
+/// Whether the side ahead (white when `white_ahead`) cannot win: it has no pawns and at most
+/// a minor piece more.
+pub fn drawish(board: &Board, white_ahead: bool) -> bool {
+    let strong = if white_ahead {
+        Color::White
+    } else {
+        Color::Black
+    };
+    (board.by_color(strong) & board.pawns()).is_empty()
+        && non_pawn_material(board, strong) - non_pawn_material(board, !strong)
+            <= piece_value(Role::Bishop)
 }
 
 #[cfg(test)]
@@ -374,6 +399,15 @@ mod tests {
         assert_eq!(evaluate(&p), TEMPO);
     }
 
+    /// `p` with the colours swapped and the board mirrored.
+    fn mirrored(p: &Chess) -> Chess {
+        p.clone()
+            .to_setup(shakmaty::EnPassantMode::Legal)
+            .into_mirrored()
+            .position(CastlingMode::Standard)
+            .expect("the mirror of a legal position is legal")
+    }
+
     #[test]
     fn colour_flip_negates_the_side_to_move_view() {
         for fen in [
@@ -383,13 +417,26 @@ mod tests {
             "4k3/8/8/8/8/8/8/R3K3 w - - 0 1",
         ] {
             let p = pos(fen);
-            let flipped: Chess = p
-                .clone()
-                .to_setup(shakmaty::EnPassantMode::Legal)
-                .into_mirrored()
-                .position(CastlingMode::Standard)
-                .expect("mirrored");
-            assert_eq!(evaluate(&p), evaluate(&flipped), "{fen}");
+            assert_eq!(evaluate(&p), evaluate(&mirrored(&p)), "{fen}");
+        }
+    }
+
+    /// 10,000 positions of random games, each evaluated as it is and with colours swapped.
+    #[test]
+    fn the_evaluation_is_colour_symmetric_on_random_games() {
+        let mut rng = fastrand::Rng::with_seed(2026);
+        let mut checked = 0;
+        while checked < 10_000 {
+            let mut p = Chess::default();
+            for _ in 0..rng.usize(10..120) {
+                let moves = p.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                p.play_unchecked(moves[rng.usize(..moves.len())]);
+                assert_eq!(evaluate(&p), evaluate(&mirrored(&p)), "{}", p.board());
+                checked += 1;
+            }
         }
     }
 

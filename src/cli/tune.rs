@@ -1,0 +1,209 @@
+//! `retro datagen` (self-play games into a data file) and `retro tune` (the evaluation's weights
+//! fitted to data files, written as a weights file), with progress on standard error.
+
+use std::{
+    fs::File,
+    io::{BufReader, BufWriter},
+    path::{Path, PathBuf},
+    time::Instant,
+};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::CliError;
+use crate::{
+    engine::eval::{weights::WEIGHTS, S},
+    tablebase::Tablebase,
+    tune::{
+        datagen::{self, DatagenOptions, DatagenSummary},
+        texel::{self, Sample, TuneOptions},
+        weights_file,
+    },
+};
+
+fn bar(len: u64, template: &str) -> ProgressBar {
+    let pb = ProgressBar::new(len);
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        pb.set_style(style);
+    }
+    pb
+}
+
+/// Plays the games of `opts` and writes their positions to `out` (through a temporary file
+/// renamed at the end); returns the summary.
+///
+/// # Errors
+/// [`CliError`] when the file cannot be written or the hash table allocated.
+pub fn run_datagen(
+    opts: &DatagenOptions,
+    tables: Option<&Tablebase>,
+    out: &Path,
+) -> Result<DatagenSummary, CliError> {
+    let tmp = out.with_extension("partial");
+    let mut file = BufWriter::new(File::create(&tmp)?);
+    let pb = bar(
+        opts.games as u64,
+        "datagen [{elapsed_precise}] {bar:30} {pos}/{len} games, {msg} (eta {eta})",
+    );
+    let start = Instant::now();
+    let summary = datagen::run(opts, tables, &mut file, &|s| {
+        pb.set_position(s.games as u64);
+        pb.set_message(format!(
+            "{} positions, +{} ={} -{}",
+            s.positions, s.results[0], s.results[1], s.results[2]
+        ));
+    })?;
+    pb.finish_and_clear();
+    drop(file);
+    std::fs::rename(&tmp, out)?;
+    eprintln!(
+        "datagen: {} games ({} white wins, {} draws, {} black wins; {} decided by the tables), \
+         {} positions in {:.1} s into {}",
+        summary.games,
+        summary.results[0],
+        summary.results[1],
+        summary.results[2],
+        summary.table_results,
+        summary.positions,
+        start.elapsed().as_secs_f64(),
+        out.display()
+    );
+    Ok(summary)
+}
+
+/// Consecutive samples held out together: the positions of a game stay on one side.
+pub const HOLD_OUT_BLOCK: usize = 1000;
+
+/// What `retro tune` is asked to do.
+#[derive(Clone, Debug)]
+pub struct TuneRequest {
+    /// Data files.
+    pub data: Vec<PathBuf>,
+    /// The weights file to start from (default: the compiled-in weights).
+    pub start: Option<PathBuf>,
+    /// The weights file to write.
+    pub out: PathBuf,
+    /// The descent's settings.
+    pub opts: TuneOptions,
+    /// The sigmoid scale (default: fitted to the starting weights).
+    pub k: Option<f64>,
+    /// Every n-th block of [`HOLD_OUT_BLOCK`] samples (about ten games) is held out to measure
+    /// the error on games not fitted (0: none).
+    pub hold_out_every: usize,
+}
+
+/// Reads the data, fits the weights and writes the weights file, reporting the error before
+/// and after on the fitted and the held-out samples.
+///
+/// # Errors
+/// [`CliError`] for unreadable data or weights files, or a failed write.
+pub fn run_tune(req: &TuneRequest) -> Result<(), CliError> {
+    let started = Instant::now();
+    let start: Vec<S> = match &req.start {
+        Some(path) => {
+            weights_file::parse(&std::fs::read_to_string(path)?).map_err(|e| CliError::Weights {
+                path: path.clone(),
+                source: e,
+            })?
+        }
+        None => WEIGHTS.to_vec(),
+    };
+    let mut samples = Vec::new();
+    let mut sources = [0usize; 3];
+    for path in &req.data {
+        let (s, src) =
+            texel::read_samples(BufReader::new(File::open(path)?)).map_err(|e| CliError::Data {
+                path: path.clone(),
+                source: e,
+            })?;
+        samples.extend(s);
+        for (a, b) in sources.iter_mut().zip(src) {
+            *a += b;
+        }
+    }
+    let (train, held): (Vec<Sample>, Vec<Sample>) = if req.hold_out_every > 0 {
+        let (t, h): (Vec<_>, Vec<_>) = samples
+            .into_iter()
+            .enumerate()
+            .partition(|(i, _)| !(i / HOLD_OUT_BLOCK + 1).is_multiple_of(req.hold_out_every));
+        (
+            t.into_iter().map(|x| x.1).collect(),
+            h.into_iter().map(|x| x.1).collect(),
+        )
+    } else {
+        (samples, Vec::new())
+    };
+    eprintln!(
+        "tune: {} positions ({} from played games, {} adjudicated, {} from the tables), \
+         {} fitted, {} held out; read in {:.1} s",
+        train.len() + held.len(),
+        sources[0],
+        sources[1],
+        sources[2],
+        train.len(),
+        held.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let reals = texel::as_reals(&start);
+    let k = req.k.unwrap_or_else(|| texel::fit_k(&train, &reals));
+    let before = (
+        texel::loss(&train, &reals, k),
+        texel::loss(&held, &reals, k),
+    );
+    eprintln!(
+        "tune: K = {k:.4}; error before: {:.6} fitted, {} held out",
+        before.0,
+        held_error(&held, before.1)
+    );
+    let pb = bar(
+        req.opts.epochs as u64,
+        "tune [{elapsed_precise}] {bar:30} {pos}/{len} epochs, {msg}",
+    );
+    let tuned = texel::tune(&train, &start, k, req.opts, &mut |epoch, l| {
+        pb.set_position(epoch as u64);
+        pb.set_message(format!("error {l:.6}"));
+    });
+    pb.finish_and_clear();
+    let reals = texel::as_reals(&tuned);
+    let after = (
+        texel::loss(&train, &reals, k),
+        texel::loss(&held, &reals, k),
+    );
+    eprintln!(
+        "tune: error after {} epochs: {:.6} fitted, {} held out ({:.1} s in all)",
+        req.opts.epochs,
+        after.0,
+        held_error(&held, after.1),
+        started.elapsed().as_secs_f64()
+    );
+    let note = format!(
+        "Fitted to {} positions ({} from played games, {} adjudicated, {} from the tables) with \
+         K = {k:.4}, {} epochs at rate {}, L2 {:e}: mean squared error {:.6} -> {:.6} (held out: {} -> {}).",
+        train.len(),
+        sources[0],
+        sources[1],
+        sources[2],
+        req.opts.epochs,
+        req.opts.rate,
+        req.opts.l2,
+        before.0,
+        after.0,
+        held_error(&held, before.1),
+        held_error(&held, after.1),
+    );
+    let text = weights_file::render(&tuned, &note);
+    let tmp = req.out.with_extension("partial");
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, &req.out)?;
+    eprintln!("tune: weights written to {}", req.out.display());
+    Ok(())
+}
+
+/// The error on the held-out samples, or `none` without any.
+fn held_error(held: &[Sample], error: f64) -> String {
+    if held.is_empty() {
+        "none".to_string()
+    } else {
+        format!("{error:.6} on {}", held.len())
+    }
+}

@@ -1,0 +1,361 @@
+//! Tuning data from self-play: games of Retro against itself at a fixed number of nodes per
+//! move from random openings, each quiet position written with the game's result, or with the
+//! exact result of the tables once the game reaches a position they cover.
+//!
+//! One line per position: `FEN<TAB>RESULT<TAB>SOURCE`, RESULT `1`, `0.5` or `0` for white,
+//! SOURCE `game` (the game was played out or ended by a rule), `adjudicated` (both sides saw a
+//! decisive score for several moves) or `table` (the tables' value, exact).
+
+use std::{
+    io::Write,
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        Mutex,
+    },
+};
+
+use shakmaty::{Chess, Color, EnPassantMode, Position};
+
+use crate::{
+    engine::{
+        search::{self, hash_of, SearchControl, SearchParams, MATE_BOUND},
+        time::SearchLimits,
+        tt::{HashError, TranspositionTable},
+    },
+    tablebase::{Tablebase, Wdl},
+};
+
+/// How the games are played.
+#[derive(Clone, Debug)]
+pub struct DatagenOptions {
+    /// Games to play.
+    pub games: usize,
+    /// Search nodes per move.
+    pub nodes: u64,
+    /// Games played at once.
+    pub threads: usize,
+    /// Random plies that open each game.
+    pub random_plies: usize,
+    /// Openings whose first search scores beyond this (centipawns) are replaced.
+    pub max_opening_score: i32,
+    /// Seed of the openings: game `i` uses `seed + i`, so a run is reproducible.
+    pub seed: u64,
+    /// Hash table per game in MB.
+    pub hash_mb: usize,
+}
+
+impl Default for DatagenOptions {
+    fn default() -> DatagenOptions {
+        DatagenOptions {
+            games: 1000,
+            nodes: 5000,
+            threads: 1,
+            random_plies: 8,
+            max_opening_score: 300,
+            seed: 1,
+            hash_mb: 16,
+        }
+    }
+}
+
+/// Where a position's label comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The game's end by mate or a drawing rule.
+    Game,
+    /// Adjudicated: both sides' searches agreed on a decisive score.
+    Adjudicated,
+    /// The tables' exact value.
+    Table,
+}
+
+impl Source {
+    /// The name in the data file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Game => "game",
+            Source::Adjudicated => "adjudicated",
+            Source::Table => "table",
+        }
+    }
+
+    /// The source named `s` in a data file.
+    pub fn parse(s: &str) -> Option<Source> {
+        match s {
+            "game" => Some(Source::Game),
+            "adjudicated" => Some(Source::Adjudicated),
+            "table" => Some(Source::Table),
+            _ => None,
+        }
+    }
+}
+
+/// One game's positions and result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Game {
+    /// The FENs of the quiet positions after the opening.
+    pub fens: Vec<String>,
+    /// The result for white: 1, 0.5 or 0.
+    pub result: f32,
+    /// How the result was reached.
+    pub source: Source,
+    /// Plies played, the opening included.
+    pub plies: usize,
+}
+
+impl Game {
+    /// The data lines of the game.
+    pub fn lines(&self) -> impl Iterator<Item = String> + '_ {
+        self.fens
+            .iter()
+            .map(|f| format!("{f}\t{}\t{}", self.result, self.source.as_str()))
+    }
+}
+
+/// What a run produced.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DatagenSummary {
+    /// Games played.
+    pub games: usize,
+    /// Positions written.
+    pub positions: usize,
+    /// Games won by white, drawn, won by black.
+    pub results: [usize; 3],
+    /// Games whose result came from the tables.
+    pub table_results: usize,
+}
+
+/// Why the data could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum DatagenError {
+    /// The hash table could not be allocated.
+    #[error(transparent)]
+    Hash(#[from] HashError),
+    /// Writing the output failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// Plays `opts.games` games on `opts.threads` threads and writes their positions to `out`,
+/// calling `progress` with the running summary after each game.
+///
+/// # Errors
+/// [`DatagenError`] when a hash table cannot be allocated or the output cannot be written.
+pub fn run(
+    opts: &DatagenOptions,
+    tables: Option<&Tablebase>,
+    out: &mut (dyn Write + Send),
+    progress: &(dyn Fn(&DatagenSummary) + Sync),
+) -> Result<DatagenSummary, DatagenError> {
+    let next = AtomicUsize::new(0);
+    let shared = Mutex::new((out, DatagenSummary::default()));
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..opts.threads.max(1))
+            .map(|_| {
+                s.spawn(|| -> Result<(), DatagenError> {
+                    let tt = TranspositionTable::new(opts.hash_mb)?;
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= opts.games {
+                            return Ok(());
+                        }
+                        let game = play_game(opts, opts.seed.wrapping_add(i as u64), &tt, tables);
+                        let mut guard = shared.lock().unwrap_or_else(|p| p.into_inner());
+                        let (out, summary) = &mut *guard;
+                        for line in game.lines() {
+                            writeln!(out, "{line}")?;
+                        }
+                        summary.games += 1;
+                        summary.positions += game.fens.len();
+                        summary.results[result_index(game.result)] += 1;
+                        summary.table_results += usize::from(game.source == Source::Table);
+                        progress(summary);
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .try_for_each(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    })?;
+    let (out, summary) = shared.into_inner().unwrap_or_else(|p| p.into_inner());
+    out.flush()?;
+    Ok(summary)
+}
+
+fn result_index(result: f32) -> usize {
+    if result > 0.75 {
+        0
+    } else if result > 0.25 {
+        1
+    } else {
+        2
+    }
+}
+
+/// Plies of a decisive score from both sides that end a game.
+const ADJUDICATE_PLIES: usize = 8;
+/// The score of that adjudication (centipawns).
+const ADJUDICATE_SCORE: i32 = 1000;
+/// Plies after which a game is a draw.
+const MAX_PLIES: usize = 400;
+
+/// Plays one game from a random opening drawn with `seed`.
+pub fn play_game(
+    opts: &DatagenOptions,
+    seed: u64,
+    tt: &TranspositionTable,
+    tables: Option<&Tablebase>,
+) -> Game {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let tables_max = tables.map_or(0, Tablebase::max_pieces);
+    loop {
+        let Some(mut pos) = random_opening(&mut rng, opts.random_plies) else {
+            continue;
+        };
+        tt.clear();
+        let mut hashes: Vec<u64> = Vec::new();
+        let mut fens = Vec::new();
+        let mut decisive = 0usize;
+        let mut plies = opts.random_plies;
+        let (result, source) = loop {
+            let white = pos.turn() == Color::White;
+            let for_white = |stm_score: f32| if white { stm_score } else { 1.0 - stm_score };
+            if let Some(r) = rule_result(&pos, &hashes) {
+                break (for_white(r), Source::Game);
+            }
+            if let Some(tb) = tables {
+                if pos.board().occupied().count() <= tables_max && !pos.castles().any() {
+                    if let Ok(v) = tb.probe(&pos) {
+                        fens.push(fen_of(&pos));
+                        let r = match v.wdl() {
+                            Wdl::Win => 1.0,
+                            Wdl::Draw => 0.5,
+                            Wdl::Loss => 0.0,
+                        };
+                        break (for_white(r), Source::Table);
+                    }
+                }
+            }
+            if plies >= MAX_PLIES {
+                break (0.5, Source::Game);
+            }
+            let mut params = SearchParams::fixed_depth(pos.clone(), search::MAX_PLY as u32 - 1);
+            params.limits = SearchLimits {
+                nodes: Some(opts.nodes),
+                ..SearchLimits::default()
+            };
+            params.history = hashes.clone();
+            let control = SearchControl::new(false);
+            let found = search::search(&params, tt, tables, &control, &|_| {});
+            let Some(best) = found.best else {
+                break (0.5, Source::Game);
+            };
+            if plies == opts.random_plies && found.score.abs() > opts.max_opening_score {
+                break (-1.0, Source::Game);
+            }
+            decisive = if found.score.abs() >= ADJUDICATE_SCORE {
+                decisive + 1
+            } else {
+                0
+            };
+            if decisive >= ADJUDICATE_PLIES {
+                break (
+                    for_white(if found.score > 0 { 1.0 } else { 0.0 }),
+                    Source::Adjudicated,
+                );
+            }
+            let quiet = !best.is_capture() && !best.is_promotion();
+            if quiet && !pos.is_check() && found.score.abs() < MATE_BOUND {
+                fens.push(fen_of(&pos));
+            }
+            hashes.push(hash_of(&pos));
+            pos.play_unchecked(best);
+            plies += 1;
+        };
+        if result < 0.0 {
+            // An unbalanced opening: draw another.
+            continue;
+        }
+        return Game {
+            fens,
+            result,
+            source,
+            plies,
+        };
+    }
+}
+
+/// The result for the side to move when a rule ends the game: mate, stalemate, the 50-move
+/// rule, threefold repetition, insufficient material.
+fn rule_result(pos: &Chess, hashes: &[u64]) -> Option<f32> {
+    if pos.legal_moves().is_empty() {
+        return Some(if pos.is_check() { 0.0 } else { 0.5 });
+    }
+    if pos.halfmoves() >= 100 || pos.is_insufficient_material() {
+        return Some(0.5);
+    }
+    let h = hash_of(pos);
+    let seen = hashes
+        .iter()
+        .rev()
+        .take(pos.halfmoves() as usize)
+        .filter(|&&k| k == h)
+        .count();
+    (seen >= 2).then_some(0.5)
+}
+
+/// The start position after `plies` random legal moves, or `None` when the game ended on the
+/// way.
+fn random_opening(rng: &mut fastrand::Rng, plies: usize) -> Option<Chess> {
+    let mut pos = Chess::default();
+    for _ in 0..plies {
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            return None;
+        }
+        let m = moves[rng.usize(..moves.len())];
+        pos.play_unchecked(m);
+    }
+    (!pos.legal_moves().is_empty()).then_some(pos)
+}
+
+fn fen_of(pos: &Chess) -> String {
+    shakmaty::fen::Fen::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn games_are_reproducible_and_labelled() {
+        let opts = DatagenOptions {
+            nodes: 300,
+            ..DatagenOptions::default()
+        };
+        let tt = TranspositionTable::new(1).expect("1 MB");
+        let a = play_game(&opts, 7, &tt, None);
+        let b = play_game(&opts, 7, &tt, None);
+        assert_eq!(a, b);
+        assert!([0.0, 0.5, 1.0].contains(&a.result));
+        assert!(a.plies > opts.random_plies);
+        for line in a.lines() {
+            let cols: Vec<&str> = line.split('\t').collect();
+            assert_eq!(cols.len(), 3, "{line}");
+            let pos = crate::fen::parse_fen(cols[0]).expect("a legal FEN");
+            assert!(!pos.is_check(), "{line}");
+            assert!(Source::parse(cols[2]).is_some());
+        }
+    }
+
+    #[test]
+    fn rules_end_games() {
+        let mate = crate::fen::parse_fen("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1").expect("FEN");
+        assert_eq!(rule_result(&mate, &[]), Some(0.0));
+        let stalemate = crate::fen::parse_fen("7k/8/6QK/8/8/8/8/8 b - - 0 1").expect("FEN");
+        assert_eq!(rule_result(&stalemate, &[]), Some(0.5));
+        let start = Chess::default();
+        assert_eq!(rule_result(&start, &[]), None);
+    }
+}
