@@ -177,12 +177,14 @@ pub fn run_tune(req: &TuneRequest) -> Result<(), CliError> {
         started.elapsed().as_secs_f64()
     );
     let note = format!(
-        "Fitted to {} positions ({} from played games, {} adjudicated, {} from the tables) with \
-         K = {k:.4}, {} epochs at rate {}, L2 {:e}: mean squared error {:.6} -> {:.6} (held out: {} -> {}).",
-        train.len(),
+        "Data: {} positions ({} from played games, {} adjudicated, {} from the tables), {} fitted. \
+         K = {k:.4}, {} epochs at rate {}, L2 {:e}: mean squared error {:.6} -> {:.6} (held out: \
+         {} -> {}).",
+        train.len() + held.len(),
         sources[0],
         sources[1],
         sources[2],
+        train.len(),
         req.opts.epochs,
         req.opts.rate,
         req.opts.l2,

@@ -4,7 +4,8 @@
 //!
 //! One line per position: `FEN<TAB>RESULT<TAB>SOURCE`, RESULT `1`, `0.5` or `0` for white,
 //! SOURCE `game` (the game was played out or ended by a rule), `adjudicated` (both sides saw a
-//! decisive score for several moves) or `table` (the tables' value, exact).
+//! decisive score for several moves) or `table` (the game reached a position the tables cover,
+//! written as its last, and their exact value for it is the result).
 
 use std::{
     io::Write,
@@ -65,7 +66,7 @@ pub enum Source {
     Game,
     /// Adjudicated: both sides' searches agreed on a decisive score.
     Adjudicated,
-    /// The tables' exact value.
+    /// The tables' exact value for the game's last position, the first they cover.
     Table,
 }
 

@@ -298,6 +298,19 @@ fn passed_pawn(board: &Board, us: Color, sq: Square, rank: usize, t: &mut impl T
     if !board.occupied().contains(front) {
         t.add(us, params::PASSED_FREE + rank, 1);
     }
+    let last = us.fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First);
+    let promotion = Square::from_coords(sq.file(), last);
+    let path = forward_span(us, sq) & Bitboard::from_file(sq.file());
+    let their_pieces = board.by_color(!us) & !board.pawns() & !board.kings();
+    if their_pieces.is_empty() && (path & board.occupied()).is_empty() {
+        // Moves to promote (a double step from the second rank) against the king's steps.
+        let moves = if rank == 1 { 5 } else { 7 - rank as u32 };
+        if let Some(k) = board.king_of(!us) {
+            if k.distance(promotion) > moves + 1 {
+                t.add(us, params::UNSTOPPABLE, 1);
+            }
+        }
+    }
 }
 
 fn rank_distance(a: Square, b: Square) -> i32 {

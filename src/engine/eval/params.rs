@@ -51,6 +51,9 @@ layout! {
     PASSED_THEIR_KING = 8;
     /// A passed pawn whose square in front is empty, by rank.
     PASSED_FREE = 8;
+    /// A passed pawn the enemy king cannot catch (rule of the square, with a move to spare)
+    /// when the enemy has only pawns, its path free.
+    UNSTOPPABLE = 1;
     /// A pawn with another of its side in front on its file.
     DOUBLED = 1;
     /// A pawn without pawns of its side on the adjacent files.
