@@ -2,7 +2,8 @@
 //! quiescence search (with the transposition table: cutoffs, stored results, its move first), a
 //! shared transposition table, move ordering (hash move, captures by MVV-LVA with static exchange
 //! evaluation, killers, history), null-move pruning, late-move reductions and pruning, reverse
-//! futility pruning, check extensions, draw detection and exact scores from the endgame tables.
+//! futility pruning, internal iterative reduction, check extensions, draw detection and exact
+//! scores from the endgame tables.
 //! Several threads search the same tree through the shared table (lazy SMP).
 
 use std::{
@@ -526,6 +527,13 @@ impl<'a> Worker<'a> {
                 return s;
             }
         }
+        // Internal iterative reduction: a node without a hash move is searched a ply less
+        // deep; its next visit finds the move this search stores.
+        let depth = if depth >= 4 && tt_move == 0 {
+            depth - 1
+        } else {
+            depth
+        };
         let static_eval = if in_check {
             -INF
         } else {
