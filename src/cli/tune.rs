@@ -121,18 +121,16 @@ pub fn run_tune(req: &TuneRequest) -> Result<(), CliError> {
             *a += b;
         }
     }
-    let (train, held): (Vec<Sample>, Vec<Sample>) = if req.hold_out_every > 0 {
-        let (t, h): (Vec<_>, Vec<_>) = samples
-            .into_iter()
-            .enumerate()
-            .partition(|(i, _)| !(i / HOLD_OUT_BLOCK + 1).is_multiple_of(req.hold_out_every));
-        (
-            t.into_iter().map(|x| x.1).collect(),
-            h.into_iter().map(|x| x.1).collect(),
-        )
-    } else {
-        (samples, Vec::new())
-    };
+    let mut train = Vec::with_capacity(samples.len());
+    let mut held = Vec::new();
+    for (i, s) in samples.into_iter().enumerate() {
+        let block = i / HOLD_OUT_BLOCK + 1;
+        if req.hold_out_every > 0 && block.is_multiple_of(req.hold_out_every) {
+            held.push(s);
+        } else {
+            train.push(s);
+        }
+    }
     eprintln!(
         "tune: {} positions ({} from played games, {} adjudicated, {} from the tables), \
          {} fitted, {} held out; read in {:.1} s",

@@ -237,10 +237,7 @@ pub fn tune(
     opts: TuneOptions,
     progress: &mut dyn FnMut(usize, f64),
 ) -> Vec<S> {
-    let mut w: Vec<[f64; 2]> = start
-        .iter()
-        .map(|s| [f64::from(s.0), f64::from(s.1)])
-        .collect();
+    let mut w = as_reals(start);
     let (b1, b2, eps) = (0.9f64, 0.999f64, 1e-8f64);
     let mut m = vec![[0.0f64; 2]; w.len()];
     let mut v = vec![[0.0f64; 2]; w.len()];

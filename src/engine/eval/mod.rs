@@ -17,13 +17,6 @@ use self::weights::WEIGHTS;
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub struct S(pub i32, pub i32);
 
-impl std::ops::Add for S {
-    type Output = S;
-    fn add(self, o: S) -> S {
-        S(self.0 + o.0, self.1 + o.1)
-    }
-}
-
 impl std::ops::AddAssign for S {
     fn add_assign(&mut self, o: S) {
         self.0 += o.0;
@@ -163,16 +156,17 @@ fn side(board: &Board, us: Color, t: &mut impl Terms) {
     // Pawn structure.
     let their_pawn_attacks = pawn_attacks(their_pawns, them);
     let my_pawn_attacks = pawn_attacks(my_pawns, us);
+    let their_pieces = theirs & !board.pawns() & !board.kings();
     for sq in my_pawns {
         let file = sq.file();
-        let file_bb = Bitboard::from_file(file);
         let adjacent = adjacent_files(file);
-        if (my_pawns & file_bb).count() > 1 {
-            // Each extra pawn of a file once: count on all but the frontmost.
-            let ahead = forward_span(us, sq) & file_bb;
-            if (ahead & my_pawns).any() {
-                t.add(us, params::DOUBLED, 1);
-            }
+        let span = forward_span(us, sq);
+        // The squares in front on the pawn's file.
+        let ahead = span & Bitboard::from_file(file);
+        // Each extra pawn of a file once: count on all but the frontmost.
+        let doubled = (ahead & my_pawns).any();
+        if doubled {
+            t.add(us, params::DOUBLED, 1);
         }
         if (my_pawns & adjacent).is_empty() {
             t.add(us, params::ISOLATED, 1);
@@ -180,16 +174,17 @@ fn side(board: &Board, us: Color, t: &mut impl Terms) {
         if my_pawn_attacks.contains(sq) {
             t.add(us, params::SUPPORTED, 1);
         }
-        let front = forward_span(us, sq) & (file_bb | adjacent);
-        if (front & their_pawns).is_empty()
-            && (forward_span(us, sq) & file_bb & my_pawns).is_empty()
-        {
-            passed_pawn(board, us, sq, flip(sq).rank() as usize, t);
+        if !doubled && (span & (ahead | adjacent) & their_pawns).is_empty() {
+            let passer = Passer {
+                sq,
+                rank: flip(sq).rank() as usize,
+                ahead,
+            };
+            passed_pawn(board, us, &passer, their_pieces.is_empty(), t);
         }
     }
     let east = Bitboard((my_pawns & !Bitboard::from_file(shakmaty::File::H)).0 << 1);
     t.add(us, params::PHALANX, (east & my_pawns).count() as i32);
-    let their_pieces = theirs & !board.pawns() & !board.kings();
     t.add(
         us,
         params::THREAT_BY_PAWN,
@@ -278,17 +273,26 @@ fn side(board: &Board, us: Color, t: &mut impl Terms) {
     }
 }
 
-/// The terms of a passed pawn of `us` on `sq`, on `rank` counted from its side.
-fn passed_pawn(board: &Board, us: Color, sq: Square, rank: usize, t: &mut impl Terms) {
+/// A passed pawn: its square, its rank counted from its side, the squares in front on its file.
+struct Passer {
+    sq: Square,
+    rank: usize,
+    ahead: Bitboard,
+}
+
+/// The terms of a passed pawn of `us`; `only_pawns`: the enemy has no pieces but its king.
+fn passed_pawn(board: &Board, us: Color, p: &Passer, only_pawns: bool, t: &mut impl Terms) {
+    let rank = p.rank;
     t.add(us, params::PASSED + rank, 1);
     let step = if us == Color::White { 8 } else { -8 };
-    let Some(front) = sq.offset(step) else {
+    let Some(front) = p.sq.offset(step) else {
         return;
     };
     if let Some(k) = board.king_of(us) {
         t.add(us, params::PASSED_OUR_KING + rank, k.distance(front) as i32);
     }
-    if let Some(k) = board.king_of(!us) {
+    let their_king = board.king_of(!us);
+    if let Some(k) = their_king {
         t.add(
             us,
             params::PASSED_THEIR_KING + rank,
@@ -298,17 +302,13 @@ fn passed_pawn(board: &Board, us: Color, sq: Square, rank: usize, t: &mut impl T
     if !board.occupied().contains(front) {
         t.add(us, params::PASSED_FREE + rank, 1);
     }
-    let last = us.fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First);
-    let promotion = Square::from_coords(sq.file(), last);
-    let path = forward_span(us, sq) & Bitboard::from_file(sq.file());
-    let their_pieces = board.by_color(!us) & !board.pawns() & !board.kings();
-    if their_pieces.is_empty() && (path & board.occupied()).is_empty() {
+    if let Some(k) = their_king.filter(|_| only_pawns && (p.ahead & board.occupied()).is_empty()) {
+        let last = us.fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First);
+        let promotion = Square::from_coords(p.sq.file(), last);
         // Moves to promote (a double step from the second rank) against the king's steps.
         let moves = if rank == 1 { 5 } else { 7 - rank as u32 };
-        if let Some(k) = board.king_of(!us) {
-            if k.distance(promotion) > moves + 1 {
-                t.add(us, params::UNSTOPPABLE, 1);
-            }
+        if k.distance(promotion) > moves + 1 {
+            t.add(us, params::UNSTOPPABLE, 1);
         }
     }
 }
