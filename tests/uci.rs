@@ -355,6 +355,49 @@ fn table_positions_are_played_from_the_tables_with_mate_scores() {
     e.quit();
 }
 
+/// UCI_LimitStrength and UCI_Elo: a weakened search within the level's node budget plays
+/// legal moves, and plays table positions by its search instead of the tables.
+#[test]
+fn limited_strength_searches_within_its_budget_without_the_tables() {
+    let tables = tempfile::tempdir().expect("tempdir");
+    common::build_into(tables.path(), &[common::material("KRvK")]);
+    let mut e = Engine::start(&format!("table_path = {:?}", tables.path()));
+    let lines = e.handshake();
+    for opt in [
+        "option name UCI_LimitStrength type check default false",
+        "option name UCI_Elo type spin",
+    ] {
+        assert!(lines.iter().any(|l| l.starts_with(opt)), "{opt}: {lines:?}");
+    }
+    e.send("setoption name UCI_LimitStrength value true");
+    for elo in [1000, 2000] {
+        e.send(&format!("setoption name UCI_Elo value {elo}"));
+        let budget = retro::engine::strength::Strength::new(elo, 0).nodes();
+        for fen in [
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+            "8/8/8/4k3/8/8/8/R3K3 w - - 0 1",
+        ] {
+            e.send(&format!("position fen {fen}"));
+            let (best, lines) = e.go("wtime 60000 btime 60000");
+            best_move(&position(fen), &best);
+            let last = lines
+                .iter()
+                .rfind(|l| l.starts_with("info depth"))
+                .expect("an info line");
+            let field = |key: &str| {
+                let mut w = last.split_whitespace();
+                w.find(|&x| x == key);
+                w.next().expect("value").parse::<u64>().expect("a number")
+            };
+            assert!(field("nodes") <= budget + 1, "{elo}: {last}");
+            assert_eq!(field("tbhits"), 0, "{elo}: {last}");
+        }
+    }
+    e.send("setoption name UCI_Elo value 99");
+    e.until("the range error", |l| l.contains("out of range"));
+    e.quit();
+}
+
 #[test]
 fn the_search_uses_the_tables_below_the_root() {
     let tables = tempfile::tempdir().expect("tempdir");

@@ -20,6 +20,7 @@ pub mod perft;
 pub mod report;
 pub mod search;
 pub mod session;
+pub mod strength;
 pub mod think;
 pub mod time;
 pub mod tt;

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use super::strength::{DEFAULT_ELO, ELO_RANGE};
 use crate::config::{Config, HASH_RANGE, OVERHEAD_RANGE, THREADS_RANGE};
 
 /// The option values.
@@ -18,6 +19,10 @@ pub struct Options {
     pub table_path: PathBuf,
     /// Ponder (the GUI tells whether it will send `go ponder`; nothing changes here).
     pub ponder: bool,
+    /// UCI_LimitStrength: play at the level of `elo`.
+    pub limit_strength: bool,
+    /// UCI_Elo: the level of a limited strength.
+    pub elo: u32,
 }
 
 /// What a `setoption` changed that the engine must act on.
@@ -130,6 +135,8 @@ impl Options {
             move_overhead: c.move_overhead,
             table_path: c.table_path.clone(),
             ponder: false,
+            limit_strength: false,
+            elo: DEFAULT_ELO,
         }
     }
 
@@ -178,6 +185,18 @@ impl Options {
                 name: "Ponder",
                 kind: OptionKind::Check { default: false },
             },
+            OptionSpec {
+                name: "UCI_LimitStrength",
+                kind: OptionKind::Check {
+                    default: self.limit_strength,
+                },
+            },
+            spin(
+                "UCI_Elo",
+                i64::from(self.elo),
+                i64::from(*ELO_RANGE.start()),
+                i64::from(*ELO_RANGE.end()),
+            ),
             button("Clear Hash"),
             button("Show DTM"),
             button("Show Legality"),
@@ -230,16 +249,15 @@ impl Options {
                 Ok(OptionChange::TablePath)
             }
             "ponder" => {
-                self.ponder = match need(value)?.to_ascii_lowercase().as_str() {
-                    "true" => true,
-                    "false" => false,
-                    v => {
-                        return Err(OptionError::NotABool {
-                            name: name.to_string(),
-                            value: v.to_string(),
-                        })
-                    }
-                };
+                self.ponder = check(name, &need(value)?)?;
+                Ok(OptionChange::None)
+            }
+            "uci_limitstrength" => {
+                self.limit_strength = check(name, &need(value)?)?;
+                Ok(OptionChange::None)
+            }
+            "uci_elo" => {
+                self.elo = spin(name, &need(value)?, ELO_RANGE)?;
                 Ok(OptionChange::None)
             }
             "clear hash" => Ok(OptionChange::ClearHash),
@@ -247,6 +265,18 @@ impl Options {
             "show legality" => Ok(OptionChange::ShowLegality),
             _ => Err(OptionError::Unknown(name.to_string())),
         }
+    }
+}
+
+/// A check option's value `v`: true or false, in any case.
+fn check(name: &str, v: &str) -> Result<bool, OptionError> {
+    match v.to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(OptionError::NotABool {
+            name: name.to_string(),
+            value: v.to_string(),
+        }),
     }
 }
 
@@ -297,6 +327,15 @@ mod tests {
         assert_eq!(o.set("Show DTM", None), Ok(OptionChange::ShowDtm));
         let e = o.set("Frobnicate", Some("1")).expect_err("unknown");
         assert!(e.to_string().contains("unknown option 'Frobnicate'"), "{e}");
-        assert_eq!(o.specs().len(), 8);
+        assert_eq!(
+            o.set("uci_limitstrength", Some("TRUE")),
+            Ok(OptionChange::None)
+        );
+        assert!(o.limit_strength);
+        assert_eq!(o.set("UCI_Elo", Some("1800")), Ok(OptionChange::None));
+        assert!(o.set("UCI_Elo", Some("100")).is_err());
+        assert!(o.set("UCI_LimitStrength", Some("yes")).is_err());
+        assert_eq!((o.elo, o.limit_strength), (1800, true));
+        assert_eq!(o.specs().len(), 10);
     }
 }

@@ -19,6 +19,7 @@ use shakmaty::{zobrist::Zobrist64, Chess, Color, EnPassantMode, Move, MoveList, 
 use super::{
     eval::{evaluate, piece_value},
     report::{Score, SearchInfo},
+    strength::Strength,
     time::{Budget, SearchLimits},
     tt::{Bound, Entry, TranspositionTable},
 };
@@ -154,6 +155,9 @@ pub struct SearchParams {
     pub root_moves: Vec<Move>,
     /// Print `info` lines.
     pub report: bool,
+    /// A limited playing strength (`UCI_LimitStrength`): a node budget and random offsets
+    /// on the root moves' scores.
+    pub strength: Option<Strength>,
 }
 
 impl SearchParams {
@@ -170,6 +174,7 @@ impl SearchParams {
             threads: 1,
             root_moves: Vec::new(),
             report: false,
+            strength: None,
         }
     }
 }
@@ -252,6 +257,10 @@ struct Worker<'a> {
     tables_max: usize,
     control: &'a SearchControl,
     limits: &'a SearchLimits,
+    /// The node limit of `go nodes` or of a limited strength, whichever is less.
+    node_limit: Option<u64>,
+    /// Offsets added to the scores of root moves at a limited strength.
+    root_noise: Vec<(Move, i32)>,
     budget: Option<Budget>,
     report_info: bool,
     root_filter: &'a [Move],
@@ -279,6 +288,15 @@ impl<'a> Worker<'a> {
     ) -> Worker<'a> {
         let mut hashes = params.history.clone();
         hashes.reserve(MAX_PLY + 2);
+        let strength_nodes = params.strength.map(Strength::nodes);
+        let node_limit = match (params.limits.nodes, strength_nodes) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let root_noise = params
+            .strength
+            .map(|s| s.root_noise(&params.pos.legal_moves()))
+            .unwrap_or_default();
         Worker {
             id,
             tt,
@@ -286,6 +304,8 @@ impl<'a> Worker<'a> {
             tables_max: tables.map_or(0, Tablebase::max_pieces),
             control,
             limits: &params.limits,
+            node_limit,
+            root_noise,
             budget,
             report_info: params.report,
             root_filter: &params.root_moves,
@@ -321,7 +341,7 @@ impl<'a> Worker<'a> {
             return true;
         }
         if self.id == 0 {
-            if let Some(n) = self.limits.nodes {
+            if let Some(n) = self.node_limit {
                 if self.control.nodes() + self.nodes - self.flushed >= n {
                     self.control.stop();
                 }
@@ -395,12 +415,15 @@ impl<'a> Worker<'a> {
                 break;
             }
             prev = score;
-            result.score = score;
-            result.depth = depth;
+            let mut score = score;
             if let Some(m) = self.pv[0].first() {
                 result.best = Some(*m);
                 result.ponder = self.pv[0].get(1).copied();
+                // The score as the engine sees it, without the offset of a limited strength.
+                score -= self.noise_of(m);
             }
+            result.score = score;
+            result.depth = depth;
             self.flush_counts();
             if self.report_info && self.id == 0 {
                 report(self.info(depth, score));
@@ -419,7 +442,7 @@ impl<'a> Worker<'a> {
             } else {
                 0
             };
-            let timed = self.budget.is_some() || self.limits.nodes.is_some();
+            let timed = self.budget.is_some() || self.node_limit.is_some();
             if timed && !self.limits.infinite && (mate_streak >= 4 || (single_reply && depth >= 2))
             {
                 break;
@@ -452,6 +475,14 @@ impl<'a> Worker<'a> {
             time: elapsed,
             pv: self.pv[0].clone(),
         }
+    }
+
+    /// The offset of root move `m` at a limited strength (0 at full strength).
+    fn noise_of(&self, m: &Move) -> i32 {
+        self.root_noise
+            .iter()
+            .find(|(r, _)| r == m)
+            .map_or(0, |&(_, n)| n)
     }
 
     fn is_repetition(&self, hash: u64, halfmoves: u32) -> bool {
@@ -675,16 +706,21 @@ impl<'a> Worker<'a> {
             let ext = i32::from(gives_check && ply < MAX_PLY / 2);
             let new_depth = node.depth - 1 + ext;
             self.hashes.push(node.hash);
-            let score = if searched == 0 {
-                -self.negamax(&child, child_hash, -beta, -alpha, new_depth, ply + 1, true)
-            } else {
-                let r = if node.depth >= 3 && searched >= 3 && plain {
-                    self.reduction(node, us, &m, searched, new_depth)
+            // At a limited strength a root move's score has its offset added: the window is
+            // shifted by it, so the search still finds the best move of the offset scores.
+            let noise = if ply == 0 { self.noise_of(&m) } else { 0 };
+            let (a, b) = (alpha - noise, beta - noise);
+            let score = noise
+                + if searched == 0 {
+                    -self.negamax(&child, child_hash, -b, -a, new_depth, ply + 1, true)
                 } else {
-                    0
+                    let r = if node.depth >= 3 && searched >= 3 && plain {
+                        self.reduction(node, us, &m, searched, new_depth)
+                    } else {
+                        0
+                    };
+                    self.search_later(&child, child_hash, a, b, new_depth, r, ply)
                 };
-                self.search_later(&child, child_hash, alpha, beta, new_depth, r, ply)
-            };
             self.hashes.pop();
             if self.stopped {
                 return None;
@@ -1219,6 +1255,41 @@ mod tests {
             .to_move(&p)
             .expect("legal");
         assert_eq!(see(&p, &m), 500);
+    }
+
+    /// A limited strength searches within its node budget and varies its moves with the seed
+    /// at the lowest level; no level leaves a queen en prise untaken.
+    #[test]
+    fn limited_strength() {
+        let run_at = |p: &Chess, elo: u32, seed: u64| {
+            let tt = TranspositionTable::new(1).expect("1 MB");
+            let control = SearchControl::new(false);
+            let params = SearchParams {
+                limits: SearchLimits::default(),
+                strength: Some(Strength::new(elo, seed)),
+                ..SearchParams::fixed_depth(p.clone(), 1)
+            };
+            search(&params, &tt, None, &control, &|_| {})
+        };
+        let hanging = pos("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1");
+        for elo in [1000, 2400] {
+            for seed in 0..10 {
+                let r = run_at(&hanging, elo, seed);
+                assert_eq!(uci(r.best), "d2d5", "elo {elo} seed {seed}");
+                assert!(
+                    r.nodes <= Strength::new(elo, seed).nodes() + 1,
+                    "{}",
+                    r.nodes
+                );
+            }
+        }
+        let start = Chess::default();
+        let mut firsts: Vec<String> = (0..20)
+            .map(|seed| uci(run_at(&start, 1000, seed).best))
+            .collect();
+        firsts.sort();
+        firsts.dedup();
+        assert!(firsts.len() >= 4, "{firsts:?}");
     }
 
     #[test]

@@ -22,6 +22,7 @@ use super::{
     perft,
     report::{Notice, Report, Reporter},
     search::{hash_of, SearchControl, SearchParams},
+    strength::Strength,
     think::think,
     time::SearchLimits,
     tt::TranspositionTable,
@@ -216,6 +217,10 @@ impl Engine {
             threads: self.options.threads,
             root_moves,
             report: true,
+            strength: self
+                .options
+                .limit_strength
+                .then(|| Strength::new(self.options.elo, fastrand::u64(..))),
         };
         let control = Arc::new(SearchControl::new(params.limits.ponder));
         let tt = Arc::clone(&self.tt);

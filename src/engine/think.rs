@@ -1,6 +1,7 @@
 //! The choice of a move at the root: positions the tables cover are played from the tables
 //! (fastest mate, longest resistance, or the search's choice among the drawing moves), others
-//! by the search.
+//! by the search. At a limited strength (`UCI_LimitStrength`) every position is played by the
+//! weakened search.
 
 use shakmaty::{Chess, Move, Position};
 
@@ -63,6 +64,10 @@ pub fn think(
             score: if mated { -MATE } else { 0 },
             ..SearchResult::default()
         };
+    }
+    if params.strength.is_some() {
+        // A limited strength plays every position by its weakened search, without the tables.
+        return search::search(params, tt, None, control, &on_info);
     }
     if let Some(tb) = tables {
         if let Ok(ranked) = tb.rank_moves(pos) {

@@ -315,6 +315,7 @@ fn table_or_search(
         threads: 1,
         root_moves: Vec::new(),
         report: false,
+        strength: None,
     };
     let control = SearchControl::new(false);
     let r = think(&params, tt, Some(tb), &control, &|_| {});

@@ -177,7 +177,9 @@ mod tests {
     fn option_declarations() {
         let o = Options::from_config(&crate::config::Config::default());
         let lines: Vec<String> = o.specs().iter().map(option_line).collect();
-        assert_eq!(lines.len(), 8);
+        assert_eq!(lines.len(), 10);
+        assert!(lines
+            .contains(&"option name UCI_Elo type spin default 1500 min 1000 max 2000".to_string()));
         assert!(lines[0].starts_with("option name Hash type spin default 16 min 1 max"));
         assert!(lines.contains(&"option name Show DTM type button".to_string()));
         assert!(lines.contains(&"option name Ponder type check default false".to_string()));
