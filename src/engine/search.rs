@@ -2,7 +2,8 @@
 //! quiescence search (with the transposition table: cutoffs, stored results, its move first), a
 //! shared transposition table, move ordering (hash move, captures by MVV-LVA with static exchange
 //! evaluation, killers, history), null-move pruning, late-move reductions and pruning, reverse
-//! futility pruning, internal iterative reduction, check extensions, draw detection and exact
+//! futility pruning, pruning by static exchange (captures and quiet moves that lose material),
+//! internal iterative reduction, check extensions, draw detection and exact
 //! scores from the endgame tables.
 //! Several threads search the same tree through the shared table (lazy SMP).
 
@@ -694,13 +695,13 @@ impl<'a> Worker<'a> {
             child.play_unchecked(m);
             let gives_check = child.is_check();
             let plain = quiet && !node.in_check && !gives_check;
-            if ply > 0
-                && plain
-                && best > -MATE_BOUND
-                && searched > 0
-                && prunes_late_quiet(node, searched, alpha)
-            {
-                continue;
+            if ply > 0 && best > -MATE_BOUND && searched > 0 {
+                if plain && prunes_late_quiet(node, searched, alpha) {
+                    continue;
+                }
+                if !node.in_check && !gives_check && loses_material(pos, &m, quiet, node.depth) {
+                    continue;
+                }
             }
             let child_hash = child_hash(pos, node.hash, m, &child);
             let ext = i32::from(gives_check && ply < MAX_PLY / 2);
@@ -1084,16 +1085,34 @@ fn score_from_tt(s: i32, ply: usize) -> i32 {
     }
 }
 
-/// Static exchange evaluation: the material the mover wins by the capture `m` and the best
-/// sequence of recaptures on its square, in centipawns.
+/// SEE pruning at depth 6 and below: a move after the first whose static exchange loses more
+/// than a margin that grows with the depth (more for quiet moves, which also give up tempo).
+fn loses_material(pos: &Chess, m: &Move, quiet: bool, depth: i32) -> bool {
+    if depth > 6 || m.is_promotion() {
+        return false;
+    }
+    let margin = if quiet {
+        -40 * depth * depth
+    } else {
+        -100 * depth
+    };
+    see(pos, m) < margin
+}
+
+/// Static exchange evaluation: the material the mover wins by `m` (a capture, or a quiet move
+/// to a square the opponent may capture on) and the best sequence of recaptures on its
+/// square, in centipawns. 0 for castling.
 pub fn see(pos: &Chess, m: &Move) -> i32 {
-    let (Some(from), Some(victim)) = (m.from(), m.capture()) else {
+    let Some(from) = m.from() else {
         return 0;
     };
+    if m.is_castle() {
+        return 0;
+    }
     let to = m.to();
     let board = pos.board();
     let mut gain = [0i32; 34];
-    gain[0] = piece_value(victim);
+    gain[0] = m.capture().map_or(0, piece_value);
     let mut attacker = piece_value(m.promotion().unwrap_or(m.role()));
     let mut occ = board.occupied() ^ shakmaty::Bitboard::from(from);
     if m.is_en_passant() {
@@ -1255,6 +1274,18 @@ mod tests {
             .to_move(&p)
             .expect("legal");
         assert_eq!(see(&p, &m), 500);
+        // Quiet moves: a knight to a square a pawn guards, one to a safe square, castling.
+        let p = pos("4k3/8/8/2p5/8/1N6/8/4K2R w K - 0 1");
+        let see_of = |uci: &[u8]| {
+            let m = UciMove::from_ascii(uci)
+                .expect("uci")
+                .to_move(&p)
+                .expect("legal");
+            see(&p, &m)
+        };
+        assert_eq!(see_of(b"b3d4"), -piece_value(Role::Knight));
+        assert_eq!(see_of(b"b3a5"), 0);
+        assert_eq!(see_of(b"e1g1"), 0);
     }
 
     /// A limited strength searches within its node budget and varies its moves with the seed
