@@ -11,6 +11,7 @@ use std::{
 use shakmaty::{CastlingMode, Move};
 
 use super::{
+    heuristics::HeuristicsPool,
     report::Score,
     search::{search, SearchControl, SearchParams},
     tt::TranspositionTable,
@@ -103,7 +104,14 @@ pub fn run(
         };
         let control = SearchControl::new(false);
         let params = SearchParams::fixed_depth(pos, depth);
-        let r = search(&params, &tt, None, &control, &|_| {});
+        let r = search(
+            &params,
+            &tt,
+            &HeuristicsPool::new(),
+            None,
+            &control,
+            &|_| {},
+        );
         nodes += r.nodes;
         on_position(BenchPosition {
             number: i + 1,

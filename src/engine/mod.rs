@@ -14,6 +14,7 @@
 pub mod bench;
 pub mod error;
 pub mod eval;
+pub mod heuristics;
 pub mod job;
 pub mod options;
 pub mod perft;

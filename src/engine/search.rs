@@ -19,6 +19,7 @@ use shakmaty::{zobrist::Zobrist64, Chess, Color, EnPassantMode, Move, MoveList, 
 
 use super::{
     eval::{evaluate, piece_value},
+    heuristics::{Heuristics, HeuristicsPool},
     report::{Score, SearchInfo},
     strength::Strength,
     time::{Budget, SearchLimits},
@@ -227,9 +228,12 @@ static LMR: LazyLock<[[i32; 64]; 64]> = LazyLock::new(|| {
 
 /// Searches `params.pos` with `params.threads` threads and returns the best move found. Calls
 /// `report` with the state after each iteration of the main thread (when `params.report`).
+/// Each thread takes its move-ordering statistics from `heuristics` and puts them back, as
+/// this search leaves them, for the next.
 pub fn search(
     params: &SearchParams,
     tt: &TranspositionTable,
+    heuristics: &HeuristicsPool,
     tables: Option<&Tablebase>,
     control: &SearchControl,
     report: &(dyn Fn(SearchInfo) + Sync),
@@ -237,16 +241,26 @@ pub fn search(
     tt.new_search();
     let budget = params.limits.budget(params.pos.turn(), params.overhead);
     let threads = params.threads.max(1);
+    let mut taken = heuristics.take(threads).into_iter();
+    let main_heuristics = taken.next().unwrap_or_default();
     std::thread::scope(|s| {
-        for id in 1..threads {
-            s.spawn(move || {
-                let mut w = Worker::new(id, params, tt, tables, control, budget);
-                w.iterate(&params.pos, |_| {});
-            });
-        }
-        let mut main = Worker::new(0, params, tt, tables, control, budget);
+        let helpers: Vec<_> = taken
+            .enumerate()
+            .map(|(i, h)| {
+                s.spawn(move || {
+                    let mut w = Worker::new(i + 1, params, tt, tables, control, budget, h);
+                    w.iterate(&params.pos, |_| {});
+                    w.heur
+                })
+            })
+            .collect();
+        let mut main = Worker::new(0, params, tt, tables, control, budget, main_heuristics);
         let result = main.iterate(&params.pos, report);
         control.stop();
+        let mut back = vec![main.heur];
+        // A helper that panicked loses its statistics; the next search starts it afresh.
+        back.extend(helpers.into_iter().map_while(|h| h.join().ok()));
+        heuristics.put_back(back);
         result
     })
 }
@@ -272,7 +286,8 @@ struct Worker<'a> {
     stopped: bool,
     hashes: Vec<u64>,
     killers: Vec<[u16; 2]>,
-    history: Vec<i32>,
+    /// The statistics kept from search to search (history).
+    heur: Heuristics,
     pv: Vec<Vec<Move>>,
     /// The best root move of the unfinished iteration and its expected reply.
     root_best: Option<(Move, Option<Move>)>,
@@ -286,6 +301,7 @@ impl<'a> Worker<'a> {
         tables: Option<&'a Tablebase>,
         control: &'a SearchControl,
         budget: Option<Budget>,
+        heur: Heuristics,
     ) -> Worker<'a> {
         let mut hashes = params.history.clone();
         hashes.reserve(MAX_PLY + 2);
@@ -317,7 +333,7 @@ impl<'a> Worker<'a> {
             stopped: false,
             hashes,
             killers: vec![[0; 2]; MAX_PLY + 2],
-            history: vec![0; 2 * 64 * 64],
+            heur,
             pv: (0..MAX_PLY + 2)
                 .map(|_| Vec::with_capacity(MAX_PLY))
                 .collect(),
@@ -763,7 +779,7 @@ impl<'a> Worker<'a> {
         if self.killers[node.ply].contains(&code) {
             r -= 1;
         }
-        if self.history[history_index(us, code)] > 4000 {
+        if self.heur.history[history_index(us, code)] > 4000 {
             r -= 1;
         }
         r.clamp(0, new_depth - 1)
@@ -838,10 +854,10 @@ impl<'a> Worker<'a> {
             k[0] = code;
         }
         let bonus = (depth * depth).min(400);
-        let h = &mut self.history[history_index(us, code)];
+        let h = &mut self.heur.history[history_index(us, code)];
         *h += 32 * bonus - *h * bonus / 512;
         for &t in tried {
-            let h = &mut self.history[history_index(us, t)];
+            let h = &mut self.heur.history[history_index(us, t)];
             *h -= 32 * bonus + *h * bonus / 512;
         }
     }
@@ -873,7 +889,7 @@ impl<'a> Worker<'a> {
                 } else if self.killers[ply][1] == code {
                     99_000
                 } else {
-                    self.history[history_index(us, code)]
+                    self.heur.history[history_index(us, code)]
                 }
             })
             .collect()
@@ -1177,6 +1193,7 @@ mod tests {
         search(
             &SearchParams::fixed_depth(p.clone(), depth),
             &tt,
+            &HeuristicsPool::new(),
             None,
             &control,
             &|_| {},
@@ -1288,6 +1305,27 @@ mod tests {
         assert_eq!(see_of(b"e1g1"), 0);
     }
 
+    /// The second search of a game starts from the history the first left (so it searches
+    /// another tree, even with an empty hash table), and a cleared pool starts afresh (the
+    /// same tree as the first search).
+    #[test]
+    fn history_carries_over_to_the_next_search() {
+        let p = pos("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4");
+        let pool = HeuristicsPool::new();
+        let nodes = |pool: &HeuristicsPool| {
+            let tt = TranspositionTable::new(8).expect("8 MB");
+            let control = SearchControl::new(false);
+            let params = SearchParams::fixed_depth(p.clone(), 7);
+            search(&params, &tt, pool, None, &control, &|_| {}).nodes
+        };
+        let first = nodes(&pool);
+        let second = nodes(&pool);
+        assert_ne!(first, second);
+        assert!(pool.take(1)[0].history.iter().any(|&h| h != 0));
+        pool.clear();
+        assert_eq!(nodes(&pool), first);
+    }
+
     /// A limited strength searches within its node budget and varies its moves with the seed
     /// at the lowest level; no level leaves a queen en prise untaken.
     #[test]
@@ -1300,7 +1338,14 @@ mod tests {
                 strength: Some(Strength::new(elo, seed)),
                 ..SearchParams::fixed_depth(p.clone(), 1)
             };
-            search(&params, &tt, None, &control, &|_| {})
+            search(
+                &params,
+                &tt,
+                &HeuristicsPool::new(),
+                None,
+                &control,
+                &|_| {},
+            )
         };
         let hanging = pos("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1");
         for elo in [1000, 2400] {

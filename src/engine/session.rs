@@ -17,6 +17,7 @@ use super::{
     bench,
     error::{DtmError, EngineError, LegalityError, MoveError, PositionError},
     eval,
+    heuristics::HeuristicsPool,
     job::{Job, JobKind},
     options::{OptionChange, OptionError, Options},
     perft,
@@ -88,6 +89,8 @@ pub struct Engine {
     /// is legal.
     from_start: bool,
     tt: Arc<TranspositionTable>,
+    /// The search threads' move-ordering statistics, kept from move to move of a game.
+    heuristics: Arc<HeuristicsPool>,
     tables: Arc<Mutex<TableSlot>>,
     job: Option<Job>,
     build_missing: bool,
@@ -115,6 +118,7 @@ impl Engine {
             have_position: false,
             from_start: true,
             tt: Arc::new(tt),
+            heuristics: Arc::new(HeuristicsPool::new()),
             tables: Arc::new(Mutex::new(TableSlot::default())),
             job: None,
             build_missing: config.build_missing_tables,
@@ -224,6 +228,7 @@ impl Engine {
         };
         let control = Arc::new(SearchControl::new(params.limits.ponder));
         let tt = Arc::clone(&self.tt);
+        let heuristics = Arc::clone(&self.heuristics);
         let tables = self.tables();
         let reporter = Arc::clone(&self.reporter);
         let job = Job::spawn(
@@ -232,7 +237,14 @@ impl Engine {
             control,
             Arc::clone(&self.reporter),
             move |control| {
-                let result = think(&params, &tt, tables.as_deref(), control, &*reporter);
+                let result = think(
+                    &params,
+                    &tt,
+                    &heuristics,
+                    tables.as_deref(),
+                    control,
+                    &*reporter,
+                );
                 // Infinite and ponder searches end with stop or ponderhit, never by themselves.
                 control.wait_for_release(params.limits.is_unbounded());
                 let best = result.best.or_else(|| {
@@ -296,6 +308,7 @@ impl Engine {
             self.stop_and_wait();
         }
         self.renew_hash();
+        self.heuristics.clear();
     }
 
     /// Sets an option by name (case does not matter) and acts on it: resizes or clears the

@@ -6,6 +6,7 @@
 use shakmaty::{Chess, Move, Position};
 
 use super::{
+    heuristics::HeuristicsPool,
     report::{Report, Score, SearchInfo},
     search::{self, SearchControl, SearchParams, SearchResult, MATE},
     tt::TranspositionTable,
@@ -49,6 +50,7 @@ pub fn table_line(tb: &Tablebase, pos: &Chess, max: usize) -> Vec<Move> {
 pub fn think(
     params: &SearchParams,
     tt: &TranspositionTable,
+    heuristics: &HeuristicsPool,
     tables: Option<&Tablebase>,
     control: &SearchControl,
     report: &(dyn Fn(Report) + Sync),
@@ -67,7 +69,7 @@ pub fn think(
     }
     if params.strength.is_some() {
         // A limited strength plays every position by its weakened search, without the tables.
-        return search::search(params, tt, None, control, &on_info);
+        return search::search(params, tt, heuristics, None, control, &on_info);
     }
     if let Some(tb) = tables {
         if let Ok(ranked) = tb.rank_moves(pos) {
@@ -90,11 +92,11 @@ pub fn think(
                     root_moves: drawing,
                     ..params.clone()
                 };
-                return search::search(&restricted, tt, tables, control, &on_info);
+                return search::search(&restricted, tt, heuristics, tables, control, &on_info);
             }
         }
     }
-    search::search(params, tt, tables, control, &on_info)
+    search::search(params, tt, heuristics, tables, control, &on_info)
 }
 
 /// The table's move `best` of value `value`, reported with the table's line as its principal

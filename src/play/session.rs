@@ -17,6 +17,7 @@ use super::{
 };
 use crate::{
     engine::{
+        heuristics::HeuristicsPool,
         search::{hash_of, SearchControl, SearchParams},
         think,
         time::SearchLimits,
@@ -318,7 +319,14 @@ fn table_or_search(
         strength: None,
     };
     let control = SearchControl::new(false);
-    let r = think(&params, tt, Some(tb), &control, &|_| {});
+    let r = think(
+        &params,
+        tt,
+        &HeuristicsPool::new(),
+        Some(tb),
+        &control,
+        &|_| {},
+    );
     let m = r.best.unwrap_or_else(|| pos.legal_moves()[0]);
     (m, format!("(search, depth {})", r.depth))
 }

@@ -19,6 +19,7 @@ use shakmaty::{Chess, Color, EnPassantMode, Position};
 
 use crate::{
     engine::{
+        heuristics::HeuristicsPool,
         search::{self, hash_of, SearchControl, SearchParams, MATE_BOUND},
         time::SearchLimits,
         tt::{HashError, TranspositionTable},
@@ -215,6 +216,7 @@ pub fn play_game(
             continue;
         };
         tt.clear();
+        let heuristics = HeuristicsPool::new();
         let mut hashes: Vec<u64> = Vec::new();
         let mut fens = Vec::new();
         let mut decisive = 0usize;
@@ -248,7 +250,7 @@ pub fn play_game(
             };
             params.history = hashes.clone();
             let control = SearchControl::new(false);
-            let found = search::search(&params, tt, tables, &control, &|_| {});
+            let found = search::search(&params, tt, &heuristics, tables, &control, &|_| {});
             let Some(best) = found.best else {
                 break (0.5, Source::Game);
             };
