@@ -1,10 +1,10 @@
 //! The search: iterative deepening with principal-variation alpha-beta, aspiration windows,
 //! quiescence search (with the transposition table: cutoffs, stored results, its move first), a
 //! shared transposition table, move ordering (hash move, captures by MVV-LVA with static exchange
-//! evaluation, killers, history), null-move pruning, late-move reductions and pruning, reverse
-//! futility pruning, pruning by static exchange (captures and quiet moves that lose material),
-//! internal iterative reduction, check extensions, draw detection and exact
-//! scores from the endgame tables.
+//! evaluation, killers, history kept from search to search), null-move pruning, late-move
+//! reductions, late-move and futility pruning of quiet moves, reverse futility pruning, pruning
+//! by static exchange (captures and quiet moves that lose material), internal iterative
+//! reduction, check extensions, draw detection and exact scores from the endgame tables.
 //! Several threads search the same tree through the shared table (lazy SMP).
 
 use std::{
@@ -1045,12 +1045,12 @@ fn tt_cutoff(e: &Entry, depth: i32, alpha: i32, beta: i32, ply: usize) -> Option
 }
 
 /// Whether a quiet move after the first (no check given or escaped) is pruned in a non-PV node:
-/// late-move pruning by count at depth 3 and below, futility at depth 2 and below.
+/// late-move pruning by count at depth 7 and below, futility at depth 5 and below.
 fn prunes_late_quiet(node: &Node, searched: i32, alpha: i32) -> bool {
     let depth = node.depth;
     !node.pv
-        && ((depth <= 3 && searched >= 3 + 2 * depth * depth)
-            || (depth <= 2 && node.static_eval + 120 * depth <= alpha))
+        && ((depth <= 7 && searched >= 3 + 2 * depth * depth)
+            || (depth <= 5 && node.static_eval + 60 + 90 * depth <= alpha))
 }
 
 /// The key of `child`, reached from `pos` (key `hash`) by `m`: updated incrementally, computed
