@@ -11,9 +11,8 @@ use std::{
 use shakmaty::{CastlingMode, Move};
 
 use super::{
-    heuristics::HeuristicsPool,
     report::Score,
-    search::{search, SearchControl, SearchParams},
+    search::{search_alone, SearchParams},
     tt::TranspositionTable,
 };
 
@@ -102,16 +101,7 @@ pub fn run(
         let Ok(tt) = TranspositionTable::new(16) else {
             continue;
         };
-        let control = SearchControl::new(false);
-        let params = SearchParams::fixed_depth(pos, depth);
-        let r = search(
-            &params,
-            &tt,
-            &HeuristicsPool::new(),
-            None,
-            &control,
-            &|_| {},
-        );
+        let r = search_alone(&SearchParams::fixed_depth(pos, depth), &tt);
         nodes += r.nodes;
         on_position(BenchPosition {
             number: i + 1,

@@ -265,6 +265,13 @@ pub fn search(
     })
 }
 
+/// One search that carries nothing over and reports nothing: a fresh history, no tables, no
+/// `info` (`retro bench`, and searches of single positions).
+pub fn search_alone(params: &SearchParams, tt: &TranspositionTable) -> SearchResult {
+    let control = SearchControl::new(false);
+    search(params, tt, &HeuristicsPool::new(), None, &control, &|_| {})
+}
+
 struct Worker<'a> {
     id: usize,
     tt: &'a TranspositionTable,
@@ -1189,15 +1196,7 @@ mod tests {
 
     fn run(p: &Chess, depth: u32) -> SearchResult {
         let tt = TranspositionTable::new(8).expect("8 MB");
-        let control = SearchControl::new(false);
-        search(
-            &SearchParams::fixed_depth(p.clone(), depth),
-            &tt,
-            &HeuristicsPool::new(),
-            None,
-            &control,
-            &|_| {},
-        )
+        search_alone(&SearchParams::fixed_depth(p.clone(), depth), &tt)
     }
 
     fn uci(m: Option<Move>) -> String {
@@ -1332,20 +1331,12 @@ mod tests {
     fn limited_strength() {
         let run_at = |p: &Chess, elo: u32, seed: u64| {
             let tt = TranspositionTable::new(1).expect("1 MB");
-            let control = SearchControl::new(false);
             let params = SearchParams {
                 limits: SearchLimits::default(),
                 strength: Some(Strength::new(elo, seed)),
                 ..SearchParams::fixed_depth(p.clone(), 1)
             };
-            search(
-                &params,
-                &tt,
-                &HeuristicsPool::new(),
-                None,
-                &control,
-                &|_| {},
-            )
+            search_alone(&params, &tt)
         };
         let hanging = pos("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1");
         for elo in [1000, 2400] {
