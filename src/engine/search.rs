@@ -537,6 +537,16 @@ impl<'a> Worker<'a> {
         })
     }
 
+    /// The key of the position after `m` (from `pos`, key `hash`) where it can be updated
+    /// incrementally, its hash bucket prefetched while the move is played.
+    fn prefetch_child(&self, pos: &Chess, hash: u64, m: Move) -> Option<u64> {
+        let key = child_key(pos, hash, m);
+        if let Some(k) = key {
+            self.tt.prefetch(k);
+        }
+        key
+    }
+
     fn update_pv(&mut self, ply: usize, m: Move) {
         let (head, tail) = self.pv.split_at_mut(ply + 1);
         let line = &mut head[ply];
@@ -714,6 +724,7 @@ impl<'a> Worker<'a> {
             pick(&mut moves, &mut scores, i);
             let m = moves[i];
             let quiet = !m.is_capture() && !m.is_promotion();
+            let key = self.prefetch_child(pos, node.hash, m);
             let mut child = pos.clone();
             child.play_unchecked(m);
             let gives_check = child.is_check();
@@ -726,7 +737,7 @@ impl<'a> Worker<'a> {
                     continue;
                 }
             }
-            let child_hash = child_hash(pos, node.hash, m, &child);
+            let child_hash = key.unwrap_or_else(|| hash_of(&child));
             let ext = i32::from(gives_check && ply < MAX_PLY / 2);
             let new_depth = node.depth - 1 + ext;
             self.hashes.push(node.hash);
@@ -979,9 +990,10 @@ impl<'a> Worker<'a> {
                     }
                 }
             }
+            let key = self.prefetch_child(pos, hash, m);
             let mut child = pos.clone();
             child.play_unchecked(m);
-            let child_hash = child_hash(pos, hash, m, &child);
+            let child_hash = key.unwrap_or_else(|| hash_of(&child));
             let score = -self.qsearch(&child, child_hash, -beta, -alpha, ply + 1);
             if self.stopped {
                 return 0;
@@ -1060,11 +1072,11 @@ fn prunes_late_quiet(node: &Node, searched: i32, alpha: i32) -> bool {
             || (depth <= 5 && node.static_eval + 60 + 90 * depth <= alpha))
 }
 
-/// The key of `child`, reached from `pos` (key `hash`) by `m`: updated incrementally, computed
-/// afresh where shakmaty cannot update it.
-fn child_hash(pos: &Chess, hash: u64, m: Move, child: &Chess) -> u64 {
+/// The key of the position reached from `pos` (key `hash`) by `m`, updated incrementally; `None`
+/// where shakmaty cannot update it (the search then computes it afresh).
+fn child_key(pos: &Chess, hash: u64, m: Move) -> Option<u64> {
     pos.update_zobrist_hash::<Zobrist64>(Zobrist64(hash), m, EnPassantMode::Legal)
-        .map_or_else(|| hash_of(child), |z| z.0)
+        .map(|z| z.0)
 }
 
 fn history_index(us: Color, code: u16) -> usize {
@@ -1223,7 +1235,8 @@ mod tests {
                 let mut child = p.clone();
                 child.play_unchecked(m);
                 *checked += 1;
-                walk(&child, child_hash(p, hash, m, &child), depth - 1, checked);
+                let key = child_key(p, hash, m).unwrap_or_else(|| hash_of(&child));
+                walk(&child, key, depth - 1, checked);
             }
         }
         let mut checked = 0;
