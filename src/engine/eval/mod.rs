@@ -1,5 +1,6 @@
 //! Static evaluation: tapered material and piece-square values, pawn structure, mobility, king
-//! safety, rooks on open files, the bishop pair and a mop-up term for won pawnless endings.
+//! safety, threats, outposts, rooks on open files and the seventh rank, the bishop pair and its
+//! pawns, and a mop-up term for won pawnless endings.
 //!
 //! Every weight is a parameter of [`params`] with its value in [`weights`], a file that
 //! `retro tune` writes; [`terms`] lists the parameters a position uses, so the same code
@@ -218,8 +219,24 @@ fn side(board: &Board, us: Color, t: &mut impl Terms) {
                 units += ATTACK_UNITS[i] * (att & king_zone).count() as i32;
             }
             match role {
-                Role::Knight | Role::Bishop => minor_attacks |= att,
+                Role::Knight | Role::Bishop => {
+                    minor_attacks |= att;
+                    if outpost(us, sq, my_pawn_attacks, their_pawns) {
+                        t.add(us, params::OUTPOST + i, 1);
+                    }
+                    if role == Role::Bishop {
+                        let colour = if Bitboard::LIGHT_SQUARES.contains(sq) {
+                            Bitboard::LIGHT_SQUARES
+                        } else {
+                            Bitboard::DARK_SQUARES
+                        };
+                        t.add(us, params::BISHOP_PAWNS, (my_pawns & colour).count() as i32);
+                    }
+                }
                 Role::Rook => {
+                    if flip(sq).rank() == shakmaty::Rank::Seventh {
+                        t.add(us, params::ROOK_SEVENTH, 1);
+                    }
                     rook_attacks |= att;
                     let file_bb = Bitboard::from_file(sq.file());
                     if (file_bb & board.pawns()).is_empty() {
@@ -269,6 +286,16 @@ fn side(board: &Board, us: Color, t: &mut impl Terms) {
                 .filter(|f| (Bitboard::from_file(*f) & my_pawns).is_empty())
                 .count();
             t.add(us, params::KING_OPEN + open, 1);
+            for f in [k.file().offset(-1), Some(k.file()), k.file().offset(1)]
+                .into_iter()
+                .flatten()
+            {
+                let storm = Bitboard::from_file(f) & forward_span(us, k) & their_pawns;
+                let nearest = storm.into_iter().map(|p| rank_distance(p, k)).min();
+                if let Some(d) = nearest.filter(|d| *d <= 4) {
+                    t.add(us, params::KING_STORM + (d.max(2) - 2) as usize, 1);
+                }
+            }
         }
     }
 }
@@ -311,6 +338,15 @@ fn passed_pawn(board: &Board, us: Color, p: &Passer, only_pawns: bool, t: &mut i
             t.add(us, params::UNSTOPPABLE, 1);
         }
     }
+}
+
+/// Whether a minor piece of `us` on `sq` stands on an outpost: on the fourth to sixth rank
+/// from its side, defended by a pawn, with no enemy pawn on an adjacent file in front of it.
+fn outpost(us: Color, sq: Square, my_pawn_attacks: Bitboard, their_pawns: Bitboard) -> bool {
+    let rank = us.fold_wb(sq.rank() as u8, 7 - sq.rank() as u8);
+    (3..=5).contains(&rank)
+        && my_pawn_attacks.contains(sq)
+        && (forward_span(us, sq) & adjacent_files(sq.file()) & their_pawns).is_empty()
 }
 
 fn rank_distance(a: Square, b: Square) -> i32 {

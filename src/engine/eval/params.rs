@@ -88,6 +88,16 @@ layout! {
     THREAT_BY_MINOR = 1;
     /// An enemy queen attacked by a rook.
     THREAT_BY_ROOK = 1;
+    /// A knight, a bishop on an outpost: on the fourth to sixth rank, defended by a pawn, out
+    /// of reach of the enemy pawns.
+    OUTPOST = 2;
+    /// A rook on the seventh rank.
+    ROOK_SEVENTH = 1;
+    /// A bishop, times the pawns of its side on squares of its colour.
+    BISHOP_PAWNS = 1;
+    /// An enemy pawn storming the own king (on the first two ranks): on each of the king's
+    /// files, the nearest enemy pawn in front of the king, by its rank distance (1-2, 3, 4).
+    KING_STORM = 3;
 }
 
 /// The name of parameter `index`: its group, and its offset when the group has several.
