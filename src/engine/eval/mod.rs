@@ -274,28 +274,30 @@ fn side(board: &Board, us: Color, t: &mut impl Terms) {
         let rel = flip(k);
         if rel.rank() as u8 <= 1 {
             let files = adjacent_files(k.file()) | Bitboard::from_file(k.file());
-            let shield = files & forward_span(us, k) & my_pawns;
+            let front = forward_span(us, k);
+            let shield = files & front & my_pawns;
             let near = shield
                 .into_iter()
                 .filter(|p| rank_distance(*p, k) <= 2)
                 .count();
             t.add(us, params::KING_SHIELD + near.min(3), 1);
-            let open = [k.file().offset(-1), Some(k.file()), k.file().offset(1)]
-                .into_iter()
-                .flatten()
-                .filter(|f| (Bitboard::from_file(*f) & my_pawns).is_empty())
-                .count();
-            t.add(us, params::KING_OPEN + open, 1);
+            // Each of the king's files: open (no own pawn), and the nearest storming pawn.
+            let mut open = 0;
             for f in [k.file().offset(-1), Some(k.file()), k.file().offset(1)]
                 .into_iter()
                 .flatten()
             {
-                let storm = Bitboard::from_file(f) & forward_span(us, k) & their_pawns;
+                let file = Bitboard::from_file(f);
+                if (file & my_pawns).is_empty() {
+                    open += 1;
+                }
+                let storm = file & front & their_pawns;
                 let nearest = storm.into_iter().map(|p| rank_distance(p, k)).min();
                 if let Some(d) = nearest.filter(|d| *d <= 4) {
                     t.add(us, params::KING_STORM + (d.max(2) - 2) as usize, 1);
                 }
             }
+            t.add(us, params::KING_OPEN + open, 1);
         }
     }
 }
