@@ -125,13 +125,66 @@ pub fn phase(board: &Board) -> i32 {
 
 /// Every term of both sides, into `t`.
 pub fn terms(board: &Board, t: &mut impl Terms) {
-    for color in Color::ALL {
-        side(board, color, t);
+    let white = Attacks::of(board, Color::White);
+    let black = Attacks::of(board, Color::Black);
+    side(board, Color::White, &white, &black, t);
+    side(board, Color::Black, &black, &white, t);
+}
+
+/// The most knights, bishops, rooks and queens a side can have (two of each and eight
+/// promoted pawns is 15).
+const MAX_PIECES: usize = 16;
+
+/// What one side's pieces attack: each knight, bishop, rook and queen with its attacks (by
+/// role, knights first), and the squares its pawns and all its men attack.
+struct Attacks {
+    pieces: [(Square, Role, Bitboard); MAX_PIECES],
+    len: usize,
+    pawns: Bitboard,
+    all: Bitboard,
+}
+
+impl Attacks {
+    fn of(board: &Board, color: Color) -> Attacks {
+        let ours = board.by_color(color);
+        let occupied = board.occupied();
+        let pawns = pawn_attacks(ours & board.pawns(), color);
+        let mut all = pawns;
+        if let Some(k) = board.king_of(color) {
+            all |= attacks::king_attacks(k);
+        }
+        let mut a = Attacks {
+            pieces: [(Square::A1, Role::Pawn, Bitboard::EMPTY); MAX_PIECES],
+            len: 0,
+            pawns,
+            all,
+        };
+        for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
+            for sq in ours & board.by_role(role) {
+                let att = match role {
+                    Role::Knight => attacks::knight_attacks(sq),
+                    Role::Bishop => attacks::bishop_attacks(sq, occupied),
+                    Role::Rook => attacks::rook_attacks(sq, occupied),
+                    _ => attacks::queen_attacks(sq, occupied),
+                };
+                a.all |= att;
+                if a.len < MAX_PIECES {
+                    a.pieces[a.len] = (sq, role, att);
+                    a.len += 1;
+                }
+            }
+        }
+        a
+    }
+
+    fn pieces(&self) -> &[(Square, Role, Bitboard)] {
+        &self.pieces[..self.len]
     }
 }
 
-/// The terms of one side, in white's orientation for white and mirrored for black.
-fn side(board: &Board, us: Color, t: &mut impl Terms) {
+/// The terms of one side, in white's orientation for white and mirrored for black; `mine` and
+/// `theirs_att` are the attacks of its men and of the enemy's.
+fn side(board: &Board, us: Color, mine: &Attacks, theirs_att: &Attacks, t: &mut impl Terms) {
     let them = !us;
     let ours = board.by_color(us);
     let theirs = board.by_color(them);
@@ -155,8 +208,8 @@ fn side(board: &Board, us: Color, t: &mut impl Terms) {
     }
 
     // Pawn structure.
-    let their_pawn_attacks = pawn_attacks(their_pawns, them);
-    let my_pawn_attacks = pawn_attacks(my_pawns, us);
+    let their_pawn_attacks = theirs_att.pawns;
+    let my_pawn_attacks = mine.pawns;
     let their_pieces = theirs & !board.pawns() & !board.kings();
     for sq in my_pawns {
         let file = sq.file();
@@ -201,54 +254,77 @@ fn side(board: &Board, us: Color, t: &mut impl Terms) {
     let mut units = 0;
     let mut minor_attacks = Bitboard::EMPTY;
     let mut rook_attacks = Bitboard::EMPTY;
-    for (i, role) in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
-        .into_iter()
-        .enumerate()
-    {
-        for sq in ours & board.by_role(role) {
-            let att = match role {
-                Role::Knight => attacks::knight_attacks(sq),
-                Role::Bishop => attacks::bishop_attacks(sq, occupied),
-                Role::Rook => attacks::rook_attacks(sq, occupied),
-                _ => attacks::queen_attacks(sq, occupied),
-            };
-            let mobile = (att & !ours & !their_pawn_attacks).count() as usize;
-            t.add(us, MOBILITY[i] + mobile, 1);
-            if (att & king_zone).any() {
-                attackers += 1;
-                units += ATTACK_UNITS[i] * (att & king_zone).count() as i32;
-            }
-            match role {
-                Role::Knight | Role::Bishop => {
-                    minor_attacks |= att;
-                    if outpost(us, sq, my_pawn_attacks, their_pawns) {
-                        t.add(us, params::OUTPOST + i, 1);
-                    }
-                    if role == Role::Bishop {
-                        let colour = if Bitboard::LIGHT_SQUARES.contains(sq) {
-                            Bitboard::LIGHT_SQUARES
-                        } else {
-                            Bitboard::DARK_SQUARES
-                        };
-                        t.add(us, params::BISHOP_PAWNS, (my_pawns & colour).count() as i32);
-                    }
+    // The squares from which a knight, bishop, rook, queen would check the enemy king, and
+    // that the enemy does not attack and we do not occupy.
+    let safe = !ours & !theirs_att.all;
+    let checks = their_king.map_or([Bitboard::EMPTY; 4], |k| {
+        let diagonal = attacks::bishop_attacks(k, occupied);
+        let straight = attacks::rook_attacks(k, occupied);
+        [
+            attacks::knight_attacks(k),
+            diagonal,
+            straight,
+            diagonal | straight,
+        ]
+    });
+    let mut safe_checks = [false; 4];
+    for &(sq, role, att) in mine.pieces() {
+        let i = role_index(role) - 1;
+        if (att & checks[i] & safe).any() {
+            safe_checks[i] = true;
+        }
+        let mobile = (att & !ours & !their_pawn_attacks).count();
+        t.add(us, MOBILITY[i] + mobile, 1);
+        if (att & king_zone).any() {
+            attackers += 1;
+            units += ATTACK_UNITS[i] * (att & king_zone).count() as i32;
+        }
+        match role {
+            Role::Knight | Role::Bishop => {
+                minor_attacks |= att;
+                if outpost(us, sq, my_pawn_attacks, their_pawns) {
+                    t.add(us, params::OUTPOST + i, 1);
                 }
-                Role::Rook => {
-                    if flip(sq).rank() == shakmaty::Rank::Seventh {
-                        t.add(us, params::ROOK_SEVENTH, 1);
-                    }
-                    rook_attacks |= att;
-                    let file_bb = Bitboard::from_file(sq.file());
-                    if (file_bb & board.pawns()).is_empty() {
-                        t.add(us, params::ROOK_OPEN, 1);
-                    } else if (file_bb & my_pawns).is_empty() {
-                        t.add(us, params::ROOK_SEMI_OPEN, 1);
-                    }
+                if role == Role::Bishop {
+                    let colour = if Bitboard::LIGHT_SQUARES.contains(sq) {
+                        Bitboard::LIGHT_SQUARES
+                    } else {
+                        Bitboard::DARK_SQUARES
+                    };
+                    t.add(us, params::BISHOP_PAWNS, (my_pawns & colour).count() as i32);
                 }
-                _ => {}
             }
+            Role::Rook => {
+                if flip(sq).rank() == shakmaty::Rank::Seventh {
+                    t.add(us, params::ROOK_SEVENTH, 1);
+                }
+                rook_attacks |= att;
+                let file_bb = Bitboard::from_file(sq.file());
+                if (file_bb & board.pawns()).is_empty() {
+                    t.add(us, params::ROOK_OPEN, 1);
+                } else if (file_bb & my_pawns).is_empty() {
+                    t.add(us, params::ROOK_SEMI_OPEN, 1);
+                }
+            }
+            _ => {}
         }
     }
+    for (i, any) in safe_checks.into_iter().enumerate() {
+        if any {
+            t.add(us, params::SAFE_CHECK + i, 1);
+        }
+    }
+    let undefended = mine.all & !theirs_att.all & theirs;
+    t.add(
+        us,
+        params::HANGING,
+        (undefended & their_pawns).count() as i32,
+    );
+    t.add(
+        us,
+        params::HANGING + 1,
+        (undefended & their_pieces).count() as i32,
+    );
     let majors = theirs & (board.rooks() | board.queens());
     t.add(
         us,
@@ -472,23 +548,92 @@ mod tests {
         }
     }
 
-    /// 10,000 positions of random games, each evaluated as it is and with colours swapped.
-    #[test]
-    fn the_evaluation_is_colour_symmetric_on_random_games() {
-        let mut rng = fastrand::Rng::with_seed(2026);
-        let mut checked = 0;
-        while checked < 10_000 {
+    /// `n` positions along random games (10 to 120 plies each) from seed `seed`.
+    fn random_positions(seed: u64, n: usize) -> Vec<Chess> {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n {
             let mut p = Chess::default();
             for _ in 0..rng.usize(10..120) {
                 let moves = p.legal_moves();
-                if moves.is_empty() {
+                if moves.is_empty() || out.len() == n {
                     break;
                 }
                 p.play_unchecked(moves[rng.usize(..moves.len())]);
-                assert_eq!(evaluate(&p), evaluate(&mirrored(&p)), "{}", p.board());
-                checked += 1;
+                out.push(p.clone());
             }
         }
+        out
+    }
+
+    /// 10,000 positions of random games, each evaluated as it is and with colours swapped.
+    #[test]
+    fn the_evaluation_is_colour_symmetric_on_random_games() {
+        for p in random_positions(2026, 10_000) {
+            assert_eq!(evaluate(&p), evaluate(&mirrored(&p)), "{}", p.board());
+        }
+    }
+
+    /// The attack maps the threat and check terms use equal shakmaty's attackers of every
+    /// square, on positions of random games.
+    #[test]
+    fn attack_maps_agree_with_shakmaty() {
+        for p in random_positions(7, 2_000) {
+            let board = p.board();
+            for color in Color::ALL {
+                let a = Attacks::of(board, color);
+                let expected: Bitboard = Square::ALL
+                    .into_iter()
+                    .filter(|sq| board.attacks_to(*sq, color, board.occupied()).any())
+                    .collect();
+                assert_eq!(a.all, expected, "{color:?} {board}");
+                let pieces = board.by_color(color) & !board.pawns() & !board.kings();
+                assert_eq!(a.pieces().len(), pieces.count(), "{board}");
+            }
+        }
+    }
+
+    /// How often each parameter is used, white's count minus black's.
+    struct Count(Vec<i32>);
+
+    impl Terms for Count {
+        fn add(&mut self, us: Color, param: usize, n: i32) {
+            self.0[param] += if us == Color::White { n } else { -n };
+        }
+    }
+
+    fn count(fen: &str) -> Vec<i32> {
+        let mut c = Count(vec![0; params::COUNT]);
+        terms(pos(fen).board(), &mut c);
+        c.0
+    }
+
+    #[test]
+    fn hanging_men_and_safe_checks_are_counted() {
+        // The knight on f4 attacks the rook on d5, undefended, then defended by the pawn on e6.
+        assert_eq!(
+            count("4k3/8/8/3r4/5N2/8/8/4K3 w - - 0 1")[params::HANGING + 1],
+            1
+        );
+        assert_eq!(
+            count("4k3/8/4p3/3r4/5N2/8/8/4K3 w - - 0 1")[params::HANGING + 1],
+            0
+        );
+        // A pawn on a5 attacked by the rook on a1 and defended by nothing.
+        assert_eq!(count("4k3/8/8/p7/8/8/8/R3K3 w - - 0 1")[params::HANGING], 1);
+        // The queen on d1 can check on d8 or h5 (safe), the rook on a2 on a8 (safe).
+        let c = count("4k3/8/8/8/8/8/R7/3QK3 w - - 0 1");
+        assert_eq!(c[params::SAFE_CHECK + 3], 1);
+        assert_eq!(c[params::SAFE_CHECK + 2], 1);
+        // The rook on a1 checks safely on a8, until a knight on b6 guards a8.
+        assert_eq!(
+            count("4k3/8/8/8/8/8/8/R3K3 w - - 0 1")[params::SAFE_CHECK + 2],
+            1
+        );
+        assert_eq!(
+            count("4k3/8/1n6/8/8/8/8/R3K3 w - - 0 1")[params::SAFE_CHECK + 2],
+            0
+        );
     }
 
     #[test]

@@ -98,6 +98,11 @@ layout! {
     /// An enemy pawn storming the own king (on the first two ranks): on each of the king's
     /// files, the nearest enemy pawn in front of the king, by its rank distance (1-2, 3, 4).
     KING_STORM = 3;
+    /// An enemy pawn, an enemy piece (not the king) that we attack and it does not defend.
+    HANGING = 2;
+    /// A knight, bishop, rook, queen that can give check on a square the enemy does not
+    /// attack and we do not occupy (counted once per role).
+    SAFE_CHECK = 4;
 }
 
 /// The name of parameter `index`: its group, and its offset when the group has several.
