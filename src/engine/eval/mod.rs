@@ -136,11 +136,13 @@ pub fn terms(board: &Board, t: &mut impl Terms) {
 const MAX_PIECES: usize = 16;
 
 /// What one side's pieces attack: each knight, bishop, rook and queen with its attacks (by
-/// role, knights first), and the squares its pawns and all its men attack.
+/// role, knights first), and the squares its pawns, its pieces (knights to queens) and all its
+/// men attack.
 struct Attacks {
     pieces: [(Square, Role, Bitboard); MAX_PIECES],
     len: usize,
     pawns: Bitboard,
+    by_pieces: Bitboard,
     all: Bitboard,
 }
 
@@ -157,6 +159,7 @@ impl Attacks {
             pieces: [(Square::A1, Role::Pawn, Bitboard::EMPTY); MAX_PIECES],
             len: 0,
             pawns,
+            by_pieces: Bitboard::EMPTY,
             all,
         };
         for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
@@ -167,6 +170,7 @@ impl Attacks {
                     Role::Rook => attacks::rook_attacks(sq, occupied),
                     _ => attacks::queen_attacks(sq, occupied),
                 };
+                a.by_pieces |= att;
                 a.all |= att;
                 if a.len < MAX_PIECES {
                     a.pieces[a.len] = (sq, role, att);
@@ -222,8 +226,13 @@ fn side(board: &Board, us: Color, mine: &Attacks, theirs_att: &Attacks, t: &mut 
         if doubled {
             t.add(us, params::DOUBLED, 1);
         }
-        if (my_pawns & adjacent).is_empty() {
+        let isolated = (my_pawns & adjacent).is_empty();
+        if isolated {
             t.add(us, params::ISOLATED, 1);
+        } else if (my_pawns & adjacent & !span).is_empty()
+            && in_front(us, sq).is_some_and(|stop| their_pawn_attacks.contains(stop))
+        {
+            t.add(us, params::BACKWARD, 1);
         }
         if my_pawn_attacks.contains(sq) {
             t.add(us, params::SUPPORTED, 1);
@@ -235,8 +244,26 @@ fn side(board: &Board, us: Color, mine: &Attacks, theirs_att: &Attacks, t: &mut 
                 ahead,
             };
             passed_pawn(board, us, &passer, their_pieces.is_empty(), t);
+            if (ahead & (theirs | theirs_att.all)).is_empty() {
+                t.add(us, params::PASSED_SAFE + passer.rank, 1);
+            }
         }
     }
+    // Pawn pushes to squares that their pawns do not attack and that we hold at least as
+    // well, each piece they would attack counted once.
+    let empty = !occupied;
+    let pushed = if us == Color::White {
+        Bitboard(my_pawns.0 << 8)
+    } else {
+        Bitboard(my_pawns.0 >> 8)
+    } & empty
+        & !their_pawn_attacks
+        & (mine.all | !theirs_att.all);
+    t.add(
+        us,
+        params::PUSH_THREAT,
+        (pawn_attacks(pushed, us) & their_pieces & !my_pawn_attacks).count() as i32,
+    );
     let east = Bitboard((my_pawns & !Bitboard::from_file(shakmaty::File::H)).0 << 1);
     t.add(us, params::PHALANX, (east & my_pawns).count() as i32);
     t.add(
@@ -282,6 +309,10 @@ fn side(board: &Board, us: Color, mine: &Attacks, theirs_att: &Attacks, t: &mut 
         match role {
             Role::Knight | Role::Bishop => {
                 minor_attacks |= att;
+                let front = in_front(us, sq);
+                if front.is_some_and(|f| board.pawns().contains(f)) {
+                    t.add(us, params::MINOR_BEHIND_PAWN, 1);
+                }
                 if outpost(us, sq, my_pawn_attacks, their_pawns) {
                     t.add(us, params::OUTPOST + i, 1);
                 }
@@ -336,6 +367,10 @@ fn side(board: &Board, us: Color, mine: &Attacks, theirs_att: &Attacks, t: &mut 
         params::THREAT_BY_ROOK,
         (rook_attacks & theirs & board.queens()).count() as i32,
     );
+    if let Some(k) = their_king {
+        let weak = attacks::king_attacks(k) & mine.all & !theirs_att.pawns & !theirs_att.by_pieces;
+        t.add(us, params::WEAK_KING_ZONE, weak.count() as i32);
+    }
     if attackers >= 2 && (ours & board.queens()).any() {
         t.add(us, params::KING_ATTACK + units.min(40) as usize, 1);
     }
@@ -389,8 +424,7 @@ struct Passer {
 fn passed_pawn(board: &Board, us: Color, p: &Passer, only_pawns: bool, t: &mut impl Terms) {
     let rank = p.rank;
     t.add(us, params::PASSED + rank, 1);
-    let step = if us == Color::White { 8 } else { -8 };
-    let Some(front) = p.sq.offset(step) else {
+    let Some(front) = in_front(us, p.sq) else {
         return;
     };
     if let Some(k) = board.king_of(us) {
@@ -425,6 +459,11 @@ fn outpost(us: Color, sq: Square, my_pawn_attacks: Bitboard, their_pawns: Bitboa
     (3..=5).contains(&rank)
         && my_pawn_attacks.contains(sq)
         && (forward_span(us, sq) & adjacent_files(sq.file()) & their_pawns).is_empty()
+}
+
+/// The square in front of `sq` from `us`'s side, if any.
+fn in_front(us: Color, sq: Square) -> Option<Square> {
+    sq.offset(if us == Color::White { 8 } else { -8 })
 }
 
 fn rank_distance(a: Square, b: Square) -> i32 {
@@ -632,6 +671,43 @@ mod tests {
         );
         assert_eq!(
             count("4k3/8/1n6/8/8/8/8/R3K3 w - - 0 1")[params::SAFE_CHECK + 2],
+            0
+        );
+    }
+
+    #[test]
+    fn pawn_and_king_zone_terms_are_counted() {
+        // d3 is backward: c4 is in front of it and e5 guards d4. With c3 beside it, it is not.
+        assert_eq!(
+            count("4k3/8/8/4p3/2P5/3P4/8/4K3 w - - 0 1")[params::BACKWARD],
+            1
+        );
+        assert_eq!(
+            count("4k3/8/8/4p3/8/2PP4/8/4K3 w - - 0 1")[params::BACKWARD],
+            0
+        );
+        // e4-e5 would attack the knight on d6.
+        assert_eq!(
+            count("4k3/8/3n4/8/4P3/8/8/4K3 w - - 0 1")[params::PUSH_THREAT],
+            1
+        );
+        // The rook on a7 takes d7, e7 and f7 from the king, which alone defends them.
+        assert_eq!(
+            count("4k3/R7/8/8/8/8/8/4K3 w - - 0 1")[params::WEAK_KING_ZONE],
+            3
+        );
+        // A knight behind its pawn.
+        assert_eq!(
+            count("4k3/8/8/8/3P4/3N4/8/4K3 w - - 0 1")[params::MINOR_BEHIND_PAWN],
+            1
+        );
+        // The a6 pawn's path is safe, until the king on b8 guards a7 and a8.
+        assert_eq!(
+            count("4k3/8/P7/8/8/8/8/4K3 w - - 0 1")[params::PASSED_SAFE + 5],
+            1
+        );
+        assert_eq!(
+            count("1k6/8/P7/8/8/8/8/4K3 w - - 0 1")[params::PASSED_SAFE + 5],
             0
         );
     }

@@ -103,6 +103,18 @@ layout! {
     /// A knight, bishop, rook, queen that can give check on a square the enemy does not
     /// attack and we do not occupy (counted once per role).
     SAFE_CHECK = 4;
+    /// A passed pawn, by rank, whose path to promotion holds no enemy man and no square the
+    /// enemy attacks.
+    PASSED_SAFE = 8;
+    /// A pawn that cannot be supported by its side's pawns (none on the adjacent files beside
+    /// or behind it, not isolated) and whose square in front an enemy pawn attacks.
+    BACKWARD = 1;
+    /// An enemy piece (not a pawn or king) that a safe push of one of our pawns would attack.
+    PUSH_THREAT = 1;
+    /// A square next to the enemy king that we attack and that only the king defends.
+    WEAK_KING_ZONE = 1;
+    /// A knight or bishop with a pawn (of either side) on the square in front of it.
+    MINOR_BEHIND_PAWN = 1;
 }
 
 /// The name of parameter `index`: its group, and its offset when the group has several.
