@@ -959,9 +959,16 @@ impl<'a> Worker<'a> {
             alpha = alpha.max(stand);
             best = stand;
             moves = pos.capture_moves();
-            for p in pos.promotion_moves() {
-                if !p.is_capture() && p.promotion() == Some(Role::Queen) {
-                    moves.push(p);
+            // Quiet queen promotions, generated only when a pawn stands on the seventh rank.
+            let seventh = shakmaty::Bitboard::from_rank(
+                pos.turn()
+                    .fold_wb(shakmaty::Rank::Seventh, shakmaty::Rank::Second),
+            );
+            if (pos.our(Role::Pawn) & seventh).any() {
+                for p in pos.promotion_moves() {
+                    if !p.is_capture() && p.promotion() == Some(Role::Queen) {
+                        moves.push(p);
+                    }
                 }
             }
         }
