@@ -164,12 +164,7 @@ impl Attacks {
         };
         for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
             for sq in ours & board.by_role(role) {
-                let att = match role {
-                    Role::Knight => attacks::knight_attacks(sq),
-                    Role::Bishop => attacks::bishop_attacks(sq, occupied),
-                    Role::Rook => attacks::rook_attacks(sq, occupied),
-                    _ => attacks::queen_attacks(sq, occupied),
-                };
+                let att = attacks::attacks(sq, role.of(color), occupied);
                 a.by_pieces |= att;
                 a.all |= att;
                 if a.len < MAX_PIECES {
