@@ -153,6 +153,8 @@ def play_game(engines, names, fen, key, args, tc):
     fault = None
     termination = None
     result = None
+    spent = {chess.WHITE: 0.0, chess.BLACK: 0.0}
+    moves = {chess.WHITE: 0, chess.BLACK: 0}
     while True:
         outcome = board.outcome(claim_draw=True)
         if outcome is not None:
@@ -185,6 +187,8 @@ def play_game(engines, names, fen, key, args, tc):
             fault, termination = mover, f"engine died: {e}"
             break
         used = time.monotonic() - t0
+        spent[mover] += used
+        moves[mover] += 1
         if tc:
             clock[mover] -= used
             if clock[mover] < 0:
@@ -205,6 +209,10 @@ def play_game(engines, names, fen, key, args, tc):
     game.headers["Black"] = names[chess.BLACK]
     game.headers["Result"] = result
     game.headers["Termination"] = termination
+    # Thinking time: seconds used over moves played, and the clock left at the end.
+    for colour, side in ((chess.WHITE, "White"), (chess.BLACK, "Black")):
+        left = f" left {clock[colour]:.2f}" if tc else ""
+        game.headers[f"{side}Time"] = f"{spent[colour]:.2f}s/{moves[colour]}{left}"
     return result, termination, fault, str(game)
 
 
