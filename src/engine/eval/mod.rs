@@ -183,6 +183,7 @@ impl Attacks {
 
 /// The terms of one side, in white's orientation for white and mirrored for black; `mine` and
 /// `theirs_att` are the attacks of its men and of the enemy's.
+#[inline(always)]
 fn side(board: &Board, us: Color, mine: &Attacks, theirs_att: &Attacks, t: &mut impl Terms) {
     let them = !us;
     let ours = board.by_color(us);
