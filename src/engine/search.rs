@@ -296,6 +296,8 @@ struct Worker<'a> {
     stopped: bool,
     hashes: Vec<u64>,
     killers: Vec<[u16; 2]>,
+    /// The static evaluation of the node at each ply of the current line (`-INF` in check).
+    evals: Vec<i32>,
     /// The statistics kept from search to search (history).
     heur: Heuristics,
     pv: Vec<Vec<Move>>,
@@ -343,6 +345,7 @@ impl<'a> Worker<'a> {
             stopped: false,
             hashes,
             killers: vec![[0; 2]; MAX_PLY + 2],
+            evals: vec![-INF; MAX_PLY + 2],
             heur,
             pv: (0..MAX_PLY + 2)
                 .map(|_| Vec::with_capacity(MAX_PLY))
@@ -607,6 +610,7 @@ impl<'a> Worker<'a> {
         } else {
             entry.map_or_else(|| evaluate(pos), |e| i32::from(e.eval))
         };
+        self.evals[ply] = static_eval;
         let node = Node {
             hash,
             depth,
@@ -614,6 +618,7 @@ impl<'a> Worker<'a> {
             pv,
             in_check,
             static_eval,
+            improving: self.improving(ply, static_eval),
         };
         if !pv && !in_check && ply > 0 && beta.abs() < MATE_BOUND {
             if let Some(s) = self.prune_node(pos, &node, beta, null_ok) {
@@ -635,6 +640,19 @@ impl<'a> Worker<'a> {
         };
         self.store_node(&node, best, best_move, beta);
         best
+    }
+
+    /// Whether the static evaluation `eval` at `ply` is above that of our previous node on the
+    /// line (two plies up, or four when that one was in check); true where none is known.
+    fn improving(&self, ply: usize, eval: i32) -> bool {
+        if eval == -INF {
+            return false;
+        }
+        let mut before = if ply >= 2 { self.evals[ply - 2] } else { -INF };
+        if before == -INF && ply >= 4 {
+            before = self.evals[ply - 4];
+        }
+        before == -INF || eval > before
     }
 
     /// The score of a node (not the root) that ends before its moves are searched: a draw by
@@ -677,7 +695,7 @@ impl<'a> Worker<'a> {
     /// evaluation beats beta by a margin) and the null move (passing still beats beta).
     fn prune_node(&mut self, pos: &Chess, node: &Node, beta: i32, null_ok: bool) -> Option<i32> {
         let depth = node.depth;
-        if depth <= 6 && node.static_eval - 80 * depth >= beta {
+        if depth <= 6 && node.static_eval - 80 * (depth - i32::from(node.improving)) >= beta {
             return Some(node.static_eval);
         }
         if !(null_ok && depth >= 3 && node.static_eval >= beta && has_pieces(pos)) {
@@ -795,6 +813,9 @@ impl<'a> Worker<'a> {
         let mut r = LMR[node.depth.min(63) as usize][searched.min(63) as usize];
         if node.pv {
             r -= 1;
+        }
+        if !node.improving {
+            r += 1;
         }
         let code = encode_move(m);
         if self.killers[node.ply].contains(&code) {
@@ -1041,6 +1062,7 @@ impl<'a> Worker<'a> {
             pv: false,
             in_check: false,
             static_eval: eval,
+            improving: false,
         };
         self.store_node(&node, best, best_move, beta);
     }
@@ -1056,6 +1078,9 @@ struct Node {
     in_check: bool,
     /// The static evaluation (`-INF` in check).
     static_eval: i32,
+    /// The static evaluation is above that of our previous node on the line (two plies up,
+    /// or four when that one was in check); true where none is known.
+    improving: bool,
 }
 
 /// The score of a hash entry that settles a node searched to `depth` in the window
@@ -1074,11 +1099,13 @@ fn tt_cutoff(e: &Entry, depth: i32, alpha: i32, beta: i32, ply: usize) -> Option
 }
 
 /// Whether a quiet move after the first (no check given or escaped) is pruned in a non-PV node:
-/// late-move pruning by count at depth 7 and below, futility at depth 5 and below.
+/// late-move pruning by count at depth 7 and below (half as many moves when not improving),
+/// futility at depth 5 and below.
 fn prunes_late_quiet(node: &Node, searched: i32, alpha: i32) -> bool {
     let depth = node.depth;
+    let late = (3 + 2 * depth * depth) / (2 - i32::from(node.improving));
     !node.pv
-        && ((depth <= 7 && searched >= 3 + 2 * depth * depth)
+        && ((depth <= 7 && searched >= late)
             || (depth <= 5 && node.static_eval + 60 + 90 * depth <= alpha))
 }
 
