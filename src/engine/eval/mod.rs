@@ -223,12 +223,16 @@ fn side(board: &Board, us: Color, mine: &Attacks, theirs_att: &Attacks, t: &mut 
             t.add(us, params::DOUBLED, 1);
         }
         let isolated = (my_pawns & adjacent).is_empty();
+        let backward = !isolated
+            && (my_pawns & adjacent & !span).is_empty()
+            && in_front(us, sq).is_some_and(|stop| their_pawn_attacks.contains(stop));
         if isolated {
             t.add(us, params::ISOLATED, 1);
-        } else if (my_pawns & adjacent & !span).is_empty()
-            && in_front(us, sq).is_some_and(|stop| their_pawn_attacks.contains(stop))
-        {
+        } else if backward {
             t.add(us, params::BACKWARD, 1);
+        }
+        if (isolated || backward) && (ahead & their_pawns).is_empty() {
+            t.add(us, params::WEAK_UNOPPOSED, 1);
         }
         if my_pawn_attacks.contains(sq) {
             t.add(us, params::SUPPORTED, 1);
@@ -240,6 +244,15 @@ fn side(board: &Board, us: Color, mine: &Attacks, theirs_att: &Attacks, t: &mut 
                 ahead,
             };
             passed_pawn(board, us, &passer, their_pieces.is_empty(), t);
+            let behind = attacks::rook_attacks(sq, occupied)
+                & Bitboard::from_file(file)
+                & !span
+                & (board.rooks() | board.queens());
+            if (behind & ours).any() {
+                t.add(us, params::ROOK_BEHIND_PASSER, 1);
+            } else if behind.any() {
+                t.add(us, params::ROOK_BEHIND_PASSER + 1, 1);
+            }
             if (ahead & (theirs | theirs_att.all)).is_empty() {
                 t.add(us, params::PASSED_SAFE + passer.rank, 1);
             }
@@ -261,6 +274,21 @@ fn side(board: &Board, us: Color, mine: &Attacks, theirs_att: &Attacks, t: &mut 
         (pawn_attacks(pushed, us) & their_pieces & !my_pawn_attacks).count() as i32,
     );
     let east = Bitboard((my_pawns & !Bitboard::from_file(shakmaty::File::H)).0 << 1);
+    let my_king = board.king_of(us);
+    if let Some(k) = my_king {
+        if let Some(d) = my_pawns.into_iter().map(|p| k.distance(p)).min() {
+            t.add(us, params::KING_PAWN_DISTANCE, d as i32);
+        }
+        if (board.pawns() & flank(k.file())).is_empty() {
+            t.add(us, params::PAWNLESS_FLANK, 1);
+        }
+    }
+    space(us, my_pawns, their_pawn_attacks, t);
+    t.add(
+        us,
+        params::RESTRICTED,
+        (mine.all & theirs_att.all & !their_pawn_attacks).count() as i32,
+    );
     t.add(us, params::PHALANX, (east & my_pawns).count() as i32);
     t.add(
         us,
@@ -291,6 +319,10 @@ fn side(board: &Board, us: Color, mine: &Attacks, theirs_att: &Attacks, t: &mut 
         ]
     });
     let mut safe_checks = [false; 4];
+    // Squares no enemy pawn can ever attack, defended by our pawns, on the fourth to sixth
+    // rank from our side.
+    let outposts = my_pawn_attacks & !pawn_span(their_pawns, them) & relative_ranks(us, 3, 5);
+    let my_pawn_count = my_pawns.count() as i32;
     for &(sq, role, att) in mine.pieces() {
         let i = role_index(role) - 1;
         if (att & checks[i] & safe).any() {
@@ -309,10 +341,22 @@ fn side(board: &Board, us: Color, mine: &Attacks, theirs_att: &Attacks, t: &mut 
                 if front.is_some_and(|f| board.pawns().contains(f)) {
                     t.add(us, params::MINOR_BEHIND_PAWN, 1);
                 }
-                if outpost(us, sq, my_pawn_attacks, their_pawns) {
+                if outposts.contains(sq) {
                     t.add(us, params::OUTPOST + i, 1);
                 }
-                if role == Role::Bishop {
+                if let Some(k) = my_king {
+                    t.add(us, params::KING_PROTECTOR + i, k.distance(sq) as i32);
+                }
+                if role == Role::Knight {
+                    t.add(us, params::KNIGHT_PAWNS, my_pawn_count);
+                    if (att & outposts & !ours).any() {
+                        t.add(us, params::REACHABLE_OUTPOST, 1);
+                    }
+                } else {
+                    let center = attacks::bishop_attacks(sq, board.pawns()) & CENTER;
+                    if center.count() > 1 {
+                        t.add(us, params::LONG_DIAGONAL, 1);
+                    }
                     let colour = if Bitboard::LIGHT_SQUARES.contains(sq) {
                         Bitboard::LIGHT_SQUARES
                     } else {
@@ -322,6 +366,14 @@ fn side(board: &Board, us: Color, mine: &Attacks, theirs_att: &Attacks, t: &mut 
                 }
             }
             Role::Rook => {
+                t.add(us, params::ROOK_PAWNS, my_pawn_count);
+                if mobile <= 3 {
+                    if let Some(k) = my_king.filter(|k| flip(*k).rank() == shakmaty::Rank::First) {
+                        if (k.file() < shakmaty::File::E) == (sq.file() < k.file()) {
+                            t.add(us, params::TRAPPED_ROOK, 1);
+                        }
+                    }
+                }
                 if flip(sq).rank() == shakmaty::Rank::Seventh {
                     t.add(us, params::ROOK_SEVENTH, 1);
                 }
@@ -448,13 +500,61 @@ fn passed_pawn(board: &Board, us: Color, p: &Passer, only_pawns: bool, t: &mut i
     }
 }
 
-/// Whether a minor piece of `us` on `sq` stands on an outpost: on the fourth to sixth rank
-/// from its side, defended by a pawn, with no enemy pawn on an adjacent file in front of it.
-fn outpost(us: Color, sq: Square, my_pawn_attacks: Bitboard, their_pawns: Bitboard) -> bool {
-    let rank = us.fold_wb(sq.rank() as u8, 7 - sq.rank() as u8);
-    (3..=5).contains(&rank)
-        && my_pawn_attacks.contains(sq)
-        && (forward_span(us, sq) & adjacent_files(sq.file()) & their_pawns).is_empty()
+/// The four central squares d4, e4, d5, e5.
+const CENTER: Bitboard = Bitboard(0x0000_0018_1800_0000);
+
+/// The files of the flank of a king on `file`: a-d for files a-c, c-f for d-e, e-h for f-h.
+fn flank(file: shakmaty::File) -> Bitboard {
+    let (from, to) = match file as u32 {
+        0..=2 => (0, 3),
+        3 | 4 => (2, 5),
+        _ => (4, 7),
+    };
+    files(from, to)
+}
+
+/// The files `from` to `to` (0 is the a-file).
+const fn files(from: u32, to: u32) -> Bitboard {
+    let byte = ((1u64 << (to - from + 1)) - 1) << from;
+    Bitboard(byte * 0x0101_0101_0101_0101)
+}
+
+/// The ranks `from` to `to` (0 the first) counted from `color`'s side.
+fn relative_ranks(color: Color, from: u32, to: u32) -> Bitboard {
+    let (lo, hi) = match color {
+        Color::White => (from, to),
+        Color::Black => (7 - to, 7 - from),
+    };
+    let width = 8 * (hi - lo + 1);
+    let rows = if width == 64 { !0 } else { (1u64 << width) - 1 };
+    Bitboard(rows << (8 * lo))
+}
+
+/// Every square that a pawn of `color` in `pawns` attacks now or could attack after moving
+/// forward: the adjacent files strictly in front of each pawn.
+fn pawn_span(pawns: Bitboard, color: Color) -> Bitboard {
+    let mut b = Bitboard::EMPTY;
+    for sq in pawns {
+        b |= forward_span(color, sq) & adjacent_files(sq.file());
+    }
+    b
+}
+
+/// The space terms of `us`: safe squares on files c to f of our second to fourth rank (no pawn
+/// of ours, no enemy pawn attack), and those of them up to three squares behind a pawn of ours.
+fn space(us: Color, my_pawns: Bitboard, their_pawn_attacks: Bitboard, t: &mut impl Terms) {
+    let central_files = files(2, 5);
+    let safe = central_files & relative_ranks(us, 1, 3) & !my_pawns & !their_pawn_attacks;
+    let mut behind = Bitboard::EMPTY;
+    for k in 1..=3 {
+        behind |= if us == Color::White {
+            Bitboard(my_pawns.0 >> (8 * k))
+        } else {
+            Bitboard(my_pawns.0 << (8 * k))
+        };
+    }
+    t.add(us, params::SPACE, safe.count() as i32);
+    t.add(us, params::SPACE + 1, (safe & behind).count() as i32);
 }
 
 /// The square in front of `sq` from `us`'s side, if any.
@@ -643,6 +743,23 @@ mod tests {
         c.0
     }
 
+    /// Every parameter's count, not only the weighted sum, is colour-symmetric: a term whose
+    /// weight is still zero is checked too.
+    #[test]
+    fn every_term_is_colour_symmetric_on_random_games() {
+        for p in random_positions(2027, 3_000) {
+            let mut c = Count(vec![0; params::COUNT]);
+            terms(p.board(), &mut c);
+            let mut m = Count(vec![0; params::COUNT]);
+            terms(mirrored(&p).board(), &mut m);
+            let negated: Vec<i32> = m.0.iter().map(|n| -n).collect();
+            if c.0 != negated {
+                let i = (0..params::COUNT).find(|i| c.0[*i] != negated[*i]);
+                panic!("parameter {i:?} differs on {}", p.board());
+            }
+        }
+    }
+
     #[test]
     fn hanging_men_and_safe_checks_are_counted() {
         // The knight on f4 attacks the rook on d5, undefended, then defended by the pawn on e6.
@@ -706,6 +823,101 @@ mod tests {
             count("1k6/8/P7/8/8/8/8/4K3 w - - 0 1")[params::PASSED_SAFE + 5],
             0
         );
+    }
+
+    /// How often each parameter is used by `color` alone.
+    fn count_side(fen: &str, color: Color) -> Vec<i32> {
+        struct One(Color, Vec<i32>);
+        impl Terms for One {
+            fn add(&mut self, us: Color, param: usize, n: i32) {
+                if us == self.0 {
+                    self.1[param] += n;
+                }
+            }
+        }
+        let mut c = One(color, vec![0; params::COUNT]);
+        terms(pos(fen).board(), &mut c);
+        c.1
+    }
+
+    #[test]
+    fn space_and_king_terms_are_counted() {
+        // With a pawn on d4, white has 11 safe squares on c2-f4, two of them (d2, d3) behind
+        // the pawn; black, without pawns, has all 12 of c5-f7.
+        let fen = "4k3/8/8/8/3P4/8/8/4K3 w - - 0 1";
+        let (w, b) = (count_side(fen, Color::White), count_side(fen, Color::Black));
+        assert_eq!((w[params::SPACE], w[params::SPACE + 1]), (11, 2));
+        assert_eq!((b[params::SPACE], b[params::SPACE + 1]), (10, 0));
+        // A black pawn on c5 attacks b4 and d4, and d4 holds white's pawn: still 11.
+        let w = count_side("4k3/8/8/2p5/3P4/8/8/4K3 w - - 0 1", Color::White);
+        assert_eq!(w[params::SPACE], 11);
+        // A black pawn on e5 attacks d4 and f4: f4 is lost.
+        let w = count_side("4k3/8/8/4p3/3P4/8/8/4K3 w - - 0 1", Color::White);
+        assert_eq!(w[params::SPACE], 10);
+        // King on g1, its nearest pawn on a2 (6 away), its flank (e-h) without pawns; a pawn
+        // on h2 fills the flank and is 1 away.
+        let w = count_side("4k3/8/8/8/8/8/P7/6K1 w - - 0 1", Color::White);
+        assert_eq!(w[params::KING_PAWN_DISTANCE], 6);
+        assert_eq!(w[params::PAWNLESS_FLANK], 1);
+        let w = count_side("4k3/8/8/8/8/8/P6P/6K1 w - - 0 1", Color::White);
+        assert_eq!(w[params::KING_PAWN_DISTANCE], 1);
+        assert_eq!(w[params::PAWNLESS_FLANK], 0);
+        // A knight on b1 is 5 from its king on g1, a bishop on f1 is 1 away.
+        let w = count_side("4k3/8/8/8/8/8/8/1N3BK1 w - - 0 1", Color::White);
+        assert_eq!(w[params::KING_PROTECTOR], 5);
+        assert_eq!(w[params::KING_PROTECTOR + 1], 1);
+    }
+
+    #[test]
+    fn piece_terms_are_counted() {
+        // Rooks behind the passed pawn on d5: white's, then black's.
+        let w = count_side("4k3/8/8/3P4/8/8/8/3R2K1 w - - 0 1", Color::White);
+        assert_eq!(w[params::ROOK_BEHIND_PASSER], 1);
+        let w = count_side("4k3/8/8/3P4/8/8/8/3r2K1 w - - 0 1", Color::White);
+        assert_eq!(
+            (
+                w[params::ROOK_BEHIND_PASSER],
+                w[params::ROOK_BEHIND_PASSER + 1]
+            ),
+            (0, 1)
+        );
+        // A rook in front of the pawn is not behind it.
+        let w = count_side("3R4/7k/8/3P4/8/8/8/6K1 w - - 0 1", Color::White);
+        assert_eq!(w[params::ROOK_BEHIND_PASSER], 0);
+        // The rook on g1, shut in by its king on f1 and its pawns.
+        let w = count_side("4k3/8/8/8/8/8/5PPP/5KR1 w - - 0 1", Color::White);
+        assert_eq!(w[params::TRAPPED_ROOK], 1);
+        assert_eq!(w[params::ROOK_PAWNS], 3);
+        let w = count_side("4k3/8/8/8/8/8/5PPP/6KR w - - 0 1", Color::White);
+        assert_eq!(w[params::TRAPPED_ROOK], 1);
+        let w = count_side("4k3/8/8/8/8/8/5PPP/R5K1 w - - 0 1", Color::White);
+        assert_eq!(w[params::TRAPPED_ROOK], 0);
+        // A bishop on b2 sees d4 and e5, until a pawn stands on d4.
+        let w = count_side("4k3/8/8/8/8/8/1B6/4K3 w - - 0 1", Color::White);
+        assert_eq!(w[params::LONG_DIAGONAL], 1);
+        let w = count_side("4k3/8/8/8/3P4/8/1B6/4K3 w - - 0 1", Color::White);
+        assert_eq!(w[params::LONG_DIAGONAL], 0);
+        // The pawn on e4 makes d5 an outpost the knight on c3 can reach; a black pawn on c7
+        // could attack d5, and f5 is out of the knight's reach.
+        let w = count_side("4k3/8/8/8/4P3/2N5/8/4K3 w - - 0 1", Color::White);
+        assert_eq!(w[params::REACHABLE_OUTPOST], 1);
+        assert_eq!(w[params::KNIGHT_PAWNS], 1);
+        let w = count_side("4k3/2p5/8/8/4P3/2N5/8/4K3 w - - 0 1", Color::White);
+        assert_eq!(w[params::REACHABLE_OUTPOST], 0);
+        // The knight on d5 stands on that outpost.
+        let w = count_side("4k3/8/8/3N4/4P3/8/8/4K3 w - - 0 1", Color::White);
+        assert_eq!(w[params::OUTPOST], 1);
+        let w = count_side("4k3/2p5/8/3N4/4P3/8/8/4K3 w - - 0 1", Color::White);
+        assert_eq!(w[params::OUTPOST], 0);
+        // Both rooks attack a8 and b1; nothing else is attacked by both sides.
+        let fen = "1r2k3/8/8/8/8/8/8/R3K3 w - - 0 1";
+        assert_eq!(count_side(fen, Color::White)[params::RESTRICTED], 2);
+        assert_eq!(count_side(fen, Color::Black)[params::RESTRICTED], 2);
+        // The isolated a-pawn is unopposed, until a black pawn stands on a7.
+        let w = count_side("4k3/8/8/8/8/8/P7/4K3 w - - 0 1", Color::White);
+        assert_eq!(w[params::WEAK_UNOPPOSED], 1);
+        let w = count_side("4k3/p7/8/8/8/8/P7/4K3 w - - 0 1", Color::White);
+        assert_eq!(w[params::WEAK_UNOPPOSED], 0);
     }
 
     #[test]

@@ -115,6 +115,34 @@ layout! {
     WEAK_KING_ZONE = 1;
     /// A knight or bishop with a pawn (of either side) on the square in front of it.
     MINOR_BEHIND_PAWN = 1;
+    /// Space: a square on the central files (c to f), the second to fourth rank from our side,
+    /// without our pawn and out of the enemy pawns' attacks; the same square again when it
+    /// lies behind one of our pawns (up to three squares).
+    SPACE = 2;
+    /// The first man behind a passed pawn of ours on its file: our rook or queen, an enemy rook
+    /// or queen.
+    ROOK_BEHIND_PASSER = 2;
+    /// A knight, a bishop, times its distance to its own king.
+    KING_PROTECTOR = 2;
+    /// The own king's distance to the nearest own pawn.
+    KING_PAWN_DISTANCE = 1;
+    /// A knight, times the pawns of its side.
+    KNIGHT_PAWNS = 1;
+    /// A rook, times the pawns of its side.
+    ROOK_PAWNS = 1;
+    /// The own king on a flank (a-d, c-f, e-h by its file) without pawns of either side.
+    PAWNLESS_FLANK = 1;
+    /// A rook with at most three squares to go, on the king's side of the own king on its
+    /// first rank.
+    TRAPPED_ROOK = 1;
+    /// A bishop that sees both central squares of a long diagonal through the pawns.
+    LONG_DIAGONAL = 1;
+    /// A knight that can reach an outpost square (empty of our men) in one move.
+    REACHABLE_OUTPOST = 1;
+    /// A square that we attack and the enemy attacks, but not with a pawn.
+    RESTRICTED = 1;
+    /// An isolated or backward pawn without an enemy pawn in front on its file.
+    WEAK_UNOPPOSED = 1;
 }
 
 /// The name of parameter `index`: its group, and its offset when the group has several.

@@ -147,4 +147,28 @@ pub static WEIGHTS: [S; params::COUNT] = [
     S(10, -3),
     // MINOR_BEHIND_PAWN: A knight or bishop with a pawn (of either side) on the square in front of it.
     S(1, 9),
+    // SPACE
+    S(0, 0), S(0, 0),
+    // ROOK_BEHIND_PASSER
+    S(0, 0), S(0, 0),
+    // KING_PROTECTOR
+    S(0, 0), S(0, 0),
+    // KING_PAWN_DISTANCE
+    S(0, 0),
+    // KNIGHT_PAWNS
+    S(0, 0),
+    // ROOK_PAWNS
+    S(0, 0),
+    // PAWNLESS_FLANK
+    S(0, 0),
+    // TRAPPED_ROOK
+    S(0, 0),
+    // LONG_DIAGONAL
+    S(0, 0),
+    // REACHABLE_OUTPOST
+    S(0, 0),
+    // RESTRICTED
+    S(0, 0),
+    // WEAK_UNOPPOSED
+    S(0, 0),
 ];
