@@ -1,6 +1,6 @@
-//! Static evaluation: tapered material and piece-square values, pawn structure, mobility, king
-//! safety, threats, outposts, rooks on open files and the seventh rank, the bishop pair and its
-//! pawns, and a mop-up term for won pawnless endings.
+//! Static evaluation: tapered material and piece-square values, pawn structure, space,
+//! mobility, king safety, threats, outposts, rooks on open files and the seventh rank, trapped
+//! rooks, the bishop pair and its pawns, and a mop-up term for won pawnless endings.
 //!
 //! Every weight is a parameter of [`params`] with its value in [`weights`], a file that
 //! `retro tune` writes; [`terms`] lists the parameters a position uses, so the same code
