@@ -429,7 +429,7 @@ fn side(board: &Board, us: Color, mine: &Attacks, theirs_att: &Attacks, t: &mut 
     }
 
     // Our king's pawn shield in the middlegame.
-    if let Some(k) = board.king_of(us) {
+    if let Some(k) = my_king {
         let rel = flip(k);
         if rel.rank() as u8 <= 1 {
             let files = adjacent_files(k.file()) | Bitboard::from_file(k.file());
