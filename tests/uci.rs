@@ -370,7 +370,8 @@ fn limited_strength_searches_within_its_budget_without_the_tables() {
         assert!(lines.iter().any(|l| l.starts_with(opt)), "{opt}: {lines:?}");
     }
     e.send("setoption name UCI_LimitStrength value true");
-    for elo in [1000, 2000] {
+    let range = retro::engine::strength::ELO_RANGE;
+    for elo in [*range.start(), *range.end()] {
         e.send(&format!("setoption name UCI_Elo value {elo}"));
         let budget = retro::engine::strength::Strength::new(elo, 0).nodes();
         for fen in [

@@ -12,20 +12,22 @@ use std::ops::RangeInclusive;
 
 use shakmaty::Move;
 
-/// The levels `UCI_Elo` accepts.
-pub const ELO_RANGE: RangeInclusive<u32> = 1000..=2000;
+/// The levels `UCI_Elo` accepts: from the weakest anchor to the strongest.
+pub const ELO_RANGE: RangeInclusive<u32> = ANCHORS[0].0..=ANCHORS[ANCHORS.len() - 1].0;
 
 /// The default of `UCI_Elo`.
 pub const DEFAULT_ELO: u32 = 1500;
 
 /// The anchors of the scale: Elo, nodes per move, and the largest random offset of a root
 /// move's score in centipawns. Each level is what the node budget and offsets scored at 10+0.1
-/// against Stockfish 15.1 with `UCI_LimitStrength` (docs/strength.md has the games).
+/// against Stockfish 15.1 with `UCI_LimitStrength`, rounded to 5 (docs/strength.md has the
+/// games). A change of the search or the evaluation changes what a budget is worth, so the
+/// anchors are measured again with it.
 pub const ANCHORS: [(u32, u64, i32); 4] = [
-    (1000, 400, 180),
-    (1575, 3_000, 90),
-    (1730, 26_000, 30),
-    (2000, 200_000, 0),
+    (1160, 400, 180),
+    (1675, 3_000, 90),
+    (1910, 26_000, 30),
+    (2140, 200_000, 0),
 ];
 
 /// A playing level.
@@ -99,6 +101,7 @@ mod tests {
             assert!(s.nodes() >= last.0 && s.spread() <= last.1, "{elo}");
             last = (s.nodes(), s.spread());
         }
+        assert!(ELO_RANGE.contains(&DEFAULT_ELO));
         assert_eq!(Strength::new(5000, 0).elo, *ELO_RANGE.end());
         assert_eq!(Strength::new(0, 0).elo, *ELO_RANGE.start());
     }
@@ -106,10 +109,10 @@ mod tests {
     #[test]
     fn offsets_stay_within_the_spread_and_follow_the_seed() {
         let moves = Chess::default().legal_moves();
-        let s = Strength::new(1000, 7);
+        let s = Strength::new(*ELO_RANGE.start(), 7);
         let a = s.root_noise(&moves);
         assert_eq!(a, s.root_noise(&moves));
-        assert_ne!(a, Strength::new(1000, 8).root_noise(&moves));
+        assert_ne!(a, Strength::new(*ELO_RANGE.start(), 8).root_noise(&moves));
         assert_eq!(a.len(), moves.len());
         assert!(a.iter().all(|&(_, n)| n.abs() <= s.spread()));
         assert!(a.iter().any(|&(_, n)| n != 0));
