@@ -178,8 +178,13 @@ mod tests {
         let o = Options::from_config(&crate::config::Config::default());
         let lines: Vec<String> = o.specs().iter().map(option_line).collect();
         assert_eq!(lines.len(), 10);
-        assert!(lines
-            .contains(&"option name UCI_Elo type spin default 1500 min 1000 max 2000".to_string()));
+        let elo = crate::engine::strength::ELO_RANGE;
+        let elo_line = format!(
+            "option name UCI_Elo type spin default 1500 min {} max {}",
+            elo.start(),
+            elo.end()
+        );
+        assert!(lines.contains(&elo_line), "{lines:?}");
         assert!(lines[0].starts_with("option name Hash type spin default 16 min 1 max"));
         assert!(lines.contains(&"option name Show DTM type button".to_string()));
         assert!(lines.contains(&"option name Ponder type check default false".to_string()));
