@@ -3,6 +3,7 @@
 //! tables independently ([`verify`]).
 
 mod atomics;
+pub mod dtz;
 pub mod solve;
 pub mod verify;
 

@@ -1,6 +1,7 @@
 //! Retro's depth-to-mate tables: materials, values, the index, the file format and probing.
 
 pub mod cache;
+pub mod dtz;
 pub mod error;
 pub mod format;
 pub mod index;
@@ -12,6 +13,7 @@ pub mod value;
 pub mod zstd_prefix;
 
 pub use self::{
+    dtz::{Dtz, Wdl50},
     error::{ProbeError, TableError},
     material::Material,
     probe::{lookup, Tablebase, Tables},

@@ -21,7 +21,7 @@ const PROMOTIONS: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knig
 /// Where the plan of an exit is kept: capture of slot `skip` (`usize::MAX`: none) and the
 /// promotion `promo`.
 #[inline]
-fn plan_slot(skip: usize, promo: Option<(usize, Role)>) -> usize {
+pub(in crate::build) fn plan_slot(skip: usize, promo: Option<(usize, Role)>) -> usize {
     let s = skip.min(MAX_PIECES);
     let p = match promo {
         None => 0,
@@ -37,7 +37,7 @@ fn plan_slot(skip: usize, promo: Option<(usize, Role)>) -> usize {
 /// and for each of its slots the slot of this table the piece comes from, in the sub-table's
 /// orientation (`order[0]`) and in the colour-swapped one (`order[1]`).
 #[derive(Clone, Copy)]
-pub(super) struct ExitPlan {
+pub(in crate::build) struct ExitPlan {
     key: u64,
     len: usize,
     order: [[u8; MAX_PIECES]; 2],
@@ -74,10 +74,29 @@ impl ExitPlan {
             order,
         }
     }
+
+    /// The sub-table's material key (0 for bare kings).
+    #[inline]
+    pub(in crate::build) fn key(&self) -> u64 {
+        self.key
+    }
+
+    /// The squares of `sq` in the sub-table's slot order: in its own orientation, or with the
+    /// colours exchanged and the ranks mirrored when `swap`.
+    #[inline]
+    pub(in crate::build) fn map(&self, sq: &Squares, swap: bool) -> Squares {
+        let order = &self.order[usize::from(swap)];
+        let mut mapped = [0u8; MAX_PIECES];
+        for k in 0..self.len {
+            let s = sq[usize::from(order[k])];
+            mapped[k] = if swap { s ^ 56 } else { s };
+        }
+        mapped
+    }
 }
 
 /// The plans of every exit of a material, by `plan_slot` (`None` where no exit is).
-pub(super) fn exit_plans(slots: &[(Color, Role)]) -> Vec<Option<ExitPlan>> {
+pub(in crate::build) fn exit_plans(slots: &[(Color, Role)]) -> Vec<Option<ExitPlan>> {
     let n = slots.len();
     let mut plans = vec![None; plan_slot(MAX_PIECES, Some((MAX_PIECES - 1, Role::Knight))) + 1];
     for skip in (2..n).chain([usize::MAX]) {
@@ -117,15 +136,10 @@ impl<T: Tables + Sync + Default> Solver<T> {
         if plan.key == 0 {
             return Value::DRAW; // bare kings
         }
-        let probed = self.sub.table_by_key(plan.key).and_then(|(table, swap)| {
-            let order = &plan.order[usize::from(swap)];
-            let mut mapped = [0u8; MAX_PIECES];
-            for k in 0..plan.len {
-                let s = sq[usize::from(order[k])];
-                mapped[k] = if swap { s ^ 56 } else { s };
-            }
-            probe_in(table, &mapped, (side == 0) ^ swap)
-        });
+        let probed = self
+            .sub
+            .table_by_key(plan.key)
+            .and_then(|(table, swap)| probe_in(table, &plan.map(sq, swap), (side == 0) ^ swap));
         match probed {
             Ok(v) => v,
             Err(e) => {

@@ -32,7 +32,7 @@
 
 mod bitmaps;
 mod cell;
-mod exits;
+pub(in crate::build) mod exits;
 mod init;
 mod item;
 mod moves;

@@ -1,0 +1,749 @@
+//! DTZ50 by retrograde analysis: for every position of a material, the distance in plies to the
+//! next zeroing move under best play with the 50-move rule, as Syzygy defines it (see
+//! [`crate::tablebase::dtz`]).
+//!
+//! The material's DTM values come in solved: they say who wins without the rule, so only wins
+//! and losses take part (a draw stays a draw under the rule) and the solve only has to find how
+//! far each is from its zeroing move, and whether that is within the rule.
+//!
+//! - Zeroing moves (captures, promotions, pawn moves) are exits: the position after one is
+//!   valued by its class under the rule alone (the clock is reset), from a sub-table, or for a
+//!   pawn move from this table's own values of a more advanced pawn structure. A winner's best
+//!   exit makes it 1 (into a loss) or 101 (into a blessed loss); a loser's worst is 1 or 101.
+//! - The other moves stay within the pawn structure. Pawn structures are solved from the most
+//!   advanced (the sum of the pawns' ranks counted from their own side, which every pawn move
+//!   raises) to the least, so that pawn moves lead to values already final.
+//! - Within a structure, depth by depth: a checkmated position is a loss at depth 0; the
+//!   predecessors (by un-moves of pieces other than pawns, without captures) of a loss at `d`
+//!   win at `d + 1`; a loser is decided when its last successor is, at the larger of `d + 1` and
+//!   its worst exit. Depths past 100 are the cursed wins and blessed losses.
+//!
+//! Syzygy's convention, which these values follow: a loss whose best move zeroes (every move
+//! zeroes, or the best leads into a cursed win, 101) has the DTZ of its zeroing move (-1 or
+//! -101, as a checkmated side has -1), but the winner's moves into it count from one ply less
+//! (depth 0 or 100), as they do from a mate. So a winning move that leaves the loser only
+//! zeroing moves is 1, like a mate in one or a winning capture, although the zeroing move
+//! comes one ply later: DTZ then counts the plies to a position whose every move zeroes. On
+//! every position of the 35 tables of 3 and 4 pieces these are Syzygy's values (tests/
+//! syzygy_dtz.rs).
+
+mod sub;
+
+use std::{
+    collections::BTreeMap,
+    sync::{
+        atomic::{AtomicU16, Ordering::Relaxed},
+        Mutex,
+    },
+};
+
+use rayon::prelude::*;
+use shakmaty::{Color, Role};
+
+pub use self::sub::{Wdl50Data, Wdl50Tables};
+use super::solve::exits::{exit_plans, plan_slot, ExitPlan};
+use crate::tablebase::{
+    index::{IndexScheme, Squares},
+    pieces::{attacked, attacks_from, occupancy},
+    Dtz, Material, Value, Wdl, Wdl50,
+};
+
+/// A decided cell: the depth in the low bits, `LOSS` for a loss.
+const DECIDED: u16 = 1 << 15;
+const LOSS: u16 = 1 << 14;
+const DEPTH: u16 = 0x0FFF;
+/// An undecided win (DTM says so).
+const WINNER: u16 = 1 << 13;
+/// An undecided loss: successors still open in the low byte, its worst exit in bits 8..10
+/// (0 none, 1 a zeroing move into a win, 2 into a cursed win).
+const LOSER: u16 = 1 << 12;
+/// In a decided loss: its best move zeroes (or it is mate), so that its DTZ is one more than
+/// its depth (see `DtzSolver::unmove`).
+const ZEROES: u16 = 1 << 12;
+const EXIT_SHIFT: u32 = 8;
+const COUNT: u16 = 0xFF;
+
+/// A node: entry index and side to move (bit 0).
+type Item = u64;
+
+const fn item(idx: u64, side: usize) -> Item {
+    (idx << 1) | side as u64
+}
+
+/// Why a DTZ solve failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DtzError {
+    /// A table a zeroing move leads to is not available.
+    #[error("the WDL50 values of {0} are needed and missing")]
+    MissingSubTable(String),
+    /// A position could not be indexed in a sub-table.
+    #[error("a position of {0} cannot be indexed")]
+    NotIndexable(String),
+    /// The moves of a position contradict its DTM value (a bug, or tables that do not match).
+    #[error("{material}: entry {idx} with {side} to move: {why}")]
+    Inconsistent {
+        /// The material.
+        material: String,
+        /// The entry.
+        idx: u64,
+        /// `white` or `black`.
+        side: &'static str,
+        /// What does not fit.
+        why: String,
+    },
+    /// A distance longer than the cells hold.
+    #[error("{0}: a distance to zeroing is longer than 4095 plies")]
+    Overflow(String),
+}
+
+/// The result: DTZ per entry, white to move then black to move (0 for draws and unused
+/// entries).
+pub struct DtzSolved {
+    /// Values with white to move.
+    pub white: Vec<Dtz>,
+    /// Values with black to move.
+    pub black: Vec<Dtz>,
+}
+
+/// One legal move, as the solve needs it.
+#[derive(Clone, Copy)]
+struct Mv {
+    slot: usize,
+    to: u8,
+    /// The slot captured, `usize::MAX` for none.
+    capture: usize,
+    pawn: bool,
+    double: bool,
+    promotion: Option<Role>,
+}
+
+/// Solves DTZ50 for one material.
+pub struct DtzSolver<'a> {
+    material: Material,
+    ix: IndexScheme,
+    slots: Vec<(Color, Role)>,
+    n: usize,
+    dtm: [&'a [u8]; 2],
+    sub: &'a Wdl50Tables,
+    plans: Vec<Option<ExitPlan>>,
+    cells: [Vec<AtomicU16>; 2],
+    error: Mutex<Option<DtzError>>,
+}
+
+const fn color_of(side: usize) -> Color {
+    if side == 0 {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
+const fn side_name(side: usize) -> &'static str {
+    if side == 0 {
+        "white"
+    } else {
+        "black"
+    }
+}
+
+/// The plies a loser's worst exit (cell code) stands for.
+const fn exit_plies(code: u16) -> u16 {
+    match code {
+        0 => 0,
+        1 => 1,
+        _ => 101,
+    }
+}
+
+impl<'a> DtzSolver<'a> {
+    /// A solver for `material` (canonical), whose DTM values per side to move (one byte per
+    /// entry, index order) are `dtm`, with its zeroing moves' tables in `sub`.
+    pub fn new(material: Material, dtm: [&'a [u8]; 2], sub: &'a Wdl50Tables) -> DtzSolver<'a> {
+        let ix = IndexScheme::new(material);
+        let size = ix.size() as usize;
+        let mk = || {
+            (0..size)
+                .into_par_iter()
+                .map(|_| AtomicU16::new(0))
+                .collect()
+        };
+        DtzSolver {
+            material,
+            slots: ix.slots().to_vec(),
+            n: ix.piece_count(),
+            plans: exit_plans(ix.slots()),
+            ix,
+            dtm,
+            sub,
+            cells: [mk(), mk()],
+            error: Mutex::new(None),
+        }
+    }
+
+    fn note(&self, e: DtzError) {
+        if let Ok(mut g) = self.error.lock() {
+            if g.is_none() {
+                *g = Some(e);
+            }
+        }
+    }
+
+    fn inconsistent(&self, idx: u64, side: usize, why: String) {
+        self.note(DtzError::Inconsistent {
+            material: self.material.name(),
+            idx,
+            side: side_name(side),
+            why,
+        });
+    }
+
+    fn check(&self) -> Result<(), DtzError> {
+        match self.error.lock() {
+            Ok(mut g) => g.take().map_or(Ok(()), Err),
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// The pawn structure's rank: the sum of each pawn's rank counted from its own side. Every
+    /// pawn move raises it.
+    fn level(&self, sq: &Squares) -> u8 {
+        let mut l = 0;
+        for (i, &(c, r)) in self.slots.iter().enumerate() {
+            if r == Role::Pawn {
+                let rank = sq[i] >> 3;
+                l += if c == Color::White { rank } else { 7 - rank };
+            }
+        }
+        l
+    }
+
+    /// Solves every pawn structure, most advanced first.
+    ///
+    /// # Errors
+    /// A missing sub-table, or values that contradict the DTM values given.
+    pub fn solve(self) -> Result<DtzSolved, DtzError> {
+        let pawns = self.slots.iter().filter(|s| s.1 == Role::Pawn).count() as u8;
+        for level in (0..=6 * pawns).rev() {
+            let seeds = self.init_level(level);
+            self.check()?;
+            self.passes(seeds)?;
+            self.check()?;
+        }
+        self.finish()
+    }
+
+    /// The init pass over the entries of one pawn structure rank: exits valued, losers'
+    /// successors counted; returns the seeds by depth.
+    fn init_level(&self, level: u8) -> BTreeMap<u16, Vec<Item>> {
+        let size = self.ix.size();
+        let chunk = 1u64 << 14;
+        let parts: Vec<Vec<(u16, Item)>> = (0..size.div_ceil(chunk))
+            .into_par_iter()
+            .map(|c| {
+                let mut seeds = Vec::new();
+                let mut keys = Vec::with_capacity(128);
+                self.ix
+                    .for_each_used(c * chunk, (c + 1) * chunk, |idx, sq| {
+                        if self.level(sq) != level {
+                            return;
+                        }
+                        for side in 0..2 {
+                            self.init_entry(sq, idx, side, &mut seeds, &mut keys);
+                        }
+                    });
+                seeds
+            })
+            .collect();
+        let mut out: BTreeMap<u16, Vec<Item>> = BTreeMap::new();
+        for (d, it) in parts.into_iter().flatten() {
+            out.entry(d).or_default().push(it);
+        }
+        out
+    }
+
+    fn init_entry(
+        &self,
+        sq: &Squares,
+        idx: u64,
+        side: usize,
+        seeds: &mut Vec<(u16, Item)>,
+        keys: &mut Vec<u64>,
+    ) {
+        let Some(&byte) = self.dtm[side].get(idx as usize) else {
+            return;
+        };
+        let v = Value::from_byte(byte);
+        let cell = &self.cells[side][idx as usize];
+        let winner = match v.wdl() {
+            Wdl::Draw => return,
+            Wdl::Win => true,
+            Wdl::Loss => false,
+        };
+        if v == Value::MATED {
+            cell.store(DECIDED | LOSS | ZEROES, Relaxed);
+            seeds.push((0, item(idx, side)));
+            return;
+        }
+        keys.clear();
+        // Winner: the fewest plies an exit gives (1 or 101); loser: the most.
+        let mut exit: u16 = 0;
+        let mut moves = 0u32;
+        self.for_each_move(sq, side, |after, mv| {
+            moves += 1;
+            if mv.pawn || mv.capture != usize::MAX {
+                let Some(theirs) = self.zeroing_class(after, &mv, 1 - side) else {
+                    return;
+                };
+                let plies = match (winner, theirs) {
+                    (true, Wdl50::Loss) | (false, Wdl50::Win) => 1,
+                    (true, Wdl50::BlessedLoss) | (false, Wdl50::CursedWin) => 101,
+                    (true, _) => return,
+                    (false, c) => {
+                        self.inconsistent(idx, side, format!("a loss with a move to {c}"));
+                        return;
+                    }
+                };
+                exit = if exit == 0 {
+                    plies
+                } else if winner {
+                    exit.min(plies)
+                } else {
+                    exit.max(plies)
+                };
+            } else if !winner {
+                let key = self
+                    .ix
+                    .moved(idx, sq, mv.slot, mv.to)
+                    .or_else(|| self.ix.index(after));
+                if let Some(k) = key {
+                    keys.push(k);
+                }
+            }
+        });
+        if winner {
+            cell.store(WINNER, Relaxed);
+            if exit > 0 {
+                seeds.push((exit, item(idx, side)));
+            }
+            return;
+        }
+        keys.sort_unstable();
+        keys.dedup();
+        if keys.len() > usize::from(COUNT) {
+            self.inconsistent(idx, side, format!("{} successors", keys.len()));
+            return;
+        }
+        if keys.is_empty() {
+            if exit == 0 {
+                self.inconsistent(idx, side, format!("a loss with {moves} moves and no exit"));
+                return;
+            }
+            // Every move zeroes: like a mate, depth one less than its DTZ (see the module docs).
+            cell.store(DECIDED | LOSS | ZEROES | (exit - 1), Relaxed);
+            seeds.push((exit - 1, item(idx, side)));
+            return;
+        }
+        let code = match exit {
+            0 => 0,
+            1 => 1,
+            _ => 2,
+        };
+        cell.store(LOSER | (code << EXIT_SHIFT) | keys.len() as u16, Relaxed);
+    }
+
+    /// Calls `f` with the position after each legal move of `side` in `sq`, and the move.
+    fn for_each_move(&self, sq: &Squares, side: usize, mut f: impl FnMut(&Squares, Mv)) {
+        let me = color_of(side);
+        let them = color_of(1 - side);
+        let occ = occupancy(sq, self.n);
+        let own = self
+            .slots
+            .iter()
+            .zip(sq)
+            .filter(|(s, _)| s.0 == me)
+            .fold(0u64, |acc, (_, &q)| acc | (1u64 << q));
+        for i in 0..self.n {
+            let (c, role) = self.slots[i];
+            if c != me {
+                continue;
+            }
+            let from = sq[i];
+            let pawn = role == Role::Pawn;
+            let mut targets;
+            let mut double = 0u64;
+            if pawn {
+                let (fwd, start): (i8, u8) = if side == 0 { (8, 1) } else { (-8, 6) };
+                let one = (from as i8 + fwd) as u8;
+                targets = attacks_from(c, role, from, occ) & occ & !own;
+                if occ & (1u64 << one) == 0 {
+                    targets |= 1u64 << one;
+                    if from >> 3 == start {
+                        let two = (one as i8 + fwd) as u8;
+                        if occ & (1u64 << two) == 0 {
+                            double = 1u64 << two;
+                            targets |= double;
+                        }
+                    }
+                }
+            } else {
+                targets = attacks_from(c, role, from, occ) & !own;
+            }
+            while targets != 0 {
+                let to = targets.trailing_zeros() as u8;
+                targets &= targets - 1;
+                let capture = if occ & (1u64 << to) != 0 {
+                    match (0..self.n).find(|&j| sq[j] == to) {
+                        Some(j) if j >= 2 => j,
+                        _ => continue, // a king is never taken
+                    }
+                } else {
+                    usize::MAX
+                };
+                let mut after = *sq;
+                after[i] = to;
+                let occ2 = (occ & !(1u64 << from)) | (1u64 << to);
+                if attacked(&self.slots, &after, after[side], them, occ2, capture) {
+                    continue;
+                }
+                let mv = Mv {
+                    slot: i,
+                    to,
+                    capture,
+                    pawn,
+                    double: double & (1u64 << to) != 0,
+                    promotion: None,
+                };
+                if pawn && (to >> 3 == 7 || to >> 3 == 0) {
+                    for r in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
+                        f(
+                            &after,
+                            Mv {
+                                promotion: Some(r),
+                                ..mv
+                            },
+                        );
+                    }
+                } else {
+                    f(&after, mv);
+                }
+            }
+        }
+    }
+
+    /// The class of the position after the zeroing move `mv` (`after`), for `side`, who is to
+    /// move there. `None` after noting an error.
+    fn zeroing_class(&self, after: &Squares, mv: &Mv, side: usize) -> Option<Wdl50> {
+        if mv.capture != usize::MAX || mv.promotion.is_some() {
+            return self.sub_class(after, mv.capture, mv.promotion.map(|r| (mv.slot, r)), side);
+        }
+        // A pawn push: this table, a more advanced structure, already final.
+        let Some(idx) = self.ix.index(after) else {
+            self.note(DtzError::NotIndexable(self.material.name()));
+            return None;
+        };
+        let mut class = self.own_class(side, idx)?;
+        if mv.double {
+            if let Some(ep) = self.en_passant(after, side, mv.slot) {
+                class = class.max(ep);
+            }
+        }
+        Some(class)
+    }
+
+    /// A sub-table's class of `sq` without slot `skip` and with the promotion `promo`.
+    fn sub_class(
+        &self,
+        sq: &Squares,
+        skip: usize,
+        promo: Option<(usize, Role)>,
+        side: usize,
+    ) -> Option<Wdl50> {
+        let Some(Some(plan)) = self.plans.get(plan_slot(skip, promo)) else {
+            self.note(DtzError::MissingSubTable(format!(
+                "{} (no exit plan for slot {skip})",
+                self.material.name()
+            )));
+            return None;
+        };
+        match self.sub.class(plan, sq, side) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                self.note(e);
+                None
+            }
+        }
+    }
+
+    /// The final class of one of this table's entries (a more advanced pawn structure).
+    fn own_class(&self, side: usize, idx: u64) -> Option<Wdl50> {
+        let cell = self.cells[side].get(idx as usize)?.load(Relaxed);
+        if cell & DECIDED != 0 {
+            return Some(Self::dtz_of(cell).wdl50());
+        }
+        if cell & (WINNER | LOSER) != 0 {
+            self.inconsistent(
+                idx,
+                side,
+                "undecided when a pawn move reaches it".to_string(),
+            );
+            return None;
+        }
+        Some(Wdl50::Draw)
+    }
+
+    /// The best en passant capture for `side` after the opponent's pawn in slot `pawn` pushed
+    /// two squares, as `side`'s class; `None` without a legal one.
+    fn en_passant(&self, sq: &Squares, side: usize, pawn: usize) -> Option<Wdl50> {
+        let to = sq[pawn];
+        let target = if side == 0 { to + 8 } else { to - 8 };
+        let occ = occupancy(sq, self.n);
+        let mut best: Option<Wdl50> = None;
+        for i in 0..self.n {
+            let (c, r) = self.slots[i];
+            if c != color_of(side) || r != Role::Pawn {
+                continue;
+            }
+            let from = sq[i];
+            if from >> 3 != to >> 3 || (from & 7).abs_diff(to & 7) != 1 {
+                continue;
+            }
+            let mut after = *sq;
+            after[i] = target;
+            let occ2 = (occ & !(1u64 << from) & !(1u64 << to)) | (1u64 << target);
+            if attacked(
+                &self.slots,
+                &after,
+                after[side],
+                color_of(1 - side),
+                occ2,
+                pawn,
+            ) {
+                continue;
+            }
+            let mine = self.sub_class(&after, pawn, None, 1 - side)?.flip();
+            best = Some(best.map_or(mine, |b| b.max(mine)));
+        }
+        best
+    }
+
+    fn dtz_of(cell: u16) -> Dtz {
+        let d = (cell & DEPTH) as i16;
+        if cell & LOSS != 0 {
+            Dtz(-d - i16::from(cell & ZEROES != 0))
+        } else {
+            Dtz(d)
+        }
+    }
+
+    /// The passes of one pawn structure rank, depth by depth from its seeds.
+    fn passes(&self, mut seeds: BTreeMap<u16, Vec<Item>>) -> Result<(), DtzError> {
+        let mut frontier: Vec<Item> = Vec::new();
+        let mut d: u16 = 0;
+        loop {
+            if let Some(s) = seeds.remove(&d) {
+                let joined: Vec<Item> = s
+                    .into_par_iter()
+                    .filter(|&it| self.join_seed(it, d))
+                    .collect();
+                frontier.extend(joined);
+            }
+            if frontier.is_empty() {
+                match seeds.keys().next() {
+                    Some(&next) => {
+                        d = next;
+                        continue;
+                    }
+                    None => return Ok(()),
+                }
+            }
+            if d >= DEPTH - 1 {
+                return Err(DtzError::Overflow(self.material.name()));
+            }
+            frontier.par_sort_unstable();
+            let (next, late) = self.pass(&frontier, d);
+            self.check()?;
+            for (v, it) in late {
+                seeds.entry(v).or_default().push(it);
+            }
+            frontier = next;
+            d += 1;
+        }
+    }
+
+    /// Whether a seed joins the frontier of depth `d`: a winner not decided sooner is decided
+    /// now; a loser (decided by its exits) joins at its depth.
+    fn join_seed(&self, it: Item, d: u16) -> bool {
+        let (idx, side) = ((it >> 1) as usize, (it & 1) as usize);
+        let cell = &self.cells[side][idx];
+        let cur = cell.load(Relaxed);
+        if cur & DECIDED != 0 {
+            return cur & LOSS != 0 && cur & DEPTH == d;
+        }
+        cur & WINNER != 0
+            && cell
+                .compare_exchange(cur, DECIDED | d, Relaxed, Relaxed)
+                .is_ok()
+    }
+
+    /// The un-moves from the frontier of depth `d`: what they decide at `d + 1`, and the losses
+    /// their exits decide later, with their depth.
+    #[allow(clippy::type_complexity)]
+    fn pass(&self, frontier: &[Item], d: u16) -> (Vec<Item>, Vec<(u16, Item)>) {
+        let parts: Vec<(Vec<Item>, Vec<(u16, Item)>)> = frontier
+            .par_chunks(512)
+            .map(|chunk| {
+                let mut next = Vec::new();
+                let mut late = Vec::new();
+                let mut preds = Vec::with_capacity(128);
+                for &it in chunk {
+                    self.unmove(it, d, &mut preds, &mut next, &mut late);
+                }
+                (next, late)
+            })
+            .collect();
+        let mut next = Vec::new();
+        let mut late = Vec::new();
+        for (a, b) in parts {
+            next.extend(a);
+            late.extend(b);
+        }
+        (next, late)
+    }
+
+    fn unmove(
+        &self,
+        it: Item,
+        d: u16,
+        preds: &mut Vec<u64>,
+        next: &mut Vec<Item>,
+        late: &mut Vec<(u16, Item)>,
+    ) {
+        let (idx, side) = (it >> 1, (it & 1) as usize);
+        let Some(sq) = self.ix.decode(idx) else {
+            return;
+        };
+        let lost = self.cells[side][idx as usize].load(Relaxed) & LOSS != 0;
+        preds.clear();
+        self.predecessors(&sq, idx, side, preds);
+        preds.sort_unstable();
+        preds.dedup();
+        let ps = 1 - side;
+        for &p in preds.iter() {
+            let Some(c) = self.cells[ps].get(p as usize) else {
+                continue;
+            };
+            let cur = c.load(Relaxed);
+            if cur & DECIDED != 0 {
+                continue;
+            }
+            if lost {
+                if cur & WINNER != 0
+                    && c.compare_exchange(cur, DECIDED | (d + 1), Relaxed, Relaxed)
+                        .is_ok()
+                {
+                    next.push(item(p, ps));
+                }
+            } else if cur & LOSER != 0 {
+                let prev = c.fetch_sub(1, Relaxed);
+                match prev & COUNT {
+                    0 => self.inconsistent(p, ps, "more decided successors than moves".into()),
+                    1 => {
+                        // Its depth, from which the winner's moves into it count, is one ply
+                        // less than its DTZ when its best move zeroes.
+                        let exit = exit_plies((prev >> EXIT_SHIFT) & 3);
+                        let (v, zeroes) = if exit > d + 1 {
+                            (exit - 1, ZEROES)
+                        } else {
+                            (d + 1, 0)
+                        };
+                        c.store(DECIDED | LOSS | zeroes | v, Relaxed);
+                        if v == d + 1 {
+                            next.push(item(p, ps));
+                        } else {
+                            late.push((v, item(p, ps)));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// The entries, with the other side to move, from which a move of a piece other than a
+    /// pawn, capturing nothing, leads to `sq` (entry `idx`, `side` to move).
+    fn predecessors(&self, sq: &Squares, idx: u64, side: usize, out: &mut Vec<u64>) {
+        let mover = color_of(1 - side);
+        let occ = occupancy(sq, self.n);
+        for i in 0..self.n {
+            let (c, r) = self.slots[i];
+            if c != mover || r == Role::Pawn {
+                continue;
+            }
+            let at = sq[i];
+            let mut origins = attacks_from(c, r, at, occ) & !occ;
+            while origins != 0 {
+                let from = origins.trailing_zeros() as u8;
+                origins &= origins - 1;
+                let mut p = *sq;
+                p[i] = from;
+                let occp = (occ & !(1u64 << at)) | (1u64 << from);
+                // The side to move here must not have been in check before the move.
+                if attacked(&self.slots, &p, p[side], mover, occp, usize::MAX) {
+                    continue;
+                }
+                if let Some(pi) = self
+                    .ix
+                    .moved(idx, sq, i, from)
+                    .or_else(|| self.ix.index(&p))
+                {
+                    out.push(pi);
+                }
+            }
+        }
+    }
+
+    /// The values of both sides; an error if a win or loss was never decided.
+    fn finish(self) -> Result<DtzSolved, DtzError> {
+        let out = |side: usize| -> Result<Vec<Dtz>, DtzError> {
+            self.cells[side]
+                .par_iter()
+                .enumerate()
+                .map(|(idx, c)| {
+                    let cell = c.load(Relaxed);
+                    if cell & DECIDED != 0 {
+                        Ok(Self::dtz_of(cell))
+                    } else if cell & (WINNER | LOSER) != 0 {
+                        Err(DtzError::Inconsistent {
+                            material: self.material.name(),
+                            idx: idx as u64,
+                            side: side_name(side),
+                            why: "never decided".to_string(),
+                        })
+                    } else {
+                        Ok(Dtz::DRAW)
+                    }
+                })
+                .collect()
+        };
+        let white = out(0)?;
+        let black = out(1)?;
+        Ok(DtzSolved { white, black })
+    }
+}
+
+/// The DTM values of a material, both sides, read from its table.
+///
+/// # Errors
+/// A block that cannot be read.
+pub fn dtm_values(
+    table: &crate::tablebase::format::Table,
+) -> Result<[Vec<u8>; 2], crate::tablebase::ProbeError> {
+    let n = table.scheme().size();
+    let side = |white: bool| -> Result<Vec<u8>, crate::tablebase::ProbeError> {
+        (0..n)
+            .into_par_iter()
+            .map(|idx| table.get(white, idx).map(Value::to_byte))
+            .collect()
+    };
+    Ok([side(true)?, side(false)?])
+}

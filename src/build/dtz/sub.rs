@@ -1,0 +1,92 @@
+//! The win/draw/loss under the 50-move rule of the tables a DTZ solve's zeroing moves lead to
+//! (captures and promotions), one byte per entry in memory.
+
+use std::sync::Arc;
+
+use super::DtzError;
+use crate::{
+    build::solve::exits::ExitPlan,
+    tablebase::{index::IndexScheme, index::Squares, Dtz, Material, Wdl50},
+};
+
+/// One material's [`Wdl50`] classes (as Syzygy's numbers, -2 to 2), per side to move; a side
+/// may be left out.
+pub struct Wdl50Data {
+    scheme: IndexScheme,
+    sides: [Option<Vec<i8>>; 2],
+}
+
+impl Wdl50Data {
+    /// The classes of a solved material, from its DTZ values (white, black to move).
+    pub fn from_dtz(material: Material, white: &[Dtz], black: &[Dtz]) -> Wdl50Data {
+        let classes = |v: &[Dtz]| v.iter().map(|d| d.wdl50().to_i8()).collect::<Vec<i8>>();
+        Wdl50Data {
+            scheme: IndexScheme::new(material),
+            sides: [Some(classes(white)), Some(classes(black))],
+        }
+    }
+
+    /// Classes given directly (for tables read from files), `None` for a side not loaded.
+    pub fn from_classes(material: Material, sides: [Option<Vec<i8>>; 2]) -> Wdl50Data {
+        Wdl50Data {
+            scheme: IndexScheme::new(material),
+            sides,
+        }
+    }
+
+    /// The material.
+    pub fn material(&self) -> Material {
+        self.scheme.material()
+    }
+}
+
+/// The sub-tables of a solve, by material key in either orientation.
+#[derive(Default, Clone)]
+pub struct Wdl50Tables {
+    tables: Vec<(u64, u64, Arc<Wdl50Data>)>,
+}
+
+impl Wdl50Tables {
+    /// Adds (or replaces) a material's classes.
+    pub fn insert(&mut self, data: Arc<Wdl50Data>) {
+        let m = data.material();
+        self.tables.retain(|(k, _, _)| *k != m.key());
+        self.tables.push((m.key(), m.swapped().key(), data));
+    }
+
+    /// The class, for `side` to move (0 white), of the position `sq` (in the solved table's
+    /// slot order) after the exit `plan`.
+    #[inline]
+    pub(super) fn class(
+        &self,
+        plan: &ExitPlan,
+        sq: &Squares,
+        side: usize,
+    ) -> Result<Wdl50, DtzError> {
+        if plan.key() == 0 {
+            return Ok(Wdl50::Draw); // bare kings
+        }
+        let Some((data, swap)) = self.tables.iter().find_map(|(own, swapped, t)| {
+            (*own == plan.key())
+                .then_some((t, false))
+                .or_else(|| (*swapped == plan.key()).then_some((t, true)))
+        }) else {
+            return Err(DtzError::MissingSubTable(
+                Material::from_key(plan.key()).canonical().name(),
+            ));
+        };
+        let mapped = plan.map(sq, swap);
+        let white = (side == 0) ^ swap;
+        let idx = data
+            .scheme
+            .index(&mapped)
+            .ok_or_else(|| DtzError::NotIndexable(data.material().name()))?;
+        let values = data.sides[usize::from(!white)]
+            .as_ref()
+            .ok_or_else(|| DtzError::MissingSubTable(data.material().name()))?;
+        let v = values
+            .get(idx as usize)
+            .ok_or_else(|| DtzError::NotIndexable(data.material().name()))?;
+        Ok(Wdl50::from_i8(*v))
+    }
+}

@@ -1,0 +1,182 @@
+//! The 50-move-rule metric: win/draw/loss under the rule ([`Wdl50`]) and the distance to the
+//! next zeroing move ([`Dtz`]), with the definitions the Syzygy tables use.
+//!
+//! A zeroing move is a capture or a pawn move (they reset the halfmove clock); a mate ends the
+//! game and counts as one too. From a position with the clock at 0, the side to move wins under
+//! the rule when it can force a zeroing move into a position lost for the opponent under the
+//! rule (or mate) within 100 plies; a *cursed win* is a win only without the rule, a *blessed
+//! loss* its other side.
+
+use std::fmt;
+
+use super::value::Wdl;
+
+/// Win, draw or loss under the 50-move rule, for the side to move with the clock at 0.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
+pub enum Wdl50 {
+    /// Lost within the rule.
+    Loss,
+    /// Lost without the rule, drawn by it.
+    BlessedLoss,
+    /// Drawn either way.
+    Draw,
+    /// Won without the rule, drawn by it.
+    CursedWin,
+    /// Won within the rule.
+    Win,
+}
+
+impl Wdl50 {
+    /// All five, from worst to best for the side to move.
+    pub const ALL: [Wdl50; 5] = [
+        Wdl50::Loss,
+        Wdl50::BlessedLoss,
+        Wdl50::Draw,
+        Wdl50::CursedWin,
+        Wdl50::Win,
+    ];
+
+    /// `loss`, `blessed-loss`, `draw`, `cursed-win` or `win`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Wdl50::Loss => "loss",
+            Wdl50::BlessedLoss => "blessed-loss",
+            Wdl50::Draw => "draw",
+            Wdl50::CursedWin => "cursed-win",
+            Wdl50::Win => "win",
+        }
+    }
+
+    /// -2 (loss) to 2 (win), Syzygy's numbers.
+    pub const fn to_i8(self) -> i8 {
+        match self {
+            Wdl50::Loss => -2,
+            Wdl50::BlessedLoss => -1,
+            Wdl50::Draw => 0,
+            Wdl50::CursedWin => 1,
+            Wdl50::Win => 2,
+        }
+    }
+
+    /// The class of Syzygy's number `v` (clamped to -2..=2).
+    pub const fn from_i8(v: i8) -> Wdl50 {
+        match v {
+            i8::MIN..=-2 => Wdl50::Loss,
+            -1 => Wdl50::BlessedLoss,
+            0 => Wdl50::Draw,
+            1 => Wdl50::CursedWin,
+            _ => Wdl50::Win,
+        }
+    }
+
+    /// The value for the other side.
+    pub const fn flip(self) -> Wdl50 {
+        Wdl50::from_i8(-self.to_i8())
+    }
+
+    /// The result without the rule: cursed wins are wins, blessed losses losses.
+    pub const fn wdl(self) -> Wdl {
+        match self {
+            Wdl50::Loss | Wdl50::BlessedLoss => Wdl::Loss,
+            Wdl50::Draw => Wdl::Draw,
+            Wdl50::CursedWin | Wdl50::Win => Wdl::Win,
+        }
+    }
+
+    /// The result a game gets under the rule from the clock at 0: cursed wins and blessed
+    /// losses are draws.
+    pub const fn under_rule(self) -> Wdl {
+        match self {
+            Wdl50::Loss => Wdl::Loss,
+            Wdl50::Win => Wdl::Win,
+            _ => Wdl::Draw,
+        }
+    }
+}
+
+impl fmt::Display for Wdl50 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Distance to zeroing in plies, signed as Syzygy signs it: positive where the side to move wins
+/// (1 to 100) or cursed-wins (above 100), negative where it loses (-1 to -100, -1 also for a
+/// checkmated side) or is saved by the rule (below -100), 0 for draws.
+///
+/// A position whose best move zeroes is 1 (win), 101 (cursed win), -1 (loss) or -101 (blessed
+/// loss); otherwise it is one ply more than the position after the best move, the winner
+/// shortening and the loser lengthening the way to the zeroing move.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, PartialOrd, Ord, Default)]
+pub struct Dtz(pub i16);
+
+impl Dtz {
+    /// A draw.
+    pub const DRAW: Dtz = Dtz(0);
+
+    /// The class under the rule.
+    pub const fn wdl50(self) -> Wdl50 {
+        match self.0 {
+            0 => Wdl50::Draw,
+            1..=100 => Wdl50::Win,
+            101.. => Wdl50::CursedWin,
+            -100..=-1 => Wdl50::Loss,
+            _ => Wdl50::BlessedLoss,
+        }
+    }
+
+    /// The value of a position whose best move zeroes into a position of class `after` for the
+    /// opponent (Syzygy's "before zeroing").
+    pub const fn before_zeroing(after: Wdl50) -> Dtz {
+        match after {
+            Wdl50::Loss => Dtz(1),
+            Wdl50::BlessedLoss => Dtz(101),
+            Wdl50::Draw => Dtz(0),
+            Wdl50::CursedWin => Dtz(-101),
+            Wdl50::Win => Dtz(-1),
+        }
+    }
+
+    /// Plies to the zeroing move (0 for draws).
+    pub const fn plies(self) -> u32 {
+        self.0.unsigned_abs() as u32
+    }
+}
+
+impl fmt::Display for Dtz {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_flip_and_order() {
+        for w in Wdl50::ALL {
+            assert_eq!(w.flip().flip(), w);
+            assert_eq!(Wdl50::from_i8(w.to_i8()), w);
+            assert_eq!(w.flip().to_i8(), -w.to_i8());
+        }
+        assert!(Wdl50::Loss < Wdl50::BlessedLoss && Wdl50::CursedWin < Wdl50::Win);
+        assert_eq!(Wdl50::CursedWin.wdl(), Wdl::Win);
+        assert_eq!(Wdl50::CursedWin.under_rule(), Wdl::Draw);
+    }
+
+    #[test]
+    fn dtz_classes() {
+        assert_eq!(Dtz(1).wdl50(), Wdl50::Win);
+        assert_eq!(Dtz(100).wdl50(), Wdl50::Win);
+        assert_eq!(Dtz(101).wdl50(), Wdl50::CursedWin);
+        assert_eq!(Dtz(-1).wdl50(), Wdl50::Loss);
+        assert_eq!(Dtz(-100).wdl50(), Wdl50::Loss);
+        assert_eq!(Dtz(-101).wdl50(), Wdl50::BlessedLoss);
+        assert_eq!(Dtz(0).wdl50(), Wdl50::Draw);
+        for w in Wdl50::ALL {
+            // A zeroing move into `w` for the opponent gives the mover the flipped class.
+            assert_eq!(Dtz::before_zeroing(w).wdl50(), w.flip());
+        }
+    }
+}
