@@ -35,11 +35,15 @@ struct Args {
 #[derive(Subcommand)]
 enum Command {
     /// Prints the table value of positions: FEN<TAB>win|draw|loss<TAB>plies, or
-    /// FEN<TAB>error<TAB>reason.
+    /// FEN<TAB>error<TAB>reason; with --dtz also WDL50<TAB>DTZ.
     Probe {
         /// Directory of Retro's tables (default: table_path of engine.toml, else `tables`).
         #[arg(long)]
         tables: Option<PathBuf>,
+        /// Also print the result under the 50-move rule (win, cursed-win, draw, blessed-loss,
+        /// loss) and the distance to zeroing in plies, signed as Syzygy signs it.
+        #[arg(long)]
+        dtz: bool,
         /// Positions; when none are given, one FEN per line is read from standard input.
         fens: Vec<String>,
     },
@@ -277,9 +281,9 @@ fn run(command: Option<Command>, config: Config) -> Result<(), CliError> {
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     match command {
-        Some(Command::Probe { tables, fens }) => {
+        Some(Command::Probe { tables, dtz, fens }) => {
             let tb = open_tables(&tables.unwrap_or(config.table_path))?;
-            cli::probe::run_probe(&tb, &fens, stdin.lock(), stdout.lock())?;
+            cli::probe::run_probe(&tb, &fens, dtz, stdin.lock(), stdout.lock())?;
         }
         Some(Command::Bench { depth }) => {
             let go = std::sync::atomic::AtomicBool::new(false);

@@ -50,11 +50,29 @@ fn build_skip_force_and_verify() {
     );
     assert!(first.contains("KQvK     positions      46137"), "{first}");
     assert!(first.contains("longest mate  20 plies"), "{first}");
-    let files: Vec<String> = std::fs::read_dir(dir.path())
+    // KQvK's DTZ50: the longest win needs 19 plies to mate, the longest loss 20.
+    assert!(first.contains("DTZ50 longest 19/20 plies"), "{first}");
+    let mut files: Vec<String> = std::fs::read_dir(dir.path())
         .expect("dir")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(files.len(), 5, "no temporary files left: {files:?}");
+    files.sort();
+    let want: Vec<String> = ["KBvK", "KNvK", "KPvK", "KQvK", "KRvK"]
+        .iter()
+        .flat_map(|m| [format!("{m}.rdtm"), format!("{m}.rdtz")])
+        .collect();
+    assert_eq!(
+        files, want,
+        "a DTM and a DTZ50 file each, no temporary files left"
+    );
+
+    // A DTZ50 table missing beside its DTM table is built from it alone.
+    std::fs::remove_file(dir.path().join("KQvK.rdtz")).expect("remove");
+    let dtz_only = built(dir.path());
+    assert!(
+        dtz_only.contains("KQvK     DTM present  DTZ50 longest 19/20 plies"),
+        "{dtz_only}"
+    );
 
     let again = built(dir.path());
     assert_eq!(

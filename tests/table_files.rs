@@ -326,26 +326,70 @@ proptest! {
     }
 }
 
+/// KRvKN built into a new directory, and its report from `verify`, which must be clean.
+fn clean_krvkn(
+    verify: fn(&Path, Material, bool) -> retro::build::verify::VerifyReport,
+) -> (
+    tempfile::TempDir,
+    Material,
+    retro::build::verify::VerifyReport,
+) {
+    let m = common::material("KRvKN");
+    let dir = tempfile::tempdir().expect("tempdir");
+    common::build_into(dir.path(), &[m]);
+    let clean = verify(dir.path(), m, false);
+    assert_eq!((clean.mismatches, clean.error.clone()), (0, None));
+    assert!(clean.checked > 1_000_000, "{}", clean.checked);
+    (dir, m, clean)
+}
+
+/// Writes `sides` (white, black to move) over the table `t` of KRvKN in `dir`, raw, and verifies
+/// it again: the report, which checks as many positions as `clean` and finds a mismatch.
+fn rewrite_and_verify(
+    dir: &Path,
+    t: Table,
+    sides: (&[u8], &[u8]),
+    clean: &retro::build::verify::VerifyReport,
+) -> retro::build::verify::VerifyReport {
+    use retro::tablebase::format::{write_table_as, Metric};
+    let (metric, m, stats) = (t.metric(), t.material(), t.stats());
+    drop(t);
+    let data = TableData {
+        white: sides.0,
+        black: sides.1,
+        legal: None,
+    };
+    write_table_as(dir, metric, m, data, stats, Encoding::Raw).expect("rewritten");
+    let r = match metric {
+        Metric::Dtm => retro::build::verify::verify(dir, m, false),
+        Metric::Dtz => retro::build::verify::verify_dtz(dir, m, false),
+    };
+    assert_eq!(r.error, None);
+    assert_eq!(r.checked, clean.checked);
+    assert!(r.mismatches >= 1, "the changed entry was not found");
+    r
+}
+
+/// Every stored byte of a table, white to move then black to move.
+fn stored_bytes(t: &Table) -> (Vec<u8>, Vec<u8>) {
+    let n = t.scheme().size();
+    let side = |white: bool| -> Vec<u8> {
+        (0..n)
+            .map(|i| t.get_byte(white, i).expect("readable"))
+            .collect()
+    };
+    (side(true), side(false))
+}
+
 /// `--verify` finds a single changed value, through the quiet-move path (children indexed in the
 /// table itself) and the general probe (captures into KRvK's sub-tables): the changed entry
 /// disagrees with its children.
 #[test]
 fn verify_finds_a_changed_value() {
-    let m = common::material("KRvKN");
-    let dir = tempfile::tempdir().expect("tempdir");
-    common::build_into(dir.path(), &[m]);
-    let clean = retro::build::verify::verify(dir.path(), m, false);
-    assert_eq!((clean.mismatches, clean.error.clone()), (0, None));
-    assert!(clean.checked > 1_000_000, "{}", clean.checked);
+    let (dir, m, clean) = clean_krvkn(retro::build::verify::verify);
     let path = dir.path().join(file_name(m));
     let t = Table::open(&path, Some(m)).expect("table");
-    let n = t.scheme().size();
-    let side = |white: bool| -> Vec<u8> {
-        (0..n)
-            .map(|i| t.get(white, i).expect("raw").to_byte())
-            .collect()
-    };
-    let (mut white, black) = (side(true), side(false));
+    let (mut white, black) = stored_bytes(&t);
     // The first won entry with white to move becomes a win two plies longer.
     let i = white
         .iter()
@@ -357,22 +401,11 @@ fn verify_finds_a_changed_value() {
     let old = retro::tablebase::Value::from_byte(white[i]);
     let new = retro::tablebase::Value::win(old.plies() + 2).expect("in range");
     white[i] = new.to_byte();
-    let stats = t.stats();
-    drop(t);
-    let data = TableData {
-        white: &white,
-        black: &black,
-        legal: None,
-    };
-    write_table(dir.path(), m, data, stats, Encoding::Raw).expect("rewritten");
-    let r = retro::build::verify::verify(dir.path(), m, false);
-    assert_eq!(r.error, None);
-    assert_eq!(r.checked, clean.checked);
-    assert!(r.mismatches >= 1, "the changed entry was not found");
+    let r = rewrite_and_verify(dir.path(), t, (&white, &black), &clean);
     assert!(
         r.examples
             .iter()
-            .any(|(_, stored, want)| *stored == new && *want == old),
+            .any(|(_, stored, want)| *stored == new.to_string() && *want == old.to_string()),
         "{:?}",
         r.examples
     );
@@ -424,4 +457,26 @@ fn recompressing_keeps_every_value_and_round_trips() {
         "{e}"
     );
     assert_eq!(std::fs::read(&raw_path).expect("raw file"), before);
+}
+
+/// `--verify` of a DTZ50 table finds a single changed distance: the changed entry disagrees
+/// with its children, and so do the positions one move before it.
+#[test]
+fn dtz_verify_finds_a_changed_distance() {
+    use retro::tablebase::format::Metric;
+    let (dir, m, clean) = clean_krvkn(retro::build::verify::verify_dtz);
+    let path = dir.path().join(Metric::Dtz.file_name(m));
+    let t = Table::open_dtz(&path, Some(m)).expect("dtz table");
+    let (mut white, black) = stored_bytes(&t);
+    let i = white.iter().position(|&b| b > 10).expect("a long distance");
+    white[i] += 2;
+    let r = rewrite_and_verify(dir.path(), t, (&white, &black), &clean);
+    let want = i16::from(white[i]);
+    assert!(
+        r.examples
+            .iter()
+            .any(|(_, stored, _)| stored.trim_start_matches('-').parse::<i16>() == Ok(want)),
+        "{:?}",
+        r.examples
+    );
 }

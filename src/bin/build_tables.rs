@@ -6,9 +6,13 @@ use std::{path::PathBuf, process::ExitCode, time::Instant};
 
 use clap::Parser;
 use retro::{
-    build::{self, verify::verify, BuildOptions},
+    build::{
+        self,
+        verify::{verify, verify_dtz},
+        BuildOptions,
+    },
     tablebase::{
-        format::{self, Compression},
+        format::{self, Compression, Metric},
         material::MaterialError,
         Material, TableError, Tablebase,
     },
@@ -273,25 +277,39 @@ fn run_verify(
     let start = Instant::now();
     let (mut checked, mut mismatches, mut failed) = (0u64, 0u64, 0usize);
     for m in materials {
-        let t = Instant::now();
-        let r = verify(&args.out, m, progress);
-        if let Some(e) = &r.error {
-            println!("{:<8} verify failed: {e}", m.name());
-            failed += 1;
-            continue;
+        let dtz_present = args.out.join(Metric::Dtz.file_name(m)).exists();
+        for (metric, label) in [(Metric::Dtm, ""), (Metric::Dtz, " DTZ50")] {
+            if metric == Metric::Dtz && !dtz_present {
+                println!(
+                    "{:<8} DTZ50 table missing (build-tables builds it)",
+                    m.name()
+                );
+                failed += 1;
+                continue;
+            }
+            let t = Instant::now();
+            let r = match metric {
+                Metric::Dtm => verify(&args.out, m, progress),
+                Metric::Dtz => verify_dtz(&args.out, m, progress),
+            };
+            if let Some(e) = &r.error {
+                println!("{:<8}{label} verify failed: {e}", m.name());
+                failed += 1;
+                continue;
+            }
+            println!(
+                "{:<8}{label} checked {:>10} positions, {} mismatches  {:.2} s",
+                m.name(),
+                r.checked,
+                r.mismatches,
+                t.elapsed().as_secs_f64()
+            );
+            for (fen, stored, expect) in &r.examples {
+                println!("    {fen}: table says {stored}, children say {expect}");
+            }
+            checked += r.checked;
+            mismatches += r.mismatches;
         }
-        println!(
-            "{:<8} checked {:>10} positions, {} mismatches  {:.2} s",
-            m.name(),
-            r.checked,
-            r.mismatches,
-            t.elapsed().as_secs_f64()
-        );
-        for (fen, stored, expect) in &r.examples {
-            println!("    {fen}: table says {stored}, children say {expect}");
-        }
-        checked += r.checked;
-        mismatches += r.mismatches;
     }
     println!(
         "verified {checked} positions: {mismatches} mismatches, {failed} tables not checked, {:.2} s",

@@ -16,10 +16,17 @@ use indicatif::ProgressBar;
 use rayon::prelude::*;
 use shakmaty::{Color, Role};
 
-use self::solve::{SolveError, Solver, Stage};
+use self::{
+    dtz::{DtzError, DtzSolver, Wdl50Tables},
+    solve::{SolveError, Solver, Stage},
+};
 use crate::tablebase::{
-    format::{file_name, write_table, Compression, Encoding, Stats, Table, TableData, TableError},
-    Material, ProbeError, Tables, Value, Wdl,
+    format::{
+        file_name, write_table, write_table_as, Compression, Encoding, Metric, Stats, Table,
+        TableData, TableError,
+    },
+    index::IndexScheme,
+    Dtz, Material, ProbeError, Tables, Value, Wdl,
 };
 
 /// Why a build failed.
@@ -31,6 +38,12 @@ pub enum BuildError {
     /// The solver failed.
     #[error(transparent)]
     Solve(#[from] SolveError),
+    /// The DTZ50 solve failed.
+    #[error(transparent)]
+    Dtz(#[from] DtzError),
+    /// A distance to zeroing longer than the DTZ table's byte holds.
+    #[error("{0}: a DTZ of {1} plies, more than the format's 255")]
+    DtzTooLong(String, Dtz),
     /// The output directory could not be created.
     #[error("cannot create {path}: {source}")]
     OutDir {
@@ -59,8 +72,10 @@ pub struct BuildOptions {
 pub struct TableSummary {
     /// The material.
     pub material: Material,
-    /// Whether a valid table was already there.
+    /// Whether valid tables were already there (nothing was built).
     pub skipped: bool,
+    /// Whether a valid DTM table was there, so that only the DTZ50 table was built.
+    pub dtm_present: bool,
     /// Legal positions, both sides to move.
     pub positions: u64,
     /// Wins for the side to move.
@@ -77,8 +92,25 @@ pub struct TableSummary {
     pub solve_seconds: f64,
     /// File size in bytes.
     pub bytes: u64,
-    /// Size of the values uncompressed (one byte per entry and side).
+    /// Size of the values uncompressed (one byte per entry and side, DTM and DTZ).
     pub raw_bytes: u64,
+    /// The DTZ50 table, when it was built.
+    pub dtz: Option<DtzSummary>,
+}
+
+/// Figures of one DTZ50 table.
+#[derive(Clone, Copy, Debug)]
+pub struct DtzSummary {
+    /// Longest distance to zeroing of a win (cursed ones included), in plies.
+    pub longest_win: u32,
+    /// Longest of a loss.
+    pub longest_loss: u32,
+    /// Time to build it, seconds.
+    pub seconds: f64,
+    /// Of it, the solve.
+    pub solve_seconds: f64,
+    /// File size in bytes.
+    pub bytes: u64,
 }
 
 impl std::fmt::Display for TableSummary {
@@ -91,19 +123,30 @@ impl std::fmt::Display for TableSummary {
                 self.bytes
             );
         }
-        write!(
-            f,
-            "{:<8} positions {:>10}  wins {:>10}  draws {:>10}  losses {:>10}  longest mate {:>3} plies  {:>7.2} s (solve {:.2} s)  {} bytes",
-            self.material.name(),
-            self.positions,
-            self.wins,
-            self.draws,
-            self.losses,
-            self.longest,
-            self.seconds,
-            self.solve_seconds,
-            self.bytes,
-        )?;
+        if self.dtm_present {
+            write!(f, "{:<8} DTM present", self.material.name())?;
+        } else {
+            write!(
+                f,
+                "{:<8} positions {:>10}  wins {:>10}  draws {:>10}  losses {:>10}  longest mate {:>3} plies  {:>7.2} s (solve {:.2} s)",
+                self.material.name(),
+                self.positions,
+                self.wins,
+                self.draws,
+                self.losses,
+                self.longest,
+                self.seconds,
+                self.solve_seconds,
+            )?;
+        }
+        if let Some(z) = &self.dtz {
+            write!(
+                f,
+                "  DTZ50 longest {}/{} plies {:.2} s (solve {:.2} s, {} bytes)",
+                z.longest_win, z.longest_loss, z.seconds, z.solve_seconds, z.bytes
+            )?;
+        }
+        write!(f, "  {} bytes", self.bytes)?;
         if self.bytes < self.raw_bytes {
             write!(
                 f,
@@ -271,86 +314,151 @@ fn summarize(
     let summary = TableSummary {
         material,
         skipped: false,
+        dtm_present: false,
         positions,
         wins,
-        draws: positions - wins - losses,
+        draws: positions.saturating_sub(wins + losses),
         losses,
         longest,
         seconds: 0.0,
         solve_seconds: 0.0,
         bytes: 0,
         raw_bytes: 2 * white.len() as u64,
+        dtz: None,
     };
     (summary, stats)
 }
 
-/// Builds one material whose sub-tables are in `opts.out`.
+/// Builds one material whose sub-tables are in `opts.out`: its DTM table, then its DTZ50
+/// table from the DTM values (each skipped when a valid file is present, unless `opts.force`).
 ///
 /// # Errors
-/// A sub-table that is missing or invalid, a solver error, or an I/O error writing the file.
+/// A sub-table that is missing or invalid, a solver error, or an I/O error writing a file.
 pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary, BuildError> {
     let path = opts.out.join(file_name(material));
-    if !opts.force {
-        if let Ok(t) = Table::open(&path, Some(material)) {
-            if t.check_blocks().is_ok() {
-                let raw_bytes = 2 * t.scheme().size();
-                drop(t);
-                return Ok(TableSummary {
-                    material,
-                    skipped: true,
-                    positions: 0,
-                    wins: 0,
-                    draws: 0,
-                    losses: 0,
-                    longest: 0,
-                    seconds: 0.0,
-                    solve_seconds: 0.0,
-                    bytes: std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0),
-                    raw_bytes,
-                });
-            }
-        }
+    let dtz_path = opts.out.join(Metric::Dtz.file_name(material));
+    let present = |p: &Path, open: fn(&Path, Option<Material>) -> Result<Table, TableError>| {
+        !opts.force && open(p, Some(material)).is_ok_and(|t| t.check_blocks().is_ok())
+    };
+    let have_dtm = present(&path, Table::open);
+    let have_dtz = have_dtm && present(&dtz_path, Table::open_dtz);
+    let file_bytes = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    if have_dtz {
+        let raw_bytes = 4 * IndexScheme::new(material).size();
+        return Ok(TableSummary {
+            material,
+            skipped: true,
+            dtm_present: true,
+            positions: 0,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            longest: 0,
+            seconds: 0.0,
+            solve_seconds: 0.0,
+            bytes: file_bytes(&path) + file_bytes(&dtz_path),
+            raw_bytes,
+            dtz: None,
+        });
     }
     let start = Instant::now();
-
     let bar = if opts.progress {
         ProgressBar::new(0)
     } else {
         ProgressBar::hidden()
     };
-    let solved = Solver::new(material, SubTables::default()).solve(&bar, |stage| {
-        SubTables::open_for(&opts.out, material, stage).map_err(|e| SolveError::SubTable {
-            material: material.name(),
-            source: e.into(),
-        })
-    })?;
-    let (mut summary, stats) = summarize(
-        material,
-        &solved.white,
-        &solved.black,
-        solved.positions[0] + solved.positions[1],
-    );
-    summary.solve_seconds = start.elapsed().as_secs_f64();
-    let data = TableData {
-        white: &solved.white,
-        black: &solved.black,
-        legal: Some([&solved.legal[0], &solved.legal[1]]),
+    let (dtm, legal, mut summary) = if have_dtm {
+        let t = Table::open(&path, Some(material))?.into_memory([true, true])?;
+        let dtm = dtz::dtm_values(&t).map_err(|e| BuildError::Dtz(e.into()))?;
+        let (mut summary, _) = summarize(material, &dtm[0], &dtm[1], 0);
+        summary.dtm_present = true;
+        summary.bytes = file_bytes(&path);
+        (dtm, None, summary)
+    } else {
+        let solved = Solver::new(material, SubTables::default()).solve(&bar, |stage| {
+            SubTables::open_for(&opts.out, material, stage).map_err(|e| SolveError::SubTable {
+                material: material.name(),
+                source: e.into(),
+            })
+        })?;
+        let (mut summary, stats) = summarize(
+            material,
+            &solved.white,
+            &solved.black,
+            solved.positions[0] + solved.positions[1],
+        );
+        summary.solve_seconds = start.elapsed().as_secs_f64();
+        let data = TableData {
+            white: &solved.white,
+            black: &solved.black,
+            legal: Some([&solved.legal[0], &solved.legal[1]]),
+        };
+        let written = write_table(
+            &opts.out,
+            material,
+            data,
+            stats,
+            Encoding::for_material(material, opts.compression),
+        )?;
+        log::info!(
+            "{}: written in {:.2} s, digit orders {:?}",
+            material.name(),
+            start.elapsed().as_secs_f64() - summary.solve_seconds,
+            written.orders
+        );
+        summary.bytes = written.bytes;
+        ([solved.white, solved.black], Some(solved.legal), summary)
     };
-    let written = write_table(
+    let dtz_start = Instant::now();
+    let sub = Wdl50Tables::open_for(&opts.out, material)?;
+    let solved = DtzSolver::new(material, [&dtm[0], &dtm[1]], &sub).solve()?;
+    drop(sub);
+    let dtz_solve = dtz_start.elapsed().as_secs_f64();
+    let bytes = |v: &[Dtz]| -> Result<Vec<u8>, BuildError> {
+        v.par_iter()
+            .map(|d| {
+                d.to_table_byte()
+                    .ok_or_else(|| BuildError::DtzTooLong(material.name(), *d))
+            })
+            .collect()
+    };
+    let (white, black) = (bytes(&solved.white)?, bytes(&solved.black)?);
+    let longest = |sign: i16| {
+        solved
+            .white
+            .par_iter()
+            .chain(solved.black.par_iter())
+            .map(|d| if d.0.signum() == sign { d.plies() } else { 0 })
+            .max()
+            .unwrap_or(0)
+    };
+    let stats = Stats {
+        longest_win: longest(1),
+        longest_loss: longest(-1),
+    };
+    let legal_bits = legal.as_ref().map(|l| [&l[0][..], &l[1][..]]);
+    let written = write_table_as(
         &opts.out,
+        Metric::Dtz,
         material,
-        data,
+        TableData {
+            white: &white,
+            black: &black,
+            legal: legal_bits,
+        },
         stats,
         Encoding::for_material(material, opts.compression),
     )?;
-    log::info!(
-        "{}: written in {:.2} s, digit orders {:?}",
-        material.name(),
-        start.elapsed().as_secs_f64() - summary.solve_seconds,
-        written.orders
-    );
+    summary.dtz = Some(DtzSummary {
+        longest_win: stats.longest_win,
+        longest_loss: stats.longest_loss,
+        seconds: dtz_start.elapsed().as_secs_f64(),
+        solve_seconds: dtz_solve,
+        bytes: written.bytes,
+    });
+    summary.raw_bytes = 4 * white.len() as u64;
+    summary.bytes += written.bytes;
     summary.seconds = start.elapsed().as_secs_f64();
-    summary.bytes = written.bytes;
     Ok(summary)
 }
 

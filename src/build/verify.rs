@@ -3,6 +3,8 @@
 //! probe of the whole directory (other tables for captures and promotions, one ply of search
 //! for en passant). A table passes when every entry equals the best of its children: since a
 //! win must be one ply longer than a loss it leads to, this fixes every value from the mates up.
+//! DTZ50 tables are checked the same way against their children's DTZ50 values
+//! ([`dtz_from_children`]).
 
 use std::{
     path::Path,
@@ -20,9 +22,10 @@ use shakmaty::{
 };
 
 use crate::tablebase::{
+    format::Table,
     index::{IndexScheme, Squares},
     pieces::square,
-    Material, Tablebase, Tables, Value,
+    Dtz, Material, ProbeError, Tablebase, Tables, Value, Wdl50,
 };
 
 /// The outcome of verifying one table.
@@ -35,7 +38,7 @@ pub struct VerifyReport {
     /// Entries that differ from the value recomputed from their children.
     pub mismatches: u64,
     /// A few mismatching positions: FEN, stored value, recomputed value.
-    pub examples: Vec<(String, Value, Value)>,
+    pub examples: Vec<(String, String, String)>,
     /// Why the table could not be checked at all.
     pub error: Option<String>,
 }
@@ -89,8 +92,153 @@ fn quiet_child(scheme: &IndexScheme, sq: &Squares, m: &Move) -> Option<u64> {
     scheme.index(&child)
 }
 
-/// Verifies the table of `material` in `dir` against its children.
+/// Verifies the DTM table of `material` in `dir` against its children.
 pub fn verify(dir: &Path, material: Material, progress: bool) -> VerifyReport {
+    verify_with(
+        dir,
+        material,
+        progress,
+        "verify",
+        |tb, table, scheme, sq, idx, white, pos| {
+            let stored = table.get(white, idx)?;
+            let mut best: Option<Value> = None;
+            let mut long_win = false;
+            for m in pos.legal_moves() {
+                let child = match quiet_child(scheme, sq, &m) {
+                    Some(ci) => table.get(!white, ci).map(Value::from_child),
+                    None => tb.move_value_within_range(pos, &m),
+                }?;
+                match child {
+                    Some(v) => best = Some(best.map_or(v, |b| b.max(v))),
+                    // A win in 255 plies: slower than any storable win (see below).
+                    None => long_win = true,
+                }
+            }
+            if long_win && best.is_none_or(|b| b.wdl() != crate::tablebase::Wdl::Win) {
+                // The position itself would be won in 255 plies, which no entry can hold.
+                return Ok(Some((stored.to_string(), "a win in 255 plies".to_string())));
+            }
+            let expect = best.unwrap_or(if pos.is_check() {
+                Value::MATED
+            } else {
+                Value::DRAW
+            });
+            Ok((expect != stored).then(|| (stored.to_string(), expect.to_string())))
+        },
+    )
+}
+
+/// Verifies the DTZ50 table of `material` in `dir` (with its DTM table) against the children
+/// of every position (see [`dtz_from_children`]).
+pub fn verify_dtz(dir: &Path, material: Material, progress: bool) -> VerifyReport {
+    verify_with(
+        dir,
+        material,
+        progress,
+        "verify dtz",
+        |tb, _, _, _, _, _, pos| {
+            let stored = tb.probe_dtz(pos)?;
+            let expect = dtz_from_children(tb, pos)?;
+            Ok((expect != stored).then(|| (stored.to_string(), expect.to_string())))
+        },
+    )
+}
+
+/// The DTZ50 of `pos` recomputed from the probed values of its children, by Syzygy's rules: a
+/// winner takes the least of its winning moves (a zeroing move into a loss 1, into a blessed
+/// loss 101; another move one more than the child's depth), a loser the most of its moves (a
+/// zeroing move into a win 1, into a cursed win 101; another one more than the child's DTZ),
+/// and a position with neither kind is a draw. A child's depth is its DTZ, less one where the
+/// child's best move zeroes (see [`crate::build::dtz`]).
+///
+/// # Errors
+/// Any probe that fails.
+pub fn dtz_from_children(tb: &Tablebase, pos: &Chess) -> Result<Dtz, ProbeError> {
+    let moves = pos.legal_moves();
+    if moves.is_empty() {
+        return Ok(if pos.is_check() { Dtz(-1) } else { Dtz::DRAW });
+    }
+    let mut win: Option<i16> = None;
+    let mut loss: Option<i16> = None;
+    let mut all_lose = true;
+    for m in &moves {
+        let mut after = pos.clone();
+        after.play_unchecked(*m);
+        let d = tb.probe_dtz(&after)?;
+        let (w, l) = if m.is_zeroing() {
+            match d.wdl50() {
+                Wdl50::Loss => (Some(1), None),
+                Wdl50::BlessedLoss => (Some(101), None),
+                Wdl50::Win => (None, Some(1)),
+                Wdl50::CursedWin => (None, Some(101)),
+                Wdl50::Draw => (None, None),
+            }
+        } else if d.0 < 0 {
+            let depth = d.0.unsigned_abs() as i16 - i16::from(best_move_zeroes(tb, &after, d)?);
+            (Some(depth + 1), None)
+        } else if d.0 > 0 {
+            (None, Some(d.0 + 1))
+        } else {
+            (None, None)
+        };
+        if let Some(w) = w {
+            win = Some(win.map_or(w, |b| b.min(w)));
+        }
+        match l {
+            Some(l) => loss = Some(loss.map_or(l, |b| b.max(l))),
+            None => all_lose = false,
+        }
+    }
+    Ok(match (win, loss) {
+        (Some(w), _) => Dtz(w),
+        (None, Some(l)) if all_lose => Dtz(-l),
+        _ => Dtz::DRAW,
+    })
+}
+
+/// Whether the best move of a lost position (DTZ `d`) zeroes: mate, or a zeroing move whose
+/// value (1, or 101 into a cursed win) is above every other move's.
+fn best_move_zeroes(tb: &Tablebase, pos: &Chess, d: Dtz) -> Result<bool, ProbeError> {
+    if d.0 != -1 && d.0 != -101 {
+        return Ok(false);
+    }
+    let mut zeroing = 0;
+    let mut other = 0;
+    for m in &pos.legal_moves() {
+        let mut after = pos.clone();
+        after.play_unchecked(*m);
+        let c = tb.probe_dtz(&after)?;
+        if m.is_zeroing() {
+            zeroing = zeroing.max(match c.wdl50() {
+                Wdl50::Win => 1,
+                Wdl50::CursedWin => 101,
+                _ => 0,
+            });
+        } else if c.0 > 0 {
+            other = other.max(c.0 + 1);
+        }
+    }
+    Ok(zeroing > other || pos.is_checkmate())
+}
+
+/// Checks every legal position of a table with `check`, which returns the stored and the
+/// recomputed value when they differ.
+fn verify_with(
+    dir: &Path,
+    material: Material,
+    progress: bool,
+    what: &str,
+    check: impl Fn(
+            &Tablebase,
+            &Table,
+            &IndexScheme,
+            &Squares,
+            u64,
+            bool,
+            &Chess,
+        ) -> Result<Option<(String, String)>, ProbeError>
+        + Sync,
+) -> VerifyReport {
     let mut report = VerifyReport {
         material,
         checked: 0,
@@ -122,9 +270,11 @@ pub fn verify(dir: &Path, material: Material, progress: bool) -> VerifyReport {
         ProgressBar::hidden()
     };
     bar.set_style(
-        ProgressStyle::with_template("{prefix:>8} verify         [{bar:30}] {pos}/{len}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
+        ProgressStyle::with_template(&format!(
+            "{{prefix:>8}} {what:<14} [{{bar:30}}] {{pos}}/{{len}}"
+        ))
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
     );
     bar.set_prefix(material.name());
     let checked = AtomicU64::new(0);
@@ -144,55 +294,20 @@ pub fn verify(dir: &Path, material: Material, progress: bool) -> VerifyReport {
                 continue;
             };
             n += 1;
-            let stored = match table.get(white, idx) {
-                Ok(v) => v,
+            match check(&tb, table, &scheme, &sq, idx, white, &pos) {
+                Ok(None) => {}
+                Ok(Some((stored, expect))) => {
+                    bad += 1;
+                    if let Ok(mut g) = examples.lock() {
+                        if g.len() < 5 {
+                            let fen = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
+                            g.push((fen, stored, expect));
+                        }
+                    }
+                }
                 Err(e) => {
                     if let Ok(mut g) = error.lock() {
                         g.get_or_insert_with(|| e.to_string());
-                    }
-                    continue;
-                }
-            };
-            let mut best: Option<Value> = None;
-            let mut long_win = false;
-            let mut failed = false;
-            for m in pos.legal_moves() {
-                let child = match quiet_child(&scheme, &sq, &m) {
-                    Some(ci) => table.get(!white, ci).map(Value::from_child),
-                    None => tb.move_value_within_range(&pos, &m),
-                };
-                match child {
-                    Ok(Some(v)) => best = Some(best.map_or(v, |b| b.max(v))),
-                    // A win in 255 plies: slower than any storable win (see below).
-                    Ok(None) => long_win = true,
-                    Err(e) => {
-                        if let Ok(mut g) = error.lock() {
-                            g.get_or_insert_with(|| e.to_string());
-                        }
-                        failed = true;
-                        break;
-                    }
-                }
-            }
-            if failed {
-                continue;
-            }
-            if long_win && best.is_none_or(|b| b.wdl() != crate::tablebase::Wdl::Win) {
-                // The position itself would be won in 255 plies, which no entry can hold.
-                bad += 1;
-                continue;
-            }
-            let expect = best.unwrap_or(if pos.is_check() {
-                Value::MATED
-            } else {
-                Value::DRAW
-            });
-            if expect != stored {
-                bad += 1;
-                if let Ok(mut g) = examples.lock() {
-                    if g.len() < 5 {
-                        let fen = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
-                        g.push((fen, stored, expect));
                     }
                 }
             }

@@ -4,14 +4,22 @@ use std::io::{BufRead, Write};
 
 use crate::{fen::parse_fen, tablebase::Tablebase};
 
-/// The output line for one FEN: `FEN<TAB>win|draw|loss<TAB>plies` or `FEN<TAB>error<TAB>reason`.
-pub fn probe_line(tb: &Tablebase, fen: &str) -> String {
+/// The output line for one FEN: `FEN<TAB>win|draw|loss<TAB>plies` or `FEN<TAB>error<TAB>reason`;
+/// with `dtz`, `<TAB>WDL50<TAB>DTZ` follow the plies.
+pub fn probe_line(tb: &Tablebase, fen: &str, dtz: bool) -> String {
     let fen = fen.trim();
-    let value = parse_fen(fen)
-        .map_err(|e| e.to_string())
-        .and_then(|pos| tb.probe(&pos).map_err(|e| e.to_string()));
+    let value = parse_fen(fen).map_err(|e| e.to_string()).and_then(|pos| {
+        let v = tb.probe(&pos).map_err(|e| e.to_string())?;
+        let z = if dtz {
+            Some(tb.probe_dtz(&pos).map_err(|e| e.to_string())?)
+        } else {
+            None
+        };
+        Ok((v, z))
+    });
     match value {
-        Ok(v) => format!("{fen}\t{}\t{}", v.wdl(), v.plies()),
+        Ok((v, None)) => format!("{fen}\t{}\t{}", v.wdl(), v.plies()),
+        Ok((v, Some(z))) => format!("{fen}\t{}\t{}\t{}\t{}", v.wdl(), v.plies(), z.wdl50(), z),
         Err(e) => format!("{fen}\terror\t{e}"),
     }
 }
@@ -24,6 +32,7 @@ pub fn probe_line(tb: &Tablebase, fen: &str) -> String {
 pub fn run_probe(
     tb: &Tablebase,
     fens: &[String],
+    dtz: bool,
     input: impl BufRead,
     mut out: impl Write,
 ) -> std::io::Result<()> {
@@ -33,12 +42,12 @@ pub fn run_probe(
             if line.trim().is_empty() {
                 continue;
             }
-            writeln!(out, "{}", probe_line(tb, &line))?;
+            writeln!(out, "{}", probe_line(tb, &line, dtz))?;
             out.flush()?;
         }
     } else {
         for fen in fens {
-            writeln!(out, "{}", probe_line(tb, fen))?;
+            writeln!(out, "{}", probe_line(tb, fen, dtz))?;
         }
     }
     out.flush()

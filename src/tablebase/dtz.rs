@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use super::value::Wdl;
+use super::value::{Value, Wdl};
 
 /// Win, draw or loss under the 50-move rule, for the side to move with the clock at 0.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
@@ -143,6 +143,31 @@ impl Dtz {
     }
 }
 
+impl Dtz {
+    /// The value stored as `magnitude` in a DTZ table for a position whose DTM table byte is
+    /// `dtm`: the DTM gives the sign (a draw is 0 whatever the byte). `None` for a win or loss
+    /// stored as 0, which a valid pair of tables never holds.
+    pub const fn from_tables(dtm: u8, magnitude: u8) -> Option<Dtz> {
+        let m = magnitude as i16;
+        match Value::from_byte(dtm).wdl() {
+            Wdl::Draw => Some(Dtz(0)),
+            _ if magnitude == 0 => None,
+            Wdl::Win => Some(Dtz(m)),
+            Wdl::Loss => Some(Dtz(-m)),
+        }
+    }
+
+    /// The byte a DTZ table stores for this value: its magnitude; `None` above 255.
+    pub const fn to_table_byte(self) -> Option<u8> {
+        let p = self.plies();
+        if p <= 255 {
+            Some(p as u8)
+        } else {
+            None
+        }
+    }
+}
+
 impl fmt::Display for Dtz {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0)
@@ -163,6 +188,21 @@ mod tests {
         assert!(Wdl50::Loss < Wdl50::BlessedLoss && Wdl50::CursedWin < Wdl50::Win);
         assert_eq!(Wdl50::CursedWin.wdl(), Wdl::Win);
         assert_eq!(Wdl50::CursedWin.under_rule(), Wdl::Draw);
+    }
+
+    #[test]
+    fn table_bytes_round_trip_with_the_dtm_sign() {
+        let win = Value::win(7).map_or(0, Value::to_byte);
+        let loss = Value::loss(8).map_or(0, Value::to_byte);
+        for d in [1i16, 2, 100, 101, 255] {
+            let b = Dtz(d).to_table_byte().expect("fits");
+            assert_eq!(Dtz::from_tables(win, b), Some(Dtz(d)));
+            assert_eq!(Dtz::from_tables(loss, b), Some(Dtz(-d)));
+        }
+        assert_eq!(Dtz(256).to_table_byte(), None);
+        assert_eq!(Dtz::from_tables(0, 17), Some(Dtz(0)));
+        assert_eq!(Dtz::from_tables(win, 0), None);
+        assert_eq!(Dtz::from_tables(Value::MATED.to_byte(), 1), Some(Dtz(-1)));
     }
 
     #[test]

@@ -11,8 +11,9 @@ use std::{
 use shakmaty::{Board, Chess, Color, Move, Position, Role};
 
 use super::{
+    dtz::{Dtz, Wdl50},
     error::{ProbeError, TableError},
-    format::{file_name, Table, EXTENSION},
+    format::{file_name, Metric, Table, EXTENSION},
     index::Squares,
     material::{key_of_piece, Material, MAX_PIECES},
     pieces::{to_slots, Piece},
@@ -110,6 +111,8 @@ struct Slot {
     material: Material,
     path: PathBuf,
     table: OnceLock<Result<Table, Arc<TableError>>>,
+    /// The DTZ50 table beside the DTM one, opened on its first probe.
+    dtz: OnceLock<Result<Table, Arc<TableError>>>,
 }
 
 /// A directory of tables, each opened (and checked) on its first probe.
@@ -128,20 +131,17 @@ impl Tables for Tablebase {
             .keys
             .get(&key)
             .ok_or_else(|| ProbeError::MissingTable(Material::from_key(key).canonical().name()))?;
-        let slot = &self.slots[i];
-        let material = slot.material;
-        match slot.table.get_or_init(|| {
-            if self.in_memory {
-                Table::open_in_memory(&slot.path, Some(material))
-            } else {
-                Table::open(&slot.path, Some(material))
-            }
-            .map_err(Arc::new)
-        }) {
-            Ok(t) => Ok((t, swap)),
-            Err(e) => Err(ProbeError::BadTable(Arc::clone(e))),
-        }
+        self.slot_table(i).map(|t| (t, swap))
     }
+}
+
+/// Where a probed position's entry is.
+#[derive(Clone, Copy)]
+struct Entry {
+    slot: usize,
+    /// The side to move in the table's orientation.
+    white_to_move: bool,
+    idx: u64,
 }
 
 impl Tablebase {
@@ -175,6 +175,7 @@ impl Tablebase {
                             material: m,
                             path,
                             table: OnceLock::new(),
+                            dtz: OnceLock::new(),
                         });
                     }
                 }
@@ -257,10 +258,18 @@ impl Tablebase {
         self.probe_board(pos.board(), pos.turn() == Color::White)
     }
 
-    /// The table value of a placement without en passant right (at most [`MAX_PIECES`] pieces,
-    /// one king each). The squares are read straight from the role bitboards into the table's
-    /// slot order, in the table's orientation.
+    /// The table value of a placement without en passant right.
     fn probe_board(&self, board: &Board, white_to_move: bool) -> Result<Value, ProbeError> {
+        match self.locate(board, white_to_move)? {
+            None => Ok(Value::DRAW),
+            Some(at) => self.slot_table(at.slot)?.get(at.white_to_move, at.idx),
+        }
+    }
+
+    /// Where the entry of a placement without en passant right is (at most [`MAX_PIECES`]
+    /// pieces, one king each); `None` for bare kings. The squares are read straight from the
+    /// role bitboards into the table's slot order, in the table's orientation.
+    fn locate(&self, board: &Board, white_to_move: bool) -> Result<Option<Entry>, ProbeError> {
         const ROLES: [Role; 5] = [
             Role::Queen,
             Role::Rook,
@@ -295,9 +304,13 @@ impl Tablebase {
             }
         }
         if key == 0 {
-            return Ok(Value::DRAW);
+            return Ok(None);
         }
-        let (table, swap) = self.table_by_key(key)?;
+        let (slot, swap) = *self
+            .keys
+            .get(&key)
+            .ok_or_else(|| ProbeError::MissingTable(Material::from_key(key).canonical().name()))?;
+        let table = self.slot_table(slot)?;
         if swap {
             // Black becomes white: black king, white king, black pieces, white pieces, with
             // the ranks mirrored.
@@ -317,7 +330,115 @@ impl Tablebase {
             .scheme()
             .index(&sq)
             .ok_or_else(|| ProbeError::NotIndexable(table.material().name()))?;
-        table.get(white_to_move ^ swap, idx)
+        Ok(Some(Entry {
+            slot,
+            white_to_move: white_to_move ^ swap,
+            idx,
+        }))
+    }
+
+    /// The DTM table of a slot, opened (and checked) on first use.
+    fn slot_table(&self, i: usize) -> Result<&Table, ProbeError> {
+        let slot = &self.slots[i];
+        let material = slot.material;
+        slot.table
+            .get_or_init(|| {
+                if self.in_memory {
+                    Table::open_in_memory(&slot.path, Some(material))
+                } else {
+                    Table::open(&slot.path, Some(material))
+                }
+                .map_err(Arc::new)
+            })
+            .as_ref()
+            .map_err(|e| ProbeError::BadTable(Arc::clone(e)))
+    }
+
+    /// The DTZ50 table of a slot, the file beside its DTM table, opened on first use.
+    fn slot_dtz(&self, i: usize) -> Result<&Table, ProbeError> {
+        let slot = &self.slots[i];
+        let material = slot.material;
+        slot.dtz
+            .get_or_init(|| {
+                let path = slot.path.with_extension(Metric::Dtz.extension());
+                if self.in_memory {
+                    Table::open_dtz(&path, Some(material)).and_then(|t| t.into_memory([true, true]))
+                } else {
+                    Table::open_dtz(&path, Some(material))
+                }
+                .map_err(Arc::new)
+            })
+            .as_ref()
+            .map_err(|e| ProbeError::BadTable(Arc::clone(e)))
+    }
+
+    /// The distance to zeroing under the 50-move rule of a position, for the side to move, en
+    /// passant included; its class ([`Dtz::wdl50`]) is the result under the rule with the clock
+    /// at 0.
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe`], and a missing or refused DTZ50 table.
+    pub fn probe_dtz(&self, pos: &Chess) -> Result<Dtz, ProbeError> {
+        if pos.castles().any() {
+            return Err(ProbeError::Castling);
+        }
+        let base = self.probe_dtz_board(pos.board(), pos.turn() == Color::White)?;
+        if pos.legal_ep_square().is_none() {
+            return Ok(base);
+        }
+        // The table holds the position without the en passant right, whose moves are the same
+        // but for the en passant captures: they zero, so only their class counts.
+        let mut best_ep: Option<Wdl50> = None;
+        for m in pos.legal_moves().iter().filter(|m| m.is_en_passant()) {
+            let mut after = pos.clone();
+            after.play_unchecked(*m);
+            let c = self.probe_dtz(&after)?.wdl50().flip();
+            best_ep = Some(best_ep.map_or(c, |b| b.max(c)));
+        }
+        Ok(match best_ep {
+            Some(c) if c > base.wdl50() || (c == base.wdl50() && c > Wdl50::Draw) => {
+                // A zeroing move at least as good: for a winner it is the shortest way.
+                let z = Dtz::before_zeroing(c.flip());
+                if c == base.wdl50() {
+                    base.min(z)
+                } else {
+                    z
+                }
+            }
+            _ => base,
+        })
+    }
+
+    /// The DTZ of a placement without en passant right.
+    fn probe_dtz_board(&self, board: &Board, white_to_move: bool) -> Result<Dtz, ProbeError> {
+        let Some(at) = self.locate(board, white_to_move)? else {
+            return Ok(Dtz::DRAW);
+        };
+        let dtm = self
+            .slot_table(at.slot)?
+            .get_byte(at.white_to_move, at.idx)?;
+        let dtz_table = self.slot_dtz(at.slot)?;
+        let z = dtz_table.get_byte(at.white_to_move, at.idx)?;
+        Dtz::from_tables(dtm, z).ok_or_else(|| {
+            ProbeError::BadTable(Arc::new(TableError::Format {
+                path: dtz_table.path().to_path_buf(),
+                why: format!(
+                    "entry {} holds no distance where the DTM table has a win or loss",
+                    at.idx
+                ),
+            }))
+        })
+    }
+
+    /// The class under the 50-move rule of the position after `m`, for the side that plays
+    /// it, with its DTZ (for the side to move after it).
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe_dtz`] for the position after the move.
+    pub fn move_dtz(&self, pos: &Chess, m: &Move) -> Result<Dtz, ProbeError> {
+        let mut child = pos.clone();
+        child.play_unchecked(*m);
+        self.probe_dtz(&child)
     }
 
     /// The value of playing `m` in `pos`, for the side that plays it.

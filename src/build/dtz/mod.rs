@@ -41,7 +41,10 @@ use rayon::prelude::*;
 use shakmaty::{Color, Role};
 
 pub use self::sub::{Wdl50Data, Wdl50Tables};
-use super::solve::exits::{exit_plans, plan_slot, ExitPlan};
+use super::{
+    atomics::{Atomics, Pages},
+    solve::exits::{exit_plans, plan_slot, ExitPlan},
+};
 use crate::tablebase::{
     index::{IndexScheme, Squares},
     pieces::{attacked, attacks_from, occupancy},
@@ -91,6 +94,15 @@ pub enum DtzError {
         /// What does not fit.
         why: String,
     },
+    /// A table could not be read.
+    #[error(transparent)]
+    Table(#[from] crate::tablebase::TableError),
+    /// A table could not be probed.
+    #[error(transparent)]
+    Probe(#[from] crate::tablebase::ProbeError),
+    /// A DTZ table holds no distance where its DTM table holds a win or loss.
+    #[error("{0}: entry {1} has no distance in its DTZ table but is won or lost in its DTM table")]
+    Mismatch(String, u64),
     /// A distance longer than the cells hold.
     #[error("{0}: a distance to zeroing is longer than 4095 plies")]
     Overflow(String),
@@ -126,7 +138,7 @@ pub struct DtzSolver<'a> {
     dtm: [&'a [u8]; 2],
     sub: &'a Wdl50Tables,
     plans: Vec<Option<ExitPlan>>,
-    cells: [Vec<AtomicU16>; 2],
+    cells: [Atomics<AtomicU16>; 2],
     error: Mutex<Option<DtzError>>,
 }
 
@@ -161,12 +173,7 @@ impl<'a> DtzSolver<'a> {
     pub fn new(material: Material, dtm: [&'a [u8]; 2], sub: &'a Wdl50Tables) -> DtzSolver<'a> {
         let ix = IndexScheme::new(material);
         let size = ix.size() as usize;
-        let mk = || {
-            (0..size)
-                .into_par_iter()
-                .map(|_| AtomicU16::new(0))
-                .collect()
-        };
+        let mk = || Atomics::<AtomicU16>::zeroed(size, Pages::Default);
         DtzSolver {
             material,
             slots: ix.slots().to_vec(),
@@ -288,7 +295,8 @@ impl<'a> DtzSolver<'a> {
         // Winner: the fewest plies an exit gives (1 or 101); loser: the most.
         let mut exit: u16 = 0;
         let mut moves = 0u32;
-        self.for_each_move(sq, side, |after, mv| {
+        // A winner's other moves count only through the retrograde passes.
+        self.for_each_move(sq, side, winner, |after, mv| {
             moves += 1;
             if mv.pawn || mv.capture != usize::MAX {
                 let Some(theirs) = self.zeroing_class(after, &mv, 1 - side) else {
@@ -351,8 +359,15 @@ impl<'a> DtzSolver<'a> {
         cell.store(LOSER | (code << EXIT_SHIFT) | keys.len() as u16, Relaxed);
     }
 
-    /// Calls `f` with the position after each legal move of `side` in `sq`, and the move.
-    fn for_each_move(&self, sq: &Squares, side: usize, mut f: impl FnMut(&Squares, Mv)) {
+    /// Calls `f` with the position after each legal move of `side` in `sq`, and the move; only
+    /// the zeroing moves (captures, pawn moves) when `zeroing_only`.
+    fn for_each_move(
+        &self,
+        sq: &Squares,
+        side: usize,
+        zeroing_only: bool,
+        mut f: impl FnMut(&Squares, Mv),
+    ) {
         let me = color_of(side);
         let them = color_of(1 - side);
         let occ = occupancy(sq, self.n);
@@ -387,6 +402,9 @@ impl<'a> DtzSolver<'a> {
                 }
             } else {
                 targets = attacks_from(c, role, from, occ) & !own;
+                if zeroing_only {
+                    targets &= occ;
+                }
             }
             while targets != 0 {
                 let to = targets.trailing_zeros() as u8;

@@ -1,12 +1,18 @@
 //! The win/draw/loss under the 50-move rule of the tables a DTZ solve's zeroing moves lead to
 //! (captures and promotions), one byte per entry in memory.
 
-use std::sync::Arc;
+use std::{path::Path, sync::Arc};
+
+use rayon::prelude::*;
 
 use super::DtzError;
 use crate::{
     build::solve::exits::ExitPlan,
-    tablebase::{index::IndexScheme, index::Squares, Dtz, Material, Wdl50},
+    tablebase::{
+        format::{file_name, Metric, Table},
+        index::{IndexScheme, Squares},
+        Dtz, Material, Wdl50,
+    },
 };
 
 /// One material's [`Wdl50`] classes (as Syzygy's numbers, -2 to 2), per side to move; a side
@@ -34,6 +40,33 @@ impl Wdl50Data {
         }
     }
 
+    /// The classes of a material read from its DTM and DTZ tables in `dir`.
+    ///
+    /// # Errors
+    /// A missing or invalid table, or a DTZ table that does not fit its DTM table.
+    pub fn read(dir: &Path, material: Material) -> Result<Wdl50Data, DtzError> {
+        let dtm = Table::open(&dir.join(file_name(material)), Some(material))?
+            .into_memory([true, true])?;
+        let dtz = Table::open_dtz(&dir.join(Metric::Dtz.file_name(material)), Some(material))?
+            .into_memory([true, true])?;
+        let n = dtm.scheme().size();
+        let side = |white: bool| -> Result<Vec<i8>, DtzError> {
+            (0..n)
+                .into_par_iter()
+                .map(|idx| {
+                    let (m, z) = (dtm.get_byte(white, idx)?, dtz.get_byte(white, idx)?);
+                    Dtz::from_tables(m, z)
+                        .map(|d| d.wdl50().to_i8())
+                        .ok_or_else(|| DtzError::Mismatch(material.name(), idx))
+                })
+                .collect()
+        };
+        Ok(Wdl50Data::from_classes(
+            material,
+            [Some(side(true)?), Some(side(false)?)],
+        ))
+    }
+
     /// The material.
     pub fn material(&self) -> Material {
         self.scheme.material()
@@ -47,6 +80,18 @@ pub struct Wdl50Tables {
 }
 
 impl Wdl50Tables {
+    /// The classes of every table a zeroing move of `material` leads to, read from `dir`.
+    ///
+    /// # Errors
+    /// As [`Wdl50Data::read`].
+    pub fn open_for(dir: &Path, material: Material) -> Result<Wdl50Tables, DtzError> {
+        let mut out = Wdl50Tables::default();
+        for m in material.successors() {
+            out.insert(Arc::new(Wdl50Data::read(dir, m)?));
+        }
+        Ok(out)
+    }
+
     /// Adds (or replaces) a material's classes.
     pub fn insert(&mut self, data: Arc<Wdl50Data>) {
         let m = data.material();

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::{Stats, HEADER_LEN, MAGIC, VERSION};
+use super::{Metric, Stats, HEADER_LEN, VERSION};
 use crate::tablebase::{
     error::TableError,
     index::IndexScheme,
@@ -88,6 +88,8 @@ pub const STORAGE_ZSTD: u8 = 1;
 
 /// The fields of a header.
 pub struct Header {
+    /// What the values are.
+    pub metric: Metric,
     /// The material.
     pub material: Material,
     /// Its index scheme.
@@ -108,7 +110,7 @@ impl Header {
     /// The header's bytes, its own checksum last.
     pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
         let mut h = [0u8; HEADER_LEN];
-        h[0..8].copy_from_slice(MAGIC);
+        h[0..8].copy_from_slice(self.metric.magic());
         h[8..12].copy_from_slice(&VERSION.to_le_bytes());
         h[12..16].copy_from_slice(&(HEADER_LEN as u32).to_le_bytes());
         let name = self.material.name();
@@ -150,9 +152,10 @@ impl Header {
         let h = file
             .get(..HEADER_LEN)
             .ok_or_else(|| bad(format!("{} bytes, shorter than the header", file.len())))?;
-        if &h[0..8] != MAGIC {
-            return Err(bad("wrong magic".into()));
-        }
+        let metric = [Metric::Dtm, Metric::Dtz]
+            .into_iter()
+            .find(|m| &h[0..8] == m.magic())
+            .ok_or_else(|| bad("wrong magic".into()))?;
         let u32_at = |o: usize| u32::from_le_bytes([h[o], h[o + 1], h[o + 2], h[o + 3]]);
         let u64_at = |o: usize| {
             let mut b = [0u8; 8];
@@ -192,6 +195,7 @@ impl Header {
         };
         let orders = read_orders(h, &scheme).map_err(bad)?;
         Ok(Header {
+            metric,
             material,
             scheme,
             stats,

@@ -14,13 +14,15 @@ pub mod writer;
 pub use self::{
     header::{checksum, Checksum},
     reader::Table,
-    writer::{recompress, write_table, TableData, Written},
+    writer::{recompress, write_table, write_table_as, TableData, Written},
 };
 pub use super::error::TableError;
 use super::material::Material;
 
-/// File magic.
+/// File magic of DTM tables.
 pub const MAGIC: &[u8; 8] = b"RETRODTM";
+/// File magic of DTZ50 tables.
+pub const MAGIC_DTZ: &[u8; 8] = b"RETRODTZ";
 /// Format version this build reads and writes.
 pub const VERSION: u32 = 2;
 /// Header length in bytes.
@@ -31,8 +33,43 @@ pub const BLOCK_LEN: u32 = 4096;
 pub const ZSTD_LEVEL: i32 = 12;
 /// Largest block length a reader accepts (it sizes the buffers).
 pub const MAX_BLOCK_LEN: u32 = 1 << 20;
-/// File name extension of table files.
+/// File name extension of DTM table files.
 pub const EXTENSION: &str = "rdtm";
+/// File name extension of DTZ50 table files.
+pub const EXTENSION_DTZ: &str = "rdtz";
+
+/// What a table file holds: the same container, another magic and extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Metric {
+    /// Depth to mate: one [`crate::tablebase::Value`] byte per entry.
+    Dtm,
+    /// Distance to zeroing under the 50-move rule: per entry, the DTZ's magnitude in plies (0
+    /// for draws); its sign is the DTM table's (see [`crate::tablebase::dtz`]).
+    Dtz,
+}
+
+impl Metric {
+    /// The file magic.
+    pub const fn magic(self) -> &'static [u8; 8] {
+        match self {
+            Metric::Dtm => MAGIC,
+            Metric::Dtz => MAGIC_DTZ,
+        }
+    }
+
+    /// The file name extension.
+    pub const fn extension(self) -> &'static str {
+        match self {
+            Metric::Dtm => EXTENSION,
+            Metric::Dtz => EXTENSION_DTZ,
+        }
+    }
+
+    /// The file name of a material's table of this metric.
+    pub fn file_name(self, material: Material) -> String {
+        format!("{}.{}", material.name(), self.extension())
+    }
+}
 
 /// Summary figures stored in a header.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -43,9 +80,9 @@ pub struct Stats {
     pub longest_loss: u32,
 }
 
-/// The file name of a material's table.
+/// The file name of a material's DTM table.
 pub fn file_name(material: Material) -> String {
-    format!("{}.{}", material.name(), EXTENSION)
+    Metric::Dtm.file_name(material)
 }
 
 /// How a table's values are stored.

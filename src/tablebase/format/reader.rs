@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use super::{
     header::{block_sum, checksum, Header, STORAGE_RAW, STORAGE_ZSTD},
-    Stats, HEADER_LEN, MAX_BLOCK_LEN,
+    Metric, Stats, HEADER_LEN, MAX_BLOCK_LEN,
 };
 use crate::tablebase::{
     cache,
@@ -53,6 +53,7 @@ pub(super) enum Store {
 /// An open, validated table.
 pub struct Table {
     pub(super) path: PathBuf,
+    pub(super) metric: Metric,
     pub(super) scheme: IndexScheme,
     pub(super) stats: Stats,
     pub(super) store: Store,
@@ -137,6 +138,30 @@ impl Table {
     /// # Errors
     /// [`TableError`] naming the file and what is wrong.
     pub fn open(path: &Path, expected: Option<Material>) -> Result<Table, TableError> {
+        Table::open_as(path, expected, Some(Metric::Dtm))
+    }
+
+    /// Opens and validates a DTZ50 table file, as [`Table::open`] a DTM one.
+    ///
+    /// # Errors
+    /// As [`Table::open`].
+    pub fn open_dtz(path: &Path, expected: Option<Material>) -> Result<Table, TableError> {
+        Table::open_as(path, expected, Some(Metric::Dtz))
+    }
+
+    /// Opens and validates a table file of either metric.
+    ///
+    /// # Errors
+    /// As [`Table::open`].
+    pub fn open_any(path: &Path, expected: Option<Material>) -> Result<Table, TableError> {
+        Table::open_as(path, expected, None)
+    }
+
+    fn open_as(
+        path: &Path,
+        expected: Option<Material>,
+        metric: Option<Metric>,
+    ) -> Result<Table, TableError> {
         let io = |source| TableError::Io {
             path: path.to_path_buf(),
             source,
@@ -152,6 +177,14 @@ impl Table {
         // documented limit of memory-mapped I/O.
         let mmap = unsafe { Mmap::map(&file) }.map_err(io)?;
         let header = Header::parse(&mmap, path, expected)?;
+        if let Some(m) = metric {
+            if header.metric != m {
+                return Err(bad(format!(
+                    "a {:?} table where a {m:?} table is expected",
+                    header.metric
+                )));
+            }
+        }
         let store = match header.storage {
             STORAGE_RAW => raw_store(mmap, &header, path)?,
             STORAGE_ZSTD => block_store(mmap, &header, path)?,
@@ -159,6 +192,7 @@ impl Table {
         };
         Ok(Table {
             path: path.to_path_buf(),
+            metric: header.metric,
             scheme: header.scheme,
             stats: header.stats,
             store,
@@ -184,7 +218,17 @@ impl Table {
         expected: Option<Material>,
         sides: [bool; 2],
     ) -> Result<Table, TableError> {
-        let t = Table::open(path, expected)?;
+        Table::open(path, expected)?.into_memory(sides)
+    }
+
+    /// This table with the values of the sides to move marked in `sides` (white, black) in
+    /// memory, each compressed block decompressed and checked now; a probe of the other side is
+    /// an error. Raw files stay memory-mapped whole.
+    ///
+    /// # Errors
+    /// Any block that fails its check.
+    pub fn into_memory(self, sides: [bool; 2]) -> Result<Table, TableError> {
+        let t = self;
         let Store::Blocks {
             blocks,
             block_len,
@@ -230,6 +274,7 @@ impl Table {
         }
         Ok(Table {
             path: t.path,
+            metric: t.metric,
             scheme: t.scheme,
             stats: t.stats,
             store: Store::Memory(halves),
@@ -357,13 +402,23 @@ impl Table {
         Some((side, pos / len, (pos % len) as usize))
     }
 
-    /// The value of entry `idx` with white (`true`) or black to move. Out-of-range indices read
-    /// as draws (callers pass indices from the scheme, which are in range).
+    /// The value of entry `idx` of a DTM table with white (`true`) or black to move.
+    /// Out-of-range indices read as draws (callers pass indices from the scheme, which are in
+    /// range).
     ///
     /// # Errors
     /// [`ProbeError::BadTable`] when the block holding the entry is corrupt.
     #[inline]
     pub fn get(&self, white_to_move: bool, idx: u64) -> Result<Value, ProbeError> {
+        self.get_byte(white_to_move, idx).map(Value::from_byte)
+    }
+
+    /// The byte stored for entry `idx` with white (`true`) or black to move (0 out of range).
+    ///
+    /// # Errors
+    /// [`ProbeError::BadTable`] when the block holding the entry is corrupt.
+    #[inline]
+    pub fn get_byte(&self, white_to_move: bool, idx: u64) -> Result<u8, ProbeError> {
         let n = self.scheme.size();
         let side = usize::from(!white_to_move);
         match &self.store {
@@ -372,13 +427,13 @@ impl Table {
                 Ok(usize::try_from(off)
                     .ok()
                     .and_then(|o| mmap.get(o))
-                    .map_or(Value::DRAW, |&b| Value::from_byte(b)))
+                    .map_or(0, |&b| b))
             }
             Store::Memory(halves) => match &halves[side] {
                 Some(v) => Ok(usize::try_from(idx)
                     .ok()
                     .and_then(|o| v.get(o))
-                    .map_or(Value::DRAW, |&b| Value::from_byte(b))),
+                    .map_or(0, |&b| b)),
                 None => Err(ProbeError::BadTable(Arc::new(TableError::SideNotLoaded {
                     path: self.path.clone(),
                     side: Side::of(side),
@@ -386,7 +441,7 @@ impl Table {
             },
             Store::Blocks { blocks, uid, .. } => {
                 let Some((side, b, k)) = self.block_of(white_to_move, idx) else {
-                    return Ok(Value::DRAW);
+                    return Ok(0);
                 };
                 let key = (uid << 32) | ((side as u64) << 31) | b;
                 debug_assert!(b < *blocks);
@@ -399,11 +454,16 @@ impl Table {
                             let need = if again { usize::MAX } else { k };
                             self.decompress_block(side, b, Some(need), buf)
                         },
-                        |data| data.get(k).map_or(Value::DRAW, |&v| Value::from_byte(v)),
+                        |data| data.get(k).map_or(0, |&v| v),
                     )
                     .map_err(|e| ProbeError::BadTable(Arc::new(e)))
             }
         }
+    }
+
+    /// What the table's values are.
+    pub fn metric(&self) -> Metric {
+        self.metric
     }
 }
 

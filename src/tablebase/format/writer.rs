@@ -11,10 +11,9 @@ use std::{
 use rayon::prelude::*;
 
 use super::{
-    file_name,
     header::{block_sum, checksum, Checksum, Header, STORAGE_RAW, STORAGE_ZSTD},
     reader::{decompress_into, Store, Table},
-    Compression, Encoding, Stats, MAX_BLOCK_LEN,
+    Compression, Encoding, Metric, Stats, MAX_BLOCK_LEN,
 };
 use crate::tablebase::{
     error::{BlockError, Side, TableError},
@@ -219,6 +218,7 @@ fn compress_blocks(
 /// in file order).
 fn write_frames(
     path: PathBuf,
+    metric: Metric,
     material: Material,
     stats: Stats,
     block_len: u32,
@@ -237,6 +237,7 @@ fn write_frames(
         offsets.extend_from_slice(&block_sum(b).to_le_bytes());
     }
     let h = Header {
+        metric,
         material,
         scheme: IndexScheme::new(material),
         stats,
@@ -269,7 +270,7 @@ fn write_frames(
 /// A file that is not a valid compressed table, or an I/O or compression error, naming the
 /// file.
 pub fn recompress(path: &Path, compression: Compression) -> Result<Written, TableError> {
-    let table = Table::open(path, None)?;
+    let table = Table::open_any(path, None)?;
     let bad = |why: String| TableError::Format {
         path: path.to_path_buf(),
         why,
@@ -325,10 +326,16 @@ pub fn recompress(path: &Path, compression: Compression) -> Result<Written, Tabl
             })?;
         sides.push(frames);
     }
-    let (material, stats, layouts) = (table.scheme.material(), table.stats, **layouts);
+    let (metric, material, stats, layouts) = (
+        table.metric,
+        table.scheme.material(),
+        table.stats,
+        **layouts,
+    );
     drop(table);
     write_frames(
         path.to_path_buf(),
+        metric,
         material,
         stats,
         block_len,
@@ -337,7 +344,7 @@ pub fn recompress(path: &Path, compression: Compression) -> Result<Written, Tabl
     )
 }
 
-/// Writes a table atomically in `encoding`.
+/// Writes a DTM table atomically in `encoding`.
 ///
 /// # Errors
 /// Any I/O or compression error, naming the file.
@@ -348,8 +355,23 @@ pub fn write_table(
     stats: Stats,
     encoding: Encoding,
 ) -> Result<Written, TableError> {
+    write_table_as(dir, Metric::Dtm, material, data, stats, encoding)
+}
+
+/// Writes a table of `metric` atomically in `encoding`, into the file named for both.
+///
+/// # Errors
+/// Any I/O or compression error, naming the file.
+pub fn write_table_as(
+    dir: &Path,
+    metric: Metric,
+    material: Material,
+    data: TableData<'_>,
+    stats: Stats,
+    encoding: Encoding,
+) -> Result<Written, TableError> {
     let scheme = IndexScheme::new(material);
-    let path = dir.join(file_name(material));
+    let path = dir.join(metric.file_name(material));
     let n = scheme.size() as usize;
     if data.white.len() != n || data.black.len() != n {
         return Err(TableError::Format {
@@ -368,6 +390,7 @@ pub fn write_table(
             sum.update(data.white);
             sum.update(data.black);
             let h = Header {
+                metric,
                 material,
                 scheme: scheme.clone(),
                 stats,
@@ -404,7 +427,7 @@ pub fn write_table(
                         .map_err(io_err)?,
                 );
             }
-            write_frames(path, material, stats, block_len, layouts, &sides)
+            write_frames(path, metric, material, stats, block_len, layouts, &sides)
         }
     }
 }
