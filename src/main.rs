@@ -128,6 +128,10 @@ enum Command {
         /// Milliseconds of search per move where the tables do not decide the move.
         #[arg(long, default_value_t = 1000)]
         movetime: u64,
+        /// Retro plays the tables by pure DTM, ignoring the 50-move rule (which still ends the
+        /// game).
+        #[arg(long)]
+        no_50_move_rule: bool,
     },
     /// Prints random legal positions of a material as FENs, uniformly over the legal
     /// placements with either side to move, leaving out checkmates and stalemates.
@@ -334,6 +338,7 @@ fn run(command: Option<Command>, config: Config) -> Result<(), CliError> {
             perfect,
             seed,
             movetime,
+            no_50_move_rule,
         }) => {
             let tb = open_tables(&tables.unwrap_or(config.table_path))?;
             let seed = seed.unwrap_or_else(start::clock_seed);
@@ -362,6 +367,7 @@ fn run(command: Option<Command>, config: Config) -> Result<(), CliError> {
                 move_time: Duration::from_millis(movetime),
                 seed,
                 tags: start::play_tags(auto, perfect, side.as_deref(), &first),
+                rule50: !no_50_move_rule,
             };
             let mut out = stdout.lock();
             session::play(&tb, first, &opts, stdin.lock(), &mut out)?;

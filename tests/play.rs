@@ -382,6 +382,7 @@ fn perfect_auto_games_mate_in_exactly_the_table_plies() {
                 move_time: Duration::from_millis(5),
                 seed: 0,
                 tags: Vec::new(),
+                rule50: true,
             };
             let mut sink = Vec::new();
             let s = play(tb, start.clone(), &opts, std::io::empty(), &mut sink).expect("plays");

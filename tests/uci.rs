@@ -357,6 +357,154 @@ fn table_positions_are_played_from_the_tables_with_mate_scores() {
 
 /// UCI_LimitStrength and UCI_Elo: a weakened search within the level's node budget plays
 /// legal moves, and plays table positions by its search instead of the tables.
+/// Under the 50-move rule (the default) a table win is played and reported as one only when it
+/// comes before the halfmove clock reaches 100: KRvK's mate in 27 plies from a clock of 73 is
+/// `mate 14`, from 74 a draw with a notice; with the option off, pure DTM.
+#[test]
+fn table_positions_under_the_50_move_rule() {
+    let tables = tempfile::tempdir().expect("tempdir");
+    common::build_into(tables.path(), &[common::material("KRvK")]);
+    let mut e = Engine::start(&format!("table_path = {:?}", tables.path()));
+    e.handshake();
+    let tb = retro::tablebase::Tablebase::open(tables.path()).expect("tables");
+    let fen = |clock: u32| format!("8/8/8/4k3/8/8/8/R3K3 w - - {clock} 80");
+    assert_eq!(
+        tb.probe_dtz(&position(&fen(0))).expect("dtz").0,
+        27,
+        "no zeroing move before the mate"
+    );
+    e.send(&format!("position fen {}", fen(73)));
+    let (best, lines) = e.go("movetime 100");
+    assert_eq!(last_score(&lines), "mate 14", "{lines:?}");
+    let pos = position(&fen(73));
+    let m = best_move(&pos, &best);
+    // The move leaves the opponent lost within what is left of the clock.
+    let after = tb.move_dtz(&pos, &m).expect("dtz");
+    assert!(after.0 < 0 && after.plies() + 74 <= 100, "{best}: {after}");
+    e.send(&format!("position fen {}", fen(74)));
+    let (_, lines) = e.go("movetime 100");
+    assert_eq!(last_score(&lines), "cp 0", "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string win spoiled by the clock")
+                && l.contains("a draw under the rule")),
+        "{lines:?}"
+    );
+    e.send("setoption name Syzygy50MoveRule value false");
+    e.send(&format!("position fen {}", fen(95)));
+    let (_, lines) = e.go("movetime 100");
+    assert_eq!(last_score(&lines), "mate 14", "{lines:?}");
+}
+
+/// The positions of tests/data/rule50.fen, where the fastest mate would cross the 50-move rule's
+/// 100 plies but a slower line wins in time, played out: Retro (at depth 1, so from the tables)
+/// against the tables' longest defence under the rule, the game drawn when the halfmove clock
+/// reaches 100. Retro mates in every one.
+#[test]
+fn wins_within_the_50_move_rule_where_the_fastest_mate_would_not() {
+    let dir = common::all_tables();
+    let tb = retro::tablebase::Tablebase::open(dir).expect("tables");
+    let set = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rule50.fen"),
+    )
+    .expect("tests/data/rule50.fen");
+    let mut e = Engine::start(&format!("table_path = {dir:?}"));
+    e.handshake();
+    let mut games = 0;
+    for fen in set
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
+        let mut pos = position(fen);
+        let retro_side = pos.turn();
+        let mut moves: Vec<String> = Vec::new();
+        while !pos.is_game_over() {
+            assert!(
+                pos.halfmoves() < 100,
+                "{fen}: drawn by the rule after {moves:?}"
+            );
+            let m = if pos.turn() == retro_side {
+                if moves.is_empty() {
+                    e.send(&format!("position fen {fen}"));
+                } else {
+                    e.send(&format!("position fen {fen} moves {}", moves.join(" ")));
+                }
+                let (best, _) = e.go("depth 1");
+                best_move(&pos, &best)
+            } else {
+                retro::engine::rule50::rank_moves(&tb, &pos).expect("covered")[0].mv
+            };
+            moves.push(m.to_uci(CastlingMode::Standard).to_string());
+            pos.play_unchecked(m);
+        }
+        assert!(
+            pos.is_checkmate() && pos.turn() != retro_side,
+            "{fen}: {moves:?}"
+        );
+        games += 1;
+    }
+    assert!(games >= 12, "{games} games");
+    e.quit();
+}
+
+/// With Retro's own tables absent and the 3-4-piece Syzygy files given as `SyzygyPath`, the
+/// engine still plays KRvK and KQvKR to mate within the 50-move rule (against the longest
+/// defence of Retro's tables), from the Syzygy tables (`tbhits`).
+#[test]
+fn syzygy_tables_play_where_retros_own_are_missing() {
+    let empty = tempfile::tempdir().expect("tempdir");
+    let mut e = Engine::start(&format!(
+        "table_path = {:?}\nbuild_missing_tables = false",
+        empty.path()
+    ));
+    e.handshake();
+    let syzygy = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/syzygy");
+    e.send(&format!(
+        "setoption name SyzygyPath value {}",
+        syzygy.display()
+    ));
+    let tb = retro::tablebase::Tablebase::open(common::all_tables()).expect("tables");
+    for fen in [
+        "8/8/8/4k3/8/8/8/R3K3 w - - 0 1",
+        "8/8/3k4/8/8/2r5/8/1Q2K3 w - - 0 1",
+    ] {
+        let mut pos = position(fen);
+        let side = pos.turn();
+        let mut moves: Vec<String> = Vec::new();
+        let mut hits = false;
+        while !pos.is_game_over() {
+            assert!(
+                pos.halfmoves() < 100,
+                "{fen}: drawn by the rule after {moves:?}"
+            );
+            let m = if pos.turn() == side {
+                if moves.is_empty() {
+                    e.send(&format!("position fen {fen}"));
+                } else {
+                    e.send(&format!("position fen {fen} moves {}", moves.join(" ")));
+                }
+                let (best, lines) = e.go("depth 1");
+                hits |= lines
+                    .iter()
+                    .any(|l| l.contains("tbhits") && !l.contains("tbhits 0"));
+                best_move(&pos, &best)
+            } else {
+                retro::engine::rule50::rank_moves(&tb, &pos).expect("covered")[0].mv
+            };
+            moves.push(m.to_uci(CastlingMode::Standard).to_string());
+            pos.play_unchecked(m);
+        }
+        assert!(pos.is_checkmate() && pos.turn() != side, "{fen}: {moves:?}");
+        assert!(hits, "{fen}: no Syzygy probe reported");
+    }
+    // A path without tables is a notice, not a failure.
+    e.send("setoption name SyzygyPath value /nonexistent/syzygy");
+    let lines = e.until("Syzygy notice", |l| l.contains("Syzygy tables not used"));
+    assert!(!lines.is_empty());
+    e.quit();
+}
+
 #[test]
 fn limited_strength_searches_within_its_budget_without_the_tables() {
     let tables = tempfile::tempdir().expect("tempdir");

@@ -19,6 +19,7 @@ pub mod job;
 pub mod options;
 pub mod perft;
 pub mod report;
+pub mod rule50;
 pub mod search;
 pub mod session;
 pub mod strength;

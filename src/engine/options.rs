@@ -23,6 +23,13 @@ pub struct Options {
     pub limit_strength: bool,
     /// UCI_Elo: the level of a limited strength.
     pub elo: u32,
+    /// Syzygy50MoveRule: table positions are played and scored under the 50-move rule (with
+    /// the position's halfmove clock); off, by pure DTM.
+    pub rule50: bool,
+    /// SyzygyPath: directories of Syzygy tables, separated by `:` (empty: none).
+    pub syzygy_path: String,
+    /// SyzygyProbeLimit: the most pieces a position may have to be probed in them.
+    pub syzygy_probe_limit: usize,
 }
 
 /// What a `setoption` changed that the engine must act on.
@@ -36,6 +43,8 @@ pub enum OptionChange {
     ClearHash,
     /// Open the tables of the new path.
     TablePath,
+    /// Open the Syzygy tables of the new path.
+    SyzygyPath,
     /// The Show DTM button.
     ShowDtm,
     /// The Show Legality button.
@@ -136,6 +145,9 @@ impl Options {
             table_path: c.table_path.clone(),
             ponder: false,
             limit_strength: false,
+            rule50: true,
+            syzygy_path: String::new(),
+            syzygy_probe_limit: 7,
             elo: DEFAULT_ELO,
         }
     }
@@ -197,6 +209,23 @@ impl Options {
                 i64::from(*ELO_RANGE.start()),
                 i64::from(*ELO_RANGE.end()),
             ),
+            OptionSpec {
+                name: "Syzygy50MoveRule",
+                kind: OptionKind::Check {
+                    default: self.rule50,
+                },
+            },
+            OptionSpec {
+                name: "SyzygyPath",
+                kind: OptionKind::Text {
+                    default: if self.syzygy_path.is_empty() {
+                        "<empty>".to_string()
+                    } else {
+                        self.syzygy_path.clone()
+                    },
+                },
+            },
+            spin("SyzygyProbeLimit", self.syzygy_probe_limit as i64, 0, 7),
             button("Clear Hash"),
             button("Show DTM"),
             button("Show Legality"),
@@ -258,6 +287,23 @@ impl Options {
             }
             "uci_elo" => {
                 self.elo = spin(name, &need(value)?, ELO_RANGE)?;
+                Ok(OptionChange::None)
+            }
+            "syzygy50moverule" => {
+                self.rule50 = check(name, &need(value)?)?;
+                Ok(OptionChange::None)
+            }
+            "syzygypath" => {
+                let v = value.map(str::trim).unwrap_or("");
+                self.syzygy_path = if v == "<empty>" {
+                    String::new()
+                } else {
+                    v.to_string()
+                };
+                Ok(OptionChange::SyzygyPath)
+            }
+            "syzygyprobelimit" => {
+                self.syzygy_probe_limit = spin(name, &need(value)?, 0..=7)?;
                 Ok(OptionChange::None)
             }
             "clear hash" => Ok(OptionChange::ClearHash),
@@ -336,6 +382,22 @@ mod tests {
         assert!(o.set("UCI_Elo", Some("100")).is_err());
         assert!(o.set("UCI_LimitStrength", Some("yes")).is_err());
         assert_eq!((o.elo, o.limit_strength), (1800, true));
-        assert_eq!(o.specs().len(), 10);
+        assert!(o.rule50);
+        assert_eq!(
+            o.set("syzygy50moverule", Some("false")),
+            Ok(OptionChange::None)
+        );
+        assert!(!o.rule50);
+        assert!(o.set("Syzygy50MoveRule", Some("0")).is_err());
+        assert!(!o.rule50);
+        assert_eq!(o.set("SyzygyProbeLimit", Some("5")), Ok(OptionChange::None));
+        assert!(o.set("SyzygyProbeLimit", Some("8")).is_err());
+        assert_eq!(o.syzygy_probe_limit, 5);
+        assert_eq!(
+            o.set("SyzygyPath", Some("/a:/b")),
+            Ok(OptionChange::SyzygyPath)
+        );
+        assert_eq!(o.syzygy_path, "/a:/b");
+        assert_eq!(o.specs().len(), 13);
     }
 }

@@ -11,7 +11,7 @@ use super::{
     bench::{BenchPosition, BenchResult},
     search::{MATE, MATE_BOUND},
 };
-use crate::tablebase::Material;
+use crate::tablebase::{Dtz, Material, Value};
 
 /// A score as a front end shows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,6 +134,17 @@ pub enum Notice {
     },
     /// Tables were switched off.
     TablesOff,
+    /// Syzygy tables were opened (`SyzygyPath`).
+    SyzygyOpened {
+        /// How many files.
+        files: usize,
+        /// The most pieces of any.
+        pieces: usize,
+    },
+    /// The Syzygy path could not be used; no Syzygy tables are probed.
+    SyzygyUnavailable(String),
+    /// Syzygy tables were switched off.
+    SyzygyOff,
     /// A table failed validation and will not be probed.
     TableRefused {
         /// Its material.
@@ -165,6 +176,16 @@ pub enum Notice {
     NoPosition,
     /// A `searchmoves` move is not legal in the position.
     SearchMoveIgnored(String),
+    /// The tables say the position is won or lost without the 50-move rule, but drawn with it
+    /// (a cursed win or blessed loss, or a win the halfmove clock has spoiled).
+    DrawnByRule {
+        /// Its value without the rule, for the side to move.
+        dtm: Value,
+        /// Its DTZ50 for the side to move.
+        dtz: Dtz,
+        /// The halfmove clock.
+        clock: u32,
+    },
 }
 
 impl fmt::Display for Notice {
@@ -177,6 +198,11 @@ impl fmt::Display for Notice {
                 write!(f, "{count} tables in {}", dir.display())
             }
             Notice::TablesOff => write!(f, "tables off"),
+            Notice::SyzygyOpened { files, pieces } => {
+                write!(f, "Syzygy: {files} table files, up to {pieces} pieces")
+            }
+            Notice::SyzygyUnavailable(e) => write!(f, "Syzygy tables not used: {e}"),
+            Notice::SyzygyOff => write!(f, "Syzygy tables off"),
             Notice::TableRefused { material, reason } => {
                 write!(f, "table {} refused: {reason}", material.name())
             }
@@ -198,6 +224,18 @@ impl fmt::Display for Notice {
             Notice::BuildFailed(e) => write!(f, "building tables failed: {e}"),
             Notice::NewGameStopsSearch => write!(f, "ucinewgame during a search: stopping it"),
             Notice::NoPosition => write!(f, "go before position: searching the start position"),
+            Notice::DrawnByRule { dtm, dtz, clock } => write!(
+                f,
+                "{} ({dtm} without the 50-move rule, DTZ {dtz}, halfmove clock {clock}): a draw \
+                 under the rule",
+                if dtz.plies() > 100 {
+                    dtz.wdl50().as_str()
+                } else if dtz.0 > 0 {
+                    "win spoiled by the clock"
+                } else {
+                    "loss saved by the clock"
+                }
+            ),
             Notice::SearchMoveIgnored(m) => {
                 write!(f, "searchmoves: '{m}' is not legal here, ignored")
             }

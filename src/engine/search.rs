@@ -10,7 +10,7 @@
 use std::{
     sync::{
         atomic::{AtomicBool, AtomicU64, Ordering},
-        Condvar, LazyLock, Mutex,
+        Arc, Condvar, LazyLock, Mutex,
     },
     time::{Duration, Instant},
 };
@@ -20,6 +20,7 @@ use shakmaty::{
     Role,
 };
 
+use super::rule50::{self, Outcome};
 use super::{
     eval::{evaluate, piece_value},
     heuristics::{Heuristics, HeuristicsPool},
@@ -28,12 +29,16 @@ use super::{
     time::{Budget, SearchLimits},
     tt::{Bound, Entry, TranspositionTable},
 };
-use crate::tablebase::{Tablebase, Wdl};
+use crate::tablebase::{syzygy::Syzygy, Tablebase, Wdl, Wdl50};
 
 /// The score of being checkmated now, negated; a mate in `n` plies scores `MATE - n`.
 pub const MATE: i32 = 32_000;
 /// Scores beyond this are mates.
 pub const MATE_BOUND: i32 = MATE - 1_000;
+/// The score of a table win under the 50-move rule whose mate the tables cannot promise within
+/// the rule (less the plies to it and to the zeroing move): above every evaluation, below every
+/// mate.
+pub const TB_WIN: i32 = 20_000;
 const INF: i32 = 32_500;
 /// The deepest ply the search reaches.
 pub const MAX_PLY: usize = 128;
@@ -163,6 +168,12 @@ pub struct SearchParams {
     /// A limited playing strength (`UCI_LimitStrength`): a node budget and random offsets
     /// on the root moves' scores.
     pub strength: Option<Strength>,
+    /// Table positions under the 50-move rule (`Syzygy50MoveRule`), else by pure DTM.
+    pub rule50: bool,
+    /// Syzygy tables for positions beyond Retro's own (`SyzygyPath`).
+    pub syzygy: Option<Arc<Syzygy>>,
+    /// The most pieces a position may have to be probed in them (`SyzygyProbeLimit`).
+    pub syzygy_limit: usize,
 }
 
 impl SearchParams {
@@ -180,6 +191,9 @@ impl SearchParams {
             root_moves: Vec::new(),
             report: false,
             strength: None,
+            rule50: true,
+            syzygy: None,
+            syzygy_limit: 0,
         }
     }
 }
@@ -280,6 +294,11 @@ struct Worker<'a> {
     tt: &'a TranspositionTable,
     tables: Option<&'a Tablebase>,
     tables_max: usize,
+    /// Table positions under the 50-move rule.
+    rule50: bool,
+    /// Syzygy tables, and the most pieces probed in them.
+    syzygy: Option<&'a Syzygy>,
+    syzygy_limit: usize,
     control: &'a SearchControl,
     limits: &'a SearchLimits,
     /// The node limit of `go nodes` or of a limited strength, whichever is less.
@@ -331,6 +350,9 @@ impl<'a> Worker<'a> {
             tt,
             tables,
             tables_max: tables.map_or(0, Tablebase::max_pieces),
+            rule50: params.rule50,
+            syzygy: params.syzygy.as_deref(),
+            syzygy_limit: params.syzygy_limit,
             control,
             limits: &params.limits,
             node_limit,
@@ -527,19 +549,57 @@ impl<'a> Worker<'a> {
         false
     }
 
-    /// The exact score of a position the tables cover.
+    /// The exact score of a position the tables cover: by DTM, or under the 50-move rule by
+    /// its DTZ50 and the clock (a mate score where the DTM mate comes within the rule, a
+    /// [`TB_WIN`] score where only the DTZ says it wins in time, a draw where the rule saves
+    /// it). Positions whose DTZ50 table is missing are scored by DTM.
     fn probe_tables(&mut self, pos: &Chess, ply: usize) -> Option<i32> {
-        let tb = self.tables?;
-        if pos.board().occupied().count() > self.tables_max || pos.castles().any() {
-            return None;
-        }
-        let v = tb.probe(pos).ok()?;
+        let pieces = pos.board().occupied().count();
+        let own = self
+            .tables
+            .filter(|_| pieces <= self.tables_max && !pos.castles().any())
+            .and_then(|tb| tb.probe(pos).ok().map(|v| (tb, v)));
+        let Some((tb, v)) = own else {
+            return self.probe_syzygy(pos, ply, pieces);
+        };
         self.tbhits += 1;
         let d = ply as i32 + v.plies() as i32;
-        Some(match v.wdl() {
+        let mate = match v.wdl() {
             Wdl::Win => MATE - d,
             Wdl::Loss => -(MATE - d),
             Wdl::Draw => 0,
+        };
+        if !self.rule50 || v.wdl() == Wdl::Draw {
+            return Some(mate);
+        }
+        let Ok(dtz) = tb.probe_dtz(pos) else {
+            return Some(mate);
+        };
+        let clock = pos.halfmoves();
+        let far = ply as i32 + dtz.plies() as i32;
+        Some(match rule50::outcome(dtz, clock) {
+            Outcome::Draw => 0,
+            _ if rule50::mate_fits(v, clock) => mate,
+            Outcome::Win => TB_WIN - far,
+            Outcome::Loss => -(TB_WIN - far),
+        })
+    }
+
+    /// The score of a position beyond Retro's own tables from the Syzygy tables: only just
+    /// after a zeroing move (the clock at 0), by its class under the 50-move rule (a
+    /// [`TB_WIN`] score for a win, a draw for a cursed win or blessed loss); `None` elsewhere.
+    fn probe_syzygy(&mut self, pos: &Chess, ply: usize, pieces: usize) -> Option<i32> {
+        let sz = self.syzygy?;
+        if pieces > self.syzygy_limit || pos.halfmoves() != 0 {
+            return None;
+        }
+        let class = sz.probe_wdl(pos)?;
+        self.tbhits += 1;
+        let ply = ply as i32;
+        Some(match class {
+            Wdl50::Win => TB_WIN - ply,
+            Wdl50::Loss => -(TB_WIN - ply),
+            _ => 0,
         })
     }
 

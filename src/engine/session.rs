@@ -33,7 +33,7 @@ use crate::{
     config::Config,
     fen::parse_fen,
     legality::{self, RawPosition, Verdict},
-    tablebase::{Material, Tablebase, Value},
+    tablebase::{syzygy::Syzygy, Dtz, Material, Tablebase, Value},
 };
 
 /// How long the legality analysis of the console and the Show Legality button may take.
@@ -55,6 +55,13 @@ struct TableSlot {
 pub struct Dtm {
     /// The position's value.
     pub position: Value,
+    /// Its DTZ50, when its DTZ50 table is there.
+    pub dtz: Option<Dtz>,
+    /// Its halfmove clock.
+    pub clock: u32,
+    /// For each legal move, the DTZ50 of the position after it (for the opponent), in the
+    /// order of `moves`, when the DTZ50 tables cover them.
+    pub move_dtz: Vec<Option<Dtz>>,
     /// Each legal move with the value of the position after it, best first, or why the moves
     /// are not covered.
     pub moves: Result<Vec<(Move, Value)>, crate::tablebase::ProbeError>,
@@ -92,6 +99,8 @@ pub struct Engine {
     /// The search threads' move-ordering statistics, kept from move to move of a game.
     heuristics: Arc<HeuristicsPool>,
     tables: Arc<Mutex<TableSlot>>,
+    /// The Syzygy tables of `SyzygyPath`, when they could be opened.
+    syzygy: Option<Arc<Syzygy>>,
     job: Option<Job>,
     build_missing: bool,
 }
@@ -120,6 +129,7 @@ impl Engine {
             tt: Arc::new(tt),
             heuristics: Arc::new(HeuristicsPool::new()),
             tables: Arc::new(Mutex::new(TableSlot::default())),
+            syzygy: None,
             job: None,
             build_missing: config.build_missing_tables,
         };
@@ -225,6 +235,9 @@ impl Engine {
                 .options
                 .limit_strength
                 .then(|| Strength::new(self.options.elo, fastrand::u64(..))),
+            rule50: self.options.rule50,
+            syzygy: self.syzygy.clone(),
+            syzygy_limit: self.options.syzygy_probe_limit,
         };
         let control = Arc::new(SearchControl::new(params.limits.ponder));
         let tt = Arc::clone(&self.tt);
@@ -348,6 +361,24 @@ impl Engine {
                     None => {}
                 }
             }
+            OptionChange::SyzygyPath => {
+                let path = self.options.syzygy_path.clone();
+                self.syzygy = None;
+                if path.trim().is_empty() {
+                    self.notice(Notice::SyzygyOff);
+                } else {
+                    match Syzygy::open(&path) {
+                        Ok(sz) => {
+                            self.notice(Notice::SyzygyOpened {
+                                files: sz.files(),
+                                pieces: sz.max_pieces(),
+                            });
+                            self.syzygy = Some(Arc::new(sz));
+                        }
+                        Err(e) => self.notice(Notice::SyzygyUnavailable(e.to_string())),
+                    }
+                }
+            }
             OptionChange::None | OptionChange::ShowDtm | OptionChange::ShowLegality => {}
         }
         Ok(change)
@@ -385,9 +416,21 @@ impl Engine {
     pub fn dtm(&self) -> Result<Dtm, DtmError> {
         let tb = self.tables().ok_or(DtmError::NoTables)?;
         let position = tb.probe(&self.pos).map_err(DtmError::NotCovered)?;
+        let moves = tb.rank_moves(&self.pos);
+        let move_dtz = moves
+            .as_ref()
+            .map(|ms| {
+                ms.iter()
+                    .map(|(m, _)| tb.move_dtz(&self.pos, m).ok())
+                    .collect()
+            })
+            .unwrap_or_default();
         Ok(Dtm {
             position,
-            moves: tb.rank_moves(&self.pos),
+            dtz: tb.probe_dtz(&self.pos).ok(),
+            clock: self.pos.halfmoves(),
+            move_dtz,
+            moves,
         })
     }
 

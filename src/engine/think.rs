@@ -1,14 +1,17 @@
 //! The choice of a move at the root: positions the tables cover are played from the tables
 //! (fastest mate, longest resistance, or the search's choice among the drawing moves), others
-//! by the search. At a limited strength (`UCI_LimitStrength`) every position is played by the
+//! by the search. Under the 50-move rule (`Syzygy50MoveRule`, the default) the tables' moves
+//! are those that win within the rule from the position's halfmove clock, the fastest mate by
+//! DTM among them ([`rule50`]); without DTZ50 tables, or with the option off, pure DTM. At a limited strength (`UCI_LimitStrength`) every position is played by the
 //! weakened search.
 
 use shakmaty::{Chess, Move, Position};
 
 use super::{
     heuristics::HeuristicsPool,
-    report::{Report, Score, SearchInfo},
-    search::{self, SearchControl, SearchParams, SearchResult, MATE},
+    report::{Notice, Report, Score, SearchInfo},
+    rule50::{self, Outcome, RuleMove},
+    search::{self, SearchControl, SearchParams, SearchResult, MATE, TB_WIN},
     tt::TranspositionTable,
 };
 use crate::tablebase::{Tablebase, Value, Wdl};
@@ -72,6 +75,32 @@ pub fn think(
         return search::search(params, tt, heuristics, None, control, &on_info);
     }
     if let Some(tb) = tables {
+        if params.rule50 {
+            if let Ok(ranked) = rule50::rank_moves(tb, pos) {
+                let allowed: Vec<&RuleMove> = ranked
+                    .iter()
+                    .filter(|r| params.root_moves.is_empty() || params.root_moves.contains(&r.mv))
+                    .collect();
+                if let Some(&&best) = allowed.first() {
+                    control.add_tbhits(2 * ranked.len() as u64);
+                    if best.outcome != Outcome::Draw || best.dtm.wdl() != Wdl::Draw {
+                        return rule_move(params, tb, control, report, best, ranked.len());
+                    }
+                    // Drawn by the position itself: the search picks among the moves that keep
+                    // the draw without the rule's help.
+                    let drawing: Vec<Move> = allowed
+                        .iter()
+                        .filter(|r| r.outcome == Outcome::Draw && r.dtm.wdl() == Wdl::Draw)
+                        .map(|r| r.mv)
+                        .collect();
+                    let restricted = SearchParams {
+                        root_moves: drawing,
+                        ..params.clone()
+                    };
+                    return search::search(&restricted, tt, heuristics, tables, control, &on_info);
+                }
+            }
+        }
         if let Ok(ranked) = tb.rank_moves(pos) {
             let allowed: Vec<&(Move, Value)> = ranked
                 .iter()
@@ -96,7 +125,102 @@ pub fn think(
             }
         }
     }
+    if let Some(sz) = params.syzygy.as_deref() {
+        let pieces = pos.board().occupied().count();
+        if pieces <= params.syzygy_limit && !pos.castles().any() {
+            if let Some(ranked) = rule50::rank_moves_syzygy(sz, pos) {
+                let allowed: Vec<&RuleMove> = ranked
+                    .iter()
+                    .filter(|r| params.root_moves.is_empty() || params.root_moves.contains(&r.mv))
+                    .collect();
+                if let Some(&&best) = allowed.first() {
+                    control.add_tbhits(ranked.len() as u64);
+                    if best.outcome != Outcome::Draw {
+                        let to_zero = best.dtz_after.plies() as i32 + 1;
+                        let score = if best.outcome == Outcome::Win {
+                            TB_WIN - to_zero
+                        } else {
+                            -(TB_WIN - to_zero)
+                        };
+                        let probes = ranked.len() as u64;
+                        return table_result(
+                            params,
+                            control,
+                            report,
+                            vec![best.mv],
+                            score,
+                            to_zero,
+                            probes,
+                        );
+                    }
+                    let drawing: Vec<Move> = allowed
+                        .iter()
+                        .filter(|r| r.outcome == Outcome::Draw)
+                        .map(|r| r.mv)
+                        .collect();
+                    let restricted = SearchParams {
+                        root_moves: drawing,
+                        ..params.clone()
+                    };
+                    return search::search(&restricted, tt, heuristics, tables, control, &on_info);
+                }
+            }
+        }
+    }
     search::search(params, tt, heuristics, tables, control, &on_info)
+}
+
+/// The table's move under the 50-move rule, reported with the line of such moves as its
+/// principal variation: a mate score where the DTM mate comes within the rule from the current
+/// clock, a [`TB_WIN`] score where only the DTZ promises the win in time, 0 (with a notice)
+/// where the rule draws a position won or lost without it.
+fn rule_move(
+    params: &SearchParams,
+    tb: &Tablebase,
+    control: &SearchControl,
+    report: &(dyn Fn(Report) + Sync),
+    best: RuleMove,
+    probes: usize,
+) -> SearchResult {
+    let mut line = vec![best.mv];
+    let mut p = params.pos.clone();
+    p.play_unchecked(best.mv);
+    while line.len() < 40 {
+        let Ok(ranked) = rule50::rank_moves(tb, &p) else {
+            break;
+        };
+        match ranked.first() {
+            Some(r) if r.outcome != Outcome::Draw => {
+                line.push(r.mv);
+                p.play_unchecked(r.mv);
+            }
+            _ => break,
+        }
+    }
+    let clock = params.pos.halfmoves();
+    let plies = best.dtm.plies() as i32;
+    let to_zero = best.dtz_after.plies() as i32 + 1;
+    let score = match best.outcome {
+        Outcome::Win if rule50::mate_fits(best.dtm, clock) => MATE - plies,
+        Outcome::Loss if rule50::mate_fits(best.dtm, clock) => -(MATE - plies),
+        Outcome::Win => TB_WIN - to_zero,
+        Outcome::Loss => -(TB_WIN - to_zero),
+        Outcome::Draw => 0,
+    };
+    if params.report && best.outcome == Outcome::Draw {
+        if let (Ok(dtm), Ok(dtz)) = (tb.probe(&params.pos), tb.probe_dtz(&params.pos)) {
+            report(Report::Notice(Notice::DrawnByRule { dtm, dtz, clock }));
+        }
+    }
+    table_result(
+        params,
+        control,
+        report,
+        line,
+        score,
+        plies,
+        2 * probes as u64,
+    )
 }
 
 /// The table's move `best` of value `value`, reported with the table's line as its principal
@@ -120,7 +244,22 @@ fn table_move(
     } else {
         -(MATE - plies)
     };
+    table_result(params, control, report, line, score, plies, probes as u64)
+}
+
+/// The result of a move the tables chose (the first of `line`, their principal variation), of
+/// search value `score`, `plies` from mate, reported as one `info` line.
+fn table_result(
+    params: &SearchParams,
+    control: &SearchControl,
+    report: &(dyn Fn(Report) + Sync),
+    line: Vec<Move>,
+    score: i32,
+    plies: i32,
+    tbhits: u64,
+) -> SearchResult {
     let depth = plies.max(1) as u32;
+    let best = line.first().copied();
     let ponder = line.get(1).copied();
     if params.report {
         report(Report::Info(SearchInfo {
@@ -130,13 +269,13 @@ fn table_move(
             nodes: 0,
             nps: 0,
             hashfull: 0,
-            tbhits: probes as u64,
+            tbhits,
             time: control.elapsed(),
             pv: line,
         }));
     }
     SearchResult {
-        best: Some(best),
+        best,
         ponder,
         score,
         depth,

@@ -4,8 +4,11 @@
 use shakmaty::{Chess, Color, File, Move, Position, Rank, Role, Square};
 
 use crate::{
-    engine::mate_moves,
-    tablebase::{Tablebase, Value, Wdl},
+    engine::{
+        mate_moves,
+        rule50::{self, Outcome},
+    },
+    tablebase::{Dtz, Tablebase, Value, Wdl},
 };
 
 fn glyph(color: Color, role: Role, ascii: bool) -> char {
@@ -102,11 +105,51 @@ pub fn value_text(v: Value, turn: Color) -> String {
     }
 }
 
-/// The table's verdict on a position in words, or why there is none.
+/// The table's verdict on a position in words, or why there is none; with its DTZ50 table,
+/// also what the 50-move rule makes of it with the position's halfmove clock, where the rule
+/// changes the result (a cursed win, a blessed loss, a win the clock spoils).
 pub fn verdict(tb: &Tablebase, pos: &Chess) -> String {
     match tb.probe(pos) {
-        Ok(v) => value_text(v, pos.turn()),
+        Ok(v) => match tb.probe_dtz(pos) {
+            Ok(d) if d.0 != 0 && rule50::outcome(d, pos.halfmoves()) == Outcome::Draw => {
+                format!(
+                    "{}; {}",
+                    value_text(v, pos.turn()),
+                    rule_text(d, pos.halfmoves())
+                )
+            }
+            _ => value_text(v, pos.turn()),
+        },
         Err(e) => format!("not in the tables ({e})"),
+    }
+}
+
+/// The table's verdict with the class under the 50-move rule and the DTZ always added (when
+/// the DTZ50 table is there): the `d` command's.
+pub fn full_verdict(tb: &Tablebase, pos: &Chess) -> String {
+    match (tb.probe(pos), tb.probe_dtz(pos)) {
+        (Ok(v), Ok(d)) if d.0 != 0 => {
+            format!(
+                "{}; {}",
+                value_text(v, pos.turn()),
+                rule_text(d, pos.halfmoves())
+            )
+        }
+        _ => verdict(tb, pos),
+    }
+}
+
+/// A won or lost position's verdict under the 50-move rule, from its DTZ and clock, in words.
+fn rule_text(dtz: Dtz, clock: u32) -> String {
+    let class = dtz.wdl50();
+    match rule50::outcome(dtz, clock) {
+        Outcome::Draw if dtz.plies() > 100 => {
+            format!("{class} (DTZ {dtz}): a draw under the 50-move rule")
+        }
+        Outcome::Draw => {
+            format!("DTZ {dtz}, a draw under the 50-move rule with the halfmove clock at {clock}")
+        }
+        _ => format!("{class} under the 50-move rule, DTZ {dtz}"),
     }
 }
 

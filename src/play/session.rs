@@ -18,6 +18,7 @@ use super::{
 use crate::{
     engine::{
         heuristics::HeuristicsPool,
+        rule50::{self, Outcome},
         search::{hash_of, SearchControl, SearchParams},
         think,
         time::SearchLimits,
@@ -45,6 +46,9 @@ pub struct PlayOptions {
     pub seed: u64,
     /// Tags describing the game (Event, White, Black, ...) beyond those the game sets itself.
     pub tags: Vec<(String, String)>,
+    /// Retro plays the tables under the 50-move rule (with the DTZ50 tables), else by pure
+    /// DTM.
+    pub rule50: bool,
 }
 
 /// Why a game ended.
@@ -298,7 +302,22 @@ fn table_or_search(
     search_draws: bool,
 ) -> (Move, String) {
     let pos = st.pos();
-    if let Ok(ranked) = tb.rank_moves(pos) {
+    let ranked = if opts.rule50 {
+        rule50::rank_moves(tb, pos).ok()
+    } else {
+        None
+    };
+    if let Some(best) = ranked.as_ref().and_then(|r| r.first()) {
+        if best.outcome != Outcome::Draw || best.dtm.wdl() != Wdl::Draw || !search_draws {
+            let rule = if best.outcome == Outcome::Draw && best.dtm.wdl() != Wdl::Draw {
+                ", a draw under the 50-move rule"
+            } else {
+                ""
+            };
+            let text = value_text(best.dtm, pos.turn());
+            return (best.mv, format!("(table: {text}{rule})"));
+        }
+    } else if let Ok(ranked) = tb.rank_moves(pos) {
         if let Some(&(m, v)) = ranked.first() {
             if v.wdl() != Wdl::Draw || !search_draws {
                 return (m, format!("(table: {})", value_text(v, pos.turn())));
@@ -317,6 +336,9 @@ fn table_or_search(
         root_moves: Vec::new(),
         report: false,
         strength: None,
+        rule50: opts.rule50,
+        syzygy: None,
+        syzygy_limit: 0,
     };
     let control = SearchControl::new(false);
     let r = think(

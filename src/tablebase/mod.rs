@@ -9,6 +9,7 @@ pub mod layout;
 pub mod material;
 pub mod pieces;
 pub mod probe;
+pub mod syzygy;
 pub mod value;
 pub mod zstd_prefix;
 

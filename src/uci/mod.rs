@@ -22,6 +22,7 @@ use crate::{
     config::Config,
     engine::{bench, Dtm, Engine, Legality, OptionChange, Reporter},
     play::board,
+    tablebase::Dtz,
 };
 
 /// The engine's name as `id name` gives it.
@@ -167,30 +168,47 @@ impl Protocol {
         let checkers: Vec<String> = pos.checkers().into_iter().map(|s| s.to_string()).collect();
         self.out.line(&format!("Checkers: {}", checkers.join(" ")));
         let table = match self.engine.tables() {
-            Some(tb) => board::verdict(&tb, pos),
+            Some(tb) => board::full_verdict(&tb, pos),
             None => "no tables loaded".to_string(),
         };
         self.out.line(&format!("Table: {table}"));
     }
 
     /// The DTM of the position and of every legal move, as `info string` lines (the `probe`
-    /// command and the Show DTM button).
+    /// command and the Show DTM button); with the DTZ50 tables, each line also gives the class
+    /// under the 50-move rule and the DTZ, of the position for the side to move and of each
+    /// move for the side that plays it.
     fn show_dtm(&self) {
         let turn = self.engine.position().turn();
         match self.engine.dtm() {
             Err(e) => self.out.info(&format!("dtm: {e}")),
-            Ok(Dtm { position, moves }) => {
+            Ok(Dtm {
+                position,
+                dtz,
+                clock,
+                move_dtz,
+                moves,
+            }) => {
+                let rule = |d: Option<Dtz>| match d {
+                    Some(d) => format!(", WDL50 {} DTZ {d}", d.wdl50()),
+                    None => String::new(),
+                };
                 self.out.info(&format!(
-                    "dtm position {}",
-                    board::value_text(position, turn)
+                    "dtm position {}{} (halfmove clock {clock})",
+                    board::value_text(position, turn),
+                    rule(dtz)
                 ));
                 match moves {
                     Ok(moves) => {
-                        for (m, v) in moves {
+                        for (k, (m, v)) in moves.into_iter().enumerate() {
+                            // The move's class for its mover, and the DTZ after it.
+                            let after = move_dtz.get(k).copied().flatten();
+                            let mine = after.map(|d| Dtz(-d.0));
                             self.out.info(&format!(
-                                "dtm move {} {}",
+                                "dtm move {} {}{}",
                                 output::uci_move(m),
-                                board::value_text(v, turn)
+                                board::value_text(v, turn),
+                                rule(mine)
                             ));
                         }
                     }

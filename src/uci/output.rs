@@ -177,7 +177,11 @@ mod tests {
     fn option_declarations() {
         let o = Options::from_config(&crate::config::Config::default());
         let lines: Vec<String> = o.specs().iter().map(option_line).collect();
-        assert_eq!(lines.len(), 10);
+        assert_eq!(lines.len(), 13);
+        assert!(lines.contains(&"option name SyzygyPath type string default <empty>".to_string()));
+        assert!(lines
+            .contains(&"option name SyzygyProbeLimit type spin default 7 min 0 max 7".to_string()));
+        assert!(lines.contains(&"option name Syzygy50MoveRule type check default true".to_string()));
         let elo = crate::engine::strength::ELO_RANGE;
         let elo_line = format!(
             "option name UCI_Elo type spin default 1500 min {} max {}",
