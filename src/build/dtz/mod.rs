@@ -100,9 +100,6 @@ pub enum DtzError {
     /// A table could not be probed.
     #[error(transparent)]
     Probe(#[from] crate::tablebase::ProbeError),
-    /// A DTZ table holds no distance where its DTM table holds a win or loss.
-    #[error("{0}: entry {1} has no distance in its DTZ table but is won or lost in its DTM table")]
-    Mismatch(String, u64),
     /// A distance longer than the cells hold.
     #[error("{0}: a distance to zeroing is longer than 4095 plies")]
     Overflow(String),
@@ -230,12 +227,21 @@ impl<'a> DtzSolver<'a> {
     /// A missing sub-table, or values that contradict the DTM values given.
     pub fn solve(self) -> Result<DtzSolved, DtzError> {
         let pawns = self.slots.iter().filter(|s| s.1 == Role::Pawn).count() as u8;
+        let (mut init, mut passes) = (0.0, 0.0);
         for level in (0..=6 * pawns).rev() {
+            let t = std::time::Instant::now();
             let seeds = self.init_level(level);
             self.check()?;
+            init += t.elapsed().as_secs_f64();
+            let t = std::time::Instant::now();
             self.passes(seeds)?;
             self.check()?;
+            passes += t.elapsed().as_secs_f64();
         }
+        log::info!(
+            "{}: DTZ50 init {init:.2} s, retrograde passes {passes:.2} s",
+            self.material.name()
+        );
         self.finish()
     }
 
@@ -286,6 +292,19 @@ impl<'a> DtzSolver<'a> {
             Wdl::Win => true,
             Wdl::Loss => false,
         };
+        // No position: the side not to move is in check. A compressed DTM table holds whatever
+        // compresses best there.
+        let occ = occupancy(sq, self.n);
+        if attacked(
+            &self.slots,
+            sq,
+            sq[1 - side],
+            color_of(side),
+            occ,
+            usize::MAX,
+        ) {
+            return;
+        }
         if v == Value::MATED {
             cell.store(DECIDED | LOSS | ZEROES, Relaxed);
             seeds.push((0, item(idx, side)));
@@ -749,7 +768,8 @@ impl<'a> DtzSolver<'a> {
     }
 }
 
-/// The DTM values of a material, both sides, read from its table.
+/// The DTM values of a material, both sides, read from its table (entries that are no legal
+/// position hold anything in a compressed table).
 ///
 /// # Errors
 /// A block that cannot be read.
