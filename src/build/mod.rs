@@ -362,11 +362,6 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
         });
     }
     let start = Instant::now();
-    let bar = if opts.progress {
-        ProgressBar::new(0)
-    } else {
-        ProgressBar::hidden()
-    };
     let (dtm, legal, mut summary) = if have_dtm {
         let t = Table::open(&path, Some(material))?.into_memory([true, true])?;
         let dtm = dtz::dtm_values(&t).map_err(|e| BuildError::Dtz(e.into()))?;
@@ -375,45 +370,78 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
         summary.bytes = file_bytes(&path);
         (dtm, None, summary)
     } else {
-        let solved = Solver::new(material, SubTables::default()).solve(&bar, |stage| {
-            SubTables::open_for(&opts.out, material, stage).map_err(|e| SolveError::SubTable {
-                material: material.name(),
-                source: e.into(),
-            })
-        })?;
-        let (mut summary, stats) = summarize(
-            material,
-            &solved.white,
-            &solved.black,
-            solved.positions[0] + solved.positions[1],
-        );
-        summary.solve_seconds = start.elapsed().as_secs_f64();
-        let data = TableData {
-            white: &solved.white,
-            black: &solved.black,
-            legal: Some([&solved.legal[0], &solved.legal[1]]),
-        };
-        let written = write_table(
-            &opts.out,
-            material,
-            data,
-            stats,
-            Encoding::for_material(material, opts.compression),
-        )?;
-        log::info!(
-            "{}: written in {:.2} s, digit orders {:?}",
-            material.name(),
-            start.elapsed().as_secs_f64() - summary.solve_seconds,
-            written.orders
-        );
-        summary.bytes = written.bytes;
-        ([solved.white, solved.black], Some(solved.legal), summary)
+        build_dtm(material, opts)?
     };
-    let dtz_start = Instant::now();
+    let z = build_dtz(material, opts, &dtm, legal.as_ref())?;
+    summary.dtz = Some(z);
+    summary.raw_bytes = 4 * dtm[0].len() as u64;
+    summary.bytes += z.bytes;
+    summary.seconds = start.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// Solves and writes the DTM table of `material`: its values (white, black to move), the legal
+/// entries of each side, and its summary.
+#[allow(clippy::type_complexity)]
+fn build_dtm(
+    material: Material,
+    opts: &BuildOptions,
+) -> Result<([Vec<u8>; 2], Option<[Vec<u64>; 2]>, TableSummary), BuildError> {
+    let start = Instant::now();
+    let bar = if opts.progress {
+        ProgressBar::new(0)
+    } else {
+        ProgressBar::hidden()
+    };
+    let solved = Solver::new(material, SubTables::default()).solve(&bar, |stage| {
+        SubTables::open_for(&opts.out, material, stage).map_err(|e| SolveError::SubTable {
+            material: material.name(),
+            source: e.into(),
+        })
+    })?;
+    let (mut summary, stats) = summarize(
+        material,
+        &solved.white,
+        &solved.black,
+        solved.positions[0] + solved.positions[1],
+    );
+    summary.solve_seconds = start.elapsed().as_secs_f64();
+    let data = TableData {
+        white: &solved.white,
+        black: &solved.black,
+        legal: Some([&solved.legal[0], &solved.legal[1]]),
+    };
+    let written = write_table(
+        &opts.out,
+        material,
+        data,
+        stats,
+        Encoding::for_material(material, opts.compression),
+    )?;
+    log::info!(
+        "{}: written in {:.2} s, digit orders {:?}",
+        material.name(),
+        start.elapsed().as_secs_f64() - summary.solve_seconds,
+        written.orders
+    );
+    summary.bytes = written.bytes;
+    Ok(([solved.white, solved.black], Some(solved.legal), summary))
+}
+
+/// Solves and writes the DTZ50 table of `material` from its DTM values `dtm` (white, black to
+/// move) and the DTZ50 tables of its sub-materials; `legal` marks the entries that are
+/// positions, when known (the others are stored as whatever compresses best).
+fn build_dtz(
+    material: Material,
+    opts: &BuildOptions,
+    dtm: &[Vec<u8>; 2],
+    legal: Option<&[Vec<u64>; 2]>,
+) -> Result<DtzSummary, BuildError> {
+    let start = Instant::now();
     let sub = Wdl50Tables::open_for(&opts.out, material)?;
     let solved = DtzSolver::new(material, [&dtm[0], &dtm[1]], &sub).solve()?;
     drop(sub);
-    let dtz_solve = dtz_start.elapsed().as_secs_f64();
+    let solve_seconds = start.elapsed().as_secs_f64();
     let bytes = |v: &[Dtz]| -> Result<Vec<u8>, BuildError> {
         v.par_iter()
             .map(|d| {
@@ -436,7 +464,6 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
         longest_win: longest(1),
         longest_loss: longest(-1),
     };
-    let legal_bits = legal.as_ref().map(|l| [&l[0][..], &l[1][..]]);
     let written = write_table_as(
         &opts.out,
         Metric::Dtz,
@@ -444,22 +471,18 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
         TableData {
             white: &white,
             black: &black,
-            legal: legal_bits,
+            legal: legal.map(|l| [&l[0][..], &l[1][..]]),
         },
         stats,
         Encoding::for_material(material, opts.compression),
     )?;
-    summary.dtz = Some(DtzSummary {
+    Ok(DtzSummary {
         longest_win: stats.longest_win,
         longest_loss: stats.longest_loss,
-        seconds: dtz_start.elapsed().as_secs_f64(),
-        solve_seconds: dtz_solve,
+        seconds: start.elapsed().as_secs_f64(),
+        solve_seconds,
         bytes: written.bytes,
-    });
-    summary.raw_bytes = 4 * white.len() as u64;
-    summary.bytes += written.bytes;
-    summary.seconds = start.elapsed().as_secs_f64();
-    Ok(summary)
+    })
 }
 
 /// Builds the requested materials and everything they depend on, calling `report` after each.
