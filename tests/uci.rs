@@ -66,7 +66,17 @@ impl Engine {
 
     /// Reads lines until one satisfies `pred`; returns the lines read, the match last.
     fn until(&mut self, what: &str, pred: impl Fn(&str) -> bool) -> Vec<String> {
-        let deadline = Instant::now() + HANG;
+        self.until_within(what, HANG, pred)
+    }
+
+    /// As `until`, waiting up to `wait` (for a long job, such as building tables).
+    fn until_within(
+        &mut self,
+        what: &str,
+        wait: Duration,
+        pred: impl Fn(&str) -> bool,
+    ) -> Vec<String> {
+        let deadline = Instant::now() + wait;
         let mut got = Vec::new();
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -769,7 +779,8 @@ fn missing_tables_are_built_in_the_background() {
     e.send("position startpos");
     let (best, _) = e.go("depth 3");
     best_move(&Chess::default(), &best);
-    let lines = e.until("tables ready", |l| {
+    // The 35 DTM and DTZ50 tables: about 35 s on 2 idle cores, more on a busy machine.
+    let lines = e.until_within("tables ready", 5 * HANG, |l| {
         l.starts_with("info string tables ready")
     });
     assert!(

@@ -2,8 +2,9 @@
 //! (fastest mate, longest resistance, or the search's choice among the drawing moves), others
 //! by the search. Under the 50-move rule (`Syzygy50MoveRule`, the default) the tables' moves
 //! are those that win within the rule from the position's halfmove clock, the fastest mate by
-//! DTM among them ([`rule50`]); without DTZ50 tables, or with the option off, pure DTM. At a limited strength (`UCI_LimitStrength`) every position is played by the
-//! weakened search.
+//! DTM among them ([`rule50`]); without DTZ50 tables, or with the option off, pure DTM.
+//! Positions beyond Retro's tables are played from the Syzygy tables of `SyzygyPath`. At a
+//! limited strength (`UCI_LimitStrength`) every position is played by the weakened search.
 
 use shakmaty::{Chess, Move, Position};
 
@@ -77,10 +78,7 @@ pub fn think(
     if let Some(tb) = tables {
         if params.rule50 {
             if let Ok(ranked) = rule50::rank_moves(tb, pos) {
-                let allowed: Vec<&RuleMove> = ranked
-                    .iter()
-                    .filter(|r| params.root_moves.is_empty() || params.root_moves.contains(&r.mv))
-                    .collect();
+                let allowed = allowed(params, &ranked);
                 if let Some(&&best) = allowed.first() {
                     control.add_tbhits(2 * ranked.len() as u64);
                     if best.outcome != Outcome::Draw || best.dtm.wdl() != Wdl::Draw {
@@ -88,13 +86,11 @@ pub fn think(
                     }
                     // Drawn by the position itself: the search picks among the moves that keep
                     // the draw without the rule's help.
-                    let drawing: Vec<Move> = allowed
+                    let drawing = allowed
                         .iter()
-                        .filter(|r| r.outcome == Outcome::Draw && r.dtm.wdl() == Wdl::Draw)
-                        .map(|r| r.mv)
-                        .collect();
+                        .filter(|r| r.outcome == Outcome::Draw && r.dtm.wdl() == Wdl::Draw);
                     let restricted = SearchParams {
-                        root_moves: drawing,
+                        root_moves: drawing.map(|r| r.mv).collect(),
                         ..params.clone()
                     };
                     return search::search(&restricted, tt, heuristics, tables, control, &on_info);
@@ -129,10 +125,7 @@ pub fn think(
         let pieces = pos.board().occupied().count();
         if pieces <= params.syzygy_limit && !pos.castles().any() {
             if let Some(ranked) = rule50::rank_moves_syzygy(sz, pos) {
-                let allowed: Vec<&RuleMove> = ranked
-                    .iter()
-                    .filter(|r| params.root_moves.is_empty() || params.root_moves.contains(&r.mv))
-                    .collect();
+                let allowed = allowed(params, &ranked);
                 if let Some(&&best) = allowed.first() {
                     control.add_tbhits(ranked.len() as u64);
                     if best.outcome != Outcome::Draw {
@@ -153,13 +146,9 @@ pub fn think(
                             probes,
                         );
                     }
-                    let drawing: Vec<Move> = allowed
-                        .iter()
-                        .filter(|r| r.outcome == Outcome::Draw)
-                        .map(|r| r.mv)
-                        .collect();
+                    let drawing = allowed.iter().filter(|r| r.outcome == Outcome::Draw);
                     let restricted = SearchParams {
-                        root_moves: drawing,
+                        root_moves: drawing.map(|r| r.mv).collect(),
                         ..params.clone()
                     };
                     return search::search(&restricted, tt, heuristics, tables, control, &on_info);
@@ -168,6 +157,14 @@ pub fn think(
         }
     }
     search::search(params, tt, heuristics, tables, control, &on_info)
+}
+
+/// The ranked moves that `go searchmoves` allows (all when it named none).
+fn allowed<'r>(params: &SearchParams, ranked: &'r [RuleMove]) -> Vec<&'r RuleMove> {
+    ranked
+        .iter()
+        .filter(|r| params.root_moves.is_empty() || params.root_moves.contains(&r.mv))
+        .collect()
 }
 
 /// The table's move under the 50-move rule, reported with the line of such moves as its
