@@ -39,6 +39,17 @@ pub enum ConfigError {
         /// The range allowed.
         range: String,
     },
+    /// A directory of `syzygy_path` that, once resolved, cannot be written in the
+    /// `:`-separated path of the SyzygyPath option.
+    #[error("{}: syzygy_path: {} {reason}", .path.display(), .dir.display())]
+    SyzygyDirectory {
+        /// The file.
+        path: PathBuf,
+        /// The directory, resolved.
+        dir: PathBuf,
+        /// Why it cannot be used.
+        reason: &'static str,
+    },
 }
 
 /// A TOML error's message on one line.
@@ -68,6 +79,15 @@ pub struct Config {
     /// Where `retro play` saves its games; `games` in the working directory when absent.
     /// Relative to the file's directory.
     pub games_dir: Option<PathBuf>,
+    /// Directories of Syzygy tables separated by `:` (UCI option SyzygyPath); none when
+    /// absent. Each relative directory is taken from the file's directory.
+    pub syzygy_path: Option<String>,
+    /// The most pieces a position may have to be probed in the Syzygy tables (UCI option
+    /// SyzygyProbeLimit).
+    pub syzygy_probe_limit: usize,
+    /// Table positions are played and scored under the 50-move rule (UCI option
+    /// Syzygy50MoveRule); off, by pure DTM.
+    pub syzygy_50_move_rule: bool,
 }
 
 /// The range of [`Config::hash`] and of the Hash option.
@@ -76,6 +96,8 @@ pub const HASH_RANGE: std::ops::RangeInclusive<usize> = 1..=65536;
 pub const THREADS_RANGE: std::ops::RangeInclusive<usize> = 1..=256;
 /// The range of [`Config::move_overhead`] and of the Move Overhead option.
 pub const OVERHEAD_RANGE: std::ops::RangeInclusive<u64> = 0..=5000;
+/// The range of [`Config::syzygy_probe_limit`] and of the SyzygyProbeLimit option.
+pub const SYZYGY_PROBE_LIMIT_RANGE: std::ops::RangeInclusive<usize> = 0..=7;
 
 /// A log level (the `log` crate's filter).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -120,6 +142,9 @@ impl Default for Config {
             move_overhead: 30,
             build_missing_tables: true,
             games_dir: None,
+            syzygy_path: None,
+            syzygy_probe_limit: 7,
+            syzygy_50_move_rule: true,
         }
     }
 }
@@ -163,6 +188,13 @@ impl Config {
                 format!("{OVERHEAD_RANGE:?}"),
             ));
         }
+        if !SYZYGY_PROBE_LIMIT_RANGE.contains(&c.syzygy_probe_limit) {
+            return Err(range_error(
+                "syzygy_probe_limit",
+                c.syzygy_probe_limit.to_string(),
+                format!("{SYZYGY_PROBE_LIMIT_RANGE:?}"),
+            ));
+        }
         if let Some(dir) = path.parent() {
             // An empty table path means no tables.
             if c.table_path.is_relative() && !c.table_path.as_os_str().is_empty() {
@@ -172,6 +204,9 @@ impl Config {
                 if let Some(f) = f.as_mut().filter(|f| f.is_relative()) {
                     *f = dir.join(&*f);
                 }
+            }
+            if let Some(p) = c.syzygy_path.take() {
+                c.syzygy_path = Some(resolve_syzygy_path(&p, dir, path)?);
             }
         }
         Ok(c)
@@ -208,6 +243,34 @@ impl Config {
     }
 }
 
+/// The `:`-separated Syzygy path `p` with each relative directory taken from `dir` (the
+/// directory of the file `file`); empty entries are dropped.
+///
+/// # Errors
+/// A resolved directory that is not UTF-8 or holds the separator `:`.
+fn resolve_syzygy_path(p: &str, dir: &Path, file: &Path) -> Result<String, ConfigError> {
+    let mut out: Vec<String> = Vec::new();
+    for entry in p.split(':').map(str::trim).filter(|e| !e.is_empty()) {
+        let d = Path::new(entry);
+        if d.is_absolute() {
+            out.push(entry.to_string());
+            continue;
+        }
+        let joined = dir.join(d);
+        let error = |reason| ConfigError::SyzygyDirectory {
+            path: file.to_path_buf(),
+            dir: joined.clone(),
+            reason,
+        };
+        let text = joined.to_str().ok_or_else(|| error("is not valid UTF-8"))?;
+        if text.contains(':') {
+            return Err(error("contains ':', the separator of the path"));
+        }
+        out.push(text.to_string());
+    }
+    Ok(out.join(":"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,6 +289,9 @@ mod tests {
         assert!(c.build_missing_tables);
         assert_eq!(c.log_file, None);
         assert_eq!(c.games_dir, None);
+        assert_eq!(c.syzygy_path, None);
+        assert_eq!(c.syzygy_probe_limit, 7);
+        assert!(c.syzygy_50_move_rule);
     }
 
     #[test]
@@ -238,6 +304,13 @@ mod tests {
                 "move_overhead = 9999",
                 "move_overhead = 9999 is out of range 0..=5000",
             ),
+            (
+                "syzygy_probe_limit = 8",
+                "syzygy_probe_limit = 8 is out of range 0..=7",
+            ),
+            ("syzygy_probe_limit = -1", "line 1"),
+            ("syzygy_50_move_rule = \"no\"", "line 1"),
+            ("syzygy_path = 5", "line 1"),
             ("hash = -1", "line 1"),
         ] {
             let e = Config::parse(text, p).expect_err(text).to_string();
@@ -268,6 +341,36 @@ mod tests {
         assert_eq!(
             Config::parse("", p).expect("empty").log_level,
             LogLevel::Warn
+        );
+    }
+
+    #[test]
+    fn syzygy_keys_are_read_and_their_directories_resolved() {
+        let p = Path::new("/x/engine.toml");
+        let c = Config::parse(
+            "syzygy_path = \"syzygy:/abs/wdl: ../dtz :\"\nsyzygy_probe_limit = 5\n\
+             syzygy_50_move_rule = false",
+            p,
+        )
+        .expect("valid");
+        assert_eq!(
+            c.syzygy_path.as_deref(),
+            Some("/x/syzygy:/abs/wdl:/x/../dtz")
+        );
+        assert_eq!(c.syzygy_probe_limit, 5);
+        assert!(!c.syzygy_50_move_rule);
+        for limit in [0, 7] {
+            let c = Config::parse(&format!("syzygy_probe_limit = {limit}"), p).expect("in range");
+            assert_eq!(c.syzygy_probe_limit, limit);
+        }
+        let c = Config::parse("syzygy_path = \"\"", p).expect("valid");
+        assert_eq!(c.syzygy_path.as_deref(), Some(""));
+        let e = Config::parse("syzygy_path = \"s\"", Path::new("/a:b/engine.toml"))
+            .expect_err("separator in the resolved directory")
+            .to_string();
+        assert_eq!(
+            e,
+            "/a:b/engine.toml: syzygy_path: /a:b/s contains ':', the separator of the path"
         );
     }
 }

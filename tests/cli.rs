@@ -263,6 +263,22 @@ fn a_bad_engine_toml_is_refused_with_its_line() {
         err.contains("engine.toml") && err.contains("line 2"),
         "{err}"
     );
+    std::fs::write(&cfg, "syzygy_probe_limit = 8\n").expect("write");
+    let out = retro(
+        &[
+            "--config",
+            cfg.to_str().expect("utf-8"),
+            "probe",
+            "8/8/8/8/8/8/8/K6k w - - 0 1",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("engine.toml: syzygy_probe_limit = 8 is out of range 0..=7"),
+        "{err}"
+    );
     let missing = retro(&["--config", "/nonexistent/engine.toml", "probe"], "");
     assert_eq!(missing.status.code(), Some(2));
     assert!(text(&missing.stderr).contains("/nonexistent/engine.toml"));

@@ -515,6 +515,60 @@ fn syzygy_tables_play_where_retros_own_are_missing() {
     e.quit();
 }
 
+/// The Syzygy keys of engine.toml are the defaults `uci` declares and what the engine uses
+/// before any `setoption`: KRvK, beyond Retro's (absent) tables, is played from the Syzygy
+/// tables of `syzygy_path`, and not with `syzygy_probe_limit` below its 3 pieces.
+#[test]
+fn engine_toml_sets_the_syzygy_options() {
+    let syzygy = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/syzygy");
+    let has_tbhits = |lines: &[String]| {
+        lines
+            .iter()
+            .any(|l| l.contains("tbhits") && !l.contains("tbhits 0"))
+    };
+    let mut e = Engine::start(&format!(
+        "syzygy_path = {:?}\nsyzygy_probe_limit = 4\nsyzygy_50_move_rule = false",
+        syzygy.display().to_string()
+    ));
+    let lines = e.handshake();
+    for opt in [
+        format!(
+            "option name SyzygyPath type string default {}",
+            syzygy.display()
+        ),
+        "option name SyzygyProbeLimit type spin default 4 min 0 max 7".to_string(),
+        "option name Syzygy50MoveRule type check default false".to_string(),
+    ] {
+        assert!(lines.contains(&opt), "{opt} in {lines:?}");
+    }
+    e.send("position fen 8/8/8/4k3/8/8/8/R3K3 w - - 0 1");
+    let (best, lines) = e.go("depth 1");
+    best_move(&position("8/8/8/4k3/8/8/8/R3K3 w - - 0 1"), &best);
+    assert!(has_tbhits(&lines), "no Syzygy probe in {lines:?}");
+    e.quit();
+
+    let mut e = Engine::start(&format!(
+        "syzygy_path = {:?}\nsyzygy_probe_limit = 2",
+        syzygy.display().to_string()
+    ));
+    let lines = e.handshake();
+    assert!(
+        lines.contains(&"option name SyzygyProbeLimit type spin default 2 min 0 max 7".to_string()),
+        "{lines:?}"
+    );
+    assert!(
+        lines.contains(&"option name Syzygy50MoveRule type check default true".to_string()),
+        "{lines:?}"
+    );
+    e.send("position fen 8/8/8/4k3/8/8/8/R3K3 w - - 0 1");
+    let (_, lines) = e.go("depth 1");
+    assert!(
+        !has_tbhits(&lines),
+        "a Syzygy probe beyond the limit in {lines:?}"
+    );
+    e.quit();
+}
+
 #[test]
 fn limited_strength_searches_within_its_budget_without_the_tables() {
     let tables = tempfile::tempdir().expect("tempdir");

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::strength::{DEFAULT_ELO, ELO_RANGE};
-use crate::config::{Config, HASH_RANGE, OVERHEAD_RANGE, THREADS_RANGE};
+use crate::config::{Config, HASH_RANGE, OVERHEAD_RANGE, SYZYGY_PROBE_LIMIT_RANGE, THREADS_RANGE};
 
 /// The option values.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -145,9 +145,9 @@ impl Options {
             table_path: c.table_path.clone(),
             ponder: false,
             limit_strength: false,
-            rule50: true,
-            syzygy_path: String::new(),
-            syzygy_probe_limit: 7,
+            rule50: c.syzygy_50_move_rule,
+            syzygy_path: c.syzygy_path.clone().unwrap_or_default(),
+            syzygy_probe_limit: c.syzygy_probe_limit,
             elo: DEFAULT_ELO,
         }
     }
@@ -225,7 +225,12 @@ impl Options {
                     },
                 },
             },
-            spin("SyzygyProbeLimit", self.syzygy_probe_limit as i64, 0, 7),
+            spin(
+                "SyzygyProbeLimit",
+                wide(self.syzygy_probe_limit),
+                wide(*SYZYGY_PROBE_LIMIT_RANGE.start()),
+                wide(*SYZYGY_PROBE_LIMIT_RANGE.end()),
+            ),
             button("Clear Hash"),
             button("Show DTM"),
             button("Show Legality"),
@@ -303,7 +308,7 @@ impl Options {
                 Ok(OptionChange::SyzygyPath)
             }
             "syzygyprobelimit" => {
-                self.syzygy_probe_limit = spin(name, &need(value)?, 0..=7)?;
+                self.syzygy_probe_limit = spin(name, &need(value)?, SYZYGY_PROBE_LIMIT_RANGE)?;
                 Ok(OptionChange::None)
             }
             "clear hash" => Ok(OptionChange::ClearHash),
@@ -399,5 +404,48 @@ mod tests {
         );
         assert_eq!(o.syzygy_path, "/a:/b");
         assert_eq!(o.specs().len(), 13);
+    }
+
+    #[test]
+    fn the_syzygy_options_take_their_defaults_from_the_config() {
+        let d = Options::from_config(&Config::default());
+        assert_eq!(
+            (d.syzygy_path.as_str(), d.syzygy_probe_limit, d.rule50),
+            ("", 7, true)
+        );
+        let c = Config::parse(
+            "syzygy_path = \"syz\"\nsyzygy_probe_limit = 4\nsyzygy_50_move_rule = false",
+            std::path::Path::new("/cfg/engine.toml"),
+        )
+        .expect("valid");
+        let o = Options::from_config(&c);
+        assert_eq!(o.syzygy_path, "/cfg/syz");
+        assert_eq!(o.syzygy_probe_limit, 4);
+        assert!(!o.rule50);
+        let kind = |name: &str| {
+            o.specs()
+                .into_iter()
+                .find(|s| s.name == name)
+                .map(|s| s.kind)
+                .expect(name)
+        };
+        assert_eq!(
+            kind("SyzygyPath"),
+            OptionKind::Text {
+                default: "/cfg/syz".to_string()
+            }
+        );
+        assert_eq!(
+            kind("SyzygyProbeLimit"),
+            OptionKind::Spin {
+                default: 4,
+                min: 0,
+                max: 7
+            }
+        );
+        assert_eq!(
+            kind("Syzygy50MoveRule"),
+            OptionKind::Check { default: false }
+        );
     }
 }

@@ -108,7 +108,7 @@ pub struct Engine {
 impl Engine {
     /// An engine with the defaults of `config`, reporting to `reporter`. Opens the tables of
     /// the configured directory (and starts building the missing 3-4-piece ones when the
-    /// configuration asks for it).
+    /// configuration asks for it) and the Syzygy tables of its `syzygy_path`.
     pub fn new(config: &Config, reporter: Reporter) -> Engine {
         let mut options = Options::from_config(config);
         let tt = match TranspositionTable::new(options.hash) {
@@ -135,6 +135,7 @@ impl Engine {
         };
         let dir = engine.options.table_path.clone();
         engine.load_tables(&dir, true);
+        engine.load_syzygy(true);
         engine
     }
 
@@ -361,24 +362,7 @@ impl Engine {
                     None => {}
                 }
             }
-            OptionChange::SyzygyPath => {
-                let path = self.options.syzygy_path.clone();
-                self.syzygy = None;
-                if path.trim().is_empty() {
-                    self.notice(Notice::SyzygyOff);
-                } else {
-                    match Syzygy::open(&path) {
-                        Ok(sz) => {
-                            self.notice(Notice::SyzygyOpened {
-                                files: sz.files(),
-                                pieces: sz.max_pieces(),
-                            });
-                            self.syzygy = Some(Arc::new(sz));
-                        }
-                        Err(e) => self.notice(Notice::SyzygyUnavailable(e.to_string())),
-                    }
-                }
-            }
+            OptionChange::SyzygyPath => self.load_syzygy(false),
             OptionChange::None | OptionChange::ShowDtm | OptionChange::ShowLegality => {}
         }
         Ok(change)
@@ -571,6 +555,38 @@ impl Engine {
             return;
         }
         self.build_in_background(dir, missing);
+    }
+
+    /// Opens the Syzygy tables of the SyzygyPath option. Setting the option reports what was
+    /// opened (or that the tables are off); at the start, where the path comes from
+    /// engine.toml, only a path that cannot be used is reported.
+    fn load_syzygy(&mut self, at_start: bool) {
+        let path = self.options.syzygy_path.clone();
+        self.syzygy = None;
+        if path.trim().is_empty() {
+            if !at_start {
+                self.notice(Notice::SyzygyOff);
+            }
+            return;
+        }
+        match Syzygy::open(&path) {
+            Ok(sz) => {
+                if at_start {
+                    log::info!(
+                        "Syzygy: {} table files, up to {} pieces, in {path}",
+                        sz.files(),
+                        sz.max_pieces()
+                    );
+                } else {
+                    self.notice(Notice::SyzygyOpened {
+                        files: sz.files(),
+                        pieces: sz.max_pieces(),
+                    });
+                }
+                self.syzygy = Some(Arc::new(sz));
+            }
+            Err(e) => self.notice(Notice::SyzygyUnavailable(e.to_string())),
+        }
     }
 
     /// Builds `missing` into `dir` on a thread of its own; when it ends, the tables are
