@@ -2,8 +2,30 @@
 //!
 //! `cargo bench --bench probe`. Builds the tables it needs into a temporary directory first
 //! (or uses `RETRO_BENCH_TABLES`, building what is missing there).
+//!
+//! Group `probe`, on 4096 random positions of the 3-4-piece [`MATERIALS`] (throughput: one
+//! element per probe):
+//! - `position`: Retro's DTM probe ([`Tablebase::probe`]);
+//! - `position_cached_table`: the same on KQvK alone, whose table stays in the cache;
+//! - `piece_list`: the DTM lookup from a ready piece list, without the board's conversion;
+//! - `dtz`: Retro's DTZ50 probe ([`Tablebase::probe_dtz`], the DTM and the DTZ50 table).
+//!
+//! Group `syzygy`, the same positions probed in the Syzygy files of `tests/data/syzygy` through
+//! shakmaty-syzygy (memory-mapped, as the engine opens them with [`Syzygy::open`]):
+//! - `wdl`: the WDL class just after a zeroing move (the `.rtbw` file);
+//! - `dtz`: the DTZ (the `.rtbz` file; it stores one side to move, so the other side's DTZ
+//!   probes the positions after each move).
+//!
+//! A material of [`MATERIALS`] without both Syzygy files there is left out of every benchmark,
+//! so that Retro and Syzygy are timed on the same positions; without the directory the `syzygy`
+//! group is skipped.
+//!
+//! Group `probe5`: a compressed 5-piece table, when `RETRO_BENCH_TABLES` holds KQRvKR.
 
-use std::{hint::black_box, path::PathBuf};
+use std::{
+    hint::black_box,
+    path::{Path, PathBuf},
+};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use retro::{
@@ -11,6 +33,7 @@ use retro::{
     tablebase::{
         lookup,
         pieces::{pieces_of_board, to_slots},
+        syzygy::Syzygy,
         Material, Tablebase, Tables,
     },
 };
@@ -67,7 +90,36 @@ fn random_positions(n: usize, materials: &[&str]) -> Vec<Chess> {
     out
 }
 
+/// The Syzygy tables of `tests/data/syzygy` and the materials of [`MATERIALS`] they hold (both
+/// files: a position of the material probes in each), or `None` and all of [`MATERIALS`] when
+/// the directory cannot be opened.
+fn syzygy_and_materials() -> (Option<Syzygy>, Vec<&'static str>) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/syzygy");
+    let sz = match Syzygy::open(dir.to_str().expect("utf-8 path")) {
+        Ok(sz) => sz,
+        Err(e) => {
+            eprintln!("syzygy: {e}; the syzygy benchmarks are skipped");
+            return (None, MATERIALS.to_vec());
+        }
+    };
+    let (have, missing): (Vec<&str>, Vec<&str>) = MATERIALS.iter().partition(|m| {
+        let pos = &random_positions(1, &[**m])[0];
+        sz.probe_wdl(pos).is_some() && sz.probe_dtz(pos).is_some()
+    });
+    if !missing.is_empty() {
+        eprintln!(
+            "syzygy: no Syzygy files for {missing:?} in {}; left out of every benchmark",
+            dir.display()
+        );
+    }
+    if have.is_empty() {
+        return (None, MATERIALS.to_vec());
+    }
+    (Some(sz), have)
+}
+
 fn bench(c: &mut Criterion) {
+    let (syzygy, materials) = syzygy_and_materials();
     let (_tmp, dir) = match std::env::var_os("RETRO_BENCH_TABLES") {
         Some(p) => (None, PathBuf::from(p)),
         None => {
@@ -76,23 +128,30 @@ fn bench(c: &mut Criterion) {
             (Some(t), p)
         }
     };
-    let materials: Vec<Material> = MATERIALS
+    let mut to_build: Vec<Material> = materials
         .iter()
         .map(|m| m.parse().expect("material"))
         .collect();
+    let kqvk: Material = "KQvK".parse().expect("material");
+    if !to_build.contains(&kqvk) {
+        to_build.push(kqvk);
+    }
     let opts = BuildOptions {
         out: dir.clone(),
         force: false,
         progress: false,
         compression: Default::default(),
     };
-    build(&materials, &opts, |_| {}).expect("tables build");
+    build(&to_build, &opts, |_| {}).expect("tables build");
     let tb = Tablebase::open(&dir).expect("tables");
-    let positions = random_positions(4096, &MATERIALS);
+    let positions = random_positions(4096, &materials);
     let small = random_positions(4096, &["KQvK"]);
     // Open every table and touch the pages once.
     for p in positions.iter().chain(&small) {
         tb.probe(p).expect("probe");
+    }
+    for p in &positions {
+        tb.probe_dtz(p).expect("DTZ50 probe");
     }
     let pieces: Vec<_> = positions
         .iter()
@@ -127,8 +186,44 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
+    g.bench_function("dtz", |b| {
+        b.iter(|| {
+            for p in &positions {
+                black_box(tb.probe_dtz(black_box(p)).ok());
+            }
+        })
+    });
     g.finish();
+    if let Some(sz) = &syzygy {
+        syzygy_probes(c, sz, &positions);
+    }
     five_pieces(c, &tb);
+}
+
+/// The same positions probed in the Syzygy tables: WDL after a zeroing move, and DTZ.
+fn syzygy_probes(c: &mut Criterion, sz: &Syzygy, positions: &[Chess]) {
+    // Open every file and touch the pages once.
+    for p in positions {
+        sz.probe_wdl(p).expect("Syzygy WDL probe");
+        sz.probe_dtz(p).expect("Syzygy DTZ probe");
+    }
+    let mut g = c.benchmark_group("syzygy");
+    g.throughput(Throughput::Elements(positions.len() as u64));
+    g.bench_function("wdl", |b| {
+        b.iter(|| {
+            for p in positions {
+                black_box(sz.probe_wdl(black_box(p)));
+            }
+        })
+    });
+    g.bench_function("dtz", |b| {
+        b.iter(|| {
+            for p in positions {
+                black_box(sz.probe_dtz(black_box(p)));
+            }
+        })
+    });
+    g.finish();
 }
 
 /// A compressed 5-piece table, when `RETRO_BENCH_TABLES` holds KQRvKR (it is not built here:
