@@ -362,17 +362,17 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
         });
     }
     let start = Instant::now();
-    let (dtm, legal, mut summary) = if have_dtm {
+    let (dtm, mut summary) = if have_dtm {
         let t = Table::open(&path, Some(material))?.into_memory([true, true])?;
         let dtm = dtz::dtm_values(&t).map_err(|e| BuildError::Dtz(e.into()))?;
         let (mut summary, _) = summarize(material, &dtm[0], &dtm[1], 0);
         summary.dtm_present = true;
         summary.bytes = file_bytes(&path);
-        (dtm, None, summary)
+        (dtm, summary)
     } else {
         build_dtm(material, opts)?
     };
-    let z = build_dtz(material, opts, &dtm, legal.as_ref())?;
+    let z = build_dtz(material, opts, &dtm)?;
     summary.dtz = Some(z);
     summary.raw_bytes = 4 * dtm[0].len() as u64;
     summary.bytes += z.bytes;
@@ -380,13 +380,12 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
     Ok(summary)
 }
 
-/// Solves and writes the DTM table of `material`: its values (white, black to move), the legal
-/// entries of each side, and its summary.
-#[allow(clippy::type_complexity)]
+/// Solves and writes the DTM table of `material`: its values (white, black to move) and its
+/// summary.
 fn build_dtm(
     material: Material,
     opts: &BuildOptions,
-) -> Result<([Vec<u8>; 2], Option<[Vec<u64>; 2]>, TableSummary), BuildError> {
+) -> Result<([Vec<u8>; 2], TableSummary), BuildError> {
     let start = Instant::now();
     let bar = if opts.progress {
         ProgressBar::new(0)
@@ -425,17 +424,16 @@ fn build_dtm(
         written.orders
     );
     summary.bytes = written.bytes;
-    Ok(([solved.white, solved.black], Some(solved.legal), summary))
+    Ok(([solved.white, solved.black], summary))
 }
 
 /// Solves and writes the DTZ50 table of `material` from its DTM values `dtm` (white, black to
-/// move) and the DTZ50 tables of its sub-materials; `legal` marks the entries that are
-/// positions, when known (the others are stored as whatever compresses best).
+/// move) and the DTZ50 tables of its sub-materials. Only the wins and losses are kept: the
+/// file stores whatever compresses best at draws and at entries that are no position.
 fn build_dtz(
     material: Material,
     opts: &BuildOptions,
     dtm: &[Vec<u8>; 2],
-    legal: Option<&[Vec<u64>; 2]>,
 ) -> Result<DtzSummary, BuildError> {
     let start = Instant::now();
     let sub = Wdl50Tables::open_for(&opts.out, material)?;
@@ -471,7 +469,7 @@ fn build_dtz(
         TableData {
             white: &white,
             black: &black,
-            legal: legal.map(|l| [&l[0][..], &l[1][..]]),
+            legal: Some([&solved.kept[0], &solved.kept[1]]),
         },
         stats,
         Encoding::for_material(material, opts.compression),

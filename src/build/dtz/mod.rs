@@ -32,7 +32,7 @@ mod sub;
 use std::{
     collections::BTreeMap,
     sync::{
-        atomic::{AtomicU16, Ordering::Relaxed},
+        atomic::{AtomicU16, AtomicU64, Ordering::Relaxed},
         Mutex,
     },
 };
@@ -71,6 +71,19 @@ type Item = u64;
 
 const fn item(idx: u64, side: usize) -> Item {
     (idx << 1) | side as u64
+}
+
+fn set_bit(bits: &[AtomicU64], idx: u64) {
+    bits[(idx / 64) as usize].fetch_or(1 << (idx % 64), Relaxed);
+}
+
+fn clear_bit(bits: &[AtomicU64], idx: u64) {
+    bits[(idx / 64) as usize].fetch_and(!(1 << (idx % 64)), Relaxed);
+}
+
+fn has_bit(bits: &[AtomicU64], idx: u64) -> bool {
+    bits.get((idx / 64) as usize)
+        .is_some_and(|w| w.load(Relaxed) & (1 << (idx % 64)) != 0)
 }
 
 /// Why a DTZ solve failed.
@@ -112,6 +125,10 @@ pub struct DtzSolved {
     pub white: Vec<Dtz>,
     /// Values with black to move.
     pub black: Vec<Dtz>,
+    /// Per side, a bit per entry (bit `i % 64` of word `i / 64`) set for the wins and losses:
+    /// the only entries whose DTZ a probe reads (for a draw the DTM table says draw, and the
+    /// other entries are no position), so a compressed file may store anything elsewhere.
+    pub kept: [Vec<u64>; 2],
 }
 
 /// One legal move, as the solve needs it.
@@ -136,6 +153,10 @@ pub struct DtzSolver<'a> {
     sub: &'a Wdl50Tables,
     plans: Vec<Option<ExitPlan>>,
     cells: [Atomics<AtomicU16>; 2],
+    /// Per side, a bit per entry that is an undecided win or loss: the un-moves look here
+    /// first (an eighth of the cells' memory, so mostly in cache) and touch the cells of these
+    /// entries only. Draws and entries that are no position never have it.
+    open: [Atomics<AtomicU64>; 2],
     error: Mutex<Option<DtzError>>,
 }
 
@@ -171,6 +192,7 @@ impl<'a> DtzSolver<'a> {
         let ix = IndexScheme::new(material);
         let size = ix.size() as usize;
         let mk = || Atomics::<AtomicU16>::zeroed(size, Pages::Default);
+        let bits = || Atomics::<AtomicU64>::zeroed(size.div_ceil(64), Pages::Default);
         DtzSolver {
             material,
             slots: ix.slots().to_vec(),
@@ -180,6 +202,7 @@ impl<'a> DtzSolver<'a> {
             dtm,
             sub,
             cells: [mk(), mk()],
+            open: [bits(), bits()],
             error: Mutex::new(None),
         }
     }
@@ -349,6 +372,7 @@ impl<'a> DtzSolver<'a> {
         });
         if winner {
             cell.store(WINNER, Relaxed);
+            set_bit(&self.open[side], idx);
             if exit > 0 {
                 seeds.push((exit, item(idx, side)));
             }
@@ -376,6 +400,7 @@ impl<'a> DtzSolver<'a> {
             _ => 2,
         };
         cell.store(LOSER | (code << EXIT_SHIFT) | keys.len() as u16, Relaxed);
+        set_bit(&self.open[side], idx);
     }
 
     /// Calls `f` with the position after each legal move of `side` in `sq`, and the move; only
@@ -616,10 +641,14 @@ impl<'a> DtzSolver<'a> {
         if cur & DECIDED != 0 {
             return cur & LOSS != 0 && cur & DEPTH == d;
         }
-        cur & WINNER != 0
+        let won = cur & WINNER != 0
             && cell
                 .compare_exchange(cur, DECIDED | d, Relaxed, Relaxed)
-                .is_ok()
+                .is_ok();
+        if won {
+            clear_bit(&self.open[side], idx as u64);
+        }
+        won
     }
 
     /// The un-moves from the frontier of depth `d`: what they decide at `d + 1`, and the losses
@@ -661,10 +690,13 @@ impl<'a> DtzSolver<'a> {
         };
         let lost = self.cells[side][idx as usize].load(Relaxed) & LOSS != 0;
         preds.clear();
-        self.predecessors(&sq, idx, side, preds);
-        preds.sort_unstable();
-        preds.dedup();
         let ps = 1 - side;
+        self.predecessors(&sq, idx, side, preds);
+        if !lost {
+            // A loser's counter counts distinct successors.
+            preds.sort_unstable();
+            preds.dedup();
+        }
         for &p in preds.iter() {
             let Some(c) = self.cells[ps].get(p as usize) else {
                 continue;
@@ -678,6 +710,7 @@ impl<'a> DtzSolver<'a> {
                     && c.compare_exchange(cur, DECIDED | (d + 1), Relaxed, Relaxed)
                         .is_ok()
                 {
+                    clear_bit(&self.open[ps], p);
                     next.push(item(p, ps));
                 }
             } else if cur & LOSER != 0 {
@@ -694,6 +727,7 @@ impl<'a> DtzSolver<'a> {
                             (d + 1, 0)
                         };
                         c.store(DECIDED | LOSS | zeroes | v, Relaxed);
+                        clear_bit(&self.open[ps], p);
                         if v == d + 1 {
                             next.push(item(p, ps));
                         } else {
@@ -706,10 +740,13 @@ impl<'a> DtzSolver<'a> {
         }
     }
 
-    /// The entries, with the other side to move, from which a move of a piece other than a
-    /// pawn, capturing nothing, leads to `sq` (entry `idx`, `side` to move).
+    /// The undecided wins and losses, with the other side to move, from which a move of a
+    /// piece other than a pawn, capturing nothing, leads to `sq` (entry `idx`, `side` to move).
+    /// An un-move that leaves the side to move in `sq` in check gives no position; its entry
+    /// is never open, so the open bits drop it with the rest.
     fn predecessors(&self, sq: &Squares, idx: u64, side: usize, out: &mut Vec<u64>) {
         let mover = color_of(1 - side);
+        let open = &self.open[1 - side];
         let occ = occupancy(sq, self.n);
         for i in 0..self.n {
             let (c, r) = self.slots[i];
@@ -721,18 +758,12 @@ impl<'a> DtzSolver<'a> {
             while origins != 0 {
                 let from = origins.trailing_zeros() as u8;
                 origins &= origins - 1;
-                let mut p = *sq;
-                p[i] = from;
-                let occp = (occ & !(1u64 << at)) | (1u64 << from);
-                // The side to move here must not have been in check before the move.
-                if attacked(&self.slots, &p, p[side], mover, occp, usize::MAX) {
-                    continue;
-                }
-                if let Some(pi) = self
-                    .ix
-                    .moved(idx, sq, i, from)
-                    .or_else(|| self.ix.index(&p))
-                {
+                let pi = self.ix.moved(idx, sq, i, from).or_else(|| {
+                    let mut p = *sq;
+                    p[i] = from;
+                    self.ix.index(&p)
+                });
+                if let Some(pi) = pi.filter(|&pi| has_bit(open, pi)) {
                     out.push(pi);
                 }
             }
@@ -762,9 +793,23 @@ impl<'a> DtzSolver<'a> {
                 })
                 .collect()
         };
+        let kept = |side: usize| -> Vec<u64> {
+            self.cells[side]
+                .par_chunks(64)
+                .map(|cells| {
+                    cells.iter().enumerate().fold(0u64, |w, (i, c)| {
+                        w | (u64::from(c.load(Relaxed) & DECIDED != 0) << i)
+                    })
+                })
+                .collect()
+        };
         let white = out(0)?;
         let black = out(1)?;
-        Ok(DtzSolved { white, black })
+        Ok(DtzSolved {
+            white,
+            black,
+            kept: [kept(0), kept(1)],
+        })
     }
 }
 
