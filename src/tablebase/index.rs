@@ -343,6 +343,9 @@ impl IndexScheme {
             if self.slots[slot].1 == Role::Pawn && !(8..56).contains(&to) {
                 return None;
             }
+            if self.strides[slot] == 0 {
+                return self.moved_in_group(idx, sq, slot, to);
+            }
             let st = self.stride(sq, slot)?;
             return Some((idx + u64::from(to) * st) - u64::from(sq[slot]) * st);
         }
@@ -354,6 +357,36 @@ impl IndexScheme {
         let old = kings.get(sq[0], sq[1])?;
         let new = kings.get(wk, bk)?;
         Some((idx + new * self.king_stride) - old * self.king_stride)
+    }
+
+    /// `moved` for a piece with identical companions: only their group's digit changes (the
+    /// combination index of their squares), as long as the symmetry stays the same.
+    fn moved_in_group(&self, idx: u64, sq: &Squares, slot: usize, to: u8) -> Option<u64> {
+        if self.scheme == Scheme::Pawnless && on_diagonal(sq[0]) && on_diagonal(sq[1]) {
+            return None;
+        }
+        let g = self
+            .groups
+            .iter()
+            .find(|g| (g.start..g.start + g.len).contains(&slot))?;
+        let offset = if g.pawn { 8 } else { 0 };
+        let digit = |vals: &mut [u8]| -> u64 {
+            vals.sort_unstable();
+            vals.iter()
+                .enumerate()
+                .map(|(i, &v)| BINOM[usize::from(v - offset)][i + 1])
+                .sum()
+        };
+        let mut before = [0u8; MAX_PIECES];
+        let mut after = [0u8; MAX_PIECES];
+        for k in 0..g.len {
+            let s = sq[g.start + k];
+            before[k] = s;
+            after[k] = if g.start + k == slot { to } else { s };
+        }
+        let old = digit(&mut before[..g.len]);
+        let new = digit(&mut after[..g.len]);
+        Some((idx + new * g.stride) - old * g.stride)
     }
 
     /// The index of a position given by its squares in slot order, in any orientation. `None`
