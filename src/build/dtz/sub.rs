@@ -7,7 +7,10 @@ use rayon::prelude::*;
 
 use super::DtzError;
 use crate::{
-    build::solve::exits::ExitPlan,
+    build::{
+        solve::{exits::ExitPlan, Stage},
+        stage_successors,
+    },
     tablebase::{
         format::{file_name, Metric, Table},
         index::{IndexScheme, Squares},
@@ -40,15 +43,16 @@ impl Wdl50Data {
         }
     }
 
-    /// The classes of a material read from its DTM and DTZ tables in `dir`.
+    /// The classes of a material read from its DTM and DTZ tables in `dir`, for the sides to
+    /// move (white, black) that `sides` asks for.
     ///
     /// # Errors
     /// A missing or invalid table, or a DTZ table that does not fit its DTM table.
-    pub fn read(dir: &Path, material: Material) -> Result<Wdl50Data, DtzError> {
-        let dtm = Table::open(&dir.join(file_name(material)), Some(material))?
-            .into_memory([true, true])?;
+    pub fn read(dir: &Path, material: Material, sides: [bool; 2]) -> Result<Wdl50Data, DtzError> {
+        let dtm =
+            Table::open(&dir.join(file_name(material)), Some(material))?.into_memory(sides)?;
         let dtz = Table::open_dtz(&dir.join(Metric::Dtz.file_name(material)), Some(material))?
-            .into_memory([true, true])?;
+            .into_memory(sides)?;
         let n = dtm.scheme().size();
         let side = |white: bool| -> Result<Vec<i8>, DtzError> {
             (0..n)
@@ -62,10 +66,9 @@ impl Wdl50Data {
                 })
                 .collect()
         };
-        Ok(Wdl50Data::from_classes(
-            material,
-            [Some(side(true)?), Some(side(false)?)],
-        ))
+        let white = if sides[0] { Some(side(true)?) } else { None };
+        let black = if sides[1] { Some(side(false)?) } else { None };
+        Ok(Wdl50Data::from_classes(material, [white, black]))
     }
 
     /// The material.
@@ -81,14 +84,16 @@ pub struct Wdl50Tables {
 }
 
 impl Wdl50Tables {
-    /// The classes of every table a zeroing move of `material` leads to, read from `dir`.
+    /// The classes of every table a zeroing move of `material` leads to, read from `dir`:
+    /// of each, only the side to move that such a move leaves (half the memory and the reading
+    /// of both).
     ///
     /// # Errors
     /// As [`Wdl50Data::read`].
     pub fn open_for(dir: &Path, material: Material) -> Result<Wdl50Tables, DtzError> {
         let mut out = Wdl50Tables::default();
-        for m in material.successors() {
-            out.insert(Arc::new(Wdl50Data::read(dir, m)?));
+        for (m, sides) in stage_successors(material, Stage::InitBoth) {
+            out.insert(Arc::new(Wdl50Data::read(dir, m, sides)?));
         }
         Ok(out)
     }
