@@ -370,22 +370,27 @@ impl IndexScheme {
             .iter()
             .find(|g| (g.start..g.start + g.len).contains(&slot))?;
         let offset = if g.pawn { 8 } else { 0 };
-        let digit = |vals: &mut [u8]| -> u64 {
-            vals.sort_unstable();
-            vals.iter()
-                .enumerate()
-                .map(|(i, &v)| BINOM[usize::from(v - offset)][i + 1])
-                .sum()
+        let at = |k: usize| usize::from(sq[g.start + k] - offset);
+        let to = usize::from(to - offset);
+        let (old, new) = if g.len == 2 {
+            // The common case, without sorting: the other piece and the moved one.
+            let (a, b) = (at(0), at(1));
+            let other = if g.start == slot { b } else { a };
+            let pair = |x: usize, y: usize| BINOM[x.min(y)][1] + BINOM[x.max(y)][2];
+            (pair(a, b), pair(other, to))
+        } else {
+            let digit = |vals: &mut [usize]| -> u64 {
+                vals.sort_unstable();
+                vals.iter().enumerate().map(|(i, &v)| BINOM[v][i + 1]).sum()
+            };
+            let mut before = [0usize; MAX_PIECES];
+            let mut after = [0usize; MAX_PIECES];
+            for k in 0..g.len {
+                before[k] = at(k);
+                after[k] = if g.start + k == slot { to } else { at(k) };
+            }
+            (digit(&mut before[..g.len]), digit(&mut after[..g.len]))
         };
-        let mut before = [0u8; MAX_PIECES];
-        let mut after = [0u8; MAX_PIECES];
-        for k in 0..g.len {
-            let s = sq[g.start + k];
-            before[k] = s;
-            after[k] = if g.start + k == slot { to } else { s };
-        }
-        let old = digit(&mut before[..g.len]);
-        let new = digit(&mut after[..g.len]);
         Some((idx + new * g.stride) - old * g.stride)
     }
 

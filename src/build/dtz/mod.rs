@@ -157,6 +157,9 @@ pub struct DtzSolver<'a> {
     /// first (an eighth of the cells' memory, so mostly in cache) and touch the cells of these
     /// entries only. Draws and entries that are no position never have it.
     open: [Atomics<AtomicU64>; 2],
+    /// Per side to move, the class of that side's king square (`IndexScheme::square_class`)
+    /// in each king placement: the pass's partitions.
+    king_class: [Vec<u8>; 2],
     error: Mutex<Option<DtzError>>,
 }
 
@@ -193,6 +196,12 @@ impl<'a> DtzSolver<'a> {
         let size = ix.size() as usize;
         let mk = || Atomics::<AtomicU16>::zeroed(size, Pages::Default);
         let bits = || Atomics::<AtomicU64>::zeroed(size.div_ceil(64), Pages::Default);
+        let king_class = [0, 1].map(|side| {
+            ix.king_placements()
+                .iter()
+                .map(|&(wk, bk)| ix.square_class(if side == 0 { wk } else { bk }))
+                .collect()
+        });
         DtzSolver {
             material,
             slots: ix.slots().to_vec(),
@@ -203,6 +212,7 @@ impl<'a> DtzSolver<'a> {
             sub,
             cells: [mk(), mk()],
             open: [bits(), bits()],
+            king_class,
             error: Mutex::new(None),
         }
     }
@@ -653,15 +663,31 @@ impl<'a> DtzSolver<'a> {
 
     /// The un-moves from the frontier of depth `d`: what they decide at `d + 1`, and the losses
     /// their exits decide later, with their depth.
+    ///
+    /// A predecessor differs from its node only in a piece of the side that moved, so the king
+    /// of the side to move in the node stands on the same square there (up to the symmetry of
+    /// its index): split by that side and the class of that king's square, the nodes of
+    /// different parts have no predecessor in common, and each part updates its predecessors'
+    /// cells with plain loads and stores (the atomic read-modify-write operations of shared
+    /// updates stall the thread's outstanding cache misses).
     #[allow(clippy::type_complexity)]
     fn pass(&self, frontier: &[Item], d: u16) -> (Vec<Item>, Vec<(u16, Item)>) {
-        let parts: Vec<(Vec<Item>, Vec<(u16, Item)>)> = frontier
-            .par_chunks(512)
-            .map(|chunk| {
+        let stride = self.ix.king_stride();
+        let mut parts_in: Vec<Vec<Item>> = vec![Vec::new(); 128];
+        for &it in frontier {
+            let side = (it & 1) as usize;
+            let placement = ((it >> 1) / stride) as usize;
+            let class = self.king_class[side].get(placement).copied().unwrap_or(0);
+            parts_in[side * 64 + usize::from(class & 63)].push(it);
+        }
+        let parts: Vec<(Vec<Item>, Vec<(u16, Item)>)> = parts_in
+            .into_par_iter()
+            .filter(|p| !p.is_empty())
+            .map(|part| {
                 let mut next = Vec::new();
                 let mut late = Vec::new();
                 let mut preds = Vec::with_capacity(128);
-                for &it in chunk {
+                for &it in &part {
                     self.unmove(it, d, &mut preds, &mut next, &mut late);
                 }
                 (next, late)
@@ -701,20 +727,22 @@ impl<'a> DtzSolver<'a> {
             let Some(c) = self.cells[ps].get(p as usize) else {
                 continue;
             };
+            // This part alone updates this cell (see `pass`).
             let cur = c.load(Relaxed);
             if cur & DECIDED != 0 {
                 continue;
             }
             if lost {
-                if cur & WINNER != 0
-                    && c.compare_exchange(cur, DECIDED | (d + 1), Relaxed, Relaxed)
-                        .is_ok()
-                {
+                if cur & WINNER != 0 {
+                    c.store(DECIDED | (d + 1), Relaxed);
                     clear_bit(&self.open[ps], p);
                     next.push(item(p, ps));
                 }
             } else if cur & LOSER != 0 {
-                let prev = c.fetch_sub(1, Relaxed);
+                let prev = cur;
+                if prev & COUNT != 0 {
+                    c.store(prev - 1, Relaxed);
+                }
                 match prev & COUNT {
                     0 => self.inconsistent(p, ps, "more decided successors than moves".into()),
                     1 => {
