@@ -11,9 +11,10 @@
 //!   must end in mate within the rule: a failure is a bug in the tables or the move order.
 //!
 //! Ignored: it needs the 5-piece DTM and DTZ50 tables (build-tables --max-pieces 5), in
-//! `RETRO_TABLES5` or the project's tables/. Materials with both files present are sampled.
+//! `RETRO_TABLES` or the project's tables/. Materials with both files present are sampled.
 //! `cargo test --release --test rule50_dtm_play -- --ignored --nocapture`; set
-//! `RETRO_RULE50_POSITIONS` for another count than 10,000.
+//! `RETRO_RULE50_POSITIONS` for another count than 10,000, `RETRO_RULE50_CLOCK` for another
+//! starting halfmove clock than 0 (the positions are then wins within the rule from that clock).
 
 use std::{
     collections::BTreeMap,
@@ -41,7 +42,7 @@ impl Rng {
 }
 
 fn tables_dir() -> PathBuf {
-    std::env::var_os("RETRO_TABLES5").map_or_else(
+    std::env::var_os("RETRO_TABLES").map_or_else(
         || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tables"),
         PathBuf::from,
     )
@@ -49,7 +50,7 @@ fn tables_dir() -> PathBuf {
 
 /// A random legal position of `m` (no en passant square), or `None` for a placement that is
 /// none.
-fn random_position(m: Material, rng: &mut Rng) -> Option<Chess> {
+fn random_position(m: Material, clock: u32, rng: &mut Rng) -> Option<Chess> {
     let mut board = Board::empty();
     for (color, role) in m.slots() {
         let sq = Square::new((rng.next() % 64) as u32);
@@ -66,6 +67,7 @@ fn random_position(m: Material, rng: &mut Rng) -> Option<Chess> {
         Color::Black
     };
     setup.castling_rights = Bitboard::EMPTY;
+    setup.halfmoves = clock;
     let pos: Chess = setup.position(CastlingMode::Standard).ok()?;
     pos.legal_ep_square().is_none().then_some(pos)
 }
@@ -141,17 +143,23 @@ fn pure_dtm_play_against_the_50_move_rule() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(10_000);
+    let clock: u32 = std::env::var("RETRO_RULE50_CLOCK")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
     // The positions: drawn once, in order, so that the sample is the same on every run.
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut positions = Vec::new();
     let mut drawn = 0u64;
     while positions.len() < want {
         let m = materials[(rng.next() % materials.len() as u64) as usize];
-        let Some(pos) = random_position(m, &mut rng) else {
+        let Some(pos) = random_position(m, clock, &mut rng) else {
             continue;
         };
         drawn += 1;
-        if tb.probe_dtz(&pos).is_ok_and(|d| d.wdl50() == Wdl50::Win) {
+        if tb.probe_dtz(&pos).is_ok_and(|d| {
+            d.wdl50() == Wdl50::Win && rule50::outcome(d, clock) == rule50::Outcome::Win
+        }) {
             positions.push((m, pos));
         }
     }
@@ -204,8 +212,8 @@ fn pure_dtm_play_against_the_50_move_rule() {
         }
     }
     println!(
-        "{} won positions (WDL50 win, clock 0) of {} materials, from {drawn} random positions; \
-         played in {:.0} s",
+        "{} won positions (WDL50 win within the rule from clock {clock}) of {} materials, from \
+         {drawn} random positions; played in {:.0} s",
         positions.len(),
         materials.len(),
         start.elapsed().as_secs_f64()
