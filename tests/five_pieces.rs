@@ -33,6 +33,20 @@ fn kqrvkr_agrees_with_syzygy_and_brute_force_and_the_engine_plays_it() {
     assert_eq!(n, 5000);
     assert_eq!(bad, 0);
 
+    // The DTZ50 table against Syzygy's WDL50 and DTZ.
+    let (mut exact, mut rounded) = (0, 0);
+    for line in text.lines() {
+        let (pos, wdl, dtz) = sample_values(line);
+        let got = tb.probe_dtz(&pos).expect("covered");
+        match dtz_agrees(got, wdl, dtz) {
+            Some(true) => exact += 1,
+            Some(false) => rounded += 1,
+            None => panic!("{line}: Retro WDL50 {} DTZ {got}", got.wdl50()),
+        }
+    }
+    eprintln!("KQRvKR DTZ50: {exact} equal to Syzygy's, {rounded} one ply off its rounding");
+    assert_eq!(exact + rounded, 5000);
+
     // The search itself, on a known mate in 2 (3 plies) with no mate in 1.
     let mate_in_2 = position("5R2/8/8/4K3/8/7k/3Q2r1/8 w - - 0 1");
     assert!(mates_within(&mate_in_2, 3) && !mates_within(&mate_in_2, 1));
@@ -153,21 +167,47 @@ fn short_mates_agree(probed: &[(Chess, Value)]) -> (u64, u64, u64) {
     (exact, bounded, bad)
 }
 
-/// Parses a Syzygy sample line `FEN<TAB>wdl<TAB>dtz` (optionally led by `MATERIAL<TAB>`).
-fn sample_line(line: &str) -> (Chess, Wdl) {
+/// Parses a Syzygy sample line `FEN<TAB>wdl<TAB>dtz` (optionally led by `MATERIAL<TAB>`): the
+/// position, Syzygy's WDL50 (-2 to 2) and its DTZ.
+fn sample_values(line: &str) -> (Chess, i32, i32) {
     let fields: Vec<&str> = line.split('\t').collect();
-    let (fen, wdl) = match fields.len() {
-        3 => (fields[0], fields[1]),
-        4 => (fields[1], fields[2]),
+    let (fen, wdl, dtz) = match fields.len() {
+        3 => (fields[0], fields[1], fields[2]),
+        4 => (fields[1], fields[2], fields[3]),
         _ => panic!("bad sample line {line:?}"),
     };
-    let pos = position(fen);
-    let wdl = match wdl.parse::<i32>().expect("wdl").signum() {
+    let n = |s: &str| s.parse::<i32>().expect("number");
+    (position(fen), n(wdl), n(dtz))
+}
+
+/// A sample line's position and its result without the 50-move rule.
+fn sample_line(line: &str) -> (Chess, Wdl) {
+    let (pos, wdl, _) = sample_values(line);
+    let wdl = match wdl.signum() {
         1 => Wdl::Win,
         -1 => Wdl::Loss,
         _ => Wdl::Draw,
     };
     (pos, wdl)
+}
+
+/// Whether Retro's DTZ50 `got` agrees with Syzygy's `wdl` and `dtz`: `Some(true)` when equal,
+/// `Some(false)` when one ply off the way Syzygy's values stored in full moves are (a win of
+/// even DTZ one ply short, a loss of odd DTZ one ply nearer zero), `None` otherwise.
+fn dtz_agrees(got: retro::tablebase::Dtz, wdl: i32, dtz: i32) -> Option<bool> {
+    if i32::from(got.wdl50().to_i8()) != wdl {
+        return None;
+    }
+    let got = i32::from(got.0);
+    if got == dtz {
+        Some(true)
+    } else if (dtz > 0 && dtz % 2 == 0 && got == dtz + 1)
+        || (dtz < 0 && dtz % 2 != 0 && got == dtz - 1)
+    {
+        Some(false)
+    } else {
+        None
+    }
 }
 
 /// The directory of the built tables: `RETRO_TABLES`, or the project's `tables/`.
@@ -201,12 +241,26 @@ fn built_tables_agree_with_syzygy_samples() {
         files.push(full);
     }
     let mut per: BTreeMap<String, (u64, u64, u64)> = BTreeMap::new();
+    // DTZ50, where the material's DTZ50 table is there: equal, off by Syzygy's rounding, wrong.
+    let mut per_dtz: BTreeMap<String, [u64; 3]> = BTreeMap::new();
     let mut covered: BTreeMap<String, Vec<(Chess, Value)>> = BTreeMap::new();
     for f in &files {
         let text = std::fs::read_to_string(f).expect("sample");
         for line in text.lines().filter(|l| !l.is_empty()) {
             let (pos, expected) = sample_line(line);
             let name = Material::of_board(pos.board()).canonical().name();
+            if let Ok(got) = tb.probe_dtz(&pos) {
+                let (_, wdl, dtz) = sample_values(line);
+                let d = per_dtz.entry(name.clone()).or_default();
+                match dtz_agrees(got, wdl, dtz) {
+                    Some(true) => d[0] += 1,
+                    Some(false) => d[1] += 1,
+                    None => {
+                        d[2] += 1;
+                        eprintln!("{line}: Retro WDL50 {} DTZ {got}", got.wdl50());
+                    }
+                }
+            }
             let e = per.entry(name.clone()).or_default();
             match tb.probe(&pos) {
                 Ok(v) => {
@@ -233,6 +287,12 @@ fn built_tables_agree_with_syzygy_samples() {
     );
     assert!(compared > 0, "no 5-piece table in {}", dir.display());
     assert_eq!(bad, 0);
+    let mut dtz_bad = 0;
+    for (m, [eq, off, wrong]) in &per_dtz {
+        eprintln!("{m:<8} DTZ50: {eq:>6} equal, {off:>4} off by Syzygy's rounding, {wrong} wrong");
+        dtz_bad += wrong;
+    }
+    assert_eq!(dtz_bad, 0);
 
     let (mut exact, mut bounded, mut wrong) = (0, 0, 0);
     for (m, probed) in &covered {
