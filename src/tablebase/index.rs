@@ -394,6 +394,34 @@ impl IndexScheme {
         Some((idx + new * g.stride) - old * g.stride)
     }
 
+    /// Whether two moves (or two un-moves) of the side whose king is not in slot `fixed` can lead
+    /// from `sq` to the same entry. Two positions share an entry only when a symmetry of the
+    /// index maps one onto the other; both keep that king on its square, so the symmetry is the
+    /// reflection through the long diagonal it stands on (pawnless tables only). If `σ` maps `P1
+    /// = P - x + a` onto `P2 = P - y + b`, then `σ(P)` and `P` differ in at most two pieces; so
+    /// when more than two pieces have no piece of their kind on their mirror square, every move
+    /// leads to an entry of its own.
+    pub fn may_coincide(&self, sq: &Squares, fixed: usize) -> bool {
+        if self.scheme != Scheme::Pawnless {
+            return false;
+        }
+        let Some(t) = diagonal_reflection(sq[fixed]) else {
+            return false;
+        };
+        let mut unmatched = 0;
+        for i in 0..self.slots.len() {
+            let image = transform(t, sq[i]);
+            let kind = self.slots[i];
+            if !(0..self.slots.len()).any(|j| sq[j] == image && self.slots[j] == kind) {
+                unmatched += 1;
+                if unmatched > 2 {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
     /// The index of a position given by its squares in slot order, in any orientation. `None`
     /// if the kings touch, a pawn stands on the first or last rank, or a square is off the
     /// board. Overlapping pieces are not detected here.
@@ -545,6 +573,20 @@ impl IndexScheme {
             decode_group(g, gi, sq);
         }
         rem
+    }
+}
+
+/// The reflection of the board through the long diagonal that holds `sq` (a1-h8 or a8-h1), as a
+/// symmetry of `transform`; `None` when `sq` is on neither.
+#[inline]
+const fn diagonal_reflection(sq: u8) -> Option<u8> {
+    let (f, r) = (sq & 7, sq >> 3);
+    if f == r {
+        Some(4)
+    } else if f + r == 7 {
+        Some(7)
+    } else {
+        None
     }
 }
 

@@ -344,6 +344,10 @@ impl<'a> DtzSolver<'a> {
             return;
         }
         keys.clear();
+        // A loser's counter counts distinct successors: only where two moves may reach the same
+        // entry are the entries listed and deduplicated.
+        let dedupe = !winner && self.ix.may_coincide(sq, 1 - side);
+        let mut counted = 0usize;
         // Winner: the fewest plies an exit gives (1 or 101); loser: the most.
         let mut exit: u16 = 0;
         let mut moves = 0u32;
@@ -370,7 +374,7 @@ impl<'a> DtzSolver<'a> {
                 } else {
                     exit.max(plies)
                 };
-            } else if !winner {
+            } else if dedupe {
                 let key = self
                     .ix
                     .moved(idx, sq, mv.slot, mv.to)
@@ -378,6 +382,8 @@ impl<'a> DtzSolver<'a> {
                 if let Some(k) = key {
                     keys.push(k);
                 }
+            } else if !winner {
+                counted += 1;
             }
         });
         if winner {
@@ -388,13 +394,16 @@ impl<'a> DtzSolver<'a> {
             }
             return;
         }
-        keys.sort_unstable();
-        keys.dedup();
-        if keys.len() > usize::from(COUNT) {
-            self.inconsistent(idx, side, format!("{} successors", keys.len()));
+        if dedupe {
+            keys.sort_unstable();
+            keys.dedup();
+            counted = keys.len();
+        }
+        if counted > usize::from(COUNT) {
+            self.inconsistent(idx, side, format!("{counted} successors"));
             return;
         }
-        if keys.is_empty() {
+        if counted == 0 {
             if exit == 0 {
                 self.inconsistent(idx, side, format!("a loss with {moves} moves and no exit"));
                 return;
@@ -409,7 +418,7 @@ impl<'a> DtzSolver<'a> {
             1 => 1,
             _ => 2,
         };
-        cell.store(LOSER | (code << EXIT_SHIFT) | keys.len() as u16, Relaxed);
+        cell.store(LOSER | (code << EXIT_SHIFT) | counted as u16, Relaxed);
         set_bit(&self.open[side], idx);
     }
 
@@ -718,8 +727,9 @@ impl<'a> DtzSolver<'a> {
         preds.clear();
         let ps = 1 - side;
         self.predecessors(&sq, idx, side, preds);
-        if !lost {
-            // A loser's counter counts distinct successors.
+        if !lost && self.ix.may_coincide(&sq, side) {
+            // A loser's counter counts distinct successors, and two un-moves may reach the
+            // same entry here.
             preds.sort_unstable();
             preds.dedup();
         }

@@ -366,7 +366,7 @@ mod tests {
                     assert!(solver.summarize(&sq, idx, side, Keys::Dedupe, &mut distinct));
                     let mut all = MoveSummary::new();
                     assert!(solver.summarize(&sq, idx, side, Keys::Count, &mut all));
-                    if solver.may_coincide(&sq, 1 - side) {
+                    if solver.ix.may_coincide(&sq, 1 - side) {
                         guarded += 1;
                         repeats += u64::from(distinct.nkeys < all.nkeys);
                     } else {
@@ -374,7 +374,7 @@ mod tests {
                     }
                     // Un-moves into `side`'s position (the other side moved last).
                     solver.predecessors(item(idx, side, 0), 1, &mut found);
-                    if !solver.may_coincide(&sq, side) {
+                    if !solver.ix.may_coincide(&sq, side) {
                         let mut p = found.preds[..found.np].to_vec();
                         p.sort_unstable();
                         p.dedup();

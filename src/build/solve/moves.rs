@@ -5,7 +5,7 @@ use shakmaty::{attacks, Role};
 
 use super::{color_of, item::item, Solver};
 use crate::tablebase::{
-    index::{transform, Scheme, Squares},
+    index::Squares,
     material::MAX_PIECES,
     pieces::{attacks_from, occupancy, square},
     Tables, Value, Wdl,
@@ -18,20 +18,6 @@ pub(super) enum Keys {
     Count,
     /// One per distinct successor entry.
     Dedupe,
-}
-
-/// The reflection of the board through the long diagonal that holds `sq` (a1-h8 or a8-h1), as a
-/// symmetry of `transform`; `None` when `sq` is on neither.
-#[inline]
-const fn diagonal_reflection(sq: u8) -> Option<u8> {
-    let (f, r) = (sq & 7, sq >> 3);
-    if f == r {
-        Some(4)
-    } else if f + r == 7 {
-        Some(7)
-    } else {
-        None
-    }
 }
 
 /// Summary of one position's moves.
@@ -245,39 +231,11 @@ impl<T: Tables + Sync + Default> Solver<T> {
     /// How in-table moves from `sq` (with `side` to move) must be counted: as distinct entries
     /// only where two of them may reach the same one (see `may_coincide`).
     pub(super) fn keys_mode(&self, sq: &Squares, side: usize) -> Keys {
-        if self.may_coincide(sq, 1 - side) {
+        if self.ix.may_coincide(sq, 1 - side) {
             Keys::Dedupe
         } else {
             Keys::Count
         }
-    }
-
-    /// Whether two moves (or two un-moves) of the side whose king is not in slot `fixed` can lead
-    /// from `sq` to the same entry. Two positions share an entry only when a symmetry of the
-    /// index maps one onto the other; both keep that king on its square, so the symmetry is the
-    /// reflection through the long diagonal it stands on (pawnless tables only). If `σ` maps `P1
-    /// = P - x + a` onto `P2 = P - y + b`, then `σ(P)` and `P` differ in at most two pieces; so
-    /// when more than two pieces have no piece of their kind on their mirror square, every move
-    /// leads to an entry of its own.
-    pub(super) fn may_coincide(&self, sq: &Squares, fixed: usize) -> bool {
-        if self.ix.scheme() != Scheme::Pawnless {
-            return false;
-        }
-        let Some(t) = diagonal_reflection(sq[fixed]) else {
-            return false;
-        };
-        let mut unmatched = 0;
-        for i in 0..self.n {
-            let image = transform(t, sq[i]);
-            let kind = self.slots[i];
-            if !(0..self.n).any(|j| sq[j] == image && self.slots[j] == kind) {
-                unmatched += 1;
-                if unmatched > 2 {
-                    return false;
-                }
-            }
-        }
-        true
     }
 
     fn add_exit(&self, out: &mut MoveSummary, v: Value) {

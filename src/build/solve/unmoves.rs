@@ -87,7 +87,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
         };
         // Predecessors can coincide only in nearly symmetric pawnless positions (see
         // `may_coincide`).
-        let dedupe = self.may_coincide(&sq, side);
+        let dedupe = self.ix.may_coincide(&sq, side);
         let discovered = self.discovery_masks(&sq, occ, side);
         let Preds {
             preds,
