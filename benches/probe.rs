@@ -37,54 +37,22 @@ use retro::{
         Material, Tablebase, Tables,
     },
 };
-use shakmaty::{Bitboard, Board, CastlingMode, Chess, Color, Piece, Position, Setup, Square};
+use shakmaty::{Chess, Color, Position};
 
 const MATERIALS: [&str; 5] = ["KQvKR", "KPvKP", "KRPvK", "KBNvK", "KQvK"];
 
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
+#[path = "../tests/common/random.rs"]
+mod random;
 
 fn random_positions(n: usize, materials: &[&str]) -> Vec<Chess> {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = random::Rng(0x9E37_79B9_7F4A_7C15);
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
         let m: Material = materials[out.len() % materials.len()]
             .parse()
             .expect("material");
-        let mut board = Board::empty();
-        let mut ok = true;
-        for (color, role) in m.slots() {
-            let sq = Square::new((rng.next() % 64) as u32);
-            if board.piece_at(sq).is_some() {
-                ok = false;
-                break;
-            }
-            board.set_piece_at(sq, Piece { color, role });
-        }
-        if !ok {
-            continue;
-        }
-        let mut setup = Setup::empty();
-        setup.board = board;
-        setup.turn = if rng.next().is_multiple_of(2) {
-            Color::White
-        } else {
-            Color::Black
-        };
-        setup.castling_rights = Bitboard::EMPTY;
-        if let Ok(pos) = setup.position::<Chess>(CastlingMode::Standard) {
-            if pos.legal_ep_square().is_none() {
-                out.push(pos);
-            }
+        if let Some(pos) = random::random_position(m, 0, &mut rng) {
+            out.push(pos);
         }
     }
     out

@@ -247,34 +247,27 @@ fn probe_takes_the_table_path_from_engine_toml() {
 fn a_bad_engine_toml_is_refused_with_its_line() {
     let dir = tempfile::tempdir().expect("tempdir");
     let cfg = dir.path().join("engine.toml");
-    std::fs::write(&cfg, "table_path = \"t\"\nhash = [\n").expect("write");
-    let out = retro(
-        &[
-            "--config",
-            cfg.to_str().expect("utf-8"),
-            "probe",
-            "8/8/8/8/8/8/8/K6k w - - 0 1",
-        ],
-        "",
-    );
-    assert_eq!(out.status.code(), Some(2));
-    let err = text(&out.stderr);
+    // `retro probe` with `contents` as its engine.toml: exit status 2 and the error text.
+    let refused = |contents: &str| -> String {
+        std::fs::write(&cfg, contents).expect("write");
+        let out = retro(
+            &[
+                "--config",
+                cfg.to_str().expect("utf-8"),
+                "probe",
+                "8/8/8/8/8/8/8/K6k w - - 0 1",
+            ],
+            "",
+        );
+        assert_eq!(out.status.code(), Some(2), "{contents}");
+        text(&out.stderr)
+    };
+    let err = refused("table_path = \"t\"\nhash = [\n");
     assert!(
         err.contains("engine.toml") && err.contains("line 2"),
         "{err}"
     );
-    std::fs::write(&cfg, "syzygy_probe_limit = 8\n").expect("write");
-    let out = retro(
-        &[
-            "--config",
-            cfg.to_str().expect("utf-8"),
-            "probe",
-            "8/8/8/8/8/8/8/K6k w - - 0 1",
-        ],
-        "",
-    );
-    assert_eq!(out.status.code(), Some(2));
-    let err = text(&out.stderr);
+    let err = refused("syzygy_probe_limit = 8\n");
     assert!(
         err.contains("engine.toml: syzygy_probe_limit = 8 is out of range 0..=7"),
         "{err}"

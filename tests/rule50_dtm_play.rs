@@ -16,60 +16,28 @@
 //! `RETRO_RULE50_POSITIONS` for another count than 10,000, `RETRO_RULE50_CLOCK` for another
 //! starting halfmove clock than 0 (the positions are then wins within the rule from that clock).
 
+#[path = "common/random.rs"]
+mod random;
+
 use std::{
     collections::BTreeMap,
     path::PathBuf,
     sync::atomic::{AtomicUsize, Ordering::Relaxed},
 };
 
+use random::{random_position, Rng};
 use rayon::prelude::*;
 use retro::{
     engine::rule50,
     tablebase::{Material, Tablebase, Wdl50},
 };
-use shakmaty::{Bitboard, Board, CastlingMode, Chess, Color, Piece, Position, Setup, Square};
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
+use shakmaty::{Chess, Position};
 
 fn tables_dir() -> PathBuf {
     std::env::var_os("RETRO_TABLES").map_or_else(
         || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tables"),
         PathBuf::from,
     )
-}
-
-/// A random legal position of `m` (no en passant square), or `None` for a placement that is
-/// none.
-fn random_position(m: Material, clock: u32, rng: &mut Rng) -> Option<Chess> {
-    let mut board = Board::empty();
-    for (color, role) in m.slots() {
-        let sq = Square::new((rng.next() % 64) as u32);
-        if board.piece_at(sq).is_some() {
-            return None;
-        }
-        board.set_piece_at(sq, Piece { color, role });
-    }
-    let mut setup = Setup::empty();
-    setup.board = board;
-    setup.turn = if rng.next().is_multiple_of(2) {
-        Color::White
-    } else {
-        Color::Black
-    };
-    setup.castling_rights = Bitboard::EMPTY;
-    setup.halfmoves = clock;
-    let pos: Chess = setup.position(CastlingMode::Standard).ok()?;
-    pos.legal_ep_square().is_none().then_some(pos)
 }
 
 /// How a game ended.
