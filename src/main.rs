@@ -129,7 +129,7 @@ enum Command {
         #[arg(long, default_value_t = 1000)]
         movetime: u64,
         /// Retro plays the tables by pure DTM, ignoring the 50-move rule (which still ends the
-        /// game).
+        /// game); also what `syzygy_50_move_rule = false` in engine.toml makes the default.
         #[arg(long)]
         no_50_move_rule: bool,
     },
@@ -367,7 +367,7 @@ fn run(command: Option<Command>, config: Config) -> Result<(), CliError> {
                 move_time: Duration::from_millis(movetime),
                 seed,
                 tags: start::play_tags(auto, perfect, side.as_deref(), &first),
-                rule50: !no_50_move_rule,
+                rule50: config.syzygy_50_move_rule && !no_50_move_rule,
             };
             let mut out = stdout.lock();
             session::play(&tb, first, &opts, stdin.lock(), &mut out)?;

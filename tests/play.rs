@@ -448,3 +448,45 @@ fn a_game_that_cannot_be_saved_is_printed() {
     let games = pgn::read(pgn_text).expect("the printed PGN reads back");
     assert_eq!(games[0].moves.len(), 2);
 }
+
+/// `syzygy_50_move_rule = false` in engine.toml makes `retro play` play the tables by pure DTM,
+/// as `--no-50-move-rule` does: from a position of tests/data/rule50.fen (the fastest mate would
+/// cross the rule's 100 plies from the clock at 44), White's first move is then the fastest
+/// mate's, which gives the win under the rule away, and the comment says so; by default Retro
+/// keeps the win within the rule.
+#[test]
+fn engine_toml_can_turn_the_50_move_rule_off_for_play() {
+    let fen = "8/8/8/8/6k1/1Q6/8/K4r2 w - - 44 1";
+    let first = |config: Option<&str>, extra: &[&str]| -> (String, Option<String>) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let games = dir.path().join("games");
+        let cfg = dir.path().join("engine.toml");
+        let mut args: Vec<&str> = Vec::new();
+        if let Some(c) = config {
+            std::fs::write(&cfg, c).expect("engine.toml");
+            args.extend(["--config", cfg.to_str().expect("utf-8")]);
+        }
+        let g = games.to_str().expect("utf-8");
+        args.extend(["play", "--tables", table_dir(), "--fen", fen, "--games", g]);
+        args.extend(["--auto", "--perfect"]);
+        args.extend_from_slice(extra);
+        let out = retro(&args, "");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let (_, game) = saved_game(&games);
+        let pos = game.start.clone();
+        let san = shakmaty::san::San::from_move(&pos, game.moves[0]).to_string();
+        (san, game.comments[0].clone())
+    };
+    let (rule, rule_comment) = first(None, &[]);
+    let (dtm_flag, _) = first(None, &["--no-50-move-rule"]);
+    let (dtm_config, dtm_comment) = first(Some("syzygy_50_move_rule = false\n"), &[]);
+    assert_eq!(rule, "Kb2", "{rule_comment:?}");
+    assert_eq!(dtm_flag, "Ka2");
+    assert_eq!(dtm_config, "Ka2");
+    let said = |c: &Option<String>| {
+        c.as_deref()
+            .is_some_and(|c| c.contains("a draw under the 50-move rule"))
+    };
+    assert!(said(&dtm_comment), "{dtm_comment:?}");
+    assert!(!said(&rule_comment), "{rule_comment:?}");
+}
