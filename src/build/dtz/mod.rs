@@ -43,7 +43,7 @@ use shakmaty::{Color, Role};
 pub use self::sub::{Wdl50Data, Wdl50Tables};
 use super::{
     atomics::{Atomics, Pages},
-    solve::exits::{exit_plans, plan_slot, ExitPlan},
+    solve::exits::{exit_plans, for_each_en_passant, plan_slot, ExitPlan},
 };
 use crate::tablebase::{
     index::{IndexScheme, Squares},
@@ -575,34 +575,19 @@ impl<'a> DtzSolver<'a> {
     /// The best en passant capture for `side` after the opponent's pawn in slot `pawn` pushed
     /// two squares, as `side`'s class; `None` without a legal one.
     fn en_passant(&self, sq: &Squares, side: usize, pawn: usize) -> Option<Wdl50> {
-        let to = sq[pawn];
-        let target = if side == 0 { to + 8 } else { to - 8 };
-        let occ = occupancy(sq, self.n);
         let mut best: Option<Wdl50> = None;
-        for i in 0..self.n {
-            let (c, r) = self.slots[i];
-            if c != color_of(side) || r != Role::Pawn {
-                continue;
+        let mut failed = false;
+        for_each_en_passant(&self.slots, sq, side, pawn, |after| {
+            match self.sub_class(after, pawn, None, 1 - side) {
+                Some(theirs) => {
+                    let mine = theirs.flip();
+                    best = Some(best.map_or(mine, |b| b.max(mine)));
+                }
+                None => failed = true,
             }
-            let from = sq[i];
-            if from >> 3 != to >> 3 || (from & 7).abs_diff(to & 7) != 1 {
-                continue;
-            }
-            let mut after = *sq;
-            after[i] = target;
-            let occ2 = (occ & !(1u64 << from) & !(1u64 << to)) | (1u64 << target);
-            if attacked(
-                &self.slots,
-                &after,
-                after[side],
-                color_of(1 - side),
-                occ2,
-                pawn,
-            ) {
-                continue;
-            }
-            let mine = self.sub_class(&after, pawn, None, 1 - side)?.flip();
-            best = Some(best.map_or(mine, |b| b.max(mine)));
+        });
+        if failed {
+            return None;
         }
         best
     }

@@ -169,29 +169,42 @@ impl<T: Tables + Sync + Default> Solver<T> {
     /// En passant after `side`'s opponent pushed the pawn in slot `pawn` two squares: `None` if
     /// no legal capture exists, else the best capture's value for `side` (to move).
     pub(super) fn ep_value(&self, sq: &Squares, side: usize, pawn: usize) -> Option<Value> {
-        let to = sq[pawn];
-        let target = if side == 0 { to + 8 } else { to - 8 };
-        let occ = occupancy(sq, self.n);
         let mut best: Option<Value> = None;
-        for i in 0..self.n {
-            let (c, r) = self.slots[i];
-            if c != color_of(side) || r != Role::Pawn {
-                continue;
-            }
-            let from = sq[i];
-            if from >> 3 != to >> 3 || (from & 7).abs_diff(to & 7) != 1 {
-                continue;
-            }
-            let mut after = *sq;
-            after[i] = target;
-            let occ2 = (occ & !(1u64 << from) & !(1u64 << to)) | (1u64 << target);
-            if self.in_check(&after, side, occ2, pawn) {
-                continue;
-            }
-            let child = self.exit_value(&after, pawn, None, 1 - side);
+        for_each_en_passant(&self.slots, sq, side, pawn, |after| {
+            let child = self.exit_value(after, pawn, None, 1 - side);
             let v = self.exit_move_value(child);
             best = Some(best.map_or(v, |b| b.max(v)));
-        }
+        });
         best
+    }
+}
+
+/// Calls `f` with the position after each legal en passant capture of `side` (to move in
+/// `sq`, whose pieces are `slots`), after the opponent's pawn in slot `pawn` pushed two
+/// squares; the captured pawn keeps its square in `after` (the caller leaves its slot out).
+pub(in crate::build) fn for_each_en_passant(
+    slots: &[(Color, Role)],
+    sq: &Squares,
+    side: usize,
+    pawn: usize,
+    mut f: impl FnMut(&Squares),
+) {
+    let to = sq[pawn];
+    let target = if side == 0 { to + 8 } else { to - 8 };
+    let occ = occupancy(sq, slots.len());
+    for (i, &(c, r)) in slots.iter().enumerate() {
+        if c != color_of(side) || r != Role::Pawn {
+            continue;
+        }
+        let from = sq[i];
+        if from >> 3 != to >> 3 || (from & 7).abs_diff(to & 7) != 1 {
+            continue;
+        }
+        let mut after = *sq;
+        after[i] = target;
+        let occ2 = (occ & !(1u64 << from) & !(1u64 << to)) | (1u64 << target);
+        if !attacked(slots, &after, after[side], color_of(1 - side), occ2, pawn) {
+            f(&after);
+        }
     }
 }
