@@ -261,9 +261,12 @@ impl<'a> DtzSolver<'a> {
     pub fn solve(self) -> Result<DtzSolved, DtzError> {
         let pawns = self.slots.iter().filter(|s| s.1 == Role::Pawn).count() as u8;
         let (mut init, mut passes) = (0.0, 0.0);
+        let t = std::time::Instant::now();
+        let levels = (pawns > 0).then(|| self.levels());
+        init += t.elapsed().as_secs_f64();
         for level in (0..=6 * pawns).rev() {
             let t = std::time::Instant::now();
-            let seeds = self.init_level(level);
+            let seeds = self.init_level(level, levels.as_deref());
             self.check()?;
             init += t.elapsed().as_secs_f64();
             let t = std::time::Instant::now();
@@ -278,9 +281,25 @@ impl<'a> DtzSolver<'a> {
         self.finish()
     }
 
-    /// The init pass over the entries of one pawn structure rank: exits valued, losers'
-    /// successors counted; returns the seeds by depth.
-    fn init_level(&self, level: u8) -> BTreeMap<u16, Vec<Item>> {
+    /// The pawn structure rank of every entry (`u8::MAX` for unused ones), so that each rank's
+    /// init decodes only its own entries.
+    fn levels(&self) -> Vec<u8> {
+        let chunk = 1usize << 14;
+        let mut out = vec![u8::MAX; self.ix.size() as usize];
+        out.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| {
+            let start = (c * chunk) as u64;
+            self.ix
+                .for_each_used(start, start + part.len() as u64, |idx, sq| {
+                    part[(idx - start) as usize] = self.level(sq);
+                });
+        });
+        out
+    }
+
+    /// The init pass over the entries of one pawn structure rank (`levels`: the rank of every
+    /// entry, `None` without pawns): exits valued, losers' successors counted; returns the
+    /// seeds by depth.
+    fn init_level(&self, level: u8, levels: Option<&[u8]>) -> BTreeMap<u16, Vec<Item>> {
         let size = self.ix.size();
         let chunk = 1u64 << 14;
         let parts: Vec<Vec<(u16, Item)>> = (0..size.div_ceil(chunk))
@@ -288,15 +307,24 @@ impl<'a> DtzSolver<'a> {
             .map(|c| {
                 let mut seeds = Vec::new();
                 let mut keys = Vec::with_capacity(128);
-                self.ix
-                    .for_each_used(c * chunk, (c + 1) * chunk, |idx, sq| {
-                        if self.level(sq) != level {
-                            return;
+                let (start, end) = (c * chunk, ((c + 1) * chunk).min(size));
+                let mut entry = |idx: u64, sq: &Squares| {
+                    for side in 0..2 {
+                        self.init_entry(sq, idx, side, &mut seeds, &mut keys);
+                    }
+                };
+                match levels {
+                    None => self.ix.for_each_used(start, end, |idx, sq| entry(idx, sq)),
+                    Some(levels) => {
+                        let here = levels.get(start as usize..end as usize).unwrap_or(&[]);
+                        for (k, _) in here.iter().enumerate().filter(|(_, &l)| l == level) {
+                            let idx = start + k as u64;
+                            if let Some(sq) = self.ix.decode(idx) {
+                                entry(idx, &sq);
+                            }
                         }
-                        for side in 0..2 {
-                            self.init_entry(sq, idx, side, &mut seeds, &mut keys);
-                        }
-                    });
+                    }
+                }
                 seeds
             })
             .collect();
