@@ -25,7 +25,7 @@ pub enum Score {
 
 impl Score {
     /// The score of a search value (centipawns, or a mate score around
-    /// [`MATE`](super::search::MATE)).
+    /// [`MATE`]).
     pub fn from_search(score: i32) -> Score {
         if score >= MATE_BOUND {
             Score::Mate((MATE - score + 1) / 2)

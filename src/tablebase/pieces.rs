@@ -143,7 +143,7 @@ pub(crate) fn slot_key(color: Color, role: Role) -> u8 {
 }
 
 /// Arranges `pieces` into the slot order of `slots` (which must be in table order, as
-/// [`Material::slots`] gives), flipping colours and ranks when `swap` is set. `None` if they do
+/// [`Material::slots`](crate::tablebase::Material::slots) gives), flipping colours and ranks when `swap` is set. `None` if they do
 /// not fit.
 #[inline]
 pub fn to_slots(pieces: &[Piece], slots: &[(Color, Role)], swap: bool) -> Option<Squares> {
