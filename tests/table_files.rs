@@ -547,3 +547,44 @@ fn dtz_from_a_compressed_dtm_table_equals_the_solved_one() {
     }
     assert!(compared > 1_000_000, "{compared}");
 }
+
+/// A DTZ50 file is checked as a DTM file is: truncated, bit-flipped or a DTM file under its
+/// name, it is refused naming the file; the prober then answers DTZ50 probes with an error
+/// (and DTM probes as before), never a wrong value or a panic.
+#[test]
+fn corrupted_dtz_files_are_refused_and_dtm_probes_go_on() {
+    use retro::tablebase::format::Metric;
+    let (dir, dtm_path, dtm_bytes) = kqvk();
+    let m = common::material("KQvK");
+    let path = dir.path().join(Metric::Dtz.file_name(m));
+    let good = std::fs::read(&path).expect("dtz table written");
+    let pos = parse_fen("8/8/8/4k3/8/8/8/1Q2K3 w - - 0 1").expect("fen");
+    let tb = Tablebase::open(dir.path()).expect("tables");
+    let dtz = tb.probe_dtz(&pos).expect("valid DTZ50 table");
+    assert!(dtz.0 > 0);
+    let mut truncated = good.clone();
+    truncated.truncate(good.len() - 1);
+    let mut flipped = good.clone();
+    flipped[HEADER_LEN + 1000] ^= 0x10;
+    let mut header = good.clone();
+    header[3] ^= 0x01;
+    for (what, bytes) in [
+        ("truncated", &truncated),
+        ("payload bit", &flipped),
+        ("header bit", &header),
+        ("a DTM file", &dtm_bytes),
+    ] {
+        std::fs::write(&path, bytes).expect("write");
+        match Table::open_dtz(&path, Some(m)).and_then(|t| t.check_blocks().map(|()| t)) {
+            Ok(_) => panic!("{what}: accepted"),
+            Err(e) => assert!(
+                e.to_string().contains(&path.display().to_string()),
+                "{what}: the error names the file: {e}"
+            ),
+        }
+        let tb = Tablebase::open(dir.path()).expect("tables");
+        assert!(tb.probe_dtz(&pos).is_err(), "{what}: a DTZ50 value");
+        assert!(tb.probe(&pos).is_ok(), "{what}: the DTM probe stopped");
+    }
+    assert_eq!(std::fs::read(&dtm_path).expect("dtm"), dtm_bytes);
+}
