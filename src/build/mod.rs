@@ -474,6 +474,12 @@ fn build_dtz(
         stats,
         Encoding::for_material(material, opts.compression),
     )?;
+    log::info!(
+        "{}: DTZ50 written in {:.2} s, digit orders {:?}",
+        material.name(),
+        start.elapsed().as_secs_f64() - solve_seconds,
+        written.orders
+    );
     Ok(DtzSummary {
         longest_win: stats.longest_win,
         longest_loss: stats.longest_loss,
