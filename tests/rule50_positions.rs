@@ -9,9 +9,10 @@ mod common;
 use retro::{
     build::verify::entry_position,
     engine::rule50::{self, Outcome},
+    fen::parse_fen,
     tablebase::{index::IndexScheme, Material, Tablebase},
 };
-use shakmaty::{fen::Fen, CastlingMode, Chess, EnPassantMode, Position};
+use shakmaty::{fen::Fen, Chess, EnPassantMode, Position};
 
 /// The materials searched, with captures or pawn moves that a DTM line can postpone.
 const MATERIALS: [&str; 6] = ["KQvKR", "KQvKN", "KQvKB", "KRvKN", "KRvKB", "KQvKP"];
@@ -61,11 +62,7 @@ fn the_set_holds_what_it_claims() {
     let set = read_set();
     assert!(set.len() >= 12, "{} positions", set.len());
     for fen in &set {
-        let pos: Chess = fen
-            .parse::<Fen>()
-            .expect("fen")
-            .into_position(CastlingMode::Standard)
-            .expect("legal");
+        let pos = parse_fen(fen).expect("legal FEN");
         if let Err(e) = check(&tb, &pos) {
             panic!("{fen}: {e}");
         }
@@ -103,12 +100,7 @@ fn find_positions() {
             let mut parts: Vec<&str> = fen.split(' ').collect();
             let c = clock.to_string();
             parts[4] = &c;
-            pos = parts
-                .join(" ")
-                .parse::<Fen>()
-                .expect("fen")
-                .into_position(CastlingMode::Standard)
-                .expect("legal");
+            pos = parse_fen(&parts.join(" ")).expect("legal FEN");
             if check(&tb, &pos).is_ok() {
                 println!("{}", Fen::from_position(&pos, EnPassantMode::Legal));
                 found += 1;

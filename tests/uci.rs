@@ -407,6 +407,44 @@ fn table_positions_under_the_50_move_rule() {
     assert_eq!(last_score(&lines), "mate 14", "{lines:?}");
 }
 
+/// Plays `fen` out: the engine (the side to move, at depth 1, so from its tables) against the
+/// longest defence under the 50-move rule of the tables `tb`; asserts that it mates before the
+/// halfmove clock reaches 100. Returns whether any of its searches reported table hits.
+fn play_to_mate_under_the_rule(
+    e: &mut Engine,
+    tb: &retro::tablebase::Tablebase,
+    fen: &str,
+) -> bool {
+    let mut pos = position(fen);
+    let side = pos.turn();
+    let mut moves: Vec<String> = Vec::new();
+    let mut hits = false;
+    while !pos.is_game_over() {
+        assert!(
+            pos.halfmoves() < 100,
+            "{fen}: drawn by the rule after {moves:?}"
+        );
+        let m = if pos.turn() == side {
+            if moves.is_empty() {
+                e.send(&format!("position fen {fen}"));
+            } else {
+                e.send(&format!("position fen {fen} moves {}", moves.join(" ")));
+            }
+            let (best, lines) = e.go("depth 1");
+            hits |= lines
+                .iter()
+                .any(|l| l.contains("tbhits") && !l.contains("tbhits 0"));
+            best_move(&pos, &best)
+        } else {
+            retro::engine::rule50::rank_moves(tb, &pos).expect("covered")[0].mv
+        };
+        moves.push(m.to_uci(CastlingMode::Standard).to_string());
+        pos.play_unchecked(m);
+    }
+    assert!(pos.is_checkmate() && pos.turn() != side, "{fen}: {moves:?}");
+    hits
+}
+
 /// The positions of tests/data/rule50.fen, where the fastest mate would cross the 50-move rule's
 /// 100 plies but a slower line wins in time, played out: Retro (at depth 1, so from the tables)
 /// against the tables' longest defence under the rule, the game drawn when the halfmove clock
@@ -426,32 +464,7 @@ fn wins_within_the_50_move_rule_where_the_fastest_mate_would_not() {
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
     {
-        let mut pos = position(fen);
-        let retro_side = pos.turn();
-        let mut moves: Vec<String> = Vec::new();
-        while !pos.is_game_over() {
-            assert!(
-                pos.halfmoves() < 100,
-                "{fen}: drawn by the rule after {moves:?}"
-            );
-            let m = if pos.turn() == retro_side {
-                if moves.is_empty() {
-                    e.send(&format!("position fen {fen}"));
-                } else {
-                    e.send(&format!("position fen {fen} moves {}", moves.join(" ")));
-                }
-                let (best, _) = e.go("depth 1");
-                best_move(&pos, &best)
-            } else {
-                retro::engine::rule50::rank_moves(&tb, &pos).expect("covered")[0].mv
-            };
-            moves.push(m.to_uci(CastlingMode::Standard).to_string());
-            pos.play_unchecked(m);
-        }
-        assert!(
-            pos.is_checkmate() && pos.turn() != retro_side,
-            "{fen}: {moves:?}"
-        );
+        play_to_mate_under_the_rule(&mut e, &tb, fen);
         games += 1;
     }
     assert!(games >= 12, "{games} games");
@@ -479,33 +492,7 @@ fn syzygy_tables_play_where_retros_own_are_missing() {
         "8/8/8/4k3/8/8/8/R3K3 w - - 0 1",
         "8/8/3k4/8/8/2r5/8/1Q2K3 w - - 0 1",
     ] {
-        let mut pos = position(fen);
-        let side = pos.turn();
-        let mut moves: Vec<String> = Vec::new();
-        let mut hits = false;
-        while !pos.is_game_over() {
-            assert!(
-                pos.halfmoves() < 100,
-                "{fen}: drawn by the rule after {moves:?}"
-            );
-            let m = if pos.turn() == side {
-                if moves.is_empty() {
-                    e.send(&format!("position fen {fen}"));
-                } else {
-                    e.send(&format!("position fen {fen} moves {}", moves.join(" ")));
-                }
-                let (best, lines) = e.go("depth 1");
-                hits |= lines
-                    .iter()
-                    .any(|l| l.contains("tbhits") && !l.contains("tbhits 0"));
-                best_move(&pos, &best)
-            } else {
-                retro::engine::rule50::rank_moves(&tb, &pos).expect("covered")[0].mv
-            };
-            moves.push(m.to_uci(CastlingMode::Standard).to_string());
-            pos.play_unchecked(m);
-        }
-        assert!(pos.is_checkmate() && pos.turn() != side, "{fen}: {moves:?}");
+        let hits = play_to_mate_under_the_rule(&mut e, &tb, fen);
         assert!(hits, "{fen}: no Syzygy probe reported");
     }
     // A path without tables is a notice, not a failure.
