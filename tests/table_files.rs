@@ -468,7 +468,15 @@ fn dtz_verify_finds_a_changed_distance() {
     let path = dir.path().join(Metric::Dtz.file_name(m));
     let t = Table::open_dtz(&path, Some(m)).expect("dtz table");
     let (mut white, black) = stored_bytes(&t);
-    let i = white.iter().position(|&b| b > 10).expect("a long distance");
+    let dtm = Table::open(&dir.path().join(file_name(m)), Some(m)).expect("dtm table");
+    let won = |i: usize| {
+        dtm.get(true, i as u64)
+            .is_ok_and(|v| v.wdl() == retro::tablebase::Wdl::Win)
+    };
+    // A win's distance (a loss holds only its class).
+    let i = (0..white.len())
+        .find(|&i| white[i] > 10 && won(i))
+        .expect("a long distance");
     white[i] += 2;
     let r = rewrite_and_verify(dir.path(), t, (&white, &black), &clean);
     let want = i16::from(white[i]);
@@ -476,6 +484,37 @@ fn dtz_verify_finds_a_changed_distance() {
         r.examples
             .iter()
             .any(|(_, stored, _)| stored.trim_start_matches('-').parse::<i16>() == Ok(want)),
+        "{:?}",
+        r.examples
+    );
+}
+
+/// `--verify` of a DTZ50 table finds a loss stored in the wrong class (a loss within the rule
+/// marked blessed): its moves give it another.
+#[test]
+fn dtz_verify_finds_a_loss_in_the_wrong_class() {
+    use retro::tablebase::format::Metric;
+    let (dir, m, clean) = clean_krvkn(retro::build::verify::verify_dtz);
+    let path = dir.path().join(Metric::Dtz.file_name(m));
+    let t = Table::open_dtz(&path, Some(m)).expect("dtz table");
+    let (white, mut black) = stored_bytes(&t);
+    let dtm = Table::open(&dir.path().join(file_name(m)), Some(m)).expect("dtm table");
+    let scheme = dtm.scheme().clone();
+    let i = (0..black.len())
+        .find(|&i| {
+            black[i] == 1
+                && dtm
+                    .get(false, i as u64)
+                    .is_ok_and(|v| v.wdl() == retro::tablebase::Wdl::Loss)
+                && scheme.decode(i as u64).is_some_and(|sq| {
+                    retro::build::verify::entry_position(scheme.slots(), &sq, false).is_some()
+                })
+        })
+        .expect("a loss");
+    black[i] = 101;
+    let r = rewrite_and_verify(dir.path(), t, (&white, &black), &clean);
+    assert!(
+        r.examples.iter().any(|(_, stored, _)| stored == "-101"),
         "{:?}",
         r.examples
     );
@@ -550,9 +589,12 @@ fn dtz_from_a_compressed_dtm_table_equals_the_solved_one() {
 
 /// A DTZ50 file is checked as a DTM file is: truncated, bit-flipped or a DTM file under its
 /// name, it is refused naming the file; the prober then answers DTZ50 probes with an error
-/// (and DTM probes as before), never a wrong value or a panic.
+/// (and DTM probes as before), never a wrong value or a panic. A flipped bit in a compressed
+/// block is found when that block is first read: every probe of the table then gives the
+/// value of the good file or an error, and those of the damaged block an error.
 #[test]
 fn corrupted_dtz_files_are_refused_and_dtm_probes_go_on() {
+    use retro::build::verify::entry_position;
     use retro::tablebase::format::Metric;
     let (dir, dtm_path, dtm_bytes) = kqvk();
     let m = common::material("KQvK");
@@ -562,10 +604,23 @@ fn corrupted_dtz_files_are_refused_and_dtm_probes_go_on() {
     let tb = Tablebase::open(dir.path()).expect("tables");
     let dtz = tb.probe_dtz(&pos).expect("valid DTZ50 table");
     assert!(dtz.0 > 0);
+    let scheme = Table::open_dtz(&path, Some(m))
+        .expect("valid")
+        .scheme()
+        .clone();
+    let positions: Vec<_> = (0..scheme.size())
+        .flat_map(|i| [(i, true), (i, false)])
+        .filter_map(|(i, white)| {
+            let sq = scheme.decode(i)?;
+            entry_position(scheme.slots(), &sq, white)
+        })
+        .collect();
+    let want: Vec<_> = positions.iter().map(|p| tb.probe_dtz(p)).collect();
+    assert!(want.iter().all(Result::is_ok));
     let mut truncated = good.clone();
     truncated.truncate(good.len() - 1);
     let mut flipped = good.clone();
-    flipped[HEADER_LEN + 1000] ^= 0x10;
+    flipped[good.len() * 3 / 4] ^= 0x10;
     let mut header = good.clone();
     header[3] ^= 0x01;
     for (what, bytes) in [
@@ -583,8 +638,89 @@ fn corrupted_dtz_files_are_refused_and_dtm_probes_go_on() {
             ),
         }
         let tb = Tablebase::open(dir.path()).expect("tables");
-        assert!(tb.probe_dtz(&pos).is_err(), "{what}: a DTZ50 value");
+        let mut errors = 0;
+        for (p, w) in positions.iter().zip(&want) {
+            match tb.probe_dtz(p) {
+                Ok(d) => assert_eq!(Ok(d), *w, "{what}: a wrong value"),
+                Err(e) => {
+                    assert!(e.to_string().contains(&path.display().to_string()), "{e}");
+                    errors += 1;
+                }
+            }
+        }
+        assert!(errors > 0, "{what}: no probe failed");
+        if what != "payload bit" {
+            assert!(tb.probe_dtz(&pos).is_err(), "{what}: a DTZ50 value");
+        }
         assert!(tb.probe(&pos).is_ok(), "{what}: the DTM probe stopped");
     }
     assert_eq!(std::fs::read(&dtm_path).expect("dtm"), dtm_bytes);
+}
+
+/// A DTZ50 file stores a loss by its class only; the probe's one-ply search gives every loss the
+/// distance the solver computed. A file written with the solver's exact distances (as earlier
+/// builds wrote) answers every probe the same, and `recompress_dtz` rewrites it as a build
+/// does now: smaller, with the same answers.
+#[test]
+fn losses_searched_by_the_probe_equal_the_solved_distances() {
+    use retro::build::{
+        dtz::{dtm_values, DtzSolver, Wdl50Tables},
+        verify::entry_position,
+    };
+    use retro::tablebase::format::{recompress_dtz, write_table_as, Compression, Metric};
+    let m = common::material("KRvKN");
+    let dir = tempfile::tempdir().expect("tempdir");
+    common::build_into(dir.path(), &[m]);
+    let dtz_path = dir.path().join(Metric::Dtz.file_name(m));
+    let built = std::fs::read(&dtz_path).expect("dtz written");
+    let dtm_table = Table::open(&dir.path().join(file_name(m)), Some(m)).expect("dtm");
+    let dtm = dtm_values(&dtm_table).expect("dtm values");
+    let sub = Wdl50Tables::open_for(dir.path(), m).expect("sub-tables");
+    let solved = DtzSolver::new(m, [&dtm[0], &dtm[1]], &sub)
+        .solve()
+        .expect("solved");
+    let scheme = dtm_table.scheme().clone();
+    let probe_all = |tb: &Tablebase| -> (u64, u64) {
+        let (mut losses, mut compared) = (0, 0);
+        for (white, values) in [(true, &solved.white), (false, &solved.black)] {
+            for (i, &want) in values.iter().enumerate() {
+                let Some(pos) = scheme
+                    .decode(i as u64)
+                    .and_then(|sq| entry_position(scheme.slots(), &sq, white))
+                else {
+                    continue;
+                };
+                assert_eq!(tb.probe_dtz(&pos), Ok(want), "entry {i}");
+                compared += 1;
+                losses += u64::from(want.0 < 0);
+            }
+        }
+        (losses, compared)
+    };
+    let tb = Tablebase::open(dir.path()).expect("tables");
+    let (losses, compared) = probe_all(&tb);
+    assert!(
+        losses > 100_000 && compared > 1_000_000,
+        "{losses} {compared}"
+    );
+    drop(tb);
+    // The exact distances, raw.
+    let exact =
+        |v: &[retro::tablebase::Dtz]| -> Vec<u8> { v.iter().map(|d| d.plies() as u8).collect() };
+    let (white, black) = (exact(&solved.white), exact(&solved.black));
+    let stats = Table::open_dtz(&dtz_path, Some(m)).expect("dtz").stats();
+    let data = TableData {
+        white: &white,
+        black: &black,
+        legal: None,
+    };
+    write_table_as(dir.path(), Metric::Dtz, m, data, stats, Encoding::Raw).expect("written");
+    let exact_len = std::fs::metadata(&dtz_path).expect("file").len();
+    let tb = Tablebase::open(dir.path()).expect("tables");
+    assert_eq!(probe_all(&tb), (losses, compared));
+    drop(tb);
+    let w = recompress_dtz(&dtz_path, Compression::default()).expect("recompressed");
+    assert!(w.bytes < exact_len && w.bytes <= built.len() as u64 + built.len() as u64 / 50);
+    let tb = Tablebase::open(dir.path()).expect("tables");
+    assert_eq!(probe_all(&tb), (losses, compared));
 }

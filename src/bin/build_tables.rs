@@ -37,15 +37,19 @@ struct Args {
     /// Check the tables instead of building them: every position against its children.
     #[arg(long)]
     verify: bool,
-    /// Compress present 5-piece tables again with --level and --block-len instead of building
-    /// (the values and their order stay; no solving).
+    /// Compress present tables again with --level and --block-len instead of building (the
+    /// 5-piece DTM tables, whose values stay, and every DTZ50 table, whose losses are stored by
+    /// class as a build writes them; no solving).
     #[arg(long, conflicts_with = "verify")]
     recompress: bool,
+    /// With --verify or --recompress: only the DTZ50 tables.
+    #[arg(long)]
+    dtz_only: bool,
     /// Largest number of pieces (kings included) when no material is named: 5 builds all 110
     /// five-piece materials too.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(3..=5))]
     max_pieces: u8,
-    /// zstd level of the compressed (5-piece) tables.
+    /// zstd level of the compressed tables (5-piece DTM, every DTZ50).
     #[arg(long, default_value_t = format::ZSTD_LEVEL, value_parser = clap::value_parser!(i32).range(1..=22))]
     level: i32,
     /// Entries per compressed block (smaller blocks probe faster, larger ones compress better).
@@ -221,35 +225,48 @@ fn present(
     Ok(materials)
 }
 
-/// `--recompress`: the 5-piece tables named (or all present) compressed again.
+/// `--recompress`: the tables named (or all present) compressed again: the DTM tables of 5
+/// pieces, and every DTZ50 table (with its losses by class, as `build-tables` writes them).
 fn run_recompress(args: &Args, materials: Vec<Material>) -> Result<(), BuildTablesError> {
-    // Only 5-piece tables are compressed.
-    let materials = present(args, materials, "recompress", |m| m.piece_count() >= 5)?;
+    let materials = present(args, materials, "recompress", |_| true)?;
     let compression = Compression {
         block_len: args.block_len,
         level: args.level,
     };
     let start = Instant::now();
     let (mut before, mut after, mut failed) = (0u64, 0u64, 0usize);
-    for m in materials.into_iter().filter(|m| m.piece_count() >= 5) {
-        let path = args.out.join(format::file_name(m));
-        let old = std::fs::metadata(&path).map(|md| md.len()).unwrap_or(0);
-        let t = Instant::now();
-        match format::recompress(&path, compression) {
-            Ok(w) => {
-                println!(
-                    "{:<8} {old:>11} -> {:>11} bytes ({:+.1}%)  {:.2} s",
-                    m.name(),
-                    w.bytes,
-                    100.0 * (w.bytes as f64 / old.max(1) as f64 - 1.0),
-                    t.elapsed().as_secs_f64()
-                );
-                before += old;
-                after += w.bytes;
-            }
-            Err(e) => {
-                println!("{:<8} recompress failed: {e}", m.name());
-                failed += 1;
+    for m in materials {
+        let dtm = args.out.join(format::file_name(m));
+        let dtz = args.out.join(Metric::Dtz.file_name(m));
+        type Rewrite =
+            fn(&std::path::Path, Compression) -> Result<format::Written, format::TableError>;
+        let mut jobs: Vec<(&std::path::Path, &str, Rewrite)> = Vec::new();
+        // 3- and 4-piece DTM tables stay raw.
+        if m.piece_count() >= 5 && !args.dtz_only {
+            jobs.push((&dtm, "", format::recompress));
+        }
+        if dtz.exists() {
+            jobs.push((&dtz, " DTZ50", format::recompress_dtz));
+        }
+        for (path, label, rewrite) in jobs {
+            let old = std::fs::metadata(path).map(|md| md.len()).unwrap_or(0);
+            let t = Instant::now();
+            match rewrite(path, compression) {
+                Ok(w) => {
+                    println!(
+                        "{:<8}{label:<6} {old:>11} -> {:>11} bytes ({:+.1}%)  {:.2} s",
+                        m.name(),
+                        w.bytes,
+                        100.0 * (w.bytes as f64 / old.max(1) as f64 - 1.0),
+                        t.elapsed().as_secs_f64()
+                    );
+                    before += old;
+                    after += w.bytes;
+                }
+                Err(e) => {
+                    println!("{:<8}{label} recompress failed: {e}", m.name());
+                    failed += 1;
+                }
             }
         }
     }
@@ -279,6 +296,9 @@ fn run_verify(
     for m in materials {
         let dtz_present = args.out.join(Metric::Dtz.file_name(m)).exists();
         for (metric, label) in [(Metric::Dtm, ""), (Metric::Dtz, " DTZ50")] {
+            if metric == Metric::Dtm && args.dtz_only {
+                continue;
+            }
             if metric == Metric::Dtz && !dtz_present {
                 println!(
                     "{:<8} DTZ50 table missing (build-tables builds it)",

@@ -428,8 +428,9 @@ fn build_dtm(
 }
 
 /// Solves and writes the DTZ50 table of `material` from its DTM values `dtm` (white, black to
-/// move) and the DTZ50 tables of its sub-materials. Only the wins and losses are kept: the
-/// file stores whatever compresses best at draws and at entries that are no position.
+/// move) and the DTZ50 tables of its sub-materials. Only the wins and losses are kept, a
+/// loss by its class ([`Dtz::to_table_byte`]): the file stores whatever compresses best at
+/// draws and at entries that are no position.
 fn build_dtz(
     material: Material,
     opts: &BuildOptions,
@@ -472,7 +473,7 @@ fn build_dtz(
             legal: Some([&solved.kept[0], &solved.kept[1]]),
         },
         stats,
-        Encoding::for_material(material, opts.compression),
+        Encoding::for_dtz(opts.compression),
     )?;
     log::info!(
         "{}: DTZ50 written in {:.2} s, digit orders {:?}",

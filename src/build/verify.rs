@@ -99,7 +99,7 @@ pub fn verify(dir: &Path, material: Material, progress: bool) -> VerifyReport {
         material,
         progress,
         "verify",
-        |tb, table, scheme, sq, idx, white, pos| {
+        &|tb, table, scheme, sq, idx, white, pos| {
             let stored = table.get(white, idx)?;
             let mut best: Option<Value> = None;
             let mut long_win = false;
@@ -129,19 +129,116 @@ pub fn verify(dir: &Path, material: Material, progress: bool) -> VerifyReport {
 }
 
 /// Verifies the DTZ50 table of `material` in `dir` (with its DTM table) against the children
-/// of every position (see [`dtz_from_children`]).
+/// of every position (see [`dtz_from_children`]). The file holds only the class of a loss: a
+/// first pass computes every loss's distance from its moves (wins the file holds) and checks
+/// its class, then every position is checked against its children with those distances.
 pub fn verify_dtz(dir: &Path, material: Material, progress: bool) -> VerifyReport {
-    verify_with(
-        dir,
+    let mut tb = match Tablebase::open_in_memory(dir) {
+        Ok(tb) => tb,
+        Err(e) => return VerifyReport::failed(material, e.to_string()),
+    };
+    let completed = match complete_losses(&tb, material, progress) {
+        Ok(c) => c,
+        Err(e) => return VerifyReport::failed(material, e.to_string()),
+    };
+    if let Err(e) = tb.set_dtz_table(material, completed.table) {
+        return VerifyReport::failed(material, e.to_string());
+    }
+    let mut report = verify_in(
+        &tb,
         material,
         progress,
         "verify dtz",
-        |tb, _, _, _, _, _, pos| {
+        &|tb, _, _, _, _, _, pos| {
             let stored = tb.probe_dtz(pos)?;
             let expect = dtz_from_children(tb, pos)?;
             Ok((expect != stored).then(|| (stored.to_string(), expect.to_string())))
         },
-    )
+    );
+    report.mismatches += completed.mismatches;
+    let mut examples = completed.examples;
+    examples.append(&mut report.examples);
+    examples.truncate(5);
+    report.examples = examples;
+    report
+}
+
+/// A DTZ50 table whose losses hold their distance, and the losses whose stored class their
+/// moves contradict.
+struct Completed {
+    table: Table,
+    mismatches: u64,
+    examples: Vec<(String, String, String)>,
+}
+
+/// The DTZ50 table of `material` with every loss's exact distance, computed from its moves.
+fn complete_losses(
+    tb: &Tablebase,
+    material: Material,
+    progress: bool,
+) -> Result<Completed, ProbeError> {
+    let dtm = tb.table(material)?;
+    let dtz = tb.dtz_table(material)?;
+    let scheme = dtz.scheme().clone();
+    let size = scheme.size();
+    let chunk = 1u64 << 14;
+    let bar = progress_bar(progress, 2 * size.div_ceil(chunk), "losses", material);
+    let mismatches = AtomicU64::new(0);
+    let examples = Mutex::new(Vec::new());
+    let entry = |white: bool, idx: u64| -> Result<u8, ProbeError> {
+        let (m, z) = (dtm.get_byte(white, idx)?, dtz.get_byte(white, idx)?);
+        if Value::from_byte(m).wdl() != crate::tablebase::Wdl::Loss {
+            return Ok(z);
+        }
+        let Some(pos) = scheme
+            .decode(idx)
+            .and_then(|sq| entry_position(scheme.slots(), &sq, white))
+        else {
+            return Ok(z);
+        };
+        let stored = Dtz::from_tables(m, z);
+        let searched = tb.dtz_as_loss(&pos)?;
+        match searched {
+            Some(d) if stored.map(Dtz::wdl50) == Some(d.wdl50()) => {
+                d.plies().try_into().map_err(|_| ProbeError::Overflow)
+            }
+            _ => {
+                mismatches.fetch_add(1, Relaxed);
+                if let Ok(mut g) = examples.lock() {
+                    if g.len() < 5 {
+                        let fen = Fen::from_position(&pos, EnPassantMode::Legal);
+                        let show = |d: Option<Dtz>| d.map_or("none".into(), |d| d.to_string());
+                        g.push((fen.to_string(), show(stored), show(searched)));
+                    }
+                }
+                Ok(z)
+            }
+        }
+    };
+    let side = |white: bool| -> Result<Vec<u8>, ProbeError> {
+        let parts = (0..size.div_ceil(chunk))
+            .into_par_iter()
+            .map(|c| {
+                let part = (c * chunk..((c + 1) * chunk).min(size))
+                    .map(|idx| entry(white, idx))
+                    .collect::<Result<Vec<u8>, ProbeError>>();
+                bar.inc(1);
+                part
+            })
+            .collect::<Result<Vec<Vec<u8>>, ProbeError>>()?;
+        Ok(parts.concat())
+    };
+    let halves = [side(true)?, side(false)?];
+    bar.finish_and_clear();
+    let path = dtz.path().to_path_buf();
+    let table = Table::open_dtz(&path, Some(material))
+        .and_then(|t| t.with_exact_losses(halves))
+        .map_err(|e| ProbeError::BadTable(std::sync::Arc::new(e)))?;
+    Ok(Completed {
+        table,
+        mismatches: mismatches.into_inner(),
+        examples: examples.into_inner().unwrap_or_default(),
+    })
 }
 
 /// The DTZ50 of `pos` recomputed from the probed values of its children, by Syzygy's rules: a
@@ -164,22 +261,25 @@ pub fn dtz_from_children(tb: &Tablebase, pos: &Chess) -> Result<Dtz, ProbeError>
     for m in &moves {
         let mut after = pos.clone();
         after.play_unchecked(*m);
-        let d = tb.probe_dtz(&after)?;
         let (w, l) = if m.is_zeroing() {
-            match d.wdl50() {
+            // Only the class counts (a loss's class is read, not searched).
+            match tb.probe_wdl50(&after)? {
                 Wdl50::Loss => (Some(1), None),
                 Wdl50::BlessedLoss => (Some(101), None),
                 Wdl50::Win => (None, Some(1)),
                 Wdl50::CursedWin => (None, Some(101)),
                 Wdl50::Draw => (None, None),
             }
-        } else if d.0 < 0 {
-            let depth = d.0.unsigned_abs() as i16 - i16::from(best_move_zeroes(tb, &after, d)?);
-            (Some(depth + 1), None)
-        } else if d.0 > 0 {
-            (None, Some(d.0 + 1))
         } else {
-            (None, None)
+            let d = tb.probe_dtz(&after)?;
+            if d.0 < 0 {
+                let depth = d.0.unsigned_abs() as i16 - i16::from(best_move_zeroes(tb, &after, d)?);
+                (Some(depth + 1), None)
+            } else if d.0 > 0 {
+                (None, Some(d.0 + 1))
+            } else {
+                (None, None)
+            }
         };
         if let Some(w) = w {
             win = Some(win.map_or(w, |b| b.min(w)));
@@ -207,65 +307,26 @@ fn best_move_zeroes(tb: &Tablebase, pos: &Chess, d: Dtz) -> Result<bool, ProbeEr
     for m in &pos.legal_moves() {
         let mut after = pos.clone();
         after.play_unchecked(*m);
-        let c = tb.probe_dtz(&after)?;
         if m.is_zeroing() {
-            zeroing = zeroing.max(match c.wdl50() {
+            zeroing = zeroing.max(match tb.probe_wdl50(&after)? {
                 Wdl50::Win => 1,
                 Wdl50::CursedWin => 101,
                 _ => 0,
             });
-        } else if c.0 > 0 {
-            other = other.max(c.0 + 1);
+        } else {
+            let c = tb.probe_dtz(&after)?;
+            if c.0 > 0 {
+                other = other.max(c.0 + 1);
+            }
         }
     }
     Ok(zeroing > other || pos.is_checkmate())
 }
 
-/// Checks every legal position of a table with `check`, which returns the stored and the
-/// recomputed value when they differ.
-fn verify_with(
-    dir: &Path,
-    material: Material,
-    progress: bool,
-    what: &str,
-    check: impl Fn(
-            &Tablebase,
-            &Table,
-            &IndexScheme,
-            &Squares,
-            u64,
-            bool,
-            &Chess,
-        ) -> Result<Option<(String, String)>, ProbeError>
-        + Sync,
-) -> VerifyReport {
-    let mut report = VerifyReport {
-        material,
-        checked: 0,
-        mismatches: 0,
-        examples: Vec::new(),
-        error: None,
-    };
-    let tb = match Tablebase::open_in_memory(dir) {
-        Ok(tb) => tb,
-        Err(e) => {
-            report.error = Some(e.to_string());
-            return report;
-        }
-    };
-    let table = match tb.table(material) {
-        Ok(t) => t,
-        Err(e) => {
-            report.error = Some(e.to_string());
-            return report;
-        }
-    };
-    let scheme = table.scheme().clone();
-    let size = scheme.size();
-    let chunk = 1u64 << 14;
-    let chunks = size.div_ceil(chunk);
+/// A progress bar of `len` steps labelled `what` (hidden unless `progress`).
+fn progress_bar(progress: bool, len: u64, what: &str, material: Material) -> ProgressBar {
     let bar = if progress {
-        ProgressBar::new(2 * chunks)
+        ProgressBar::new(len)
     } else {
         ProgressBar::hidden()
     };
@@ -277,6 +338,68 @@ fn verify_with(
         .progress_chars("=> "),
     );
     bar.set_prefix(material.name());
+    bar
+}
+
+impl VerifyReport {
+    /// The report of a table that could not be checked.
+    fn failed(material: Material, why: String) -> VerifyReport {
+        VerifyReport {
+            material,
+            checked: 0,
+            mismatches: 0,
+            examples: Vec::new(),
+            error: Some(why),
+        }
+    }
+}
+
+/// The signature of a check: the stored and the recomputed value of a position when they
+/// differ.
+type Check<'a> = dyn Fn(
+        &Tablebase,
+        &Table,
+        &IndexScheme,
+        &Squares,
+        u64,
+        bool,
+        &Chess,
+    ) -> Result<Option<(String, String)>, ProbeError>
+    + Sync
+    + 'a;
+
+/// Checks every legal position of a table with `check`, which returns the stored and the
+/// recomputed value when they differ.
+fn verify_with(
+    dir: &Path,
+    material: Material,
+    progress: bool,
+    what: &str,
+    check: &Check<'_>,
+) -> VerifyReport {
+    match Tablebase::open_in_memory(dir) {
+        Ok(tb) => verify_in(&tb, material, progress, what, check),
+        Err(e) => VerifyReport::failed(material, e.to_string()),
+    }
+}
+
+/// [`verify_with`] on the open tables `tb`.
+fn verify_in(
+    tb: &Tablebase,
+    material: Material,
+    progress: bool,
+    what: &str,
+    check: &Check<'_>,
+) -> VerifyReport {
+    let table = match tb.table(material) {
+        Ok(t) => t,
+        Err(e) => return VerifyReport::failed(material, e.to_string()),
+    };
+    let scheme = table.scheme().clone();
+    let size = scheme.size();
+    let chunk = 1u64 << 14;
+    let chunks = size.div_ceil(chunk);
+    let bar = progress_bar(progress, 2 * chunks, what, material);
     let checked = AtomicU64::new(0);
     let mismatches = AtomicU64::new(0);
     let examples = Mutex::new(Vec::new());
@@ -294,7 +417,7 @@ fn verify_with(
                 continue;
             };
             n += 1;
-            match check(&tb, table, &scheme, &sq, idx, white, &pos) {
+            match check(tb, table, &scheme, &sq, idx, white, &pos) {
                 Ok(None) => {}
                 Ok(Some((stored, expect))) => {
                     bad += 1;
@@ -317,9 +440,11 @@ fn verify_with(
         bar.inc(1);
     });
     bar.finish_and_clear();
-    report.checked = checked.load(Relaxed);
-    report.mismatches = mismatches.load(Relaxed);
-    report.examples = examples.into_inner().unwrap_or_default();
-    report.error = error.into_inner().unwrap_or_default();
-    report
+    VerifyReport {
+        material,
+        checked: checked.load(Relaxed),
+        mismatches: mismatches.load(Relaxed),
+        examples: examples.into_inner().unwrap_or_default(),
+        error: error.into_inner().unwrap_or_default(),
+    }
 }

@@ -144,27 +144,51 @@ impl Dtz {
 }
 
 impl Dtz {
-    /// The value stored as `magnitude` in a DTZ table for a position whose DTM table byte is
-    /// `dtm`: the DTM gives the sign (a draw is 0 whatever the byte). `None` for a win or loss
-    /// stored as 0, which a valid pair of tables never holds.
-    pub const fn from_tables(dtm: u8, magnitude: u8) -> Option<Dtz> {
-        let m = magnitude as i16;
+    /// The value a DTZ table's byte `stored` gives a position whose DTM table byte is `dtm`: the
+    /// DTM gives the sign (a draw is 0 whatever the byte). A win is exact; a loss is only its
+    /// class (`-1` for a loss within the rule, `-101` for a blessed loss, as written; any
+    /// magnitude of the class is accepted), its distance coming from its successors (see
+    /// [`Dtz::to_table_byte`]). `None` for a win or loss stored as 0, which a valid pair of
+    /// tables never holds.
+    pub const fn from_tables(dtm: u8, stored: u8) -> Option<Dtz> {
+        let m = stored as i16;
         match Value::from_byte(dtm).wdl() {
             Wdl::Draw => Some(Dtz(0)),
-            _ if magnitude == 0 => None,
+            _ if stored == 0 => None,
             Wdl::Win => Some(Dtz(m)),
             Wdl::Loss => Some(Dtz(-m)),
         }
     }
 
-    /// The byte a DTZ table stores for this value: its magnitude; `None` above 255.
+    /// The byte a DTZ table stores for this value: a win's DTZ, a loss's class only (1 within
+    /// the rule, 101 when blessed: the exact distance of a loss is one more than the longest of
+    /// its moves into wins, which the table holds, so storing it would only repeat them), 0 for
+    /// a draw; `None` for a win above 255 plies.
     pub const fn to_table_byte(self) -> Option<u8> {
-        let p = self.plies();
-        if p <= 255 {
-            Some(p as u8)
-        } else {
-            None
+        match self.0 {
+            0..=255 => Some(self.0 as u8),
+            -100..=-1 => Some(1),
+            i16::MIN..=-101 => Some(101),
+            _ => None,
         }
+    }
+
+    /// The value of a lost position from the values of its moves (each a win or cursed win for
+    /// the opponent; none for a checkmated side): the loser takes the longest way to the zeroing
+    /// move, a zeroing move counting 1 (into a win) or 101 (into a cursed win), another one more
+    /// than the DTZ after it.
+    pub fn loss_from_moves(moves: impl IntoIterator<Item = (bool, Dtz)>) -> Option<Dtz> {
+        let mut longest = 1i16;
+        for (zeroing, after) in moves {
+            let v = match (zeroing, after.wdl50()) {
+                (true, Wdl50::Win) => 1,
+                (true, Wdl50::CursedWin) => 101,
+                (false, Wdl50::Win | Wdl50::CursedWin) => after.0.saturating_add(1),
+                _ => return None,
+            };
+            longest = longest.max(v);
+        }
+        Some(Dtz(-longest))
     }
 }
 
@@ -191,18 +215,47 @@ mod tests {
     }
 
     #[test]
-    fn table_bytes_round_trip_with_the_dtm_sign() {
+    fn table_bytes_keep_wins_and_the_class_of_losses() {
         let win = Value::win(7).map_or(0, Value::to_byte);
         let loss = Value::loss(8).map_or(0, Value::to_byte);
         for d in [1i16, 2, 100, 101, 255] {
             let b = Dtz(d).to_table_byte().expect("fits");
             assert_eq!(Dtz::from_tables(win, b), Some(Dtz(d)));
-            assert_eq!(Dtz::from_tables(loss, b), Some(Dtz(-d)));
+            let l = Dtz(-d).to_table_byte().expect("fits");
+            let stored = Dtz::from_tables(loss, l).expect("a loss");
+            assert_eq!(stored.wdl50(), Dtz(-d).wdl50());
+            assert_eq!(stored, if d <= 100 { Dtz(-1) } else { Dtz(-101) });
         }
         assert_eq!(Dtz(256).to_table_byte(), None);
+        assert_eq!(Dtz(-300).to_table_byte(), Some(101));
         assert_eq!(Dtz::from_tables(0, 17), Some(Dtz(0)));
         assert_eq!(Dtz::from_tables(win, 0), None);
         assert_eq!(Dtz::from_tables(Value::MATED.to_byte(), 1), Some(Dtz(-1)));
+    }
+
+    #[test]
+    fn losses_from_their_moves() {
+        // Mated: no move.
+        assert_eq!(Dtz::loss_from_moves([]), Some(Dtz(-1)));
+        // Every move zeroes into a win: -1; into a cursed win: -101.
+        assert_eq!(Dtz::loss_from_moves([(true, Dtz(5))]), Some(Dtz(-1)));
+        assert_eq!(
+            Dtz::loss_from_moves([(true, Dtz(5)), (true, Dtz(130))]),
+            Some(Dtz(-101))
+        );
+        // The longest way: a quiet move into a win in 12 gives 13.
+        assert_eq!(
+            Dtz::loss_from_moves([(true, Dtz(101)), (false, Dtz(12)), (false, Dtz(3))]),
+            Some(Dtz(-101))
+        );
+        assert_eq!(
+            Dtz::loss_from_moves([(true, Dtz(1)), (false, Dtz(12)), (false, Dtz(3))]),
+            Some(Dtz(-13))
+        );
+        assert_eq!(Dtz::loss_from_moves([(false, Dtz(100))]), Some(Dtz(-101)));
+        // A move into a draw or a loss: not a lost position.
+        assert_eq!(Dtz::loss_from_moves([(false, Dtz(0))]), None);
+        assert_eq!(Dtz::loss_from_moves([(true, Dtz(-4))]), None);
     }
 
     #[test]

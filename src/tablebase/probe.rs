@@ -374,15 +374,33 @@ impl Tablebase {
 
     /// The distance to zeroing under the 50-move rule of a position, for the side to move, en
     /// passant included; its class ([`Dtz::wdl50`]) is the result under the rule with the clock
-    /// at 0.
+    /// at 0. A win is read from the table; a loss, whose class only the table holds, is one
+    /// ply of search over its moves, which all lead to wins the table holds.
     ///
     /// # Errors
-    /// As [`Tablebase::probe`], and a missing or refused DTZ50 table.
+    /// As [`Tablebase::probe`], a missing or refused DTZ50 table, and a pair of DTM and DTZ50
+    /// tables that contradict each other.
     pub fn probe_dtz(&self, pos: &Chess) -> Result<Dtz, ProbeError> {
+        self.dtz_of(pos, Some(0))
+    }
+
+    /// The class under the 50-move rule of a position with the clock at 0, for the side to
+    /// move, en passant included: [`Tablebase::probe_dtz`] without the search of a loss's
+    /// distance.
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe_dtz`].
+    pub fn probe_wdl50(&self, pos: &Chess) -> Result<Wdl50, ProbeError> {
+        self.dtz_of(pos, None).map(Dtz::wdl50)
+    }
+
+    /// [`Tablebase::probe_dtz`] with the losses searched (`exact`, the number of searches this
+    /// one is nested in) or only classified (`None`).
+    fn dtz_of(&self, pos: &Chess, exact: Option<u8>) -> Result<Dtz, ProbeError> {
         if pos.castles().any() {
             return Err(ProbeError::Castling);
         }
-        let base = self.probe_dtz_board(pos.board(), pos.turn() == Color::White)?;
+        let base = self.probe_dtz_board(pos, exact)?;
         if pos.legal_ep_square().is_none() {
             return Ok(base);
         }
@@ -392,7 +410,7 @@ impl Tablebase {
         for m in pos.legal_moves().iter().filter(|m| m.is_en_passant()) {
             let mut after = pos.clone();
             after.play_unchecked(*m);
-            let c = self.probe_dtz(&after)?.wdl50().flip();
+            let c = self.dtz_of(&after, None)?.wdl50().flip();
             best_ep = Some(best_ep.map_or(c, |b| b.max(c)));
         }
         Ok(match best_ep {
@@ -409,9 +427,10 @@ impl Tablebase {
         })
     }
 
-    /// The DTZ of a placement without en passant right.
-    fn probe_dtz_board(&self, board: &Board, white_to_move: bool) -> Result<Dtz, ProbeError> {
-        let Some(at) = self.locate(board, white_to_move)? else {
+    /// The DTZ of `pos`'s placement without en passant right: as stored, and for a loss (when
+    /// `exact`) from the moves of that placement.
+    fn probe_dtz_board(&self, pos: &Chess, exact: Option<u8>) -> Result<Dtz, ProbeError> {
+        let Some(at) = self.locate(pos.board(), pos.turn() == Color::White)? else {
             return Ok(Dtz::DRAW);
         };
         let dtm = self
@@ -419,15 +438,110 @@ impl Tablebase {
             .get_byte(at.white_to_move, at.idx)?;
         let dtz_table = self.slot_dtz(at.slot)?;
         let z = dtz_table.get_byte(at.white_to_move, at.idx)?;
-        Dtz::from_tables(dtm, z).ok_or_else(|| {
-            ProbeError::BadTable(Arc::new(TableError::Format {
-                path: dtz_table.path().to_path_buf(),
-                why: format!(
+        let stored = Dtz::from_tables(dtm, z).ok_or_else(|| {
+            contradiction(
+                dtz_table,
+                format!(
                     "entry {} holds no distance where the DTM table has a win or loss",
                     at.idx
                 ),
-            }))
+            )
+        })?;
+        match exact {
+            Some(nested) if stored.0 < 0 && !dtz_table.exact_losses() => {
+                let searched = self.loss_dtz(pos, nested, dtz_table)?;
+                if searched.wdl50() == stored.wdl50() {
+                    Ok(searched)
+                } else {
+                    Err(contradiction(
+                        dtz_table,
+                        format!(
+                            "entry {} is stored as a {} but its moves make it a {}",
+                            at.idx,
+                            stored.wdl50(),
+                            searched.wdl50()
+                        ),
+                    ))
+                }
+            }
+            _ => Ok(stored),
+        }
+    }
+
+    /// The DTZ of a lost placement (`pos` without its en passant captures) from its moves
+    /// ([`Dtz::loss_from_moves`]). Only a move into a position with an en passant right can
+    /// nest a search, and only a few deep (each takes a double pawn push).
+    fn loss_dtz(&self, pos: &Chess, nested: u8, table: &Table) -> Result<Dtz, ProbeError> {
+        const MAX_NESTED: u8 = 16;
+        if nested >= MAX_NESTED {
+            return Err(contradiction(
+                table,
+                "the searches of lost positions do not end".to_string(),
+            ));
+        }
+        self.loss_from_moves(pos, nested + 1)?.ok_or_else(|| {
+            contradiction(
+                table,
+                format!(
+                    "a lost position ({}) has a move that does not lose",
+                    shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
+                ),
+            )
         })
+    }
+
+    /// The DTZ50 of `pos` (without its en passant captures) as a lost position, from the values
+    /// of its moves ([`Dtz::loss_from_moves`]), whatever its own entry holds; `None` when a move
+    /// does not lead to a win for the opponent (then `pos` is no loss).
+    ///
+    /// # Errors
+    /// Any probe of a position after a move that fails.
+    pub fn dtz_as_loss(&self, pos: &Chess) -> Result<Option<Dtz>, ProbeError> {
+        self.loss_from_moves(pos, 1)
+    }
+
+    fn loss_from_moves(&self, pos: &Chess, nested: u8) -> Result<Option<Dtz>, ProbeError> {
+        let mut values = Vec::new();
+        for m in pos.legal_moves().iter().filter(|m| !m.is_en_passant()) {
+            let mut after = pos.clone();
+            after.play_unchecked(*m);
+            let d = if m.is_zeroing() {
+                self.dtz_of(&after, None)?
+            } else {
+                self.dtz_of(&after, Some(nested))?
+            };
+            values.push((m.is_zeroing(), d));
+        }
+        Ok(Dtz::loss_from_moves(values))
+    }
+
+    /// The DTZ50 table of `material`, opened (and checked) on first use.
+    ///
+    /// # Errors
+    /// A missing or refused DTM or DTZ50 table.
+    pub fn dtz_table(&self, material: Material) -> Result<&Table, ProbeError> {
+        let key = material.canonical().key();
+        let (i, _) = *self
+            .keys
+            .get(&key)
+            .ok_or_else(|| ProbeError::MissingTable(material.canonical().name()))?;
+        self.slot_table(i)?;
+        self.slot_dtz(i)
+    }
+
+    /// Replaces the DTZ50 table of `material` (for one whose losses hold their exact distance,
+    /// [`Table::with_exact_losses`]); later probes read it.
+    ///
+    /// # Errors
+    /// When the directory has no table of `material`.
+    pub fn set_dtz_table(&mut self, material: Material, table: Table) -> Result<(), ProbeError> {
+        let key = material.canonical().key();
+        let (i, _) = *self
+            .keys
+            .get(&key)
+            .ok_or_else(|| ProbeError::MissingTable(material.canonical().name()))?;
+        self.slots[i].dtz = OnceLock::from(Ok(table));
+        Ok(())
     }
 
     /// The class under the 50-move rule of the position after `m`, for the side that plays
@@ -488,6 +602,14 @@ impl Tablebase {
         best_with_long_wins(v.first().map(|e| e.1), long_win)?;
         Ok(v)
     }
+}
+
+/// The error of a DTZ50 table that contradicts its DTM table or itself.
+fn contradiction(table: &Table, why: String) -> ProbeError {
+    ProbeError::BadTable(Arc::new(TableError::Format {
+        path: table.path().to_path_buf(),
+        why,
+    }))
 }
 
 /// The best of a position's move values when some moves (`long_win`) win in more than 253

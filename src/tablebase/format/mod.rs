@@ -14,7 +14,7 @@ pub mod writer;
 pub use self::{
     header::{checksum, Checksum},
     reader::Table,
-    writer::{recompress, write_table, write_table_as, TableData, Written},
+    writer::{recompress, recompress_dtz, write_table, write_table_as, TableData, Written},
 };
 pub use super::error::TableError;
 use super::material::Material;
@@ -128,6 +128,16 @@ impl Encoding {
             }
         } else {
             Encoding::Raw
+        }
+    }
+
+    /// The encoding `build-tables` uses for the DTZ50 table of a material: compressed blocks
+    /// at every size (a DTZ50 probe reads the DTM table first, and the DTZ50 files of 3 and 4
+    /// pieces compress to a tenth of their raw size).
+    pub fn for_dtz(compression: Compression) -> Encoding {
+        Encoding::Blocks {
+            block_len: compression.block_len,
+            level: compression.level,
         }
     }
 }

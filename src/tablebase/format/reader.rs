@@ -57,6 +57,9 @@ pub struct Table {
     pub(super) scheme: IndexScheme,
     pub(super) stats: Stats,
     pub(super) store: Store,
+    /// Whether the losses of a DTZ table hold their exact distance (a table rebuilt in memory by
+    /// [`Table::with_exact_losses`]) rather than only their class, as files do.
+    pub(super) exact_losses: bool,
 }
 
 impl std::fmt::Debug for Table {
@@ -196,6 +199,7 @@ impl Table {
             scheme: header.scheme,
             stats: header.stats,
             store,
+            exact_losses: false,
         })
     }
 
@@ -278,6 +282,7 @@ impl Table {
             scheme: t.scheme,
             stats: t.stats,
             store: Store::Memory(halves),
+            exact_losses: t.exact_losses,
         })
     }
 
@@ -464,6 +469,37 @@ impl Table {
     /// What the table's values are.
     pub fn metric(&self) -> Metric {
         self.metric
+    }
+
+    /// Whether the losses of this DTZ table hold their exact distance (see
+    /// [`Table::with_exact_losses`]); a DTZ file holds only their class.
+    pub fn exact_losses(&self) -> bool {
+        self.exact_losses
+    }
+
+    /// This table with the values `halves` (white, black to move, index order) in memory, whose
+    /// losses hold their exact distance: a DTZ table completed by a pass over its losses, for
+    /// passes that read every loss many times (`build-tables --verify`).
+    ///
+    /// # Errors
+    /// When a side does not hold one value per entry.
+    pub fn with_exact_losses(self, halves: [Vec<u8>; 2]) -> Result<Table, TableError> {
+        let n = self.scheme.size();
+        if halves.iter().any(|h| h.len() as u64 != n) {
+            return Err(TableError::Format {
+                path: self.path,
+                why: format!("{n} values per side expected"),
+            });
+        }
+        let [white, black] = halves;
+        Ok(Table {
+            path: self.path,
+            metric: self.metric,
+            scheme: self.scheme,
+            stats: self.stats,
+            store: Store::Memory([Some(white), Some(black)]),
+            exact_losses: true,
+        })
     }
 }
 

@@ -16,10 +16,12 @@ use super::{
     Compression, Encoding, Metric, Stats, MAX_BLOCK_LEN,
 };
 use crate::tablebase::{
+    dtz::Dtz,
     error::{BlockError, Side, TableError},
     index::IndexScheme,
     layout::{all_orders, Layout},
     material::Material,
+    value::{Value, Wdl},
 };
 
 /// The values to write.
@@ -341,6 +343,83 @@ pub fn recompress(path: &Path, compression: Compression) -> Result<Written, Tabl
         block_len,
         layouts,
         &sides,
+    )
+}
+
+/// Rewrites the DTZ50 table at `path`, beside its DTM table, as `build-tables` writes one now:
+/// compressed with `compression`, keeping only the wins and losses of the DTM table, each loss
+/// by its class ([`Dtz::to_table_byte`]). A table written with the exact distance of its
+/// losses (as files were before) comes out smaller, with the same probes. Atomic, like every
+/// table write.
+///
+/// # Errors
+/// A DTZ50 or DTM table that is not valid, or an I/O or compression error, naming the file.
+pub fn recompress_dtz(path: &Path, compression: Compression) -> Result<Written, TableError> {
+    let dtz = Table::open_dtz(path, None)?;
+    let material = dtz.scheme().material();
+    let dtm_path = path.with_extension(Metric::Dtm.extension());
+    let dtm = Table::open(&dtm_path, Some(material))?.into_memory([true, true])?;
+    let dtz = dtz.into_memory([true, true])?;
+    let scheme = dtz.scheme().clone();
+    let n = scheme.size() as usize;
+    let bad = |idx: usize| TableError::Format {
+        path: path.to_path_buf(),
+        why: format!("entry {idx} holds a win longer than 255 plies"),
+    };
+    // Per entry: the byte to write and whether it is kept (a win or loss at an entry that
+    // decodes to a placement; the DTM file holds anything at the others).
+    let entry = |white: bool, idx: usize| -> Result<(u8, bool), TableError> {
+        let read = |t: &Table| {
+            t.get_byte(white, idx as u64)
+                .map_err(|e| TableError::Format {
+                    path: path.to_path_buf(),
+                    why: e.to_string(),
+                })
+        };
+        let (m, z) = (read(&dtm)?, read(&dtz)?);
+        if Value::from_byte(m).wdl() == Wdl::Draw || scheme.decode(idx as u64).is_none() {
+            return Ok((z, false));
+        }
+        // A win or loss without a distance can only be an entry that is no legal position (a
+        // side not to move in check), which is never probed: kept as it is, not kept.
+        match Dtz::from_tables(m, z) {
+            Some(d) => Ok((d.to_table_byte().ok_or_else(|| bad(idx))?, true)),
+            None => Ok((z, false)),
+        }
+    };
+    let mut values: Vec<Vec<u8>> = Vec::with_capacity(2);
+    let mut kept: Vec<Vec<u64>> = Vec::with_capacity(2);
+    for white in [true, false] {
+        let words: Vec<(Vec<u8>, u64)> = (0..n.div_ceil(64))
+            .into_par_iter()
+            .map(|w| {
+                let mut bytes = Vec::with_capacity(64);
+                let mut bits = 0u64;
+                for (i, idx) in (w * 64..(w * 64 + 64).min(n)).enumerate() {
+                    let (b, keep) = entry(white, idx)?;
+                    bytes.push(b);
+                    bits |= u64::from(keep) << i;
+                }
+                Ok((bytes, bits))
+            })
+            .collect::<Result<_, TableError>>()?;
+        values.push(words.iter().flat_map(|(b, _)| b.iter().copied()).collect());
+        kept.push(words.iter().map(|&(_, k)| k).collect());
+    }
+    let stats = dtz.stats();
+    drop((dtm, dtz));
+    let dir = path.parent().unwrap_or(Path::new("."));
+    write_table_as(
+        dir,
+        Metric::Dtz,
+        material,
+        TableData {
+            white: &values[0],
+            black: &values[1],
+            legal: Some([&kept[0], &kept[1]]),
+        },
+        stats,
+        Encoding::for_dtz(compression),
     )
 }
 
