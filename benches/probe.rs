@@ -8,7 +8,9 @@
 //! - `position`: Retro's DTM probe ([`Tablebase::probe`]);
 //! - `position_cached_table`: the same on KQvK alone, whose table stays in the cache;
 //! - `piece_list`: the DTM lookup from a ready piece list, without the board's conversion;
-//! - `dtz`: Retro's DTZ50 probe ([`Tablebase::probe_dtz`], the DTM and the DTZ50 table).
+//! - `dtz`: Retro's DTZ50 probe ([`Tablebase::probe_dtz`], the DTM and the DTZ50 table; a loss
+//!   searches its moves, since the file holds only its class);
+//! - `wdl50`: the class under the 50-move rule alone ([`Tablebase::probe_wdl50`], no search).
 //!
 //! Group `syzygy`, the same positions probed in the Syzygy files of `tests/data/syzygy` through
 //! shakmaty-syzygy (memory-mapped, as the engine opens them with [`Syzygy::open`]):
@@ -158,6 +160,13 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             for p in &positions {
                 black_box(tb.probe_dtz(black_box(p)).ok());
+            }
+        })
+    });
+    g.bench_function("wdl50", |b| {
+        b.iter(|| {
+            for p in &positions {
+                black_box(tb.probe_wdl50(black_box(p)).ok());
             }
         })
     });

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use rayon::prelude::*;
 use retro::{
     build::verify::entry_position,
-    tablebase::{index::IndexScheme, Material, Tablebase, Wdl50},
+    tablebase::{index::IndexScheme, Material, Tablebase, Wdl, Wdl50},
 };
 use shakmaty::{Chess, Position};
 use shakmaty_syzygy::{MaybeRounded, Tablebase as Syzygy, Wdl as SWdl};
@@ -71,6 +71,16 @@ fn compare(step: usize) {
                 };
                 let ours = tb.probe_dtz(&pos).expect("retro dtz");
                 longest.fetch_max(u64::from(ours.plies()), Relaxed);
+                // A mate within the rule bounds the DTZ (the engine's search relies on it): the
+                // DTM line zeroes by then into positions whose mates fit the rule too.
+                let dtm = tb.probe(&pos).expect("retro dtm");
+                if dtm.wdl() != Wdl::Draw && dtm.plies() <= 100 {
+                    assert!(
+                        ours.plies() <= dtm.plies().max(1),
+                        "{} {pos:?}: DTZ {ours} beyond DTM {dtm}",
+                        m.name()
+                    );
+                }
                 let wdl = syzygy_class(syzygy.probe_wdl_after_zeroing(&pos).expect("wdl"));
                 let o = i32::from(ours.0);
                 let (theirs, ok) = match syzygy.probe_dtz(&pos).expect("dtz") {

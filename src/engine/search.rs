@@ -572,10 +572,15 @@ impl<'a> Worker<'a> {
         if !self.rule50 || v.wdl() == Wdl::Draw {
             return Some(mate);
         }
+        let clock = pos.halfmoves();
+        if rule50::mate_fits(v, clock) {
+            // A mate within the rule bounds the DTZ (|DTZ| <= DTM), so the outcome is the
+            // mate's: no DTZ probe (a loss's would search its moves).
+            return Some(mate);
+        }
         let Ok(dtz) = tb.probe_dtz(pos) else {
             return Some(mate);
         };
-        let clock = pos.halfmoves();
         let far = ply as i32 + dtz.plies() as i32;
         Some(match rule50::outcome(dtz, clock) {
             Outcome::Draw => 0,
