@@ -127,10 +127,7 @@ pub struct Tablebase {
 
 impl Tables for Tablebase {
     fn table_by_key(&self, key: u64) -> Result<(&Table, bool), ProbeError> {
-        let (i, swap) = *self
-            .keys
-            .get(&key)
-            .ok_or_else(|| ProbeError::MissingTable(Material::from_key(key).canonical().name()))?;
+        let (i, swap) = self.slot_of(key)?;
         self.slot_table(i).map(|t| (t, swap))
     }
 }
@@ -306,10 +303,7 @@ impl Tablebase {
         if key == 0 {
             return Ok(None);
         }
-        let (slot, swap) = *self
-            .keys
-            .get(&key)
-            .ok_or_else(|| ProbeError::MissingTable(Material::from_key(key).canonical().name()))?;
+        let (slot, swap) = self.slot_of(key)?;
         let table = self.slot_table(slot)?;
         if swap {
             // Black becomes white: black king, white king, black pieces, white pieces, with
@@ -335,6 +329,14 @@ impl Tablebase {
             white_to_move: white_to_move ^ swap,
             idx,
         }))
+    }
+
+    /// The slot of a material key (either orientation) and whether the key is the swapped one.
+    fn slot_of(&self, key: u64) -> Result<(usize, bool), ProbeError> {
+        self.keys
+            .get(&key)
+            .copied()
+            .ok_or_else(|| ProbeError::MissingTable(Material::from_key(key).canonical().name()))
     }
 
     /// The DTM table of a slot, opened (and checked) on first use.
@@ -505,12 +507,10 @@ impl Tablebase {
         for m in pos.legal_moves().iter().filter(|m| !m.is_en_passant()) {
             let mut after = pos.clone();
             after.play_unchecked(*m);
-            let d = if m.is_zeroing() {
-                self.dtz_of(&after, None)?
-            } else {
-                self.dtz_of(&after, Some(nested))?
-            };
-            values.push((m.is_zeroing(), d));
+            let zeroing = m.is_zeroing();
+            // After a zeroing move only the class counts.
+            let d = self.dtz_of(&after, (!zeroing).then_some(nested))?;
+            values.push((zeroing, d));
         }
         Ok(Dtz::loss_from_moves(values))
     }
@@ -520,11 +520,7 @@ impl Tablebase {
     /// # Errors
     /// A missing or refused DTM or DTZ50 table.
     pub fn dtz_table(&self, material: Material) -> Result<&Table, ProbeError> {
-        let key = material.canonical().key();
-        let (i, _) = *self
-            .keys
-            .get(&key)
-            .ok_or_else(|| ProbeError::MissingTable(material.canonical().name()))?;
+        let (i, _) = self.slot_of(material.canonical().key())?;
         self.slot_table(i)?;
         self.slot_dtz(i)
     }
@@ -535,11 +531,7 @@ impl Tablebase {
     /// # Errors
     /// When the directory has no table of `material`.
     pub fn set_dtz_table(&mut self, material: Material, table: Table) -> Result<(), ProbeError> {
-        let key = material.canonical().key();
-        let (i, _) = *self
-            .keys
-            .get(&key)
-            .ok_or_else(|| ProbeError::MissingTable(material.canonical().name()))?;
+        let (i, _) = self.slot_of(material.canonical().key())?;
         self.slots[i].dtz = OnceLock::from(Ok(table));
         Ok(())
     }
