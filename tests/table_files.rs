@@ -422,6 +422,7 @@ fn recompressing_keeps_every_value_and_round_trips() {
         Compression {
             block_len: 4096,
             level: 9,
+            ..Compression::default()
         },
     )
     .expect("recompressed");
@@ -444,6 +445,7 @@ fn recompressing_keeps_every_value_and_round_trips() {
         Compression {
             block_len: 1024,
             level: 3,
+            ..Compression::default()
         },
     )
     .expect("recompressed");

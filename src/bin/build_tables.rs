@@ -37,7 +37,7 @@ struct Args {
     /// Check the tables instead of building them: every position against its children.
     #[arg(long)]
     verify: bool,
-    /// Compress present tables again with --level and --block-len instead of building (the
+    /// Compress present tables again with --level, --dtz-level and --block-len instead of building (the
     /// 5-piece DTM tables, whose values stay, and every DTZ50 table, whose losses are stored by
     /// class as a build writes them; no solving).
     #[arg(long, conflicts_with = "verify")]
@@ -49,9 +49,12 @@ struct Args {
     /// five-piece materials too.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(3..=5))]
     max_pieces: u8,
-    /// zstd level of the compressed tables (5-piece DTM, every DTZ50).
+    /// zstd level of the compressed DTM tables (5 pieces).
     #[arg(long, default_value_t = format::ZSTD_LEVEL, value_parser = clap::value_parser!(i32).range(1..=22))]
     level: i32,
+    /// zstd level of the DTZ50 tables (all compressed).
+    #[arg(long, default_value_t = format::DTZ_ZSTD_LEVEL, value_parser = clap::value_parser!(i32).range(1..=22))]
+    dtz_level: i32,
     /// Entries per compressed block (smaller blocks probe faster, larger ones compress better).
     #[arg(long, default_value_t = format::BLOCK_LEN, value_parser = clap::value_parser!(u32).range(1024..=65536))]
     block_len: u32,
@@ -177,6 +180,7 @@ fn run(args: &Args) -> Result<(), BuildTablesError> {
         compression: Compression {
             block_len: args.block_len,
             level: args.level,
+            dtz_level: args.dtz_level,
         },
     };
     let start = Instant::now();
@@ -232,6 +236,7 @@ fn run_recompress(args: &Args, materials: Vec<Material>) -> Result<(), BuildTabl
     let compression = Compression {
         block_len: args.block_len,
         level: args.level,
+        dtz_level: args.dtz_level,
     };
     let start = Instant::now();
     let (mut before, mut after, mut failed) = (0u64, 0u64, 0usize);
@@ -271,8 +276,9 @@ fn run_recompress(args: &Args, materials: Vec<Material>) -> Result<(), BuildTabl
         }
     }
     println!(
-        "recompressed: {before} -> {after} bytes, {failed} failed, level {} blocks of {}, {:.2} s",
+        "recompressed: {before} -> {after} bytes, {failed} failed, level {} (DTZ50 {}) blocks of {}, {:.2} s",
         args.level,
+        args.dtz_level,
         args.block_len,
         start.elapsed().as_secs_f64()
     );

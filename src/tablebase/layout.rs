@@ -86,6 +86,11 @@ impl Layout {
         })
     }
 
+    /// Whether the file order is the index order.
+    pub fn is_identity(&self) -> bool {
+        self.identity
+    }
+
     /// The order, most significant first.
     pub fn order(&self) -> &[u8] {
         &self.order[..self.len]
@@ -162,6 +167,36 @@ impl Layout {
             }
         }
     }
+
+    /// Calls `f` with the file position of each index `start..start + len`, in index order
+    /// (the inverse of [`Layout::walk`]: an odometer over the index digits).
+    pub fn walk_index(&self, start: u64, len: u64, mut f: impl FnMut(u64)) {
+        if self.identity || self.len == 0 {
+            (start..start + len).for_each(f);
+            return;
+        }
+        let mut dig = [0u64; MAX_DIGITS];
+        let mut rem = start;
+        for d in (0..self.len).rev() {
+            dig[d] = rem % self.radix[d];
+            rem /= self.radix[d];
+        }
+        let mut pos: u64 = (0..self.len).map(|d| dig[d] * self.stride[d]).sum();
+        for _ in 0..len {
+            f(pos);
+            let mut d = self.len - 1;
+            loop {
+                dig[d] += 1;
+                pos += self.stride[d];
+                if dig[d] < self.radix[d] || d == 0 {
+                    break;
+                }
+                pos -= self.radix[d] * self.stride[d];
+                dig[d] = 0;
+                d -= 1;
+            }
+        }
+    }
 }
 
 /// Every order of `n` digits (n! of them), index order first.
@@ -217,6 +252,13 @@ mod tests {
                         pos += 1;
                     });
                     assert_eq!(pos, start + 700);
+                    // And walking the index order visits the file position of each index.
+                    let mut i = start;
+                    l.walk_index(start, 700, |f| {
+                        assert_eq!(l.to_file(i), f, "{name} {order:?} walk_index {start}");
+                        i += 1;
+                    });
+                    assert_eq!(i, start + 700);
                 }
             }
         }

@@ -28,10 +28,16 @@
 //! syzygy_dtz.rs).
 //!
 //! Speed: each pawn structure's init decodes only its own entries (their ranks are computed
-//! once); a loser's successors are counted, listed only where two moves may reach the same
-//! entry. The un-moves look at a bitmap of the still open wins and losses before any cell, and
-//! the passes split their nodes by the side to move and its king's square class, so that no two
-//! threads share a predecessor and cells are updated without atomic exchanges.
+//! once) and generates their legal moves as the DTM solve's init does (checks and pins once per
+//! position, no move tried and taken back); a loser's quiet moves are counted by bitboard, listed
+//! only where two may reach the same entry, and a winner's are not generated at all. The un-moves
+//! leave out origins from which the piece would have left the other king in check, step the index
+//! by the piece's stride where they can, look at a bitmap of the still open wins before the cell
+//! of a loss's predecessor (a win's predecessors are mostly open losses, whose cells are read
+//! anyway), and run as a software pipeline: one node's predecessors are generated and their cells
+//! prefetched before the previous node's are updated. The passes split their nodes by the side to
+//! move and its king's square class, so that no two threads share a predecessor and cells are
+//! updated without atomic exchanges.
 
 mod sub;
 
@@ -49,11 +55,15 @@ use shakmaty::{Color, Role};
 pub use self::sub::{Wdl50Data, Wdl50Tables};
 use super::{
     atomics::{Atomics, Pages},
-    solve::exits::{exit_plans, for_each_en_passant, plan_slot, ExitPlan},
+    solve::{
+        exits::{exit_plans, for_each_en_passant, plan_slot, ExitPlan},
+        moves::legal_targets,
+        unmoves::{discovery_masks, legal_origins, prefetch},
+    },
 };
 use crate::tablebase::{
     index::{IndexScheme, Squares},
-    pieces::{attacked, attacks_from, occupancy},
+    pieces::{attacks_from, occupancy},
     Dtz, Material, Value, Wdl, Wdl50,
 };
 
@@ -141,12 +151,20 @@ pub struct DtzSolved {
 #[derive(Clone, Copy)]
 struct Mv {
     slot: usize,
-    to: u8,
     /// The slot captured, `usize::MAX` for none.
     capture: usize,
-    pawn: bool,
     double: bool,
     promotion: Option<Role>,
+}
+
+/// The predecessors of one node of a retrograde pass, before their cells are updated.
+#[derive(Default)]
+struct Found {
+    preds: Vec<u64>,
+    /// The side to move in them.
+    mover: usize,
+    /// Whether the node is a loss (its predecessors win).
+    lost: bool,
 }
 
 /// Solves DTZ50 for one material.
@@ -361,17 +379,9 @@ impl<'a> DtzSolver<'a> {
         };
         // No position: the side not to move is in check. A compressed DTM table holds whatever
         // compresses best there.
-        let occ = occupancy(sq, self.n);
-        if attacked(
-            &self.slots,
-            sq,
-            sq[1 - side],
-            color_of(side),
-            occ,
-            usize::MAX,
-        ) {
+        let Some(legal) = legal_targets(&self.slots, sq, self.n, side) else {
             return;
-        }
+        };
         if v == Value::MATED {
             cell.store(DECIDED | LOSS | ZEROES, Relaxed);
             seeds.push((0, item(idx, side)));
@@ -385,41 +395,86 @@ impl<'a> DtzSolver<'a> {
         // Winner: the fewest plies an exit gives (1 or 101); loser: the most.
         let mut exit: u16 = 0;
         let mut moves = 0u32;
-        // A winner's other moves count only through the retrograde passes.
-        self.for_each_move(sq, side, winner, |after, mv| {
-            moves += 1;
-            if mv.pawn || mv.capture != usize::MAX {
-                let Some(theirs) = self.zeroing_class(after, &mv, 1 - side) else {
-                    return;
-                };
-                let plies = match (winner, theirs) {
-                    (true, Wdl50::Loss) | (false, Wdl50::Win) => 1,
-                    (true, Wdl50::BlessedLoss) | (false, Wdl50::CursedWin) => 101,
-                    (true, _) => return,
-                    (false, c) => {
-                        self.inconsistent(idx, side, format!("a loss with a move to {c}"));
-                        return;
-                    }
-                };
-                exit = if exit == 0 {
-                    plies
-                } else if winner {
-                    exit.min(plies)
-                } else {
-                    exit.max(plies)
-                };
-            } else if dedupe {
-                let key = self
-                    .ix
-                    .moved(idx, sq, mv.slot, mv.to)
-                    .or_else(|| self.ix.index(after));
-                if let Some(k) = key {
-                    keys.push(k);
-                }
-            } else if !winner {
-                counted += 1;
+        let occ = legal.occ;
+        for i in 0..self.n {
+            let all = legal.targets[i];
+            if all == 0 {
+                continue;
             }
-        });
+            let pawn = self.slots[i].1 == Role::Pawn;
+            // A winner's quiet moves count only through the retrograde passes; a loser's are
+            // counted at once unless two of them may reach the same entry.
+            let quiet = if pawn { 0 } else { all & !occ };
+            if !winner && !dedupe {
+                counted += quiet.count_ones() as usize;
+            }
+            moves += quiet.count_ones();
+            let mut listed = if winner || !dedupe { all & !quiet } else { all };
+            while listed != 0 {
+                let to = listed.trailing_zeros() as u8;
+                listed &= listed - 1;
+                let mut after = *sq;
+                after[i] = to;
+                if quiet & (1u64 << to) != 0 {
+                    // A loser's quiet move, listed to be deduplicated.
+                    let key = self
+                        .ix
+                        .moved(idx, sq, i, to)
+                        .or_else(|| self.ix.index(&after));
+                    if let Some(k) = key {
+                        keys.push(k);
+                    }
+                    continue;
+                }
+                let capture = if occ & (1u64 << to) != 0 {
+                    match (0..self.n).find(|&j| sq[j] == to) {
+                        Some(j) if j >= 2 => j,
+                        _ => continue, // a king is never taken
+                    }
+                } else {
+                    usize::MAX
+                };
+                let mv = Mv {
+                    slot: i,
+                    capture,
+                    double: legal.double[i] & (1u64 << to) != 0,
+                    promotion: None,
+                };
+                let promotions: &[Option<Role>] = if pawn && (to >> 3 == 7 || to >> 3 == 0) {
+                    &[
+                        Some(Role::Queen),
+                        Some(Role::Rook),
+                        Some(Role::Bishop),
+                        Some(Role::Knight),
+                    ]
+                } else {
+                    &[None]
+                };
+                for &promotion in promotions {
+                    moves += 1;
+                    let mv = Mv { promotion, ..mv };
+                    let Some(theirs) = self.zeroing_class(&after, &mv, 1 - side) else {
+                        return;
+                    };
+                    let plies = match (winner, theirs) {
+                        (true, Wdl50::Loss) | (false, Wdl50::Win) => 1,
+                        (true, Wdl50::BlessedLoss) | (false, Wdl50::CursedWin) => 101,
+                        (true, _) => continue,
+                        (false, c) => {
+                            self.inconsistent(idx, side, format!("a loss with a move to {c}"));
+                            return;
+                        }
+                    };
+                    exit = if exit == 0 {
+                        plies
+                    } else if winner {
+                        exit.min(plies)
+                    } else {
+                        exit.max(plies)
+                    };
+                }
+            }
+        }
         if winner {
             cell.store(WINNER, Relaxed);
             set_bit(&self.open[side], idx);
@@ -454,95 +509,6 @@ impl<'a> DtzSolver<'a> {
         };
         cell.store(LOSER | (code << EXIT_SHIFT) | counted as u16, Relaxed);
         set_bit(&self.open[side], idx);
-    }
-
-    /// Calls `f` with the position after each legal move of `side` in `sq`, and the move; only
-    /// the zeroing moves (captures, pawn moves) when `zeroing_only`.
-    fn for_each_move(
-        &self,
-        sq: &Squares,
-        side: usize,
-        zeroing_only: bool,
-        mut f: impl FnMut(&Squares, Mv),
-    ) {
-        let me = color_of(side);
-        let them = color_of(1 - side);
-        let occ = occupancy(sq, self.n);
-        let own = self
-            .slots
-            .iter()
-            .zip(sq)
-            .filter(|(s, _)| s.0 == me)
-            .fold(0u64, |acc, (_, &q)| acc | (1u64 << q));
-        for i in 0..self.n {
-            let (c, role) = self.slots[i];
-            if c != me {
-                continue;
-            }
-            let from = sq[i];
-            let pawn = role == Role::Pawn;
-            let mut targets;
-            let mut double = 0u64;
-            if pawn {
-                let (fwd, start): (i8, u8) = if side == 0 { (8, 1) } else { (-8, 6) };
-                let one = (from as i8 + fwd) as u8;
-                targets = attacks_from(c, role, from, occ) & occ & !own;
-                if occ & (1u64 << one) == 0 {
-                    targets |= 1u64 << one;
-                    if from >> 3 == start {
-                        let two = (one as i8 + fwd) as u8;
-                        if occ & (1u64 << two) == 0 {
-                            double = 1u64 << two;
-                            targets |= double;
-                        }
-                    }
-                }
-            } else {
-                targets = attacks_from(c, role, from, occ) & !own;
-                if zeroing_only {
-                    targets &= occ;
-                }
-            }
-            while targets != 0 {
-                let to = targets.trailing_zeros() as u8;
-                targets &= targets - 1;
-                let capture = if occ & (1u64 << to) != 0 {
-                    match (0..self.n).find(|&j| sq[j] == to) {
-                        Some(j) if j >= 2 => j,
-                        _ => continue, // a king is never taken
-                    }
-                } else {
-                    usize::MAX
-                };
-                let mut after = *sq;
-                after[i] = to;
-                let occ2 = (occ & !(1u64 << from)) | (1u64 << to);
-                if attacked(&self.slots, &after, after[side], them, occ2, capture) {
-                    continue;
-                }
-                let mv = Mv {
-                    slot: i,
-                    to,
-                    capture,
-                    pawn,
-                    double: double & (1u64 << to) != 0,
-                    promotion: None,
-                };
-                if pawn && (to >> 3 == 7 || to >> 3 == 0) {
-                    for r in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
-                        f(
-                            &after,
-                            Mv {
-                                promotion: Some(r),
-                                ..mv
-                            },
-                        );
-                    }
-                } else {
-                    f(&after, mv);
-                }
-            }
-        }
     }
 
     /// The class of the position after the zeroing move `mv` (`after`), for `side`, who is to
@@ -639,7 +605,9 @@ impl<'a> DtzSolver<'a> {
     fn passes(&self, mut seeds: BTreeMap<u16, Vec<Item>>) -> Result<(), DtzError> {
         let mut frontier: Vec<Item> = Vec::new();
         let mut d: u16 = 0;
+        let mut times = [0f64; 2];
         loop {
+            let t0 = std::time::Instant::now();
             if let Some(s) = seeds.remove(&d) {
                 let joined: Vec<Item> = s
                     .into_par_iter()
@@ -653,14 +621,24 @@ impl<'a> DtzSolver<'a> {
                         d = next;
                         continue;
                     }
-                    None => return Ok(()),
+                    None => {
+                        log::debug!(
+                            "{}: DTZ50 passes: seeds {:.2} s, un-moves {:.2} s",
+                            self.material.name(),
+                            times[0],
+                            times[1]
+                        );
+                        return Ok(());
+                    }
                 }
             }
             if d >= DEPTH - 1 {
                 return Err(DtzError::Overflow(self.material.name()));
             }
-            frontier.par_sort_unstable();
+            let t1 = std::time::Instant::now();
             let (next, late) = self.pass(&frontier, d);
+            times[0] += (t1 - t0).as_secs_f64();
+            times[1] += t1.elapsed().as_secs_f64();
             self.check()?;
             for (v, it) in late {
                 seeds.entry(v).or_default().push(it);
@@ -711,13 +689,22 @@ impl<'a> DtzSolver<'a> {
         let parts: Vec<(Vec<Item>, Vec<(u16, Item)>)> = parts_in
             .into_par_iter()
             .filter(|p| !p.is_empty())
-            .map(|part| {
+            .map(|mut part| {
+                // In index order, so that neighbouring nodes have neighbouring predecessors.
+                part.sort_unstable();
                 let mut next = Vec::new();
                 let mut late = Vec::new();
-                let mut preds = Vec::with_capacity(128);
+                // A software pipeline: the predecessors of one node are generated and their
+                // cells prefetched before those of the node before it are updated, so that the
+                // cache misses overlap the work.
+                let mut found = [Found::default(), Found::default()];
+                let mut k = 0;
                 for &it in &part {
-                    self.unmove(it, d, &mut preds, &mut next, &mut late);
+                    self.predecessors_of(it, &mut found[k]);
+                    self.update(&found[1 - k], d, &mut next, &mut late);
+                    k = 1 - k;
                 }
+                self.update(&found[1 - k], d, &mut next, &mut late);
                 (next, late)
             })
             .collect();
@@ -730,29 +717,34 @@ impl<'a> DtzSolver<'a> {
         (next, late)
     }
 
-    fn unmove(
-        &self,
-        it: Item,
-        d: u16,
-        preds: &mut Vec<u64>,
-        next: &mut Vec<Item>,
-        late: &mut Vec<(u16, Item)>,
-    ) {
+    /// The open predecessors of node `it` into `found` (replaced), their cells prefetched.
+    fn predecessors_of(&self, it: Item, found: &mut Found) {
         let (idx, side) = (it >> 1, (it & 1) as usize);
+        found.preds.clear();
         let Some(sq) = self.ix.decode(idx) else {
             return;
         };
-        let lost = self.cells[side][idx as usize].load(Relaxed) & LOSS != 0;
-        preds.clear();
-        let ps = 1 - side;
-        self.predecessors(&sq, idx, side, preds);
-        if !lost && self.ix.may_coincide(&sq, side) {
+        found.lost = self.cells[side][idx as usize].load(Relaxed) & LOSS != 0;
+        found.mover = 1 - side;
+        self.predecessors(&sq, idx, side, found.lost, &mut found.preds);
+        if !found.lost && self.ix.may_coincide(&sq, side) {
             // A loser's counter counts distinct successors, and two un-moves may reach the
             // same entry here.
-            preds.sort_unstable();
-            preds.dedup();
+            found.preds.sort_unstable();
+            found.preds.dedup();
         }
-        for &p in preds.iter() {
+        for &p in &found.preds {
+            prefetch(&self.cells[found.mover], p as usize);
+        }
+    }
+
+    /// Updates the predecessors `found` of a node decided at depth `d`: a predecessor of a loss
+    /// wins at `d + 1`, one of a win has its counter lowered and is lost when it runs out; what
+    /// is decided at `d + 1` goes to `next`, a loss its exits make longer to `late`. The
+    /// predecessors are emptied.
+    fn update(&self, found: &Found, d: u16, next: &mut Vec<Item>, late: &mut Vec<(u16, Item)>) {
+        let (ps, lost) = (found.mover, found.lost);
+        for &p in found.preds.iter() {
             let Some(c) = self.cells[ps].get(p as usize) else {
                 continue;
             };
@@ -797,31 +789,55 @@ impl<'a> DtzSolver<'a> {
         }
     }
 
-    /// The undecided wins and losses, with the other side to move, from which a move of a
-    /// piece other than a pawn, capturing nothing, leads to `sq` (entry `idx`, `side` to move).
-    /// An un-move that leaves the side to move in `sq` in check gives no position; its entry
-    /// is never open, so the open bits drop it with the rest.
-    fn predecessors(&self, sq: &Squares, idx: u64, side: usize, out: &mut Vec<u64>) {
+    /// The predecessors, with the other side to move, from which a move of a piece other than
+    /// a pawn, capturing nothing, leads to `sq` (entry `idx`, `side` to move): for a loss
+    /// (`lost`) only the undecided wins, by the open bits; for a win every legal one (see below).
+    /// Un-moves that leave the king of `side` in check before the move give no position and
+    /// are not generated.
+    fn predecessors(&self, sq: &Squares, idx: u64, side: usize, lost: bool, out: &mut Vec<u64>) {
         let mover = color_of(1 - side);
         let open = &self.open[1 - side];
         let occ = occupancy(sq, self.n);
+        let discovered = discovery_masks(&self.slots, self.n, sq, occ, side);
+        let dedupe = self.ix.may_coincide(sq, side);
+        // The predecessors of a loss are mostly decided wins already, which the open bits drop
+        // without touching their cells; those of a win are mostly open losses, whose cells are
+        // read anyway (a draw's cell is neither a winner nor a loser).
+        let keep = |pi: u64| !lost || has_bit(open, pi);
         for i in 0..self.n {
             let (c, r) = self.slots[i];
             if c != mover || r == Role::Pawn {
                 continue;
             }
             let at = sq[i];
-            let mut origins = attacks_from(c, r, at, occ) & !occ;
-            while origins != 0 {
-                let from = origins.trailing_zeros() as u8;
-                origins &= origins - 1;
-                let pi = self.ix.moved(idx, sq, i, from).or_else(|| {
-                    let mut p = *sq;
-                    p[i] = from;
-                    self.ix.index(&p)
-                });
-                if let Some(pi) = pi.filter(|&pi| has_bit(open, pi)) {
-                    out.push(pi);
+            let mut origins = attacks_from(c, r, at, occ)
+                & !occ
+                & legal_origins(&self.slots, sq, occ, side, i, &discovered);
+            match self.ix.stride(sq, i) {
+                // A lone piece other than a king: the index moves by its stride per square.
+                Some(st) if !dedupe => {
+                    let base = idx - u64::from(at) * st;
+                    while origins != 0 {
+                        let pi = base + u64::from(origins.trailing_zeros()) * st;
+                        origins &= origins - 1;
+                        if keep(pi) {
+                            out.push(pi);
+                        }
+                    }
+                }
+                _ => {
+                    while origins != 0 {
+                        let from = origins.trailing_zeros() as u8;
+                        origins &= origins - 1;
+                        let pi = self.ix.moved(idx, sq, i, from).or_else(|| {
+                            let mut p = *sq;
+                            p[i] = from;
+                            self.ix.index(&p)
+                        });
+                        if let Some(pi) = pi.filter(|&pi| keep(pi)) {
+                            out.push(pi);
+                        }
+                    }
                 }
             }
         }
@@ -880,6 +896,12 @@ pub fn dtm_values(
 ) -> Result<[Vec<u8>; 2], crate::tablebase::ProbeError> {
     let n = table.scheme().size();
     let side = |white: bool| -> Result<Vec<u8>, crate::tablebase::ProbeError> {
+        if let Some(bytes) = table.side_in_memory(white) {
+            return Ok(bytes
+                .par_iter()
+                .map(|&b| Value::from_byte(b).to_byte())
+                .collect());
+        }
         (0..n)
             .into_par_iter()
             .map(|idx| table.get(white, idx).map(Value::to_byte))

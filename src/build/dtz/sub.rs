@@ -53,18 +53,17 @@ impl Wdl50Data {
             Table::open(&dir.join(file_name(material)), Some(material))?.into_memory(sides)?;
         let dtz = Table::open_dtz(&dir.join(Metric::Dtz.file_name(material)), Some(material))?
             .into_memory(sides)?;
-        let n = dtm.scheme().size();
         let side = |white: bool| -> Result<Vec<i8>, DtzError> {
-            (0..n)
-                .into_par_iter()
-                .map(|idx| {
-                    let (m, z) = (dtm.get_byte(white, idx)?, dtz.get_byte(white, idx)?);
-                    // A win or loss without a distance can only be an entry that is no legal
-                    // position (compressed tables hold anything there), which is never looked
-                    // up; the blocks' checksums guard the others.
-                    Ok(Dtz::from_tables(m, z).map_or(0, |d| d.wdl50().to_i8()))
-                })
-                .collect()
+            let (Some(m), Some(z)) = (dtm.side_in_memory(white), dtz.side_in_memory(white)) else {
+                return Err(DtzError::MissingSubTable(material.name()));
+            };
+            // A win or loss without a distance can only be an entry that is no legal position
+            // (compressed tables hold anything there), which is never looked up; the blocks'
+            // checksums guard the others.
+            Ok(m.par_iter()
+                .zip(z.par_iter())
+                .map(|(&m, &z)| Dtz::from_tables(m, z).map_or(0, |d| d.wdl50().to_i8()))
+                .collect())
         };
         let white = if sides[0] { Some(side(true)?) } else { None };
         let black = if sides[1] { Some(side(false)?) } else { None };
@@ -93,7 +92,14 @@ impl Wdl50Tables {
     pub fn open_for(dir: &Path, material: Material) -> Result<Wdl50Tables, DtzError> {
         let mut out = Wdl50Tables::default();
         for (m, sides) in stage_successors(material, Stage::InitBoth) {
+            let t = std::time::Instant::now();
             out.insert(Arc::new(Wdl50Data::read(dir, m, sides)?));
+            log::debug!(
+                "{}: WDL50 classes of {} read in {:.2} s",
+                material.name(),
+                m.name(),
+                t.elapsed().as_secs_f64()
+            );
         }
         Ok(out)
     }

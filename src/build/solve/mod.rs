@@ -35,9 +35,9 @@ mod cell;
 pub(in crate::build) mod exits;
 mod init;
 mod item;
-mod moves;
+pub(in crate::build) mod moves;
 mod retro;
-mod unmoves;
+pub(in crate::build) mod unmoves;
 
 use std::sync::{
     atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed},

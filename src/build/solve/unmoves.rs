@@ -3,7 +3,7 @@
 
 use std::sync::atomic::AtomicU16;
 
-use shakmaty::{attacks, Role};
+use shakmaty::{attacks, Color, Role};
 
 use super::{
     color_of,
@@ -46,7 +46,7 @@ impl Preds {
 
 /// Asks the processor to start loading `cells[i]` into the cache.
 #[inline]
-fn prefetch(cells: &[AtomicU16], i: usize) {
+pub(in crate::build) fn prefetch(cells: &[AtomicU16], i: usize) {
     #[cfg(target_arch = "x86_64")]
     if let Some(c) = cells.get(i) {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
@@ -88,7 +88,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
         // Predecessors can coincide only in nearly symmetric pawnless positions (see
         // `may_coincide`).
         let dedupe = self.ix.may_coincide(&sq, side);
-        let discovered = self.discovery_masks(&sq, occ, side);
+        let discovered = discovery_masks(&self.slots, self.n, &sq, occ, side);
         let Preds {
             preds,
             np,
@@ -132,7 +132,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
             } else {
                 origins = attacks_from(c, role, to, occ) & !occ;
             }
-            let allowed = self.legal_origins(&sq, occ, side, i, &discovered);
+            let allowed = legal_origins(&self.slots, &sq, occ, side, i, &discovered);
             origins &= allowed;
             if allowed & (1u64 << double_from.min(63)) == 0 {
                 double_from = 64;
@@ -217,67 +217,73 @@ impl<T: Tables + Sync + Default> Solver<T> {
             prefetch(&self.cells[mover], p as usize);
         }
     }
+}
 
-    /// Squares the piece in slot `i` (of the side not to move in `sq`) may have come from
-    /// without leaving the king of `side` (to move in `sq`) in check before its move: not a square
-    /// from which it attacks that king itself, and within `discovered[i]` (see
-    /// `discovery_masks`).
-    fn legal_origins(
-        &self,
-        sq: &Squares,
-        occ: u64,
-        side: usize,
-        i: usize,
-        discovered: &[u64; MAX_PIECES],
-    ) -> u64 {
-        let ksq = sq[side];
-        let (ic, ir) = self.slots[i];
-        let lifted = occ & !(1u64 << sq[i]);
-        // A piece of role `ir` on any of these squares would attack the king.
-        let attackers = if ir == Role::Pawn {
-            attacks_from(color_of(side), Role::Pawn, ksq, lifted)
-        } else {
-            attacks_from(ic.other(), ir, ksq, lifted)
-        };
-        !attackers & discovered[i]
-    }
+/// Squares the piece in slot `i` (of the side not to move in `sq`) may have come from
+/// without leaving the king of `side` (to move in `sq`) in check before its move: not a square
+/// from which it attacks that king itself, and within `discovered[i]` (see
+/// `discovery_masks`).
+pub(in crate::build) fn legal_origins(
+    slots: &[(Color, Role)],
+    sq: &Squares,
+    occ: u64,
+    side: usize,
+    i: usize,
+    discovered: &[u64; MAX_PIECES],
+) -> u64 {
+    let ksq = sq[side];
+    let (ic, ir) = slots[i];
+    let lifted = occ & !(1u64 << sq[i]);
+    // A piece of role `ir` on any of these squares would attack the king.
+    let attackers = if ir == Role::Pawn {
+        attacks_from(color_of(side), Role::Pawn, ksq, lifted)
+    } else {
+        attacks_from(ic.other(), ir, ksq, lifted)
+    };
+    !attackers & discovered[i]
+}
 
-    /// For each piece of the side not to move in `sq`, the squares it may have come from as far
-    /// as the other pieces of its side go: where one of them attacks the king of `side` once
-    /// that piece is lifted, the piece must have blocked the attack, from a square between
-    /// them (there is none for a knight, pawn or king). Computed once per node for all pieces:
-    /// a slider attacks the king with one piece lifted only if that piece is the one blocker
-    /// between them, or there is none.
-    fn discovery_masks(&self, sq: &Squares, occ: u64, side: usize) -> [u64; MAX_PIECES] {
-        let ksq = sq[side];
-        let mover = color_of(1 - side);
-        let mut masks = [!0u64; MAX_PIECES];
-        for j in 0..self.n {
-            let (c, r) = self.slots[j];
-            // On an empty board, does this piece reach the king's square at all?
-            if c != mover || attacks_from(c, r, sq[j], 0) & (1u64 << ksq) == 0 {
-                continue;
+/// For each piece of the side not to move in `sq`, the squares it may have come from as far
+/// as the other pieces of its side go: where one of them attacks the king of `side` once
+/// that piece is lifted, the piece must have blocked the attack, from a square between
+/// them (there is none for a knight, pawn or king). Computed once per node for all pieces:
+/// a slider attacks the king with one piece lifted only if that piece is the one blocker
+/// between them, or there is none.
+pub(in crate::build) fn discovery_masks(
+    slots: &[(Color, Role)],
+    n: usize,
+    sq: &Squares,
+    occ: u64,
+    side: usize,
+) -> [u64; MAX_PIECES] {
+    let ksq = sq[side];
+    let mover = color_of(1 - side);
+    let mut masks = [!0u64; MAX_PIECES];
+    for j in 0..n {
+        let (c, r) = slots[j];
+        // On an empty board, does this piece reach the king's square at all?
+        if c != mover || attacks_from(c, r, sq[j], 0) & (1u64 << ksq) == 0 {
+            continue;
+        }
+        let line = match r {
+            Role::Bishop | Role::Rook | Role::Queen => {
+                attacks::between(square(sq[j]), square(ksq)).0
             }
-            let line = match r {
-                Role::Bishop | Role::Rook | Role::Queen => {
-                    attacks::between(square(sq[j]), square(ksq)).0
+            _ => 0,
+        };
+        let blockers = line & occ;
+        if blockers == 0 {
+            for (i, m) in masks.iter_mut().enumerate().take(n) {
+                if i != j && slots[i].0 == mover {
+                    *m &= line;
                 }
-                _ => 0,
-            };
-            let blockers = line & occ;
-            if blockers == 0 {
-                for (i, m) in masks.iter_mut().enumerate().take(self.n) {
-                    if i != j && self.slots[i].0 == mover {
-                        *m &= line;
-                    }
-                }
-            } else if blockers.count_ones() == 1 {
-                let b = blockers.trailing_zeros() as u8;
-                if let Some(i) = (0..self.n).find(|&i| sq[i] == b && self.slots[i].0 == mover) {
-                    masks[i] &= line;
-                }
+            }
+        } else if blockers.count_ones() == 1 {
+            let b = blockers.trailing_zeros() as u8;
+            if let Some(i) = (0..n).find(|&i| sq[i] == b && slots[i].0 == mover) {
+                masks[i] &= line;
             }
         }
-        masks
     }
+    masks
 }

@@ -31,6 +31,10 @@ pub const HEADER_LEN: usize = 96;
 pub const BLOCK_LEN: u32 = 4096;
 /// The zstd level of compressed blocks, unless the writer is told otherwise.
 pub const ZSTD_LEVEL: i32 = 12;
+/// The zstd level of the blocks of DTZ50 tables, unless the writer is told otherwise: their
+/// values compress well at a low level (KRPvKR: level 12 gives 27.05 MB, level 6 27.82 MB in
+/// a third of the time).
+pub const DTZ_ZSTD_LEVEL: i32 = 6;
 /// Largest block length a reader accepts (it sizes the buffers).
 pub const MAX_BLOCK_LEN: u32 = 1 << 20;
 /// File name extension of DTM table files.
@@ -104,8 +108,10 @@ pub enum Encoding {
 pub struct Compression {
     /// Entries per block.
     pub block_len: u32,
-    /// zstd level.
+    /// zstd level of DTM tables.
     pub level: i32,
+    /// zstd level of DTZ50 tables.
+    pub dtz_level: i32,
 }
 
 impl Default for Compression {
@@ -113,6 +119,7 @@ impl Default for Compression {
         Compression {
             block_len: BLOCK_LEN,
             level: ZSTD_LEVEL,
+            dtz_level: DTZ_ZSTD_LEVEL,
         }
     }
 }
@@ -137,7 +144,7 @@ impl Encoding {
     pub fn for_dtz(compression: Compression) -> Encoding {
         Encoding::Blocks {
             block_len: compression.block_len,
-            level: compression.level,
+            level: compression.dtz_level,
         }
     }
 }

@@ -234,46 +234,54 @@ impl Table {
     pub fn into_memory(self, sides: [bool; 2]) -> Result<Table, TableError> {
         let t = self;
         let Store::Blocks {
-            blocks,
-            block_len,
-            layouts,
-            ..
+            block_len, layouts, ..
         } = &t.store
         else {
             return Ok(t);
         };
-        let n = t.scheme.size();
+        let n = t.scheme.size() as usize;
+        let block_len = *block_len as usize;
         let mut halves: [Option<Vec<u8>>; 2] = [None, None];
         for side in 0..2 {
             if !sides[side] {
                 continue;
             }
-            let mut out = vec![0u8; n as usize];
+            // The blocks in file order, decompressed in parallel, each into its own place.
+            let mut file = vec![0u8; n];
+            file.par_chunks_mut(block_len.max(1))
+                .enumerate()
+                .try_for_each_init(Vec::new, |buf, (b, place)| {
+                    t.decompress_block(side, b as u64, None, buf)?;
+                    if buf.len() != place.len() {
+                        return Err(TableError::Format {
+                            path: t.path.clone(),
+                            why: format!(
+                                "block {b} holds {} entries, not {}",
+                                buf.len(),
+                                place.len()
+                            ),
+                        });
+                    }
+                    place.copy_from_slice(buf);
+                    Ok(())
+                })?;
             let layout = layouts[side];
-            // Decompress blocks in parallel, then scatter them in index order.
-            let chunk = 256u64;
-            for g in 0..blocks.div_ceil(chunk) {
-                let range = g * chunk..((g + 1) * chunk).min(*blocks);
-                let decoded: Vec<Result<Vec<u8>, TableError>> = range
-                    .clone()
-                    .into_par_iter()
-                    .map(|b| {
-                        let mut buf = Vec::new();
-                        t.decompress_block(side, b, None, &mut buf)?;
-                        Ok(buf)
-                    })
-                    .collect();
-                for (b, block) in range.zip(decoded) {
-                    let block = block?;
-                    let mut k = 0;
-                    layout.walk(b * u64::from(*block_len), block.len() as u64, |i| {
-                        if let (Some(o), Some(&v)) = (out.get_mut(i as usize), block.get(k)) {
-                            *o = v;
-                        }
-                        k += 1;
-                    });
-                }
+            if layout.is_identity() {
+                halves[side] = Some(file);
+                continue;
             }
+            // Then gathered into index order, in parallel parts of the index.
+            let mut out = vec![0u8; n];
+            let part = 1usize << 16;
+            out.par_chunks_mut(part).enumerate().for_each(|(c, place)| {
+                let mut k = 0;
+                layout.walk_index((c * part) as u64, place.len() as u64, |pos| {
+                    if let (Some(o), Some(&v)) = (place.get_mut(k), file.get(pos as usize)) {
+                        *o = v;
+                    }
+                    k += 1;
+                });
+            });
             halves[side] = Some(out);
         }
         Ok(Table {
@@ -463,6 +471,21 @@ impl Table {
                     )
                     .map_err(|e| ProbeError::BadTable(Arc::new(e)))
             }
+        }
+    }
+
+    /// The bytes of one side to move (white `true`), index order, of a raw table or one read
+    /// into memory ([`Table::into_memory`]); `None` for a side not loaded or compressed blocks.
+    pub fn side_in_memory(&self, white_to_move: bool) -> Option<&[u8]> {
+        let side = usize::from(!white_to_move);
+        match &self.store {
+            Store::Memory(halves) => halves[side].as_deref(),
+            Store::Raw(mmap) => {
+                let n = usize::try_from(self.scheme.size()).ok()?;
+                let at = HEADER_LEN + side * n;
+                mmap.get(at..at + n)
+            }
+            Store::Blocks { .. } => None,
         }
     }
 
