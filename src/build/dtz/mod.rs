@@ -85,6 +85,12 @@ const COUNT: u16 = 0xFF;
 /// A node: entry index and side to move (bit 0).
 type Item = u64;
 
+/// Nodes by partition of the retrograde passes (see `DtzSolver::pass`).
+type Parts = Vec<Vec<Item>>;
+
+/// Partitions: per side to move, one per class of its king's square.
+const PARTS: usize = 128;
+
 const fn item(idx: u64, side: usize) -> Item {
     (idx << 1) | side as u64
 }
@@ -603,19 +609,18 @@ impl<'a> DtzSolver<'a> {
 
     /// The passes of one pawn structure rank, depth by depth from its seeds.
     fn passes(&self, mut seeds: BTreeMap<u16, Vec<Item>>) -> Result<(), DtzError> {
-        let mut frontier: Vec<Item> = Vec::new();
+        let mut frontier: Parts = vec![Vec::new(); PARTS];
         let mut d: u16 = 0;
         let mut times = [0f64; 2];
         loop {
             let t0 = std::time::Instant::now();
             if let Some(s) = seeds.remove(&d) {
-                let joined: Vec<Item> = s
-                    .into_par_iter()
-                    .filter(|&it| self.join_seed(it, d))
-                    .collect();
-                frontier.extend(joined);
+                let joined = self.split(s.into_par_iter().filter(|&it| self.join_seed(it, d)));
+                for (f, j) in frontier.iter_mut().zip(joined) {
+                    f.extend(j);
+                }
             }
-            if frontier.is_empty() {
+            if frontier.iter().all(Vec::is_empty) {
                 match seeds.keys().next() {
                     Some(&next) => {
                         d = next;
@@ -636,7 +641,7 @@ impl<'a> DtzSolver<'a> {
                 return Err(DtzError::Overflow(self.material.name()));
             }
             let t1 = std::time::Instant::now();
-            let (next, late) = self.pass(&frontier, d);
+            let (next, late) = self.pass(frontier, d);
             times[0] += (t1 - t0).as_secs_f64();
             times[1] += t1.elapsed().as_secs_f64();
             self.check()?;
@@ -646,6 +651,36 @@ impl<'a> DtzSolver<'a> {
             frontier = next;
             d += 1;
         }
+    }
+
+    /// The partition of a node in the retrograde passes (see `pass`): its side to move and the
+    /// class of that side's king square.
+    fn part_of(&self, it: Item) -> usize {
+        let side = (it & 1) as usize;
+        let placement = ((it >> 1) / self.ix.king_stride()) as usize;
+        let class = self.king_class[side].get(placement).copied().unwrap_or(0);
+        side * 64 + usize::from(class & 63)
+    }
+
+    /// Nodes split into their partitions, in parallel.
+    fn split(&self, items: impl ParallelIterator<Item = Item>) -> Parts {
+        items
+            .fold(
+                || vec![Vec::new(); PARTS],
+                |mut parts: Parts, it| {
+                    parts[self.part_of(it)].push(it);
+                    parts
+                },
+            )
+            .reduce(
+                || vec![Vec::new(); PARTS],
+                |mut a, b| {
+                    for (x, y) in a.iter_mut().zip(b) {
+                        x.extend(y);
+                    }
+                    a
+                },
+            )
     }
 
     /// Whether a seed joins the frontier of depth `d`: a winner not decided sooner is decided
@@ -667,8 +702,8 @@ impl<'a> DtzSolver<'a> {
         won
     }
 
-    /// The un-moves from the frontier of depth `d`: what they decide at `d + 1`, and the losses
-    /// their exits decide later, with their depth.
+    /// The un-moves from the frontier of depth `d` (by partition): what they decide at `d + 1`
+    /// (by partition), and the losses their exits decide later, with their depth.
     ///
     /// A predecessor differs from its node only in a piece of the side that moved, so the king
     /// of the side to move in the node stands on the same square there (up to the symmetry of
@@ -677,22 +712,14 @@ impl<'a> DtzSolver<'a> {
     /// cells with plain loads and stores (the atomic read-modify-write operations of shared
     /// updates stall the thread's outstanding cache misses).
     #[allow(clippy::type_complexity)]
-    fn pass(&self, frontier: &[Item], d: u16) -> (Vec<Item>, Vec<(u16, Item)>) {
-        let stride = self.ix.king_stride();
-        let mut parts_in: Vec<Vec<Item>> = vec![Vec::new(); 128];
-        for &it in frontier {
-            let side = (it & 1) as usize;
-            let placement = ((it >> 1) / stride) as usize;
-            let class = self.king_class[side].get(placement).copied().unwrap_or(0);
-            parts_in[side * 64 + usize::from(class & 63)].push(it);
-        }
-        let parts: Vec<(Vec<Item>, Vec<(u16, Item)>)> = parts_in
+    fn pass(&self, frontier: Parts, d: u16) -> (Parts, Vec<(u16, Item)>) {
+        let outputs: Vec<(Parts, Vec<(u16, Item)>)> = frontier
             .into_par_iter()
             .filter(|p| !p.is_empty())
             .map(|mut part| {
                 // In index order, so that neighbouring nodes have neighbouring predecessors.
                 part.sort_unstable();
-                let mut next = Vec::new();
+                let mut next: Parts = vec![Vec::new(); PARTS];
                 let mut late = Vec::new();
                 // A software pipeline: the predecessors of one node are generated and their
                 // cells prefetched before those of the node before it are updated, so that the
@@ -708,12 +735,18 @@ impl<'a> DtzSolver<'a> {
                 (next, late)
             })
             .collect();
-        let mut next = Vec::new();
+        // What the tasks decided, gathered by partition.
+        let mut by_part: Vec<Vec<Vec<Item>>> = vec![Vec::new(); PARTS];
         let mut late = Vec::new();
-        for (a, b) in parts {
-            next.extend(a);
-            late.extend(b);
+        for (parts, l) in outputs {
+            for (k, v) in parts.into_iter().enumerate() {
+                if !v.is_empty() {
+                    by_part[k].push(v);
+                }
+            }
+            late.extend(l);
         }
+        let next = by_part.into_par_iter().map(|vs| vs.concat()).collect();
         (next, late)
     }
 
@@ -740,9 +773,9 @@ impl<'a> DtzSolver<'a> {
 
     /// Updates the predecessors `found` of a node decided at depth `d`: a predecessor of a loss
     /// wins at `d + 1`, one of a win has its counter lowered and is lost when it runs out; what
-    /// is decided at `d + 1` goes to `next`, a loss its exits make longer to `late`. The
-    /// predecessors are emptied.
-    fn update(&self, found: &Found, d: u16, next: &mut Vec<Item>, late: &mut Vec<(u16, Item)>) {
+    /// is decided at `d + 1` goes to `next` (by partition), a loss its exits make longer to
+    /// `late`.
+    fn update(&self, found: &Found, d: u16, next: &mut Parts, late: &mut Vec<(u16, Item)>) {
         let (ps, lost) = (found.mover, found.lost);
         for &p in found.preds.iter() {
             let Some(c) = self.cells[ps].get(p as usize) else {
@@ -757,7 +790,8 @@ impl<'a> DtzSolver<'a> {
                 if cur & WINNER != 0 {
                     c.store(DECIDED | (d + 1), Relaxed);
                     clear_bit(&self.open[ps], p);
-                    next.push(item(p, ps));
+                    let it = item(p, ps);
+                    next[self.part_of(it)].push(it);
                 }
             } else if cur & LOSER != 0 {
                 let prev = cur;
@@ -778,7 +812,8 @@ impl<'a> DtzSolver<'a> {
                         c.store(DECIDED | LOSS | zeroes | v, Relaxed);
                         clear_bit(&self.open[ps], p);
                         if v == d + 1 {
-                            next.push(item(p, ps));
+                            let it = item(p, ps);
+                            next[self.part_of(it)].push(it);
                         } else {
                             late.push((v, item(p, ps)));
                         }
