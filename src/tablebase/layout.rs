@@ -135,12 +135,33 @@ impl Layout {
 impl Layout {
     /// Calls `f` with the index of each file position `start..start + len`, in file order
     /// (an odometer over the digits, no division per entry).
-    pub fn walk(&self, start: u64, len: u64, mut f: impl FnMut(u64)) {
+    pub fn walk(&self, start: u64, len: u64, f: impl FnMut(u64)) {
+        self.odometer(&self.order, &self.istride, start, len, f);
+    }
+
+    /// Calls `f` with the file position of each index `start..start + len`, in index order
+    /// (the inverse of [`Layout::walk`]: an odometer over the index digits).
+    pub fn walk_index(&self, start: u64, len: u64, f: impl FnMut(u64)) {
+        let index_order: [u8; MAX_DIGITS] = std::array::from_fn(|d| d as u8);
+        self.odometer(&index_order, &self.stride, start, len, f);
+    }
+
+    /// Counts `start..start + len` in the mixed radix whose digits, most significant first, are
+    /// the index digits `order`, and calls `f` with each count's value in the other order: the
+    /// sum of its digits times `step` (per index digit).
+    fn odometer(
+        &self,
+        order: &[u8; MAX_DIGITS],
+        step: &[u64; MAX_DIGITS],
+        start: u64,
+        len: u64,
+        mut f: impl FnMut(u64),
+    ) {
         if self.identity || self.len == 0 {
             (start..start + len).for_each(f);
             return;
         }
-        let order = &self.order[..self.len];
+        let order = &order[..self.len];
         let mut dig = [0u64; MAX_DIGITS];
         let mut rem = start;
         for p in (0..self.len).rev() {
@@ -148,52 +169,22 @@ impl Layout {
             dig[p] = rem % r;
             rem /= r;
         }
-        let mut idx: u64 = (0..self.len)
-            .map(|p| dig[p] * self.istride[usize::from(order[p])])
+        let mut out: u64 = (0..self.len)
+            .map(|p| dig[p] * step[usize::from(order[p])])
             .sum();
         for _ in 0..len {
-            f(idx);
+            f(out);
             let mut p = self.len - 1;
             loop {
                 let d = usize::from(order[p]);
                 dig[p] += 1;
-                idx += self.istride[d];
+                out += step[d];
                 if dig[p] < self.radix[d] || p == 0 {
                     break;
                 }
-                idx -= self.radix[d] * self.istride[d];
+                out -= self.radix[d] * step[d];
                 dig[p] = 0;
                 p -= 1;
-            }
-        }
-    }
-
-    /// Calls `f` with the file position of each index `start..start + len`, in index order
-    /// (the inverse of [`Layout::walk`]: an odometer over the index digits).
-    pub fn walk_index(&self, start: u64, len: u64, mut f: impl FnMut(u64)) {
-        if self.identity || self.len == 0 {
-            (start..start + len).for_each(f);
-            return;
-        }
-        let mut dig = [0u64; MAX_DIGITS];
-        let mut rem = start;
-        for d in (0..self.len).rev() {
-            dig[d] = rem % self.radix[d];
-            rem /= self.radix[d];
-        }
-        let mut pos: u64 = (0..self.len).map(|d| dig[d] * self.stride[d]).sum();
-        for _ in 0..len {
-            f(pos);
-            let mut d = self.len - 1;
-            loop {
-                dig[d] += 1;
-                pos += self.stride[d];
-                if dig[d] < self.radix[d] || d == 0 {
-                    break;
-                }
-                pos -= self.radix[d] * self.stride[d];
-                dig[d] = 0;
-                d -= 1;
             }
         }
     }

@@ -759,8 +759,9 @@ impl<'a> DtzSolver<'a> {
         };
         found.lost = self.cells[side][idx as usize].load(Relaxed) & LOSS != 0;
         found.mover = 1 - side;
-        self.predecessors(&sq, idx, side, found.lost, &mut found.preds);
-        if !found.lost && self.ix.may_coincide(&sq, side) {
+        let dedupe = self.ix.may_coincide(&sq, side);
+        self.predecessors(&sq, idx, side, found.lost, dedupe, &mut found.preds);
+        if !found.lost && dedupe {
             // A loser's counter counts distinct successors, and two un-moves may reach the
             // same entry here.
             found.preds.sort_unstable();
@@ -828,13 +829,21 @@ impl<'a> DtzSolver<'a> {
     /// a pawn, capturing nothing, leads to `sq` (entry `idx`, `side` to move): for a loss
     /// (`lost`) only the undecided wins, by the open bits; for a win every legal one (see below).
     /// Un-moves that leave the king of `side` in check before the move give no position and
-    /// are not generated.
-    fn predecessors(&self, sq: &Squares, idx: u64, side: usize, lost: bool, out: &mut Vec<u64>) {
+    /// are not generated. `dedupe`: two un-moves may reach the same entry (`may_coincide`), so
+    /// the index is computed in full, never by stride.
+    fn predecessors(
+        &self,
+        sq: &Squares,
+        idx: u64,
+        side: usize,
+        lost: bool,
+        dedupe: bool,
+        out: &mut Vec<u64>,
+    ) {
         let mover = color_of(1 - side);
         let open = &self.open[1 - side];
         let occ = occupancy(sq, self.n);
         let discovered = discovery_masks(&self.slots, self.n, sq, occ, side);
-        let dedupe = self.ix.may_coincide(sq, side);
         // The predecessors of a loss are mostly decided wins already, which the open bits drop
         // without touching their cells; those of a win are mostly open losses, whose cells are
         // read anyway (a draw's cell is neither a winner nor a loser).
