@@ -726,3 +726,24 @@ fn losses_searched_by_the_probe_equal_the_solved_distances() {
     let tb = Tablebase::open(dir.path()).expect("tables");
     assert_eq!(probe_all(&tb), (losses, compared));
 }
+
+/// A build solves DTZ50 from what the DTM init recorded (captures and promotions valued there);
+/// with the DTM table already present it generates every move itself. Both give the same file,
+/// for a material without pawns and for one with pawns on both sides (pushes, promotions and
+/// en passant).
+#[test]
+fn dtz50_from_the_dtm_init_records_equals_dtz50_from_its_own_moves() {
+    use retro::tablebase::format::Metric;
+    for name in ["KRvKN", "KPvKP"] {
+        let m = common::material(name);
+        let dir = tempfile::tempdir().expect("tempdir");
+        common::build_into(dir.path(), &[m]);
+        let path = dir.path().join(Metric::Dtz.file_name(m));
+        let recorded = std::fs::read(&path).expect("dtz written");
+        std::fs::remove_file(&path).expect("dtz removed");
+        common::build_into(dir.path(), &[m]);
+        let own = std::fs::read(&path).expect("dtz written again");
+        assert!(recorded.len() > 1000, "{name}: {} bytes", recorded.len());
+        assert!(recorded == own, "{name}: the two DTZ50 files differ");
+    }
+}

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use shakmaty::{Color, Role};
 
 use self::{
-    dtz::{DtzError, DtzSolver, Wdl50Tables},
+    dtz::{DtzError, DtzSolver, Records, Wdl50Tables},
     solve::{SolveError, Solver, Stage},
 };
 use crate::tablebase::{
@@ -362,17 +362,17 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
         });
     }
     let start = Instant::now();
-    let (dtm, mut summary) = if have_dtm {
+    let (dtm, mut summary, records) = if have_dtm {
         let t = Table::open(&path, Some(material))?.into_memory([true, true])?;
         let dtm = dtz::dtm_values(&t).map_err(|e| BuildError::Dtz(e.into()))?;
         let (mut summary, _) = summarize(material, &dtm[0], &dtm[1], 0);
         summary.dtm_present = true;
         summary.bytes = file_bytes(&path);
-        (dtm, summary)
+        (dtm, summary, None)
     } else {
         build_dtm(material, opts)?
     };
-    let z = build_dtz(material, opts, &dtm)?;
+    let z = build_dtz(material, opts, &dtm, records)?;
     summary.dtz = Some(z);
     summary.raw_bytes = 4 * dtm[0].len() as u64;
     summary.bytes += z.bytes;
@@ -380,19 +380,23 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
     Ok(summary)
 }
 
-/// Solves and writes the DTM table of `material`: its values (white, black to move) and its
-/// summary.
-fn build_dtm(
-    material: Material,
-    opts: &BuildOptions,
-) -> Result<([Vec<u8>; 2], TableSummary), BuildError> {
+/// A built DTM table: its values (white, black to move), its summary, and what its init pass
+/// recorded for the DTZ50 solve.
+type BuiltDtm = ([Vec<u8>; 2], TableSummary, Option<Records>);
+
+/// Solves and writes the DTM table of `material`.
+fn build_dtm(material: Material, opts: &BuildOptions) -> Result<BuiltDtm, BuildError> {
     let start = Instant::now();
     let bar = if opts.progress {
         ProgressBar::new(0)
     } else {
         ProgressBar::hidden()
     };
-    let solved = Solver::new(material, SubTables::default()).solve(&bar, |stage| {
+    let mut solver = Solver::new(material, SubTables::default());
+    if let Some(r) = Records::new(opts.out.clone(), material) {
+        solver = solver.with_records(r);
+    }
+    let mut solved = solver.solve(&bar, |stage| {
         SubTables::open_for(&opts.out, material, stage).map_err(|e| SolveError::SubTable {
             material: material.name(),
             source: e.into(),
@@ -424,7 +428,8 @@ fn build_dtm(
         written.orders
     );
     summary.bytes = written.bytes;
-    Ok(([solved.white, solved.black], summary))
+    let records = solved.records.take();
+    Ok(([solved.white, solved.black], summary, records))
 }
 
 /// Solves and writes the DTZ50 table of `material` from its DTM values `dtm` (white, black to
@@ -435,11 +440,22 @@ fn build_dtz(
     material: Material,
     opts: &BuildOptions,
     dtm: &[Vec<u8>; 2],
+    records: Option<Records>,
 ) -> Result<DtzSummary, BuildError> {
     let start = Instant::now();
-    let sub = Wdl50Tables::open_for(&opts.out, material)?;
-    let solved = DtzSolver::new(material, [&dtm[0], &dtm[1]], &sub).solve()?;
-    drop(sub);
+    let dtm = [&dtm[0][..], &dtm[1][..]];
+    let solved = match records {
+        // The captures and promotions were valued in the DTM init: only en passant captures
+        // are looked up here.
+        Some(r) => {
+            let sub = Wdl50Tables::open_stage(&opts.out, material, Stage::Retro)?;
+            DtzSolver::from_records(material, dtm, &sub, r).solve()?
+        }
+        None => {
+            let sub = Wdl50Tables::open_for(&opts.out, material)?;
+            DtzSolver::new(material, dtm, &sub).solve()?
+        }
+    };
     let solve_seconds = start.elapsed().as_secs_f64();
     let bytes = |v: &[Dtz]| -> Result<Vec<u8>, BuildError> {
         v.par_iter()

@@ -39,6 +39,7 @@
 //! move and its king's square class, so that no two threads share a predecessor and cells are
 //! updated without atomic exchanges.
 
+mod records;
 mod sub;
 
 use std::{
@@ -52,6 +53,8 @@ use std::{
 use rayon::prelude::*;
 use shakmaty::{Color, Role};
 
+pub(in crate::build) use self::records::Record;
+pub use self::records::Records;
 pub use self::sub::{Wdl50Data, Wdl50Tables};
 use super::{
     atomics::{Atomics, Pages},
@@ -183,6 +186,9 @@ pub struct DtzSolver<'a> {
     sub: &'a Wdl50Tables,
     plans: Vec<Option<ExitPlan>>,
     cells: [Atomics<AtomicU16>; 2],
+    /// Whether the cells start as the DTM init's records (see [`Records`]): each is replaced
+    /// by the init of its pawn structure.
+    recorded: bool,
     /// Per side, a bit per entry that is an undecided win or loss: the un-moves look here
     /// first (an eighth of the cells' memory, so mostly in cache) and touch the cells of these
     /// entries only. Draws and entries that are no position never have it.
@@ -222,9 +228,32 @@ impl<'a> DtzSolver<'a> {
     /// A solver for `material` (canonical), whose DTM values per side to move (one byte per
     /// entry, index order) are `dtm`, with its zeroing moves' tables in `sub`.
     pub fn new(material: Material, dtm: [&'a [u8]; 2], sub: &'a Wdl50Tables) -> DtzSolver<'a> {
+        let size = IndexScheme::new(material).size() as usize;
+        let mk = || Atomics::<AtomicU16>::zeroed(size, Pages::Default);
+        DtzSolver::with_cells(material, dtm, sub, [mk(), mk()], false)
+    }
+
+    /// A solver that starts from the records of the material's DTM init pass (see
+    /// [`Records`]): its init generates only pawn pushes, and `sub` needs only the tables of
+    /// en passant captures ([`Wdl50Tables::open_stage`] of `Stage::Retro`).
+    pub fn from_records(
+        material: Material,
+        dtm: [&'a [u8]; 2],
+        sub: &'a Wdl50Tables,
+        records: Records,
+    ) -> DtzSolver<'a> {
+        DtzSolver::with_cells(material, dtm, sub, records.into_cells(), true)
+    }
+
+    fn with_cells(
+        material: Material,
+        dtm: [&'a [u8]; 2],
+        sub: &'a Wdl50Tables,
+        cells: [Atomics<AtomicU16>; 2],
+        recorded: bool,
+    ) -> DtzSolver<'a> {
         let ix = IndexScheme::new(material);
         let size = ix.size() as usize;
-        let mk = || Atomics::<AtomicU16>::zeroed(size, Pages::Default);
         let bits = || Atomics::<AtomicU64>::zeroed(size.div_ceil(64), Pages::Default);
         let king_class = [0, 1].map(|side| {
             ix.king_placements()
@@ -240,7 +269,8 @@ impl<'a> DtzSolver<'a> {
             ix,
             dtm,
             sub,
-            cells: [mk(), mk()],
+            cells,
+            recorded,
             open: [bits(), bits()],
             king_class,
             error: Mutex::new(None),
@@ -338,19 +368,35 @@ impl<'a> DtzSolver<'a> {
                 let mut seeds = Vec::new();
                 let mut keys = Vec::with_capacity(128);
                 let (start, end) = (c * chunk, ((c + 1) * chunk).min(size));
-                let mut entry = |idx: u64, sq: &Squares| {
+                let mut entry = |idx: u64, sq: Option<&Squares>, seeds: &mut Vec<(u16, Item)>| {
                     for side in 0..2 {
-                        self.init_entry(sq, idx, side, &mut seeds, &mut keys);
+                        match sq {
+                            Some(sq) if !self.recorded => {
+                                self.init_entry(sq, idx, side, seeds, &mut keys);
+                            }
+                            _ => self.init_recorded(sq, idx, side, seeds),
+                        }
                     }
                 };
                 match levels {
-                    None => self.ix.for_each_used(start, end, |idx, sq| entry(idx, sq)),
+                    // Without pawns a record holds all the init needs: no entry is decoded.
+                    None if self.recorded => {
+                        for idx in start..end {
+                            entry(idx, None, &mut seeds);
+                        }
+                    }
+                    None => self
+                        .ix
+                        .for_each_used(start, end, |idx, sq| entry(idx, Some(sq), &mut seeds)),
                     Some(levels) => {
                         let here = levels.get(start as usize..end as usize).unwrap_or(&[]);
                         for (k, _) in here.iter().enumerate().filter(|(_, &l)| l == level) {
                             let idx = start + k as u64;
-                            if let Some(sq) = self.ix.decode(idx) {
-                                entry(idx, &sq);
+                            // A record without pawn pushes needs no squares.
+                            if self.recorded && !self.has_pushes(idx) {
+                                entry(idx, None, &mut seeds);
+                            } else if let Some(sq) = self.ix.decode(idx) {
+                                entry(idx, Some(&sq), &mut seeds);
                             }
                         }
                     }
@@ -494,13 +540,134 @@ impl<'a> DtzSolver<'a> {
             keys.dedup();
             counted = keys.len();
         }
+        if counted == 0 && exit == 0 {
+            self.inconsistent(idx, side, format!("a loss with {moves} moves and no exit"));
+            return;
+        }
+        self.init_loser(cell, idx, side, counted, exit, seeds);
+    }
+
+    /// The init of entry `idx` with `side` to move from its record (see [`Records`]; the cell
+    /// holds it and is replaced): as `init_entry`, with the captures and promotions valued and
+    /// the quiet moves counted by the DTM init, and only the pawn pushes, whose values this
+    /// table's more advanced pawn structures give, generated here (from `sq`, the decoded
+    /// entry; `None` without pawns).
+    fn init_recorded(
+        &self,
+        sq: Option<&Squares>,
+        idx: u64,
+        side: usize,
+        seeds: &mut Vec<(u16, Item)>,
+    ) {
+        let Some(cell) = self.cells[side].get(idx as usize) else {
+            return;
+        };
+        let record = Record::decode(cell.load(Relaxed));
+        cell.store(0, Relaxed); // a draw, or no position, unless decided below
+        let (Some(record), Some(&byte)) = (record, self.dtm[side].get(idx as usize)) else {
+            return;
+        };
+        let v = Value::from_byte(byte);
+        let winner = match v.wdl() {
+            Wdl::Draw => return,
+            Wdl::Win => true,
+            Wdl::Loss => false,
+        };
+        if v == Value::MATED {
+            cell.store(DECIDED | LOSS | ZEROES, Relaxed);
+            seeds.push((0, item(idx, side)));
+            return;
+        }
+        // The mover's best class over its zeroing moves.
+        let mut best = record.best;
+        if record.pushes != 0 {
+            let Some(sq) = sq else {
+                self.inconsistent(idx, side, "pawn pushes without pawns".into());
+                return;
+            };
+            for (i, k) in self.pawn_slots(side) {
+                for double in [false, true] {
+                    let bit = 1u8 << (k + if double { 3 } else { 0 });
+                    if record.pushes & bit == 0 {
+                        continue;
+                    }
+                    let step: i16 = if side == 0 { 8 } else { -8 };
+                    let to = i16::from(sq[i]) + if double { 2 * step } else { step };
+                    let mut after = *sq;
+                    after[i] = to as u8;
+                    let mv = Mv {
+                        slot: i,
+                        capture: usize::MAX,
+                        double,
+                        promotion: None,
+                    };
+                    let Some(theirs) = self.zeroing_class(&after, &mv, 1 - side) else {
+                        return;
+                    };
+                    let mine = theirs.flip();
+                    best = Some(best.map_or(mine, |b| b.max(mine)));
+                }
+            }
+        }
+        // Winner: the fewest plies an exit gives (1 or 101); loser: the most.
+        let exit: u16 = match (winner, best) {
+            (true, Some(Wdl50::Win)) | (false, Some(Wdl50::Loss)) => 1,
+            (true, Some(Wdl50::CursedWin)) | (false, Some(Wdl50::BlessedLoss)) => 101,
+            (true, _) | (false, None) => 0,
+            (false, Some(c)) => {
+                self.inconsistent(idx, side, format!("a loss with a move to {}", c.flip()));
+                return;
+            }
+        };
+        if winner {
+            cell.store(WINNER, Relaxed);
+            set_bit(&self.open[side], idx);
+            if exit > 0 {
+                seeds.push((exit, item(idx, side)));
+            }
+            return;
+        }
+        self.init_loser(cell, idx, side, usize::from(record.quiet), exit, seeds);
+    }
+
+    /// Whether the record of entry `idx` has a pawn push for either side to move (so that the
+    /// init needs its squares).
+    fn has_pushes(&self, idx: u64) -> bool {
+        self.cells.iter().any(|c| {
+            c.get(idx as usize)
+                .and_then(|c| Record::decode(c.load(Relaxed)))
+                .is_some_and(|r| r.pushes != 0)
+        })
+    }
+
+    /// The pawns of `side`: their slots, each with its index among them.
+    fn pawn_slots(&self, side: usize) -> impl Iterator<Item = (usize, u8)> + '_ {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(move |(_, &s)| s == (color_of(side), Role::Pawn))
+            .enumerate()
+            .map(|(k, (i, _))| (i, k as u8))
+    }
+
+    /// A loser's cell from its distinct quiet successors (`counted`) and its worst exit (plies,
+    /// 0 for none); a seed when every move zeroes.
+    fn init_loser(
+        &self,
+        cell: &AtomicU16,
+        idx: u64,
+        side: usize,
+        counted: usize,
+        exit: u16,
+        seeds: &mut Vec<(u16, Item)>,
+    ) {
         if counted > usize::from(COUNT) {
             self.inconsistent(idx, side, format!("{counted} successors"));
             return;
         }
         if counted == 0 {
             if exit == 0 {
-                self.inconsistent(idx, side, format!("a loss with {moves} moves and no exit"));
+                self.inconsistent(idx, side, "a loss with no move and no exit".into());
                 return;
             }
             // Every move zeroes: like a mate, depth one less than its DTZ (see the module docs).

@@ -90,8 +90,21 @@ impl Wdl50Tables {
     /// # Errors
     /// As [`Wdl50Data::read`].
     pub fn open_for(dir: &Path, material: Material) -> Result<Wdl50Tables, DtzError> {
+        Wdl50Tables::open_stage(dir, material, Stage::InitBoth)
+    }
+
+    /// The classes of the tables one stage of solving `material` looks up (see
+    /// [`crate::build::SubTables::open_for`]), of each only the sides to move it reaches.
+    ///
+    /// # Errors
+    /// As [`Wdl50Data::read`].
+    pub fn open_stage(
+        dir: &Path,
+        material: Material,
+        stage: Stage,
+    ) -> Result<Wdl50Tables, DtzError> {
         let mut out = Wdl50Tables::default();
-        for (m, sides) in stage_successors(material, Stage::InitBoth) {
+        for (m, sides) in stage_successors(material, stage) {
             let t = std::time::Instant::now();
             out.insert(Arc::new(Wdl50Data::read(dir, m, sides)?));
             log::debug!(
@@ -114,7 +127,7 @@ impl Wdl50Tables {
     /// The class, for `side` to move (0 white), of the position `sq` (in the solved table's
     /// slot order) after the exit `plan`.
     #[inline]
-    pub(super) fn class(
+    pub(in crate::build) fn class(
         &self,
         plan: &ExitPlan,
         sq: &Squares,
@@ -138,12 +151,20 @@ impl Wdl50Tables {
             .scheme
             .index(&mapped)
             .ok_or_else(|| DtzError::NotIndexable(data.material().name()))?;
-        let values = data.sides[usize::from(!white)]
+        data.class(idx, white)
+    }
+}
+
+impl Wdl50Data {
+    /// The class of entry `idx` with white to move or not.
+    #[inline]
+    fn class(&self, idx: u64, white: bool) -> Result<Wdl50, DtzError> {
+        let values = self.sides[usize::from(!white)]
             .as_ref()
-            .ok_or_else(|| DtzError::MissingSubTable(data.material().name()))?;
+            .ok_or_else(|| DtzError::MissingSubTable(self.material().name()))?;
         let v = values
             .get(idx as usize)
-            .ok_or_else(|| DtzError::NotIndexable(data.material().name()))?;
+            .ok_or_else(|| DtzError::NotIndexable(self.material().name()))?;
         Ok(Wdl50::from_i8(*v))
     }
 }

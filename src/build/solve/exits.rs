@@ -7,12 +7,13 @@ use std::sync::atomic::Ordering::Relaxed;
 use shakmaty::{Color, Role};
 
 use super::{color_of, Solver, SubTableError};
+use crate::build::dtz::Records;
 use crate::tablebase::{
     index::Squares,
     material::{key_of_piece, MAX_PIECES},
     pieces::{attacked, occupancy, slot_key},
     probe::probe_in,
-    Tables, Value,
+    ProbeError, Tables, Value, Wdl50,
 };
 
 /// The roles a pawn promotes to, in the order of `plan_slot`.
@@ -145,6 +146,50 @@ impl<T: Tables + Sync + Default> Solver<T> {
             Err(e) => {
                 self.note_sub_error(e.into());
                 Value::DRAW
+            }
+        }
+    }
+
+    /// As [`Solver::exit_value`], and the position's class under the 50-move rule
+    /// ([`Records::class`]; `None` after noting an error): the index is computed once for both.
+    pub(super) fn exit_value_and_class(
+        &self,
+        records: &Records,
+        sq: &Squares,
+        skip: usize,
+        promo: Option<(usize, Role)>,
+        side: usize,
+    ) -> (Value, Option<Wdl50>) {
+        let Some(Some(plan)) = self.plans.get(plan_slot(skip, promo)) else {
+            self.note_sub_error(SubTableError::NoExitPlan {
+                slot: skip,
+                promotion: promo,
+            });
+            return (Value::DRAW, None);
+        };
+        if plan.key == 0 {
+            return (Value::DRAW, Some(Wdl50::Draw)); // bare kings
+        }
+        let probed = self.sub.table_by_key(plan.key).and_then(|(table, swap)| {
+            let mapped = plan.map(sq, swap);
+            let idx = table
+                .scheme()
+                .index(&mapped)
+                .ok_or_else(|| ProbeError::NotIndexable(table.material().name()))?;
+            let white = (side == 0) ^ swap;
+            Ok((table.get(white, idx)?, idx, white))
+        });
+        match probed {
+            Ok((v, idx, white)) => match records.class(plan.key, idx, white, v) {
+                Ok(c) => (v, Some(c)),
+                Err(e) => {
+                    self.note_sub_error(SubTableError::Dtz50(Box::new(e)));
+                    (v, None)
+                }
+            },
+            Err(e) => {
+                self.note_sub_error(e.into());
+                (Value::DRAW, None)
             }
         }
     }

@@ -14,7 +14,7 @@ use super::{
     color_of,
     item::{item, item_side, seed, seed32, Item},
     moves::MoveSummary,
-    SolveError, Solver, Stage, MAX_DEPTH,
+    SolveError, Solver, Stage, SubTableError, MAX_DEPTH,
 };
 use crate::{
     build::atomics::Atomics,
@@ -144,10 +144,17 @@ impl<T: Tables + Sync + Default> Solver<T> {
         for &sides in passes {
             // Release the previous pass's tables first.
             self.sub = T::default();
-            self.sub = stage(match sides {
+            let st = match sides {
                 [side] => Stage::Init(*side),
                 _ => Stage::InitBoth,
-            })?;
+            };
+            self.sub = stage(st)?;
+            if let Some(r) = self.records.as_mut() {
+                r.load_stage(st).map_err(|e| SolveError::SubTable {
+                    material: self.material.name(),
+                    source: SubTableError::Dtz50(Box::new(e)),
+                })?;
+            }
             self.init_pass(sides, progress, &positions, &bits, &mut seeds)?;
         }
         let legal = Legal {
@@ -268,6 +275,9 @@ impl<T: Tables + Sync + Default> Solver<T> {
         }
         found.legal[side] += 1;
         found.bits[side][((idx - found.start) / 64) as usize] |= 1 << (idx % 64);
+        if let Some(r) = &self.records {
+            r.store(side, idx, summary.record);
+        }
         let occ = occupancy(sq, self.n);
         // Before anything else: the entry may be checkmate or stalemate without the capture (a
         // double push that checks, with the capture as the only reply), and its node still

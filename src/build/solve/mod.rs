@@ -54,7 +54,10 @@ use self::{
     exits::{exit_plans, ExitPlan},
     init::Legal,
 };
-use super::atomics::{Atomics, Pages};
+use super::{
+    atomics::{Atomics, Pages},
+    dtz::Records,
+};
 use crate::tablebase::{index::IndexScheme, material::Material, Tables, Value};
 
 /// The deepest depth (plies) the passes schedule anything at.
@@ -104,6 +107,9 @@ pub enum SubTableError {
     /// A probe of it failed.
     #[error(transparent)]
     Probe(#[from] crate::tablebase::ProbeError),
+    /// The classes under the 50-move rule of a sub-table could not be read or looked up.
+    #[error("{0}")]
+    Dtz50(Box<crate::build::dtz::DtzError>),
     /// No plan maps positions of this kind of exit to a sub-table.
     #[error("no exit plan for slot {slot} and {promotion:?}")]
     NoExitPlan {
@@ -138,6 +144,8 @@ pub struct Solved {
     pub positions: [u64; 2],
     /// Per side, a bit per entry (bit `i % 64` of word `i / 64`) set when it is a legal position.
     pub legal: [Vec<u64>; 2],
+    /// The records of the init pass for the DTZ50 solve, when asked for.
+    pub records: Option<Records>,
 }
 
 /// Solves materials into byte tables.
@@ -164,6 +172,8 @@ pub struct Solver<T: Tables + Sync + Default> {
     plans: Vec<Option<ExitPlan>>,
     sub_error: Mutex<Option<SubTableError>>,
     overflow: AtomicBool,
+    /// What the init pass records for the DTZ50 solve, when asked (see `with_records`).
+    records: Option<Records>,
 }
 
 impl<T: Tables + Sync + Default> Solver<T> {
@@ -202,7 +212,15 @@ impl<T: Tables + Sync + Default> Solver<T> {
             lines,
             sub_error: Mutex::new(None),
             overflow: AtomicBool::new(false),
+            records: None,
         }
+    }
+
+    /// Has the init pass also fill `records` for the DTZ50 solve of the material (see
+    /// [`Records`]); [`Solved::records`] hands them on.
+    pub fn with_records(mut self, records: Records) -> Solver<T> {
+        self.records = Some(records);
+        self
     }
 
     /// Keeps the first sub-table error, for [`Solver::check_errors`] to report.
@@ -227,6 +245,9 @@ impl<T: Tables + Sync + Default> Solver<T> {
     ) -> Result<Solved, SolveError> {
         let started = std::time::Instant::now();
         let (seeds, legal) = self.init(progress, &mut stage)?;
+        if let Some(r) = self.records.as_mut() {
+            r.release_stage();
+        }
         log::info!("{}: after init, {}", self.material.name(), memory_in_use());
         self.sub = T::default();
         self.sub = stage(Stage::Retro)?;
@@ -254,7 +275,9 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 .collect::<Vec<u8>>()
         };
         let [w, b] = self.cells;
+        let records = self.records;
         Solved {
+            records,
             white: into_bytes(w),
             black: into_bytes(b),
             positions: legal.positions,

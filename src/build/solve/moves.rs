@@ -4,6 +4,7 @@
 use shakmaty::{attacks, Color, Role};
 
 use super::{color_of, item::item, Solver};
+use crate::build::dtz::{Record, Records};
 use crate::tablebase::{
     index::Squares,
     material::MAX_PIECES,
@@ -31,6 +32,10 @@ pub(super) struct MoveSummary {
     /// Distinct in-table successors.
     pub(super) keys: [u64; 128],
     pub(super) nkeys: usize,
+    /// For the DTZ50 records (only when the solver keeps them): the mover's best class under
+    /// the 50-move rule after a capture or promotion, the distinct successors by quiet moves of
+    /// pieces other than pawns, and the legal pawn pushes (see `crate::build::dtz::Record`).
+    pub(super) record: Record,
 }
 
 impl MoveSummary {
@@ -41,6 +46,11 @@ impl MoveSummary {
             longest_losing_exit: 0,
             keys: [0; 128],
             nkeys: 0,
+            record: Record {
+                quiet: 0,
+                best: None,
+                pushes: 0,
+            },
         }
     }
 }
@@ -193,6 +203,12 @@ impl<T: Tables + Sync + Default> Solver<T> {
         out.best_exit = None;
         out.longest_losing_exit = 0;
         out.nkeys = 0;
+        let records = self.records.as_ref();
+        out.record = Record {
+            quiet: 0,
+            best: None,
+            pushes: 0,
+        };
         for i in 0..self.n {
             let mut targets = legal.targets[i];
             if targets == 0 {
@@ -213,6 +229,18 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 out.moves += n;
                 out.nkeys += n as usize;
                 targets &= !quiet;
+                if let Some(r) = records {
+                    if role == Role::Pawn {
+                        if quiet & !double != 0 {
+                            out.record.pushes |= r.push_bit(i, false);
+                        }
+                        if quiet & double != 0 {
+                            out.record.pushes |= r.push_bit(i, true);
+                        }
+                    } else {
+                        out.record.quiet += n as u16;
+                    }
+                }
             }
             while targets != 0 {
                 let to = targets.trailing_zeros() as u8;
@@ -235,16 +263,22 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 let promotes = role == Role::Pawn && (to >> 3 == 7 || to >> 3 == 0);
                 if promotes {
                     for p in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
-                        let child = self.exit_value(&after, skip, Some((i, p)), 1 - side);
-                        self.add_exit(out, self.exit_move_value(child));
+                        self.add_exit_move(records, out, &after, skip, Some((i, p)), side);
                     }
                     out.moves += 3;
                 } else if captured.is_some() {
-                    let child = self.exit_value(&after, skip, None, 1 - side);
-                    self.add_exit(out, self.exit_move_value(child));
+                    self.add_exit_move(records, out, &after, skip, None, side);
                 } else {
+                    if let (Some(r), true) = (records, role == Role::Pawn) {
+                        out.record.pushes |= r.push_bit(i, double & to_bit != 0);
+                    }
                     match keys {
-                        Keys::Count => out.nkeys += 1,
+                        Keys::Count => {
+                            out.nkeys += 1;
+                            if role != Role::Pawn && records.is_some() {
+                                out.record.quiet += 1;
+                            }
+                        }
                         Keys::Dedupe => {
                             let child = self
                                 .ix
@@ -261,6 +295,11 @@ impl<T: Tables + Sync + Default> Solver<T> {
                             if !out.keys[..out.nkeys].contains(&key) && out.nkeys < out.keys.len() {
                                 out.keys[out.nkeys] = key;
                                 out.nkeys += 1;
+                                // A pawn move changes the pawn structure, a piece move does
+                                // not: their successors never coincide.
+                                if role != Role::Pawn && records.is_some() {
+                                    out.record.quiet += 1;
+                                }
                             }
                         }
                     }
@@ -277,6 +316,31 @@ impl<T: Tables + Sync + Default> Solver<T> {
             Keys::Dedupe
         } else {
             Keys::Count
+        }
+    }
+
+    /// Adds a capture or promotion of `side` to `out`: the position after it, `after` without
+    /// slot `skip` and with `promo`, is looked up in the sub-tables, for the DTZ50 record too
+    /// when there is one.
+    fn add_exit_move(
+        &self,
+        records: Option<&Records>,
+        out: &mut MoveSummary,
+        after: &Squares,
+        skip: usize,
+        promo: Option<(usize, Role)>,
+        side: usize,
+    ) {
+        let Some(r) = records else {
+            let child = self.exit_value(after, skip, promo, 1 - side);
+            self.add_exit(out, self.exit_move_value(child));
+            return;
+        };
+        let (child, theirs) = self.exit_value_and_class(r, after, skip, promo, 1 - side);
+        self.add_exit(out, self.exit_move_value(child));
+        if let Some(theirs) = theirs {
+            let mine = theirs.flip();
+            out.record.best = Some(out.record.best.map_or(mine, |b| b.max(mine)));
         }
     }
 
