@@ -27,10 +27,17 @@
 //! every position of the 35 tables of 3 and 4 pieces these are Syzygy's values (tests/
 //! syzygy_dtz.rs).
 //!
-//! Speed: each pawn structure's init decodes only its own entries (their ranks are computed
-//! once) and generates their legal moves as the DTM solve's init does (checks and pins once per
-//! position, no move tried and taken back); a loser's quiet moves are counted by bitboard, listed
-//! only where two may reach the same entry, and a winner's are not generated at all. The un-moves
+//! Speed: in a build the DTM solve's init pass, which generates every legal move of every
+//! position anyway, records what this init needs (see [`Records`]): each capture and promotion
+//! valued by its class under the rule (a mate within 100 plies is within the rule, so only
+//! sub-tables with longer mates have their DTZ50 file read), the distinct quiet successors of
+//! pieces other than pawns, and the legal pawn pushes; the records become this solve's cells,
+//! and its init only values the pushes, from this table's more advanced structures. Without
+//! records (a DTM table already present), each pawn structure's init decodes only its own
+//! entries (their ranks are computed once) and generates their legal moves as the DTM solve's
+//! init does (checks and pins once per position, no move tried and taken back); a loser's quiet
+//! moves are counted by bitboard, listed only where two may reach the same entry, and a
+//! winner's are not generated at all. Both give the same values. The un-moves
 //! leave out origins from which the piece would have left the other king in check, step the index
 //! by the piece's stride where they can, look at a bitmap of the still open wins before the cell
 //! of a loss's predecessor (a win's predecessors are mostly open losses, whose cells are read
