@@ -535,11 +535,7 @@ impl<'a> DtzSolver<'a> {
             }
         }
         if winner {
-            cell.store(WINNER, Relaxed);
-            set_bit(&self.open[side], idx);
-            if exit > 0 {
-                seeds.push((exit, item(idx, side)));
-            }
+            self.init_winner(cell, idx, side, exit, seeds);
             return;
         }
         if dedupe {
@@ -627,11 +623,7 @@ impl<'a> DtzSolver<'a> {
             }
         };
         if winner {
-            cell.store(WINNER, Relaxed);
-            set_bit(&self.open[side], idx);
-            if exit > 0 {
-                seeds.push((exit, item(idx, side)));
-            }
+            self.init_winner(cell, idx, side, exit, seeds);
             return;
         }
         self.init_loser(cell, idx, side, usize::from(record.quiet), exit, seeds);
@@ -655,6 +647,22 @@ impl<'a> DtzSolver<'a> {
             .filter(move |(_, &s)| s == (color_of(side), Role::Pawn))
             .enumerate()
             .map(|(k, (i, _))| (i, k as u8))
+    }
+
+    /// A winner's cell, open, and its seed at its best exit (plies, 0 for none).
+    fn init_winner(
+        &self,
+        cell: &AtomicU16,
+        idx: u64,
+        side: usize,
+        exit: u16,
+        seeds: &mut Vec<(u16, Item)>,
+    ) {
+        cell.store(WINNER, Relaxed);
+        set_bit(&self.open[side], idx);
+        if exit > 0 {
+            seeds.push((exit, item(idx, side)));
+        }
     }
 
     /// A loser's cell from its distinct quiet successors (`counted`) and its worst exit (plies,
