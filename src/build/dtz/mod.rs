@@ -590,8 +590,7 @@ impl<'a> DtzSolver<'a> {
             };
             for (i, k) in self.pawn_slots(side) {
                 for double in [false, true] {
-                    let bit = 1u8 << (k + if double { 3 } else { 0 });
-                    if record.pushes & bit == 0 {
+                    if record.pushes & records::push_bit(k, double) == 0 {
                         continue;
                     }
                     let step: i16 = if side == 0 { 8 } else { -8 };

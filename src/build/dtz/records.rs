@@ -41,6 +41,13 @@ const PUSH_SHIFT: u32 = 10;
 /// The most pawns of one side whose pushes a record holds.
 pub const MAX_RECORDED_PAWNS: usize = 3;
 
+/// The bit of [`Record::pushes`] for the push of a side's pawn `k` (in slot order) by one
+/// square, or by two (`double`).
+#[inline]
+pub(in crate::build) const fn push_bit(k: u8, double: bool) -> u8 {
+    1 << (k + if double { 3 } else { 0 })
+}
+
 /// One entry's record, decoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(in crate::build) struct Record {
@@ -174,11 +181,10 @@ impl Records {
             .ok_or_else(|| DtzError::NotIndexable(t.material().name()))
     }
 
-    /// The push bit of a pawn in `slot` moving to `to` (`double`: two squares).
+    /// The push bit of the pawn in `slot` (`double`: two squares).
     #[inline]
     pub(in crate::build) fn push_bit(&self, slot: usize, double: bool) -> u8 {
-        let k = self.pawn_of.get(slot).copied().unwrap_or(0);
-        1 << (k + if double { 3 } else { 0 })
+        push_bit(self.pawn_of.get(slot).copied().unwrap_or(0), double)
     }
 
     /// Stores the record of entry `idx` with `side` to move.

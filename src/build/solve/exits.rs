@@ -12,7 +12,6 @@ use crate::tablebase::{
     index::Squares,
     material::{key_of_piece, MAX_PIECES},
     pieces::{attacked, occupancy, slot_key},
-    probe::probe_in,
     ProbeError, Tables, Value, Wdl50,
 };
 
@@ -127,27 +126,8 @@ impl<T: Tables + Sync + Default> Solver<T> {
         promo: Option<(usize, Role)>,
         side: usize,
     ) -> Value {
-        let Some(Some(plan)) = self.plans.get(plan_slot(skip, promo)) else {
-            self.note_sub_error(SubTableError::NoExitPlan {
-                slot: skip,
-                promotion: promo,
-            });
-            return Value::DRAW;
-        };
-        if plan.key == 0 {
-            return Value::DRAW; // bare kings
-        }
-        let probed = self
-            .sub
-            .table_by_key(plan.key)
-            .and_then(|(table, swap)| probe_in(table, &plan.map(sq, swap), (side == 0) ^ swap));
-        match probed {
-            Ok(v) => v,
-            Err(e) => {
-                self.note_sub_error(e.into());
-                Value::DRAW
-            }
-        }
+        self.probe_exit(sq, skip, promo, side)
+            .map_or(Value::DRAW, |(v, _)| v)
     }
 
     /// As [`Solver::exit_value`], and the position's class under the 50-move rule
@@ -160,36 +140,54 @@ impl<T: Tables + Sync + Default> Solver<T> {
         promo: Option<(usize, Role)>,
         side: usize,
     ) -> (Value, Option<Wdl50>) {
-        let Some(Some(plan)) = self.plans.get(plan_slot(skip, promo)) else {
-            self.note_sub_error(SubTableError::NoExitPlan {
-                slot: skip,
-                promotion: promo,
-            });
-            return (Value::DRAW, None);
-        };
-        if plan.key == 0 {
-            return (Value::DRAW, Some(Wdl50::Draw)); // bare kings
-        }
-        let probed = self.sub.table_by_key(plan.key).and_then(|(table, swap)| {
-            let mapped = plan.map(sq, swap);
-            let idx = table
-                .scheme()
-                .index(&mapped)
-                .ok_or_else(|| ProbeError::NotIndexable(table.material().name()))?;
-            let white = (side == 0) ^ swap;
-            Ok((table.get(white, idx)?, idx, white))
-        });
-        match probed {
-            Ok((v, idx, white)) => match records.class(plan.key, idx, white, v) {
+        match self.probe_exit(sq, skip, promo, side) {
+            None => (Value::DRAW, None),
+            Some((v, None)) => (v, Some(Wdl50::Draw)), // bare kings
+            Some((v, Some((key, idx, white)))) => match records.class(key, idx, white, v) {
                 Ok(c) => (v, Some(c)),
                 Err(e) => {
                     self.note_sub_error(SubTableError::Dtz50(Box::new(e)));
                     (v, None)
                 }
             },
+        }
+    }
+
+    /// The exit's value (see [`Solver::exit_value`]) and where it was read: the sub-table's
+    /// material key, the entry and whether white is to move there in the table's own
+    /// orientation (`None` for bare kings). `None` after noting an error.
+    #[inline]
+    #[allow(clippy::type_complexity)]
+    fn probe_exit(
+        &self,
+        sq: &Squares,
+        skip: usize,
+        promo: Option<(usize, Role)>,
+        side: usize,
+    ) -> Option<(Value, Option<(u64, u64, bool)>)> {
+        let Some(Some(plan)) = self.plans.get(plan_slot(skip, promo)) else {
+            self.note_sub_error(SubTableError::NoExitPlan {
+                slot: skip,
+                promotion: promo,
+            });
+            return None;
+        };
+        if plan.key == 0 {
+            return Some((Value::DRAW, None)); // bare kings
+        }
+        let probed = self.sub.table_by_key(plan.key).and_then(|(table, swap)| {
+            let idx = table
+                .scheme()
+                .index(&plan.map(sq, swap))
+                .ok_or_else(|| ProbeError::NotIndexable(table.material().name()))?;
+            let white = (side == 0) ^ swap;
+            Ok((table.get(white, idx)?, idx, white))
+        });
+        match probed {
+            Ok((v, idx, white)) => Some((v, Some((plan.key, idx, white)))),
             Err(e) => {
                 self.note_sub_error(e.into());
-                (Value::DRAW, None)
+                None
             }
         }
     }
