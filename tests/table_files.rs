@@ -678,13 +678,13 @@ fn losses_searched_by_the_probe_equal_the_solved_distances() {
     let dtm_table = Table::open(&dir.path().join(file_name(m)), Some(m)).expect("dtm");
     let dtm = dtm_values(&dtm_table).expect("dtm values");
     let sub = Wdl50Tables::open_for(dir.path(), m).expect("sub-tables");
-    let solved = DtzSolver::new(m, [&dtm[0], &dtm[1]], &sub)
-        .solve()
+    let [solved_white, solved_black] = DtzSolver::new(m, [&dtm[0], &dtm[1]], &sub)
+        .solve_exact()
         .expect("solved");
     let scheme = dtm_table.scheme().clone();
     let probe_all = |tb: &Tablebase| -> (u64, u64) {
         let (mut losses, mut compared) = (0, 0);
-        for (white, values) in [(true, &solved.white), (false, &solved.black)] {
+        for (white, values) in [(true, &solved_white), (false, &solved_black)] {
             for (i, &want) in values.iter().enumerate() {
                 let Some(pos) = scheme
                     .decode(i as u64)
@@ -709,7 +709,7 @@ fn losses_searched_by_the_probe_equal_the_solved_distances() {
     // The exact distances, raw.
     let exact =
         |v: &[retro::tablebase::Dtz]| -> Vec<u8> { v.iter().map(|d| d.plies() as u8).collect() };
-    let (white, black) = (exact(&solved.white), exact(&solved.black));
+    let (white, black) = (exact(&solved_white), exact(&solved_black));
     let stats = Table::open_dtz(&dtz_path, Some(m)).expect("dtz").stats();
     let data = TableData {
         white: &white,

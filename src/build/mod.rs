@@ -26,7 +26,7 @@ use crate::tablebase::{
         TableData, TableError,
     },
     index::IndexScheme,
-    Dtz, Material, ProbeError, Tables, Value, Wdl,
+    Material, ProbeError, Tables, Value, Wdl,
 };
 
 /// Why a build failed.
@@ -41,9 +41,6 @@ pub enum BuildError {
     /// The DTZ50 solve failed.
     #[error(transparent)]
     Dtz(#[from] DtzError),
-    /// A distance to zeroing longer than the DTZ table's byte holds.
-    #[error("{0}: a DTZ of {1} plies, more than the format's 255")]
-    DtzTooLong(String, Dtz),
     /// The output directory could not be created.
     #[error("cannot create {path}: {source}")]
     OutDir {
@@ -457,35 +454,17 @@ fn build_dtz(
         }
     };
     let solve_seconds = start.elapsed().as_secs_f64();
-    let bytes = |v: &[Dtz]| -> Result<Vec<u8>, BuildError> {
-        v.par_iter()
-            .map(|d| {
-                d.to_table_byte()
-                    .ok_or_else(|| BuildError::DtzTooLong(material.name(), *d))
-            })
-            .collect()
-    };
-    let (white, black) = (bytes(&solved.white)?, bytes(&solved.black)?);
-    let longest = |sign: i16| {
-        solved
-            .white
-            .par_iter()
-            .chain(solved.black.par_iter())
-            .map(|d| if d.0.signum() == sign { d.plies() } else { 0 })
-            .max()
-            .unwrap_or(0)
-    };
     let stats = Stats {
-        longest_win: longest(1),
-        longest_loss: longest(-1),
+        longest_win: solved.longest_win,
+        longest_loss: solved.longest_loss,
     };
     let written = write_table_as(
         &opts.out,
         Metric::Dtz,
         material,
         TableData {
-            white: &white,
-            black: &black,
+            white: &solved.white,
+            black: &solved.black,
             legal: Some([&solved.kept[0], &solved.kept[1]]),
         },
         stats,

@@ -66,6 +66,7 @@ pub use self::sub::{Wdl50Data, Wdl50Tables};
 use super::{
     atomics::{Atomics, Pages},
     solve::{
+        bitmaps::LineBits,
         exits::{exit_plans, for_each_en_passant, plan_slot, ExitPlan},
         moves::legal_targets,
         unmoves::{discovery_masks, legal_origins, prefetch},
@@ -148,15 +149,22 @@ pub enum DtzError {
     /// A distance longer than the cells hold.
     #[error("{0}: a distance to zeroing is longer than 4095 plies")]
     Overflow(String),
+    /// A distance to zeroing longer than the DTZ table's byte holds.
+    #[error("{0}: a DTZ of {1} plies, more than the format's 255")]
+    TooLong(String, Dtz),
 }
 
-/// The result: DTZ per entry, white to move then black to move (0 for draws and unused
-/// entries).
+/// The result: per entry, white to move then black to move, the DTZ table's byte
+/// ([`Dtz::to_table_byte`]; 0 for draws and unused entries).
 pub struct DtzSolved {
-    /// Values with white to move.
-    pub white: Vec<Dtz>,
-    /// Values with black to move.
-    pub black: Vec<Dtz>,
+    /// Table bytes with white to move.
+    pub white: Vec<u8>,
+    /// Table bytes with black to move.
+    pub black: Vec<u8>,
+    /// The longest win (plies).
+    pub longest_win: u32,
+    /// The longest loss (plies).
+    pub longest_loss: u32,
     /// Per side, a bit per entry (bit `i % 64` of word `i / 64`) set for the wins and losses:
     /// the only entries whose DTZ a probe reads (for a draw the DTM table says draw, and the
     /// other entries are no position), so a compressed file may store anything elsewhere.
@@ -200,6 +208,10 @@ pub struct DtzSolver<'a> {
     /// first (an eighth of the cells' memory, so mostly in cache) and touch the cells of these
     /// entries only. Draws and entries that are no position never have it.
     open: [Atomics<AtomicU64>; 2],
+    /// Per side, per slot of a lone piece of that side, the open bits again by lines of that
+    /// piece (see `LineBits`): the un-moves of that piece from a loss find which of their
+    /// predecessors are open with one load.
+    lines: [Vec<Option<LineBits>>; 2],
     /// Per side to move, the class of that side's king square (`IndexScheme::square_class`)
     /// in each king placement: the pass's partitions.
     king_class: [Vec<u8>; 2],
@@ -268,6 +280,15 @@ impl<'a> DtzSolver<'a> {
                 .map(|&(wk, bk)| ix.square_class(if side == 0 { wk } else { bk }))
                 .collect()
         });
+        let lines = [0, 1].map(|side| {
+            (0..ix.piece_count())
+                .map(|slot| {
+                    (ix.slots()[slot].0 == color_of(side))
+                        .then(|| LineBits::new(&ix, slot))
+                        .flatten()
+                })
+                .collect()
+        });
         DtzSolver {
             material,
             slots: ix.slots().to_vec(),
@@ -279,6 +300,7 @@ impl<'a> DtzSolver<'a> {
             cells,
             recorded,
             open: [bits(), bits()],
+            lines,
             king_class,
             error: Mutex::new(None),
         }
@@ -321,11 +343,40 @@ impl<'a> DtzSolver<'a> {
         l
     }
 
-    /// Solves every pawn structure, most advanced first.
+    /// Solves every pawn structure, most advanced first: the table's bytes.
     ///
     /// # Errors
     /// A missing sub-table, or values that contradict the DTM values given.
     pub fn solve(self) -> Result<DtzSolved, DtzError> {
+        self.solve_levels()?;
+        self.finish()
+    }
+
+    /// Solves as [`DtzSolver::solve`], and gives every entry's exact DTZ (a loss's too, which
+    /// the table's byte keeps only as its class), white to move then black.
+    ///
+    /// # Errors
+    /// As [`DtzSolver::solve`].
+    pub fn solve_exact(self) -> Result<[Vec<Dtz>; 2], DtzError> {
+        self.solve_levels()?;
+        let values = |side: usize| -> Vec<Dtz> {
+            self.cells[side]
+                .par_iter()
+                .map(|c| {
+                    let cell = c.load(Relaxed);
+                    if cell & DECIDED != 0 {
+                        Self::dtz_of(cell)
+                    } else {
+                        Dtz::DRAW
+                    }
+                })
+                .collect()
+        };
+        self.check()?;
+        Ok([values(0), values(1)])
+    }
+
+    fn solve_levels(&self) -> Result<(), DtzError> {
         let pawns = self.slots.iter().filter(|s| s.1 == Role::Pawn).count() as u8;
         let (mut init, mut passes) = (0.0, 0.0);
         let t = std::time::Instant::now();
@@ -345,7 +396,7 @@ impl<'a> DtzSolver<'a> {
             "{}: DTZ50 init {init:.2} s, retrograde passes {passes:.2} s",
             self.material.name()
         );
-        self.finish()
+        Ok(())
     }
 
     /// The pawn structure rank of every entry (`u8::MAX` for unused ones), so that each rank's
@@ -658,7 +709,7 @@ impl<'a> DtzSolver<'a> {
         seeds: &mut Vec<(u16, Item)>,
     ) {
         cell.store(WINNER, Relaxed);
-        set_bit(&self.open[side], idx);
+        self.open_winner(side, idx);
         if exit > 0 {
             seeds.push((exit, item(idx, side)));
         }
@@ -878,7 +929,7 @@ impl<'a> DtzSolver<'a> {
                 .compare_exchange(cur, DECIDED | d, Relaxed, Relaxed)
                 .is_ok();
         if won {
-            clear_bit(&self.open[side], idx as u64);
+            self.close_winner(side, idx as u64, false);
         }
         won
     }
@@ -971,7 +1022,7 @@ impl<'a> DtzSolver<'a> {
             if lost {
                 if cur & WINNER != 0 {
                     c.store(DECIDED | (d + 1), Relaxed);
-                    clear_bit(&self.open[ps], p);
+                    self.close_winner(ps, p, true);
                     let it = item(p, ps);
                     next[self.part_of(it)].push(it);
                 }
@@ -1042,10 +1093,20 @@ impl<'a> DtzSolver<'a> {
                 // A lone piece other than a king: the index moves by its stride per square.
                 Some(st) if !dedupe => {
                     let base = idx - u64::from(at) * st;
+                    // The open ones among a loss's predecessors, by one load where the piece's
+                    // line has its word.
+                    let line = if lost {
+                        self.open_on_line(1 - side, i, idx)
+                    } else {
+                        None
+                    };
+                    if let Some(open_squares) = line {
+                        origins &= open_squares;
+                    }
                     while origins != 0 {
                         let pi = base + u64::from(origins.trailing_zeros()) * st;
                         origins &= origins - 1;
-                        if keep(pi) {
+                        if line.is_some() || keep(pi) {
                             out.push(pi);
                         }
                     }
@@ -1068,45 +1129,101 @@ impl<'a> DtzSolver<'a> {
         }
     }
 
-    /// The values of both sides; an error if a win or loss was never decided.
+    /// Marks the undecided win `idx` (`side` to move) open, in the open bits and its lines.
+    fn open_winner(&self, side: usize, idx: u64) {
+        set_bit(&self.open[side], idx);
+        for l in self.lines[side].iter().flatten() {
+            l.set(idx);
+        }
+    }
+
+    /// Clears the open bits of the win `idx` (`side` to move) just decided; `owned`: by the
+    /// part of a pass that alone updates its line (see `pass`), with plain stores.
+    fn close_winner(&self, side: usize, idx: u64, owned: bool) {
+        clear_bit(&self.open[side], idx);
+        for l in self.lines[side].iter().flatten() {
+            if owned {
+                l.clear_owned(idx);
+            } else {
+                l.clear(idx);
+            }
+        }
+    }
+
+    /// The squares of the piece in `slot` whose entries, with the other pieces as in entry
+    /// `idx`, are open wins with `side` to move, as one word: from the piece's line bitmap, or
+    /// for the lowest digit (a piece other than a pawn) from the open bitmap, whose words are
+    /// its lines; `None` for other pieces.
+    #[inline]
+    fn open_on_line(&self, side: usize, slot: usize, idx: u64) -> Option<u64> {
+        match &self.lines[side][slot] {
+            Some(l) => Some(l.squares(idx)),
+            None if self.ix.strides()[slot] == 1 && self.slots[slot].1 != Role::Pawn => self.open
+                [side]
+                .get((idx / 64) as usize)
+                .map(|w| w.load(Relaxed)),
+            None => None,
+        }
+    }
+
+    /// The table bytes of both sides, with the entries kept and the longest win and loss, in
+    /// one pass over each side's cells; an error if a win or loss was never decided.
     fn finish(self) -> Result<DtzSolved, DtzError> {
-        let out = |side: usize| -> Result<Vec<Dtz>, DtzError> {
-            self.cells[side]
-                .par_iter()
+        /// One word's worth of cells: kept bits, longest win and loss, or the first error.
+        type Words = Result<(u64, u32, u32), DtzError>;
+        let side_out = |side: usize| -> Result<(Vec<u8>, Vec<u64>, u32, u32), DtzError> {
+            let cells = &self.cells[side];
+            let mut bytes = vec![0u8; cells.len()];
+            let words: Vec<Words> = bytes
+                .par_chunks_mut(64)
+                .zip(cells.par_chunks(64))
                 .enumerate()
-                .map(|(idx, c)| {
-                    let cell = c.load(Relaxed);
-                    if cell & DECIDED != 0 {
-                        Ok(Self::dtz_of(cell))
-                    } else if cell & (WINNER | LOSER) != 0 {
-                        Err(DtzError::Inconsistent {
-                            material: self.material.name(),
-                            idx: idx as u64,
-                            side: side_name(side),
-                            why: "never decided".to_string(),
-                        })
-                    } else {
-                        Ok(Dtz::DRAW)
+                .map(|(w, (out, cells))| {
+                    let (mut kept, mut win, mut loss) = (0u64, 0u32, 0u32);
+                    for (i, (b, c)) in out.iter_mut().zip(cells).enumerate() {
+                        let cell = c.load(Relaxed);
+                        if cell & DECIDED == 0 {
+                            if cell & (WINNER | LOSER) != 0 {
+                                return Err(DtzError::Inconsistent {
+                                    material: self.material.name(),
+                                    idx: (w * 64 + i) as u64,
+                                    side: side_name(side),
+                                    why: "never decided".to_string(),
+                                });
+                            }
+                            continue;
+                        }
+                        let dtz = Self::dtz_of(cell);
+                        *b = dtz
+                            .to_table_byte()
+                            .ok_or_else(|| DtzError::TooLong(self.material.name(), dtz))?;
+                        kept |= 1 << i;
+                        if dtz.0 > 0 {
+                            win = win.max(dtz.plies());
+                        } else {
+                            loss = loss.max(dtz.plies());
+                        }
                     }
+                    Ok((kept, win, loss))
                 })
-                .collect()
+                .collect();
+            let (mut kept, mut win, mut loss) = (Vec::with_capacity(words.len()), 0, 0);
+            for w in words {
+                let (k, wi, lo) = w?;
+                kept.push(k);
+                win = win.max(wi);
+                loss = loss.max(lo);
+            }
+            Ok((bytes, kept, win, loss))
         };
-        let kept = |side: usize| -> Vec<u64> {
-            self.cells[side]
-                .par_chunks(64)
-                .map(|cells| {
-                    cells.iter().enumerate().fold(0u64, |w, (i, c)| {
-                        w | (u64::from(c.load(Relaxed) & DECIDED != 0) << i)
-                    })
-                })
-                .collect()
-        };
-        let white = out(0)?;
-        let black = out(1)?;
+        let (white, kept_white, win_w, loss_w) = side_out(0)?;
+        let (black, kept_black, win_b, loss_b) = side_out(1)?;
         Ok(DtzSolved {
             white,
             black,
-            kept: [kept(0), kept(1)],
+            longest_win: win_w.max(win_b),
+            longest_loss: loss_w.max(loss_b),
+            kept: [kept_white, kept_black],
         })
     }
 }

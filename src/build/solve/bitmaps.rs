@@ -20,7 +20,7 @@ pub(super) fn zeroed_bits(entries: u64) -> Atomics<AtomicU64> {
 /// whose index digit is its square): the predecessors of a lost node by un-moves of that piece
 /// all lie in one word, and one load tells which of them are still undecided, where the decided
 /// bitmap would take a load per predecessor, each in a cache line of its own.
-pub(super) struct LineBits {
+pub(in crate::build) struct LineBits {
     /// Index step per square of the piece.
     stride: u64,
     /// `log2(stride)`, when `stride` is a power of two.
@@ -37,7 +37,7 @@ impl LineBits {
     /// whose digit is not the lowest (whose lines are the words of the decided bitmap). Pawn
     /// digits (48 squares) are left out: on KRPvKR, their line bitmap cost more to keep than
     /// it saved.
-    pub(super) fn new(ix: &IndexScheme, slot: usize) -> Option<LineBits> {
+    pub(in crate::build) fn new(ix: &IndexScheme, slot: usize) -> Option<LineBits> {
         let stride = ix.strides()[slot];
         if stride < 2 || ix.slots()[slot].1 == Role::Pawn {
             return None;
@@ -67,9 +67,9 @@ impl LineBits {
         (line as usize, 1u64 << square)
     }
 
-    /// Sets the bit of decided entry `idx`, atomically.
+    /// Sets the bit of entry `idx`, atomically.
     #[inline]
-    pub(super) fn set(&self, idx: u64) {
+    pub(in crate::build) fn set(&self, idx: u64) {
         let (w, bit) = self.locate(idx);
         if let Some(word) = self.bits.get(w) {
             word.fetch_or(bit, Relaxed);
@@ -86,9 +86,29 @@ impl LineBits {
         }
     }
 
-    /// The squares whose entries on `idx`'s line are decided, as far as the bits go.
+    /// Clears the bit of entry `idx`, atomically.
     #[inline]
-    pub(super) fn decided_squares(&self, idx: u64) -> u64 {
+    pub(in crate::build) fn clear(&self, idx: u64) {
+        let (w, bit) = self.locate(idx);
+        if let Some(word) = self.bits.get(w) {
+            word.fetch_and(!bit, Relaxed);
+        }
+    }
+
+    /// Clears the bit of entry `idx` by a plain store: only for a caller that alone touches
+    /// the line's entries (as `set_owned`).
+    #[inline]
+    pub(in crate::build) fn clear_owned(&self, idx: u64) {
+        let (w, bit) = self.locate(idx);
+        if let Some(word) = self.bits.get(w) {
+            word.store(word.load(Relaxed) & !bit, Relaxed);
+        }
+    }
+
+    /// The squares whose entries on `idx`'s line have their bit set (in the DTM solve: are
+    /// decided, as far as the bits go).
+    #[inline]
+    pub(in crate::build) fn squares(&self, idx: u64) -> u64 {
         let (w, _) = self.locate(idx);
         self.bits.get(w).map_or(0, |word| word.load(Relaxed))
     }

@@ -30,7 +30,7 @@
 //! entry and the capture. It is no entry of its own; its value is propagated at the right depth
 //! either with its table entry (when that is at least as good as the capture) or from a seed at
 
-mod bitmaps;
+pub(in crate::build) mod bitmaps;
 mod cell;
 pub(in crate::build) mod exits;
 mod init;
@@ -319,7 +319,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
     #[inline]
     fn decided_on_line(&self, side: usize, slot: usize, idx: u64) -> u64 {
         match &self.lines[side][slot] {
-            Some(l) => l.decided_squares(idx),
+            Some(l) => l.squares(idx),
             None if self.ix.strides()[slot] == 1 && self.slots[slot].1 != Role::Pawn => self
                 .decided[side]
                 .get((idx / 64) as usize)

@@ -69,6 +69,7 @@ pub(in crate::build) struct LegalTargets {
 /// The legal moves of `side` (0 white) in `sq` (pieces `slots`, `n` of them), without en
 /// passant; `None` when the position is no legal one (the king of the side not to move is
 /// attacked). Checks and pins are computed once, so no move is tried and taken back.
+#[inline(always)]
 pub(in crate::build) fn legal_targets(
     slots: &[(Color, Role)],
     sq: &Squares,
