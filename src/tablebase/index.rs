@@ -176,6 +176,17 @@ struct Group {
     stride: u64,
 }
 
+/// The index digit of one group of identical pawns (see [`IndexScheme::pawn_digits`]).
+#[derive(Clone, Debug)]
+pub struct PawnDigit {
+    /// Index step per digit value.
+    pub stride: u64,
+    /// Digit values.
+    pub size: u64,
+    /// Per digit value, the sum of the group's pawns' ranks counted from their own side.
+    pub ranks: Vec<u8>,
+}
+
 /// Position to index and back for one material.
 #[derive(Clone)]
 pub struct IndexScheme {
@@ -291,6 +302,42 @@ impl IndexScheme {
     /// Entries per king placement.
     pub fn king_stride(&self) -> u64 {
         self.king_stride
+    }
+
+    /// The index digits of the pawns, one per group of identical pawns: the digit of entry
+    /// `idx` is `idx / stride % size`, and `ranks[digit]` the sum of the group's pawns' ranks,
+    /// each counted from its own side (1 on its second rank, 6 on its seventh). Empty without
+    /// pawns.
+    pub fn pawn_digits(&self) -> Vec<PawnDigit> {
+        self.groups
+            .iter()
+            .filter(|g| g.pawn)
+            .map(|g| {
+                let color = self.slots[g.start].0;
+                let ranks = (0..g.size)
+                    .map(|gi| {
+                        let mut sq = [0u8; MAX_PIECES];
+                        decode_group(g, gi, &mut sq);
+                        sq[g.start..g.start + g.len]
+                            .iter()
+                            .map(|&s| {
+                                let rank = s >> 3;
+                                if color == Color::White {
+                                    rank
+                                } else {
+                                    7 - rank
+                                }
+                            })
+                            .sum()
+                    })
+                    .collect();
+                PawnDigit {
+                    stride: g.stride,
+                    size: g.size,
+                    ranks,
+                }
+            })
+            .collect()
     }
 
     /// The square that stands for `sq`'s class under the index's symmetries: two squares have

@@ -90,6 +90,9 @@ const LOSER: u16 = 1 << 12;
 /// In a decided loss: its best move zeroes (or it is mate), so that its DTZ is one more than
 /// its depth (see `DtzSolver::unmove`).
 const ZEROES: u16 = 1 << 12;
+/// In a decided win: decided by its exit in the init (a winning zeroing move: 1 ply, the least
+/// a win can have), it joins the frontier from the seeds.
+const SEEDED: u16 = 1 << 12;
 const EXIT_SHIFT: u32 = 8;
 const COUNT: u16 = 0xFF;
 
@@ -98,6 +101,39 @@ type Item = u64;
 
 /// Nodes by partition of the retrograde passes (see `DtzSolver::pass`).
 type Parts = Vec<Vec<Item>>;
+
+/// The seeds one task of an init pass finds, by depth (a few depths only: 0, 1, 100, 101).
+#[derive(Default)]
+struct Seeds(Vec<(u16, Vec<Item>)>);
+
+impl Seeds {
+    fn push(&mut self, d: u16, it: Item) {
+        match self.0.iter_mut().find(|(x, _)| *x == d) {
+            Some((_, v)) => v.push(it),
+            None => self.0.push((d, vec![it])),
+        }
+    }
+
+    /// The seeds of all tasks by depth, each depth's gathered in parallel.
+    fn gather(parts: Vec<Seeds>) -> BTreeMap<u16, Vec<Item>> {
+        let mut depths: Vec<u16> = parts
+            .iter()
+            .flat_map(|p| p.0.iter().map(|(d, _)| *d))
+            .collect();
+        depths.sort_unstable();
+        depths.dedup();
+        depths
+            .into_par_iter()
+            .map(|d| {
+                let at_d = parts
+                    .iter()
+                    .flat_map(|p| p.0.iter().filter(move |(x, _)| *x == d))
+                    .map(|(_, v)| v.as_slice());
+                (d, at_d.collect::<Vec<_>>().concat())
+            })
+            .collect()
+    }
+}
 
 /// Partitions: per side to move, one per class of its king's square.
 const PARTS: usize = 128;
@@ -330,19 +366,6 @@ impl<'a> DtzSolver<'a> {
         }
     }
 
-    /// The pawn structure's rank: the sum of each pawn's rank counted from its own side. Every
-    /// pawn move raises it.
-    fn level(&self, sq: &Squares) -> u8 {
-        let mut l = 0;
-        for (i, &(c, r)) in self.slots.iter().enumerate() {
-            if r == Role::Pawn {
-                let rank = sq[i] >> 3;
-                l += if c == Color::White { rank } else { 7 - rank };
-            }
-        }
-        l
-    }
-
     /// Solves every pawn structure, most advanced first: the table's bytes.
     ///
     /// # Errors
@@ -382,11 +405,21 @@ impl<'a> DtzSolver<'a> {
         let t = std::time::Instant::now();
         let levels = (pawns > 0).then(|| self.levels());
         init += t.elapsed().as_secs_f64();
+        log::debug!(
+            "{}: DTZ50 pawn structure ranks {init:.2} s",
+            self.material.name()
+        );
         for level in (0..=6 * pawns).rev() {
             let t = std::time::Instant::now();
             let seeds = self.init_level(level, levels.as_deref());
             self.check()?;
             init += t.elapsed().as_secs_f64();
+            log::debug!(
+                "{}: DTZ50 init of rank {level}: {:.2} s, {} seeds",
+                self.material.name(),
+                t.elapsed().as_secs_f64(),
+                seeds.values().map(Vec::len).sum::<usize>()
+            );
             let t = std::time::Instant::now();
             self.passes(seeds)?;
             self.check()?;
@@ -399,18 +432,36 @@ impl<'a> DtzSolver<'a> {
         Ok(())
     }
 
-    /// The pawn structure rank of every entry (`u8::MAX` for unused ones), so that each rank's
-    /// init decodes only its own entries.
+    /// The pawn structure rank of every entry (the sum of each pawn's rank counted from its
+    /// own side, which every pawn move raises), so that each rank's init visits only its own
+    /// entries. From the pawns' index digits alone, without decoding an entry: the rank is
+    /// constant over runs of the lowest pawn digit's stride, and over a block of that digit's
+    /// values only that digit changes.
     fn levels(&self) -> Vec<u8> {
-        let chunk = 1usize << 14;
-        let mut out = vec![u8::MAX; self.ix.size() as usize];
-        out.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| {
-            let start = (c * chunk) as u64;
-            self.ix
-                .for_each_used(start, start + part.len() as u64, |idx, sq| {
-                    part[(idx - start) as usize] = self.level(sq);
-                });
-        });
+        let mut digits = self.ix.pawn_digits();
+        digits.sort_by_key(|g| g.stride);
+        let mut out = vec![0u8; self.ix.size() as usize];
+        let Some((low, high)) = digits.split_first() else {
+            return out;
+        };
+        let run = low.stride as usize;
+        let block = run * low.size as usize;
+        // Blocks per task: about 2^16 entries.
+        let per_task = block * (1usize << 16).div_ceil(block);
+        out.par_chunks_mut(per_task)
+            .enumerate()
+            .for_each(|(t, part)| {
+                for (b, block_out) in part.chunks_mut(block).enumerate() {
+                    let start = (t * per_task + b * block) as u64;
+                    let base: u8 = high
+                        .iter()
+                        .map(|g| g.ranks[(start / g.stride % g.size) as usize])
+                        .sum();
+                    for (&r, cells) in low.ranks.iter().zip(block_out.chunks_mut(run)) {
+                        cells.fill(base + r);
+                    }
+                }
+            });
         out
     }
 
@@ -420,13 +471,13 @@ impl<'a> DtzSolver<'a> {
     fn init_level(&self, level: u8, levels: Option<&[u8]>) -> BTreeMap<u16, Vec<Item>> {
         let size = self.ix.size();
         let chunk = 1u64 << 14;
-        let parts: Vec<Vec<(u16, Item)>> = (0..size.div_ceil(chunk))
+        let parts: Vec<Seeds> = (0..size.div_ceil(chunk))
             .into_par_iter()
             .map(|c| {
-                let mut seeds = Vec::new();
+                let mut seeds = Seeds::default();
                 let mut keys = Vec::with_capacity(128);
                 let (start, end) = (c * chunk, ((c + 1) * chunk).min(size));
-                let mut entry = |idx: u64, sq: Option<&Squares>, seeds: &mut Vec<(u16, Item)>| {
+                let mut entry = |idx: u64, sq: Option<&Squares>, seeds: &mut Seeds| {
                     for side in 0..2 {
                         match sq {
                             Some(sq) if !self.recorded => {
@@ -462,11 +513,7 @@ impl<'a> DtzSolver<'a> {
                 seeds
             })
             .collect();
-        let mut out: BTreeMap<u16, Vec<Item>> = BTreeMap::new();
-        for (d, it) in parts.into_iter().flatten() {
-            out.entry(d).or_default().push(it);
-        }
-        out
+        Seeds::gather(parts)
     }
 
     fn init_entry(
@@ -474,7 +521,7 @@ impl<'a> DtzSolver<'a> {
         sq: &Squares,
         idx: u64,
         side: usize,
-        seeds: &mut Vec<(u16, Item)>,
+        seeds: &mut Seeds,
         keys: &mut Vec<u64>,
     ) {
         let Some(&byte) = self.dtm[side].get(idx as usize) else {
@@ -494,7 +541,7 @@ impl<'a> DtzSolver<'a> {
         };
         if v == Value::MATED {
             cell.store(DECIDED | LOSS | ZEROES, Relaxed);
-            seeds.push((0, item(idx, side)));
+            seeds.push(0, item(idx, side));
             return;
         }
         keys.clear();
@@ -606,13 +653,7 @@ impl<'a> DtzSolver<'a> {
     /// the quiet moves counted by the DTM init, and only the pawn pushes, whose values this
     /// table's more advanced pawn structures give, generated here (from `sq`, the decoded
     /// entry; `None` without pawns).
-    fn init_recorded(
-        &self,
-        sq: Option<&Squares>,
-        idx: u64,
-        side: usize,
-        seeds: &mut Vec<(u16, Item)>,
-    ) {
+    fn init_recorded(&self, sq: Option<&Squares>, idx: u64, side: usize, seeds: &mut Seeds) {
         let Some(cell) = self.cells[side].get(idx as usize) else {
             return;
         };
@@ -629,7 +670,7 @@ impl<'a> DtzSolver<'a> {
         };
         if v == Value::MATED {
             cell.store(DECIDED | LOSS | ZEROES, Relaxed);
-            seeds.push((0, item(idx, side)));
+            seeds.push(0, item(idx, side));
             return;
         }
         // The mover's best class over its zeroing moves.
@@ -699,19 +740,17 @@ impl<'a> DtzSolver<'a> {
             .map(|(k, (i, _))| (i, k as u8))
     }
 
-    /// A winner's cell, open, and its seed at its best exit (plies, 0 for none).
-    fn init_winner(
-        &self,
-        cell: &AtomicU16,
-        idx: u64,
-        side: usize,
-        exit: u16,
-        seeds: &mut Vec<(u16, Item)>,
-    ) {
-        cell.store(WINNER, Relaxed);
-        self.open_winner(side, idx);
+    /// A winner's cell and its seed at its best exit (plies, 0 for none): with a winning
+    /// zeroing move it is decided at once (1 ply, the least a win has), else open.
+    fn init_winner(&self, cell: &AtomicU16, idx: u64, side: usize, exit: u16, seeds: &mut Seeds) {
+        if exit == 1 {
+            cell.store(DECIDED | SEEDED | 1, Relaxed);
+        } else {
+            cell.store(WINNER, Relaxed);
+            self.open_winner(side, idx);
+        }
         if exit > 0 {
-            seeds.push((exit, item(idx, side)));
+            seeds.push(exit, item(idx, side));
         }
     }
 
@@ -724,7 +763,7 @@ impl<'a> DtzSolver<'a> {
         side: usize,
         counted: usize,
         exit: u16,
-        seeds: &mut Vec<(u16, Item)>,
+        seeds: &mut Seeds,
     ) {
         if counted > usize::from(COUNT) {
             self.inconsistent(idx, side, format!("{counted} successors"));
@@ -737,7 +776,7 @@ impl<'a> DtzSolver<'a> {
             }
             // Every move zeroes: like a mate, depth one less than its DTZ (see the module docs).
             cell.store(DECIDED | LOSS | ZEROES | (exit - 1), Relaxed);
-            seeds.push((exit - 1, item(idx, side)));
+            seeds.push(exit - 1, item(idx, side));
             return;
         }
         let code = match exit {
@@ -922,7 +961,9 @@ impl<'a> DtzSolver<'a> {
         let cell = &self.cells[side][idx];
         let cur = cell.load(Relaxed);
         if cur & DECIDED != 0 {
-            return cur & LOSS != 0 && cur & DEPTH == d;
+            // Decided in the init: a loss whose moves all zero, a late loss, or a win by its
+            // exit (each seeded once, at its depth).
+            return (cur & LOSS != 0 || cur & SEEDED != 0) && cur & DEPTH == d;
         }
         let won = cur & WINNER != 0
             && cell
