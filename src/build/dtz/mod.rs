@@ -886,10 +886,7 @@ impl<'a> DtzSolver<'a> {
         loop {
             let t0 = std::time::Instant::now();
             if let Some(s) = seeds.remove(&d) {
-                let joined = self.split(s.into_par_iter().filter(|&it| self.join_seed(it, d)));
-                for (f, j) in frontier.iter_mut().zip(joined) {
-                    f.extend(j);
-                }
+                self.join_seeds(&s, d, &mut frontier);
             }
             if frontier.iter().all(Vec::is_empty) {
                 match seeds.keys().next() {
@@ -933,25 +930,28 @@ impl<'a> DtzSolver<'a> {
         side * 64 + usize::from(class & 63)
     }
 
-    /// Nodes split into their partitions, in parallel.
-    fn split(&self, items: impl ParallelIterator<Item = Item>) -> Parts {
-        items
-            .fold(
-                || vec![Vec::new(); PARTS],
-                |mut parts: Parts, it| {
-                    parts[self.part_of(it)].push(it);
-                    parts
-                },
-            )
-            .reduce(
-                || vec![Vec::new(); PARTS],
-                |mut a, b| {
-                    for (x, y) in a.iter_mut().zip(b) {
-                        x.extend(y);
+    /// The seeds that join the frontier of depth `d` (see `join_seed`), added to it by
+    /// partition: split in parallel slices, then each partition gathered from the slices at
+    /// once (a fold and reduce would copy them again at every level of the reduction).
+    fn join_seeds(&self, seeds: &[Item], d: u16, frontier: &mut Parts) {
+        let slices: Vec<Parts> = seeds
+            .par_chunks(1 << 16)
+            .map(|slice| {
+                let mut parts: Parts = vec![Vec::new(); PARTS];
+                for &it in slice {
+                    if self.join_seed(it, d) {
+                        parts[self.part_of(it)].push(it);
                     }
-                    a
-                },
-            )
+                }
+                parts
+            })
+            .collect();
+        frontier.par_iter_mut().enumerate().for_each(|(k, f)| {
+            f.reserve(slices.iter().map(|p| p[k].len()).sum());
+            for p in &slices {
+                f.extend_from_slice(&p[k]);
+            }
+        });
     }
 
     /// Whether a seed joins the frontier of depth `d`: a winner not decided sooner is decided
