@@ -248,6 +248,9 @@ pub struct DtzSolver<'a> {
     /// piece (see `LineBits`): the un-moves of that piece from a loss find which of their
     /// predecessors are open with one load.
     lines: [Vec<Option<LineBits>>; 2],
+    /// Entries over which the pawn structure rank is constant (the lowest pawn digit's
+    /// stride; 1 without pawns).
+    rank_run: u64,
     /// Per side to move, the class of that side's king square (`IndexScheme::square_class`)
     /// in each king placement: the pass's partitions.
     king_class: [Vec<u8>; 2],
@@ -325,6 +328,7 @@ impl<'a> DtzSolver<'a> {
                 })
                 .collect()
         });
+        let rank_run = ix.pawn_digits().iter().map(|g| g.stride).min().unwrap_or(1);
         DtzSolver {
             material,
             slots: ix.slots().to_vec(),
@@ -337,6 +341,7 @@ impl<'a> DtzSolver<'a> {
             recorded,
             open: [bits(), bits()],
             lines,
+            rank_run,
             king_class,
             error: Mutex::new(None),
         }
@@ -497,6 +502,20 @@ impl<'a> DtzSolver<'a> {
                     None => self
                         .ix
                         .for_each_used(start, end, |idx, sq| entry(idx, Some(sq), &mut seeds)),
+                    // The rank is constant over runs of the lowest pawn digit's stride: a run of
+                    // this rank is decoded as a whole (the pieces before the last group once).
+                    Some(levels) if self.rank_run > 1 => {
+                        let mut from = start;
+                        while from < end {
+                            let to = ((from / self.rank_run + 1) * self.rank_run).min(end);
+                            if levels.get(from as usize) == Some(&level) {
+                                self.ix.for_each_used(from, to, |idx, sq| {
+                                    entry(idx, Some(sq), &mut seeds);
+                                });
+                            }
+                            from = to;
+                        }
+                    }
                     Some(levels) => {
                         let here = levels.get(start as usize..end as usize).unwrap_or(&[]);
                         for (k, _) in here.iter().enumerate().filter(|(_, &l)| l == level) {
