@@ -37,12 +37,16 @@
 //! entries (their ranks are computed once) and generates their legal moves as the DTM solve's
 //! init does (checks and pins once per position, no move tried and taken back); a loser's quiet
 //! moves are counted by bitboard, listed only where two may reach the same entry, and a
-//! winner's are not generated at all. Both give the same values. The un-moves
+//! winner's are not generated at all. Both give the same values. A win by a winning zeroing
+//! move is decided in the init (1 ply is the least a win has) and joins the frontier from the
+//! seeds; the pawn structure rank of each entry comes from the pawns' index digits, and a run of
+//! one rank is decoded as a whole. The un-moves
 //! leave out origins from which the piece would have left the other king in check, step the index
 //! by the piece's stride where they can, look at a bitmap of the still open wins before the cell
-//! of a loss's predecessor (a win's predecessors are mostly open losses, whose cells are read
-//! anyway), and run as a software pipeline: one node's predecessors are generated and their cells
-//! prefetched before the previous node's are updated. The passes split their nodes by the side to
+//! of a loss's predecessor (for a lone piece, by lines of that piece: one load for all its
+//! origins, as the DTM passes do; a win's predecessors are mostly open losses, whose cells are
+//! read anyway), and run as a software pipeline: one node's predecessors are generated and their
+//! cells prefetched before the previous node's are updated. The passes split their nodes by the side to
 //! move and its king's square class, so that no two threads share a predecessor and cells are
 //! updated without atomic exchanges.
 
