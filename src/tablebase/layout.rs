@@ -139,6 +139,97 @@ impl Layout {
         self.odometer(&self.order, &self.istride, start, len, f);
     }
 
+    /// The length of the regions of the file order that [`Layout::walk_region`] visits: the
+    /// product of the radices of the fastest file digits, times a divisor of the next digit's
+    /// radix, the largest such at most `max` that is a multiple of `multiple_of`; `None` for the
+    /// index order itself or when there is none. A region must take at least 8 values of the
+    /// fastest index digit, so that reading it in index order reads runs of neighbouring
+    /// entries (else the file order reads no worse).
+    pub fn region_len(&self, max: u64, multiple_of: u64) -> Option<u64> {
+        if self.identity || multiple_of == 0 || self.len == 0 {
+            return None;
+        }
+        let last = (self.len - 1) as u8;
+        let mut r = 1u64;
+        let mut best = None;
+        let mut has_last = false;
+        for &d in self.order[..self.len].iter().rev() {
+            let radix = self.radix[usize::from(d)];
+            for m in (1..=radix).filter(|m| radix.is_multiple_of(*m)) {
+                let len = r.saturating_mul(m);
+                let runs = has_last || (d == last && m >= 8);
+                if runs && len <= max && len.is_multiple_of(multiple_of) {
+                    best = best.max(Some(len));
+                }
+            }
+            has_last |= d == last;
+            r = r.saturating_mul(radix);
+            if r > max {
+                break;
+            }
+        }
+        best
+    }
+
+    /// Calls `f` with the index and the offset from `start` of each file position of the region
+    /// `start..start + len` (`len` from [`Layout::region_len`], `start` a multiple of it), in
+    /// index order: the region's entries are read in the order they lie in memory, and only the
+    /// writes, within the region, are scattered.
+    pub fn walk_region(&self, start: u64, len: u64, mut f: impl FnMut(u64, usize)) {
+        // The fastest file digits, whose radices make up `len`, the last of them perhaps only
+        // in part: `len` is their product times a divisor of the next one's radix.
+        let mut fast = [(0usize, 0u64); MAX_DIGITS]; // (digit, values taken)
+        let mut nf = 0;
+        let mut r = 1u64;
+        for &d in self.order[..self.len].iter().rev() {
+            if r >= len {
+                break;
+            }
+            let d = usize::from(d);
+            let take = if len.is_multiple_of(r * self.radix[d]) {
+                self.radix[d]
+            } else {
+                len / r
+            };
+            fast[nf] = (d, take);
+            nf += 1;
+            r *= take;
+        }
+        if nf == 0 || r != len || !start.is_multiple_of(len) {
+            return;
+        }
+        // Every digit's value at `start`, in file order.
+        let mut base = 0u64;
+        let mut rem = start;
+        for &d in self.order[..self.len].iter().rev() {
+            let d = usize::from(d);
+            base += (rem % self.radix[d]) * self.istride[d];
+            rem /= self.radix[d];
+        }
+        // An odometer over the fast digits in index order (index digit 0 most significant).
+        let fast = &mut fast[..nf];
+        fast.sort_unstable();
+        let mut dig = [0u64; MAX_DIGITS];
+        let (mut idx, mut off) = (base, 0u64);
+        for _ in 0..len {
+            f(idx, off as usize);
+            let mut p = nf - 1;
+            loop {
+                let (d, take) = fast[p];
+                dig[p] += 1;
+                idx += self.istride[d];
+                off += self.stride[d];
+                if dig[p] < take || p == 0 {
+                    break;
+                }
+                idx -= take * self.istride[d];
+                off -= take * self.stride[d];
+                dig[p] = 0;
+                p -= 1;
+            }
+        }
+    }
+
     /// Calls `f` with the file position of each index `start..start + len`, in index order
     /// (the inverse of [`Layout::walk`]: an odometer over the index digits).
     pub fn walk_index(&self, start: u64, len: u64, f: impl FnMut(u64)) {
@@ -252,6 +343,38 @@ mod tests {
                     assert_eq!(i, start + 700);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_region_visits_each_of_its_file_positions_once_with_its_index() {
+        for name in ["KQvK", "KRvKN", "KPPvKP", "KRPvKR"] {
+            let m: Material = name.parse().expect("material");
+            let ix = IndexScheme::new(m);
+            for order in all_orders(ix.radices().len()).into_iter().skip(1) {
+                let l = Layout::new(&ix, &order).expect("permutation");
+                for block in [64, 4096] {
+                    let Some(len) = l.region_len(1 << 16, block) else {
+                        continue;
+                    };
+                    assert_eq!(len % block, 0);
+                    assert_eq!(ix.size() % len, 0, "{name} {order:?}");
+                    let regions = ix.size() / len;
+                    for k in [0, regions / 2, regions - 1] {
+                        let mut seen = vec![false; len as usize];
+                        let mut visits = 0;
+                        l.walk_region(k * len, len, |i, off| {
+                            assert_eq!(l.to_file(i), k * len + off as u64, "{name} {order:?}");
+                            assert!(!seen[off]);
+                            seen[off] = true;
+                            visits += 1;
+                        });
+                        assert_eq!(visits, len, "{name} {order:?} region {k}");
+                    }
+                }
+            }
+            let identity = Layout::identity(&ix);
+            assert_eq!(identity.region_len(1 << 16, 64), None);
         }
     }
 
