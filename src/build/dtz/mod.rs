@@ -323,15 +323,7 @@ impl<'a> DtzSolver<'a> {
                 .map(|&(wk, bk)| ix.square_class(if side == 0 { wk } else { bk }))
                 .collect()
         });
-        let lines = [0, 1].map(|side| {
-            (0..ix.piece_count())
-                .map(|slot| {
-                    (ix.slots()[slot].0 == color_of(side))
-                        .then(|| LineBits::new(&ix, slot))
-                        .flatten()
-                })
-                .collect()
-        });
+        let lines = LineBits::by_side(&ix);
         let rank_run = ix.pawn_digits().iter().map(|g| g.stride).min().unwrap_or(1);
         DtzSolver {
             material,

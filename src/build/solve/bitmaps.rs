@@ -51,6 +51,19 @@ impl LineBits {
         })
     }
 
+    /// Per side, per slot, the line bitmap of each piece of that side that has one (see `new`).
+    pub(in crate::build) fn by_side(ix: &IndexScheme) -> [Vec<Option<LineBits>>; 2] {
+        [0, 1].map(|side| {
+            (0..ix.piece_count())
+                .map(|slot| {
+                    (ix.slots()[slot].0 == super::color_of(side))
+                        .then(|| LineBits::new(ix, slot))
+                        .flatten()
+                })
+                .collect()
+        })
+    }
+
     /// The word of entry `idx`'s line and the entry's bit in it.
     #[inline]
     fn locate(&self, idx: u64) -> (usize, u64) {

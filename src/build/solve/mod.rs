@@ -191,15 +191,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 .for_each(|c| c.store(open_cell(0, CANT_LOSE), Relaxed));
             cells
         };
-        let lines = [0, 1].map(|side| {
-            (0..ix.piece_count())
-                .map(|slot| {
-                    (ix.slots()[slot].0 == color_of(side))
-                        .then(|| LineBits::new(&ix, slot))
-                        .flatten()
-                })
-                .collect()
-        });
+        let lines = LineBits::by_side(&ix);
         Solver {
             material,
             slots: ix.slots().to_vec(),
