@@ -46,9 +46,9 @@
 //! of a loss's predecessor (for a lone piece, by lines of that piece: one load for all its
 //! origins, as the DTM passes do; a win's predecessors are mostly open losses, whose cells are
 //! read anyway), and run as a software pipeline: one node's predecessors are generated and their
-//! cells prefetched before the previous node's are updated. The passes split their nodes by the side to
-//! move and its king's square class, so that no two threads share a predecessor and cells are
-//! updated without atomic exchanges.
+//! cells prefetched before the previous node's are updated. The passes split their nodes by the
+//! side to move and its king's square class, so that no two threads share a predecessor and
+//! cells are updated without atomic exchanges.
 
 mod records;
 mod sub;

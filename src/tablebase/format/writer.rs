@@ -205,10 +205,18 @@ fn compress_side(
                 )
             },
             |(c, vals, keep, buf), k| {
+                let mut visited = 0u64;
                 layout.walk_region(k * region, region, |idx, off| {
                     vals[off] = values.get(idx as usize).copied().unwrap_or(0);
                     keep[off] = is_legal(legal, idx);
+                    visited += 1;
                 });
+                if visited != region {
+                    // Never with a length from `region_len`; no block from a stale buffer.
+                    return Err(io::Error::other(format!(
+                        "a region of {region} file positions visited {visited}"
+                    )));
+                }
                 let c = c
                     .as_mut()
                     .map_err(|e| io::Error::new(e.kind(), e.to_string()))?;
