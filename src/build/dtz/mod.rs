@@ -77,7 +77,7 @@ use super::{
     },
 };
 use crate::tablebase::{
-    index::{IndexScheme, Squares},
+    index::{IndexScheme, PawnDigit, Squares},
     pieces::{attacks_from, occupancy},
     Dtz, Material, Value, Wdl, Wdl50,
 };
@@ -252,9 +252,9 @@ pub struct DtzSolver<'a> {
     /// piece (see `LineBits`): the un-moves of that piece from a loss find which of their
     /// predecessors are open with one load.
     lines: [Vec<Option<LineBits>>; 2],
-    /// Entries over which the pawn structure rank is constant (the lowest pawn digit's
-    /// stride; 1 without pawns).
-    rank_run: u64,
+    /// The pawns' index digits (`IndexScheme::pawn_digits`), lowest stride first: the pawn
+    /// structure rank of an entry without decoding it.
+    pawn_digits: Vec<PawnDigit>,
     /// Per side to move, the class of that side's king square (`IndexScheme::square_class`)
     /// in each king placement: the pass's partitions.
     king_class: [Vec<u8>; 2],
@@ -324,7 +324,8 @@ impl<'a> DtzSolver<'a> {
                 .collect()
         });
         let lines = LineBits::by_side(&ix);
-        let rank_run = ix.pawn_digits().iter().map(|g| g.stride).min().unwrap_or(1);
+        let mut pawn_digits = ix.pawn_digits();
+        pawn_digits.sort_by_key(|g| g.stride);
         DtzSolver {
             material,
             slots: ix.slots().to_vec(),
@@ -337,7 +338,7 @@ impl<'a> DtzSolver<'a> {
             recorded,
             open: [bits(), bits()],
             lines,
-            rank_run,
+            pawn_digits,
             king_class,
             error: Mutex::new(None),
         }
@@ -439,10 +440,8 @@ impl<'a> DtzSolver<'a> {
     /// constant over runs of the lowest pawn digit's stride, and over a block of that digit's
     /// values only that digit changes.
     fn levels(&self) -> Vec<u8> {
-        let mut digits = self.ix.pawn_digits();
-        digits.sort_by_key(|g| g.stride);
         let mut out = vec![0u8; self.ix.size() as usize];
-        let Some((low, high)) = digits.split_first() else {
+        let Some((low, high)) = self.pawn_digits.split_first() else {
             return out;
         };
         let run = low.stride as usize;
@@ -472,6 +471,8 @@ impl<'a> DtzSolver<'a> {
     fn init_level(&self, level: u8, levels: Option<&[u8]>) -> BTreeMap<u16, Vec<Item>> {
         let size = self.ix.size();
         let chunk = 1u64 << 14;
+        // Entries over which the rank is constant: the lowest pawn digit's stride.
+        let rank_run = self.pawn_digits.first().map_or(1, |g| g.stride);
         let parts: Vec<Seeds> = (0..size.div_ceil(chunk))
             .into_par_iter()
             .map(|c| {
@@ -500,10 +501,10 @@ impl<'a> DtzSolver<'a> {
                         .for_each_used(start, end, |idx, sq| entry(idx, Some(sq), &mut seeds)),
                     // The rank is constant over runs of the lowest pawn digit's stride: a run of
                     // this rank is decoded as a whole (the pieces before the last group once).
-                    Some(levels) if self.rank_run > 1 => {
+                    Some(levels) if rank_run > 1 => {
                         let mut from = start;
                         while from < end {
-                            let to = ((from / self.rank_run + 1) * self.rank_run).min(end);
+                            let to = ((from / rank_run + 1) * rank_run).min(end);
                             if levels.get(from as usize) == Some(&level) {
                                 self.ix.for_each_used(from, to, |idx, sq| {
                                     entry(idx, Some(sq), &mut seeds);
@@ -1212,14 +1213,7 @@ impl<'a> DtzSolver<'a> {
     /// its lines; `None` for other pieces.
     #[inline]
     fn open_on_line(&self, side: usize, slot: usize, idx: u64) -> Option<u64> {
-        match &self.lines[side][slot] {
-            Some(l) => Some(l.squares(idx)),
-            None if self.ix.strides()[slot] == 1 && self.slots[slot].1 != Role::Pawn => self.open
-                [side]
-                .get((idx / 64) as usize)
-                .map(|w| w.load(Relaxed)),
-            None => None,
-        }
+        LineBits::word_on_line(&self.lines[side], &self.open[side], &self.ix, slot, idx)
     }
 
     /// The table bytes of both sides, with the entries kept and the longest win and loss, in

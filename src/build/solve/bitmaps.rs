@@ -64,6 +64,27 @@ impl LineBits {
         })
     }
 
+    /// The squares of the piece in `slot` whose entries, with the other pieces as in entry
+    /// `idx`, have their bit set, as one word: from the piece's line bitmap in `lines`, or for
+    /// the lowest digit of a piece other than a pawn from `bits`, the bitmap by entry, whose
+    /// words are its lines; `None` for other pieces.
+    #[inline]
+    pub(in crate::build) fn word_on_line(
+        lines: &[Option<LineBits>],
+        bits: &[AtomicU64],
+        ix: &IndexScheme,
+        slot: usize,
+        idx: u64,
+    ) -> Option<u64> {
+        match lines.get(slot) {
+            Some(Some(l)) => Some(l.squares(idx)),
+            _ if ix.strides()[slot] == 1 && ix.slots()[slot].1 != Role::Pawn => {
+                bits.get((idx / 64) as usize).map(|w| w.load(Relaxed))
+            }
+            _ => None,
+        }
+    }
+
     /// The word of entry `idx`'s line and the entry's bit in it.
     #[inline]
     fn locate(&self, idx: u64) -> (usize, u64) {

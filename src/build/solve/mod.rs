@@ -310,14 +310,8 @@ impl<T: Tables + Sync + Default> Solver<T> {
     /// (its lines are those words); none known for other pieces.
     #[inline]
     fn decided_on_line(&self, side: usize, slot: usize, idx: u64) -> u64 {
-        match &self.lines[side][slot] {
-            Some(l) => l.squares(idx),
-            None if self.ix.strides()[slot] == 1 && self.slots[slot].1 != Role::Pawn => self
-                .decided[side]
-                .get((idx / 64) as usize)
-                .map_or(0, |w| w.load(Relaxed)),
-            None => 0,
-        }
+        LineBits::word_on_line(&self.lines[side], &self.decided[side], &self.ix, slot, idx)
+            .unwrap_or(0)
     }
 
     /// Whether the bit of a decided entry is set: `false` may still be a decided entry.

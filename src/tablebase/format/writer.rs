@@ -87,9 +87,45 @@ fn is_legal(legal: Option<&[u64]>, i: u64) -> bool {
     })
 }
 
-/// Fills `out` with the values at file positions `start..start + len` in `layout`. Entries that
-/// are no position repeat the last kept value before them (the first kept value of the block for
-/// those at its start), so they lengthen runs instead of breaking them.
+/// Makes one block's bytes from its entries in file order: an entry that is no position
+/// repeats the last kept value before it (the first kept value of the block for those at its
+/// start, 0 when none is kept), so it lengthens a run instead of breaking it.
+struct BlockFill<'a> {
+    out: &'a mut Vec<u8>,
+    last: Option<u8>,
+    /// Entries before the first kept one.
+    leading: usize,
+}
+
+impl<'a> BlockFill<'a> {
+    fn new(out: &'a mut Vec<u8>) -> BlockFill<'a> {
+        out.clear();
+        BlockFill {
+            out,
+            last: None,
+            leading: 0,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, v: u8, kept: bool) {
+        if kept {
+            if self.last.is_none() {
+                self.out[..self.leading].fill(v);
+            }
+            self.last = Some(v);
+            self.out.push(v);
+        } else {
+            if self.last.is_none() {
+                self.leading += 1;
+            }
+            self.out.push(self.last.unwrap_or(0));
+        }
+    }
+}
+
+/// Fills `out` with the bytes of file positions `start..start + len` in `layout` (see
+/// `BlockFill`), each value gathered from its index.
 fn assemble(
     layout: &Layout,
     values: &[u8],
@@ -98,23 +134,12 @@ fn assemble(
     len: u64,
     out: &mut Vec<u8>,
 ) {
-    out.clear();
-    let mut last: Option<u8> = None;
-    let mut leading = 0usize;
+    let mut fill = BlockFill::new(out);
     layout.walk(start, len, |i| {
-        let v = values.get(i as usize).copied().unwrap_or(0);
-        if is_legal(legal, i) {
-            if last.is_none() {
-                out[..leading].fill(v);
-            }
-            last = Some(v);
-            out.push(v);
-        } else {
-            if last.is_none() {
-                leading += 1;
-            }
-            out.push(last.unwrap_or(0));
-        }
+        fill.push(
+            values.get(i as usize).copied().unwrap_or(0),
+            is_legal(legal, i),
+        );
     });
 }
 
@@ -223,7 +248,10 @@ fn compress_side(
                 vals.chunks(block_len as usize)
                     .zip(keep.chunks(block_len as usize))
                     .map(|(v, kept)| {
-                        fill_block(v, kept, buf);
+                        let mut fill = BlockFill::new(buf);
+                        for (&v, &k) in v.iter().zip(kept) {
+                            fill.push(v, k);
+                        }
                         c.compress(buf)
                     })
                     .collect()
@@ -235,24 +263,6 @@ fn compress_side(
         frames.extend(p?);
     }
     Ok(frames)
-}
-
-/// One block's bytes from its values and which of them are kept, in file order, as `assemble`
-/// makes them: an entry not kept repeats the last kept value before it (the first kept value of
-/// the block for those at its start; 0 when none is kept).
-fn fill_block(vals: &[u8], kept: &[bool], out: &mut Vec<u8>) {
-    out.clear();
-    let mut last = kept
-        .iter()
-        .position(|&k| k)
-        .and_then(|i| vals.get(i).copied())
-        .unwrap_or(0);
-    for (&v, &k) in vals.iter().zip(kept) {
-        if k {
-            last = v;
-        }
-        out.push(last);
-    }
 }
 
 /// A zstd compressor for blocks at `level`: the block index holds a checksum of each frame, so
