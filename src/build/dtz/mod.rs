@@ -72,7 +72,7 @@ use super::{
     solve::{
         bitmaps::LineBits,
         exits::{exit_plans, for_each_en_passant, plan_slot, ExitPlan},
-        moves::legal_targets,
+        moves::{legal_targets, LegalTargets},
         unmoves::{discovery_masks, legal_origins, prefetch},
     },
 };
@@ -552,9 +552,10 @@ impl<'a> DtzSolver<'a> {
         };
         // No position: the side not to move is in check. A compressed DTM table holds whatever
         // compresses best there.
-        let Some(legal) = legal_targets(&self.slots, sq, self.n, side) else {
+        let mut legal = LegalTargets::new();
+        if !legal_targets(&self.slots, sq, self.n, side, &mut legal) {
             return;
-        };
+        }
         if v == Value::MATED {
             cell.store(DECIDED | LOSS | ZEROES, Relaxed);
             seeds.push(0, item(idx, side));
@@ -626,7 +627,7 @@ impl<'a> DtzSolver<'a> {
                 for &promotion in promotions {
                     moves += 1;
                     let mv = Mv { promotion, ..mv };
-                    let Some(theirs) = self.zeroing_class(&after, &mv, 1 - side) else {
+                    let Some(theirs) = self.zeroing_class((idx, sq), &after, &mv, 1 - side) else {
                         return;
                     };
                     let plies = match (winner, theirs) {
@@ -711,7 +712,7 @@ impl<'a> DtzSolver<'a> {
                         double,
                         promotion: None,
                     };
-                    let Some(theirs) = self.zeroing_class(&after, &mv, 1 - side) else {
+                    let Some(theirs) = self.zeroing_class((idx, sq), &after, &mv, 1 - side) else {
                         return;
                     };
                     let mine = theirs.flip();
@@ -804,14 +805,24 @@ impl<'a> DtzSolver<'a> {
         set_bit(&self.open[side], idx);
     }
 
-    /// The class of the position after the zeroing move `mv` (`after`), for `side`, who is to
-    /// move there. `None` after noting an error.
-    fn zeroing_class(&self, after: &Squares, mv: &Mv, side: usize) -> Option<Wdl50> {
+    /// The class of the position after the zeroing move `mv` (`after`) from entry `before.0`
+    /// (squares `before.1`), for `side`, who is to move there. `None` after noting an error.
+    fn zeroing_class(
+        &self,
+        before: (u64, &Squares),
+        after: &Squares,
+        mv: &Mv,
+        side: usize,
+    ) -> Option<Wdl50> {
         if mv.capture != usize::MAX || mv.promotion.is_some() {
             return self.sub_class(after, mv.capture, mv.promotion.map(|r| (mv.slot, r)), side);
         }
-        // A pawn push: this table, a more advanced structure, already final.
-        let Some(idx) = self.ix.index(after) else {
+        // A pawn push: this table, a more advanced structure, already final. Its index by the
+        // pawn's stride where it has one.
+        let (from, sq) = before;
+        let to = after[mv.slot];
+        let pushed = self.ix.moved(from, sq, mv.slot, to);
+        let Some(idx) = pushed.or_else(|| self.ix.index(after)) else {
             self.note(DtzError::NotIndexable(self.material.name()));
             return None;
         };

@@ -36,6 +36,9 @@ pub(super) struct MoveSummary {
     /// the 50-move rule after a capture or promotion, the distinct successors by quiet moves of
     /// pieces other than pawns, and the legal pawn pushes (see `crate::build::dtz::Record`).
     pub(super) record: Record,
+    /// The legal targets of the position's pieces (see [`legal_targets`]), kept here so that
+    /// they are filled in place.
+    legal: LegalTargets,
 }
 
 impl MoveSummary {
@@ -51,6 +54,7 @@ impl MoveSummary {
                 best: None,
                 pushes: 0,
             },
+            legal: LegalTargets::new(),
         }
     }
 }
@@ -66,16 +70,30 @@ pub(in crate::build) struct LegalTargets {
     pub(in crate::build) occ: u64,
 }
 
+impl LegalTargets {
+    /// No moves, to be filled by [`legal_targets`].
+    pub(in crate::build) const fn new() -> LegalTargets {
+        LegalTargets {
+            targets: [0; MAX_PIECES],
+            double: [0; MAX_PIECES],
+            occ: 0,
+        }
+    }
+}
+
 /// The legal moves of `side` (0 white) in `sq` (pieces `slots`, `n` of them), without en
-/// passant; `None` when the position is no legal one (the king of the side not to move is
-/// attacked). Checks and pins are computed once, so no move is tried and taken back.
+/// passant, into `out`; `false` when the position is no legal one (the king of the side not to
+/// move is attacked; `out` is then left partly filled). Checks and pins are computed once, so
+/// no move is tried and taken back. `out` belongs to the caller so that nothing is returned by
+/// value: the init passes call this for every entry.
 #[inline(always)]
 pub(in crate::build) fn legal_targets(
     slots: &[(Color, Role)],
     sq: &Squares,
     n: usize,
     side: usize,
-) -> Option<LegalTargets> {
+    out: &mut LegalTargets,
+) -> bool {
     let me = color_of(side);
     let occ = occupancy(sq, n);
     let their_king = 1u64 << sq[1 - side];
@@ -87,7 +105,7 @@ pub(in crate::build) fn legal_targets(
             own |= 1u64 << sq[i];
             let a = attacks_from(c, r, sq[i], occ);
             if a & their_king != 0 {
-                return None;
+                return false;
             }
             own_attacks[i] = a;
         }
@@ -138,14 +156,12 @@ pub(in crate::build) fn legal_targets(
             }
         }
     }
-    let mut out = LegalTargets {
-        targets: [0; MAX_PIECES],
-        double: [0; MAX_PIECES],
-        occ,
-    };
+    out.occ = occ;
     for i in 0..n {
         let (c, role) = slots[i];
         if c != me {
+            out.targets[i] = 0;
+            out.double[i] = 0;
             continue;
         }
         let from = sq[i];
@@ -179,13 +195,13 @@ pub(in crate::build) fn legal_targets(
         out.targets[i] = targets;
         out.double[i] = double & targets;
     }
-    Some(out)
+    true
 }
 
 impl<T: Tables + Sync + Default> Solver<T> {
     /// Generates the legal moves of `side` in the decoded position `sq` (entry `idx`): exits
     /// are valued; in-table moves are counted (`Keys::Count`) or recorded as distinct entries
-    /// (`Keys::Dedupe`). `false`, with `out` untouched, when the position is no legal one (the
+    /// (`Keys::Dedupe`). `false`, with `out`'s counts untouched, when the position is no legal one (the
     /// king of the side not to move is attacked): the mover's attacks are computed once, for
     /// that test and for the moves.
     pub(super) fn summarize(
@@ -196,10 +212,10 @@ impl<T: Tables + Sync + Default> Solver<T> {
         keys: Keys,
         out: &mut MoveSummary,
     ) -> bool {
-        let Some(legal) = legal_targets(&self.slots, sq, self.n, side) else {
+        if !legal_targets(&self.slots, sq, self.n, side, &mut out.legal) {
             return false;
-        };
-        let occ = legal.occ;
+        }
+        let occ = out.legal.occ;
         out.moves = 0;
         out.best_exit = None;
         out.longest_losing_exit = 0;
@@ -211,12 +227,12 @@ impl<T: Tables + Sync + Default> Solver<T> {
             pushes: 0,
         };
         for i in 0..self.n {
-            let mut targets = legal.targets[i];
+            let mut targets = out.legal.targets[i];
             if targets == 0 {
                 continue;
             }
             let role = self.slots[i].1;
-            let double = legal.double[i];
+            let double = out.legal.double[i];
             if keys == Keys::Count {
                 // Every target is legal here: count the quiet moves at once and enumerate only
                 // the captures and promotions.
