@@ -230,6 +230,56 @@ impl Layout {
         }
     }
 
+    /// The two digits of a blocked transpose from the index order to the file order (see
+    /// [`Layout::walk_tile`]): the fastest index digit, read in runs, and the fastest file digit,
+    /// written in runs; `None` for the index order or when they are one digit.
+    pub fn tile_digits(&self) -> Option<(usize, usize)> {
+        let fast_index = self.len.checked_sub(1)?;
+        let fast_file = usize::from(self.order[fast_index]);
+        (!self.identity && fast_file != fast_index).then_some((fast_index, fast_file))
+    }
+
+    /// The number of tiles of [`Layout::walk_tile`] (0 without tile digits).
+    pub fn tiles(&self) -> u64 {
+        match self.tile_digits() {
+            Some((l, f)) => {
+                let n: u64 = self.radix[..self.len].iter().product();
+                n / (self.radix[l] * self.radix[f])
+            }
+            None => 0,
+        }
+    }
+
+    /// Calls `f` with the index and the file position of each entry of tile `t` (below
+    /// [`Layout::tiles`]): the entries that share every digit but the two of
+    /// [`Layout::tile_digits`], whose other digits are `t` counted in index order. They are
+    /// visited in runs of neighbouring indices (the fastest index digit), and their file
+    /// positions form runs of neighbouring positions (the fastest file digit), so a tile reads
+    /// and writes whole cache lines: the tiles together transpose the table from index order
+    /// to file order.
+    pub fn walk_tile(&self, t: u64, mut f: impl FnMut(u64, u64)) {
+        let Some((l, fd)) = self.tile_digits() else {
+            return;
+        };
+        let (mut base_i, mut base_f) = (0u64, 0u64);
+        let mut rem = t;
+        for d in (0..self.len).rev().filter(|&d| d != l && d != fd) {
+            let v = rem % self.radix[d];
+            rem /= self.radix[d];
+            base_i += v * self.istride[d];
+            base_f += v * self.stride[d];
+        }
+        if rem != 0 {
+            return; // past the last tile
+        }
+        for b in 0..self.radix[fd] {
+            let (i0, f0) = (base_i + b * self.istride[fd], base_f + b * self.stride[fd]);
+            for a in 0..self.radix[l] {
+                f(i0 + a * self.istride[l], f0 + a * self.stride[l]);
+            }
+        }
+    }
+
     /// Calls `f` with the file position of each index `start..start + len`, in index order
     /// (the inverse of [`Layout::walk`]: an odometer over the index digits).
     pub fn walk_index(&self, start: u64, len: u64, f: impl FnMut(u64)) {
@@ -375,6 +425,41 @@ mod tests {
             }
             let identity = Layout::identity(&ix);
             assert_eq!(identity.region_len(1 << 16, 64), None);
+        }
+    }
+
+    #[test]
+    fn the_tiles_visit_every_file_position_once_with_its_index() {
+        for name in ["KQvK", "KRvKN", "KPvKP", "KNPvK", "KBBvK"] {
+            let m: Material = name.parse().expect("material");
+            let ix = IndexScheme::new(m);
+            let n = ix.size();
+            let mut tiled = 0;
+            for order in all_orders(ix.radices().len()) {
+                let l = Layout::new(&ix, &order).expect("permutation");
+                let Some((fast_index, fast_file)) = l.tile_digits() else {
+                    assert!(l.is_identity() || order.last() == Some(&(order.len() as u8 - 1)));
+                    assert_eq!(l.tiles(), 0);
+                    continue;
+                };
+                assert_ne!(fast_index, fast_file);
+                tiled += 1;
+                let mut seen = vec![false; n as usize];
+                let mut visits = 0u64;
+                for t in 0..l.tiles() {
+                    l.walk_tile(t, |i, pos| {
+                        assert_eq!(l.to_file(i), pos, "{name} {order:?} tile {t}");
+                        assert!(!seen[pos as usize], "{name} {order:?} {pos} twice");
+                        seen[pos as usize] = true;
+                        visits += 1;
+                    });
+                }
+                assert_eq!(visits, n, "{name} {order:?}");
+                // Past the last tile, nothing.
+                l.walk_tile(l.tiles(), |_, _| visits += 1);
+                assert_eq!(visits, n);
+            }
+            assert!(tiled > 0, "{name}");
         }
     }
 

@@ -6,6 +6,7 @@ use std::{
     fs::{self, File},
     io::{self, BufWriter, Write},
     path::{Path, PathBuf},
+    sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed},
 };
 
 use rayon::prelude::*;
@@ -214,6 +215,9 @@ fn compress_side(
         .region_len(MAX_REGION.min(n / 8), u64::from(block_len))
         .filter(|&r| r > 0 && n.is_multiple_of(r));
     let Some(region) = region else {
+        if layout.tiles() > 0 {
+            return compress_transposed(n, layout, values, legal, block_len, level);
+        }
         return compress_blocks(n, block_len, level, |start, len, buf| {
             assemble(layout, values, legal, start, len, buf);
         });
@@ -263,6 +267,54 @@ fn compress_side(
         frames.extend(p?);
     }
     Ok(frames)
+}
+
+/// `compress_side` where the file order has no regions (its fastest digits hold too few
+/// values of the fastest index digit): the side is first transposed whole into file order, tile
+/// by tile (see [`Layout::walk_tile`]: each tile reads runs of neighbouring entries and writes
+/// runs of neighbouring file positions), and its blocks are cut from that copy. Gathering each
+/// block's values in file order instead touches a cache line, often a page, per value.
+fn compress_transposed(
+    n: u64,
+    layout: &Layout,
+    values: &[u8],
+    legal: Option<&[u64]>,
+    block_len: u32,
+    level: i32,
+) -> io::Result<Vec<Vec<u8>>> {
+    let file: Vec<AtomicU8> = (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect();
+    let kept: Vec<AtomicBool> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicBool::new(false))
+        .collect();
+    let visited = AtomicU64::new(0);
+    // The tiles write disjoint file positions: the atomics only let them share the copy.
+    (0..layout.tiles()).into_par_iter().for_each(|t| {
+        let mut count = 0u64;
+        layout.walk_tile(t, |idx, pos| {
+            if let (Some(v), Some(k)) = (file.get(pos as usize), kept.get(pos as usize)) {
+                v.store(values.get(idx as usize).copied().unwrap_or(0), Relaxed);
+                k.store(is_legal(legal, idx), Relaxed);
+                count += 1;
+            }
+        });
+        visited.fetch_add(count, Relaxed);
+    });
+    let visited = visited.into_inner();
+    if visited != n {
+        // Never with the tiles of a valid layout; no block from an incomplete copy.
+        return Err(io::Error::other(format!(
+            "the tiles of {n} file positions visited {visited}"
+        )));
+    }
+    compress_blocks(n, block_len, level, |start, len, buf| {
+        let mut fill = BlockFill::new(buf);
+        let range = start as usize..(start + len) as usize;
+        let (v, k) = (file.get(range.clone()), kept.get(range));
+        for (v, k) in v.unwrap_or(&[]).iter().zip(k.unwrap_or(&[])) {
+            fill.push(v.load(Relaxed), k.load(Relaxed));
+        }
+    })
 }
 
 /// A zstd compressor for blocks at `level`: the block index holds a checksum of each frame, so
@@ -608,8 +660,9 @@ mod tests {
     use super::*;
     use crate::tablebase::Material;
 
-    /// The blocks cut from regions gathered in index order are those gathered block by block
-    /// in file order, for every digit order, with entries kept and not.
+    /// The blocks cut from regions gathered in index order, and from a copy transposed tile by
+    /// tile, are those gathered block by block in file order, for every digit order, with
+    /// entries kept and not.
     #[test]
     fn region_blocks_equal_blocks_gathered_in_file_order() {
         let m: Material = "KRvKN".parse().expect("material");
@@ -625,7 +678,7 @@ mod tests {
         // Runs of values, as tables have, and about a third of the entries not kept.
         let values: Vec<u8> = (0..n).map(|i| ((i / 5) % 7) as u8).collect();
         let legal: Vec<u64> = (0..n.div_ceil(64)).map(|_| next() | next()).collect();
-        let mut regions = 0;
+        let (mut regions, mut transposed) = (0, 0);
         for (order, block_len) in all_orders(ix.radices().len())
             .into_iter()
             .flat_map(|o| [(o.clone(), 64), (o, 4096)])
@@ -638,13 +691,12 @@ mod tests {
             let side = compress_side(&ix, &layout, &values, Some(&legal), block_len, 1)
                 .expect("compressed");
             assert_eq!(side, by_block, "{order:?}");
-            regions += usize::from(
-                layout
-                    .region_len(MAX_REGION.min(n / 8), u64::from(block_len))
-                    .is_some(),
-            );
+            let region = layout.region_len(MAX_REGION.min(n / 8), u64::from(block_len));
+            regions += usize::from(region.is_some());
+            transposed += usize::from(region.is_none() && layout.tiles() > 0);
         }
-        // Orders with regions: the test compares the two paths.
+        // Orders with regions and orders transposed by tiles: the test compares the paths.
         assert!(regions >= 4, "{regions}");
+        assert!(transposed >= 2, "{transposed}");
     }
 }
