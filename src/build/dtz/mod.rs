@@ -103,6 +103,48 @@ const COUNT: u16 = 0xFF;
 /// A node: entry index and side to move (bit 0).
 type Item = u64;
 
+/// Bits of an `Item` sorted per pass of `radix_sort`.
+const RADIX_BITS: u32 = 11;
+
+/// Sorts `v` ascending: by least significant digits first (`RADIX_BITS` at a time, as many
+/// passes as its largest value needs), a stable counting sort per digit; short vectors by
+/// comparison. The passes sort millions of nodes per depth, which comparison sorts took 4 to 5%
+/// of a DTZ50 build to do.
+fn radix_sort(v: &mut Vec<u64>) {
+    if v.len() < 1 << 10 {
+        v.sort_unstable();
+        return;
+    }
+    let max = v.iter().copied().max().unwrap_or(0);
+    let bits = u64::BITS - max.leading_zeros();
+    let mask = (1u64 << RADIX_BITS) - 1;
+    let mut from = std::mem::take(v);
+    let mut to = vec![0u64; from.len()];
+    let mut shift = 0;
+    while shift < bits {
+        let mut start = vec![0usize; 1 << RADIX_BITS];
+        for &x in &from {
+            start[((x >> shift) & mask) as usize] += 1;
+        }
+        let mut sum = 0;
+        for c in start.iter_mut() {
+            let n = *c;
+            *c = sum;
+            sum += n;
+        }
+        for &x in &from {
+            let b = &mut start[((x >> shift) & mask) as usize];
+            if let Some(slot) = to.get_mut(*b) {
+                *slot = x;
+            }
+            *b += 1;
+        }
+        std::mem::swap(&mut from, &mut to);
+        shift += RADIX_BITS;
+    }
+    *v = from;
+}
+
 /// Nodes by partition of the retrograde passes (see `DtzSolver::pass`).
 type Parts = Vec<Vec<Item>>;
 
@@ -1018,7 +1060,7 @@ impl<'a> DtzSolver<'a> {
             .filter(|p| !p.is_empty())
             .map(|mut part| {
                 // In index order, so that neighbouring nodes have neighbouring predecessors.
-                part.sort_unstable();
+                radix_sort(&mut part);
                 let mut next: Parts = vec![Vec::new(); PARTS];
                 let mut late = Vec::new();
                 // A software pipeline: the predecessors of one node are generated and their
@@ -1311,4 +1353,43 @@ pub fn dtm_values(
             .collect()
     };
     Ok([side(true)?, side(false)?])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::radix_sort;
+
+    #[test]
+    fn radix_sort_sorts_as_the_standard_sort() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for (len, bits) in [
+            (0, 8),
+            (5, 8),
+            (1000, 33),
+            (5000, 1),
+            (70_000, 33),
+            (70_000, 64),
+        ] {
+            let v: Vec<u64> = (0..len)
+                .map(|_| {
+                    if bits == 64 {
+                        next()
+                    } else {
+                        next() >> (64 - bits)
+                    }
+                })
+                .collect();
+            let mut expected = v.clone();
+            expected.sort_unstable();
+            let mut sorted = v;
+            radix_sort(&mut sorted);
+            assert_eq!(sorted, expected, "{len} values of {bits} bits");
+        }
+    }
 }
