@@ -100,8 +100,13 @@ const SEEDED: u16 = 1 << 12;
 const EXIT_SHIFT: u32 = 8;
 const COUNT: u16 = 0xFF;
 
-/// A node: entry index and side to move (bit 0).
+/// A node: entry index (from bit 2), whether it is a loss (bit 1: `LOST`, set in the frontier
+/// of a pass; a seed's is read from its cell when it joins) and side to move (bit 0).
 type Item = u64;
+
+/// The bit of an `Item` in a frontier that marks a loss: the pass then knows which un-moves
+/// it makes without reading the node's cell again.
+const LOST: Item = 2;
 
 /// Bits of an `Item` sorted per pass of `radix_sort`.
 const RADIX_BITS: u32 = 11;
@@ -185,7 +190,12 @@ impl Seeds {
 const PARTS: usize = 128;
 
 const fn item(idx: u64, side: usize) -> Item {
-    (idx << 1) | side as u64
+    (idx << 2) | side as u64
+}
+
+/// The entry index of a node.
+const fn item_idx(it: Item) -> u64 {
+    it >> 2
 }
 
 fn set_bit(bits: &[AtomicU64], idx: u64) {
@@ -994,7 +1004,7 @@ impl<'a> DtzSolver<'a> {
     /// class of that side's king square.
     fn part_of(&self, it: Item) -> usize {
         let side = (it & 1) as usize;
-        let placement = ((it >> 1) / self.ix.king_stride()) as usize;
+        let placement = (item_idx(it) / self.ix.king_stride()) as usize;
         let class = self.king_class[side].get(placement).copied().unwrap_or(0);
         side * 64 + usize::from(class & 63)
     }
@@ -1008,7 +1018,8 @@ impl<'a> DtzSolver<'a> {
             .map(|slice| {
                 let mut parts: Parts = vec![Vec::new(); PARTS];
                 for &it in slice {
-                    if self.join_seed(it, d) {
+                    if let Some(lost) = self.join_seed(it, d) {
+                        let it = if lost { it | LOST } else { it & !LOST };
                         parts[self.part_of(it)].push(it);
                     }
                 }
@@ -1023,16 +1034,17 @@ impl<'a> DtzSolver<'a> {
         });
     }
 
-    /// Whether a seed joins the frontier of depth `d`: a winner not decided sooner is decided
-    /// now; a loser (decided by its exits) joins at its depth.
-    fn join_seed(&self, it: Item, d: u16) -> bool {
-        let (idx, side) = ((it >> 1) as usize, (it & 1) as usize);
-        let cell = &self.cells[side][idx];
+    /// Whether a seed joins the frontier of depth `d`, and if so whether it is a loss: a winner
+    /// not decided sooner is decided now; a loser (decided by its exits) joins at its depth.
+    fn join_seed(&self, it: Item, d: u16) -> Option<bool> {
+        let (idx, side) = (item_idx(it) as usize, (it & 1) as usize);
+        let cell = self.cells[side].get(idx)?;
         let cur = cell.load(Relaxed);
         if cur & DECIDED != 0 {
             // Decided in the init: a loss whose moves all zero, a late loss, or a win by its
             // exit (each seeded once, at its depth).
-            return (cur & LOSS != 0 || cur & SEEDED != 0) && cur & DEPTH == d;
+            let joins = (cur & LOSS != 0 || cur & SEEDED != 0) && cur & DEPTH == d;
+            return joins.then_some(cur & LOSS != 0);
         }
         let won = cur & WINNER != 0
             && cell
@@ -1041,7 +1053,7 @@ impl<'a> DtzSolver<'a> {
         if won {
             self.close_winner(side, idx as u64, false);
         }
-        won
+        won.then_some(false)
     }
 
     /// The un-moves from the frontier of depth `d` (by partition): what they decide at `d + 1`
@@ -1094,12 +1106,12 @@ impl<'a> DtzSolver<'a> {
 
     /// The open predecessors of node `it` into `found` (replaced), their cells prefetched.
     fn predecessors_of(&self, it: Item, found: &mut Found) {
-        let (idx, side) = (it >> 1, (it & 1) as usize);
+        let (idx, side) = (item_idx(it), (it & 1) as usize);
         found.preds.clear();
         let Some(sq) = self.ix.decode(idx) else {
             return;
         };
-        found.lost = self.cells[side][idx as usize].load(Relaxed) & LOSS != 0;
+        found.lost = it & LOST != 0;
         found.mover = 1 - side;
         let dedupe = self.ix.may_coincide(&sq, side);
         self.predecessors(&sq, idx, side, found.lost, dedupe, &mut found.preds);
@@ -1155,7 +1167,7 @@ impl<'a> DtzSolver<'a> {
                         c.store(DECIDED | LOSS | zeroes | v, Relaxed);
                         clear_bit(&self.open[ps], p);
                         if v == d + 1 {
-                            let it = item(p, ps);
+                            let it = item(p, ps) | LOST;
                             next[self.part_of(it)].push(it);
                         } else {
                             late.push((v, item(p, ps)));
