@@ -48,7 +48,9 @@
 //! read anyway), and run as a software pipeline: one node's predecessors are generated and their
 //! cells prefetched before the previous node's are updated. The passes split their nodes by the
 //! side to move and its king's square class, so that no two threads share a predecessor and
-//! cells are updated without atomic exchanges.
+//! cells are updated without atomic exchanges; each part's nodes are put in index order (a
+//! radix sort), so that neighbouring nodes have neighbouring predecessors, and each node carries
+//! whether it is a loss, so that its own cell is not read again.
 
 mod records;
 mod sub;
