@@ -201,9 +201,9 @@ pub(in crate::build) fn legal_targets(
 impl<T: Tables + Sync + Default> Solver<T> {
     /// Generates the legal moves of `side` in the decoded position `sq` (entry `idx`): exits
     /// are valued; in-table moves are counted (`Keys::Count`) or recorded as distinct entries
-    /// (`Keys::Dedupe`). `false`, with `out`'s counts untouched, when the position is no legal one (the
-    /// king of the side not to move is attacked): the mover's attacks are computed once, for
-    /// that test and for the moves.
+    /// (`Keys::Dedupe`). `false`, with `out`'s counts untouched, when the position is no legal
+    /// one (the king of the side not to move is attacked): the mover's attacks are computed
+    /// once, for that test and for the moves.
     pub(super) fn summarize(
         &self,
         sq: &Squares,
