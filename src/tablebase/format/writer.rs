@@ -200,7 +200,8 @@ const MAX_REGION: u64 = 1 << 22;
 /// the blocks are made region by region: a region's values are read in index order (in the order
 /// they lie in memory) into a buffer in file order, and its blocks are cut from that buffer,
 /// where gathering each block's values in file order would touch a cache line, and often a page,
-/// per value. Both give the same blocks.
+/// per value. Where no region applies and the fastest file digit is not the fastest index digit,
+/// the side is transposed tile by tile (`compress_transposed`). Every way gives the same blocks.
 fn compress_side(
     scheme: &IndexScheme,
     layout: &Layout,
