@@ -201,7 +201,7 @@ const MAX_REGION: u64 = 1 << 22;
 /// they lie in memory) into a buffer in file order, and its blocks are cut from that buffer,
 /// where gathering each block's values in file order would touch a cache line, and often a page,
 /// per value. Where no region applies and the fastest file digit is not the fastest index digit,
-/// the side is transposed tile by tile (`compress_transposed`). Every way gives the same blocks.
+/// the side is transposed tile by tile (`transpose`). Every way gives the same blocks.
 fn compress_side(
     scheme: &IndexScheme,
     layout: &Layout,
@@ -217,7 +217,15 @@ fn compress_side(
         .filter(|&r| r > 0 && n.is_multiple_of(r));
     let Some(region) = region else {
         if layout.tiles() > 0 {
-            return compress_transposed(n, layout, values, legal, block_len, level);
+            let (file, kept) = transpose(n, layout, values, legal)?;
+            return compress_blocks(n, block_len, level, |start, len, buf| {
+                let mut fill = BlockFill::new(buf);
+                let range = start as usize..(start + len) as usize;
+                let (v, k) = (file.get(range.clone()), kept.get(range));
+                for (v, k) in v.unwrap_or(&[]).iter().zip(k.unwrap_or(&[])) {
+                    fill.push(v.load(Relaxed), k.load(Relaxed));
+                }
+            });
         }
         return compress_blocks(n, block_len, level, |start, len, buf| {
             assemble(layout, values, legal, start, len, buf);
@@ -270,19 +278,18 @@ fn compress_side(
     Ok(frames)
 }
 
-/// `compress_side` where the file order has no regions (its fastest digits hold too few
-/// values of the fastest index digit): the side is first transposed whole into file order, tile
-/// by tile (see [`Layout::walk_tile`]: each tile reads runs of neighbouring entries and writes
-/// runs of neighbouring file positions), and its blocks are cut from that copy. Gathering each
-/// block's values in file order instead touches a cache line, often a page, per value.
-fn compress_transposed(
+/// The values of one side and whether each entry is kept, in file order: transposed whole from
+/// the index order tile by tile (see [`Layout::walk_tile`]: each tile reads runs of neighbouring
+/// entries and writes runs of neighbouring file positions), for `compress_side` where the file
+/// order has no regions (its fastest digits hold too few values of the fastest index digit).
+/// Gathering each block's values in file order instead touches a cache line, often a page, per
+/// value.
+fn transpose(
     n: u64,
     layout: &Layout,
     values: &[u8],
     legal: Option<&[u64]>,
-    block_len: u32,
-    level: i32,
-) -> io::Result<Vec<Vec<u8>>> {
+) -> io::Result<(Vec<AtomicU8>, Vec<AtomicBool>)> {
     let file: Vec<AtomicU8> = (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect();
     let kept: Vec<AtomicBool> = (0..n)
         .into_par_iter()
@@ -308,14 +315,7 @@ fn compress_transposed(
             "the tiles of {n} file positions visited {visited}"
         )));
     }
-    compress_blocks(n, block_len, level, |start, len, buf| {
-        let mut fill = BlockFill::new(buf);
-        let range = start as usize..(start + len) as usize;
-        let (v, k) = (file.get(range.clone()), kept.get(range));
-        for (v, k) in v.unwrap_or(&[]).iter().zip(k.unwrap_or(&[])) {
-            fill.push(v.load(Relaxed), k.load(Relaxed));
-        }
-    })
+    Ok((file, kept))
 }
 
 /// A zstd compressor for blocks at `level`: the block index holds a checksum of each frame, so
