@@ -57,14 +57,44 @@ enum Command {
     /// Decides whether positions can arise in a game: FEN<TAB>legal|illegal|unknown<TAB>reason
     /// (FEN<TAB>error<TAB>message for a malformed FEN). Positions run in parallel.
     Legal {
-        /// Positions analysed at most per FEN by the last-move analysis.
+        /// Positions analysed at most per FEN by the last-move analysis, and positions
+        /// expanded at most by the proof game search.
         #[arg(long, default_value_t = 100_000)]
         max_nodes: u64,
         /// Seconds at most per FEN.
         #[arg(long)]
         time: Option<f64>,
+        /// Also write each proof game found to this file as a PGN game (the goal FEN in its
+        /// `Goal` tag).
+        #[arg(long)]
+        pgn: Option<PathBuf>,
         /// Positions; when none are given, one FEN per line is read from standard input.
         fens: Vec<String>,
+    },
+    /// Estimates the number of legal chess positions from a sample of ranked positions (a
+    /// tab-separated file with `fen` and `mult` columns) by deciding every position.
+    CountLegal {
+        /// Per position: nodes at most for the last-move analysis and as many for the proof
+        /// game search.
+        #[arg(long, default_value_t = 100_000)]
+        max_nodes: u64,
+        /// Seconds at most per position.
+        #[arg(long)]
+        time: Option<f64>,
+        /// The sample file.
+        file: PathBuf,
+    },
+    /// Searches a proof game (a game from the starting position) for one position:
+    /// FEN<TAB>legal<TAB>proof game: N plies<TAB>MOVES, or FEN<TAB>illegal|unknown<TAB>reason.
+    Proofgame {
+        /// Positions expanded at most, all restarts together.
+        #[arg(long, default_value_t = 1_000_000)]
+        max_nodes: u64,
+        /// Seconds at most.
+        #[arg(long)]
+        time: Option<f64>,
+        /// The goal position.
+        fen: String,
     },
     /// Lists the candidate last moves of a position with their undo information: the move,
     /// the piece captured, the castling rights and en passant square before it, and the FEN
@@ -303,10 +333,46 @@ fn run(command: Option<Command>, config: Config) -> Result<(), CliError> {
         Some(Command::Legal {
             max_nodes,
             time,
+            pgn,
             fens,
         }) => {
             let time = cli::time_limit(time)?;
-            cli::legal::run_legal(&fens, max_nodes, time, stdin.lock(), stdout.lock())?;
+            let mut pgn_file = match &pgn {
+                Some(path) => Some(std::io::BufWriter::new(
+                    std::fs::File::create(path).map_err(|source| CliError::Create {
+                        path: path.clone(),
+                        source,
+                    })?,
+                )),
+                None => None,
+            };
+            cli::legal::run_legal(
+                &fens,
+                max_nodes,
+                time,
+                stdin.lock(),
+                stdout.lock(),
+                pgn_file.as_mut().map(|f| f as &mut dyn std::io::Write),
+            )?;
+        }
+        Some(Command::CountLegal {
+            max_nodes,
+            time,
+            file,
+        }) => {
+            let time = cli::time_limit(time)?;
+            let (estimate, took) = cli::legal::count_legal(&file, max_nodes, time)?;
+            let text = format!("{estimate}\ntime: {:.1} s", took.as_secs_f64());
+            cli::print_lines(&[text], stdout.lock())?;
+        }
+        Some(Command::Proofgame {
+            max_nodes,
+            time,
+            fen,
+        }) => {
+            let time = cli::time_limit(time)?;
+            let line = cli::legal::proofgame_line(&fen, max_nodes, time)?;
+            cli::print_lines(&[line], stdout.lock())?;
         }
         Some(Command::Revmoves { fen }) => {
             let mut lines = cli::legal::revmoves_lines(&fen)?;

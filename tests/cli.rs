@@ -296,19 +296,28 @@ fn legal_reads_stdin_in_order_and_goes_on_after_bad_lines() {
         .collect();
     let got: Vec<(&str, &str)> = lines
         .iter()
-        .map(|f| (f[1].as_str(), f[2].as_str()))
+        .map(|f| (f[1].as_str(), f[2].split(':').next().unwrap_or("")))
         .collect();
     assert_eq!(
         got,
         vec![
             ("legal", "the starting position"),
             ("illegal", "the kings are adjacent"),
-            ("error", "malformed FEN: invalid board part in fen"),
+            ("error", "malformed FEN"),
             ("illegal", "no possible last move"),
-            ("unknown", "a proof kernel exists; not proven illegal"),
+            ("legal", "proof game"),
         ],
         "{lines:?}"
     );
+    // The proof game printed replays from the start to the position.
+    let goal = ::retro::legality::RawPosition::from_fen(&lines[4][0]).expect("FEN");
+    let moves: Vec<&str> = lines[4][3].split(' ').collect();
+    assert_eq!(
+        lines[4][2],
+        format!("proof game: {} plies", moves.len()),
+        "{lines:?}"
+    );
+    assert_eq!(::retro::legality::replay::check_uci(&goal, &moves), Ok(()));
     assert_eq!(lines[2][0], "not a fen");
     let bad = retro(&["legal", "--time=-1", "k7/8/8/8/8/8/8/K7 w - - 0 1"], "");
     assert_eq!(bad.status.code(), Some(2));
@@ -372,5 +381,157 @@ fn proofkernel_prints_the_kernel_and_the_extended_one() {
             "proof kernel: (no captures needed)",
             "extended proof kernel: (no captures needed)"
         ]
+    );
+}
+
+#[test]
+fn proofgame_prints_a_replayed_game_and_refuses_bad_input() {
+    let fen = "r1bqkbnr/pppppppp/2n5/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1";
+    let out = retro(&["proofgame", "--max-nodes", "50000", fen], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let f: Vec<&str> = stdout.trim().split('\t').collect();
+    assert_eq!(&f[..3], &[fen, "legal", "proof game: 2 plies"], "{stdout}");
+    let goal = ::retro::legality::RawPosition::from_fen(fen).expect("FEN");
+    let moves: Vec<&str> = f[3].split(' ').collect();
+    assert_eq!(::retro::legality::replay::check_uci(&goal, &moves), Ok(()));
+    assert!(text(&out.stderr).contains("proof game search: run 1"));
+
+    let bad = retro(&["proofgame", "not a fen"], "");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("malformed FEN"),
+        "{}",
+        text(&bad.stderr)
+    );
+    let illegal = retro(&["proofgame", "8/8/8/8/8/8/8/Kk6 w - - 0 1"], "");
+    assert!(illegal.status.success());
+    assert_eq!(
+        text(&illegal.stdout).trim(),
+        "8/8/8/8/8/8/8/Kk6 w - - 0 1\tillegal\tthe kings are adjacent"
+    );
+}
+
+#[test]
+fn legal_writes_its_proof_games_as_pgn() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pgn = dir.path().join("proofs.pgn");
+    let fens = [
+        "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 1",
+        "8/8/8/8/8/8/8/Kk6 w - - 0 1",
+        "rnbqkb1r/pppppppp/5n2/8/8/5N2/PPPPPPPP/RNBQKB1R w KQkq - 0 1",
+    ];
+    let mut args = vec!["legal", "--pgn", pgn.to_str().expect("utf-8")];
+    args.extend(fens);
+    let out = retro(&args, "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let text_pgn = std::fs::read_to_string(&pgn).expect("PGN written");
+    let games = ::retro::play::pgn::read(&text_pgn).expect("valid PGN");
+    assert_eq!(games.len(), 2, "{text_pgn}");
+    for (game, fen) in games.iter().zip([fens[0], fens[2]]) {
+        assert_eq!(game.tag("Goal"), Some(fen));
+        let goal = ::retro::legality::RawPosition::from_fen(fen).expect("FEN");
+        assert_eq!(
+            ::retro::legality::replay::check(&goal, &game.moves),
+            Ok(()),
+            "{text_pgn}"
+        );
+    }
+    let unwritable = retro(&["legal", "--pgn", "/nonexistent/dir/x.pgn", fens[1]], "");
+    assert_eq!(unwritable.status.code(), Some(2));
+    assert!(text(&unwritable.stderr).contains("/nonexistent/dir/x.pgn"));
+}
+
+#[test]
+fn count_legal_estimates_from_the_verdicts_of_legal() {
+    // 36 illegal and 3 legal rows of the labelled sample and a position two plies from the
+    // start, as `fen` and `mult` columns.
+    let src = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/legality/cpr1k.tsv"
+    ))
+    .expect("sample");
+    let labelled: Vec<(String, String, u64)> = src
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (
+                f[0].to_string(),
+                f[1].to_string(),
+                f[3].parse().expect("mult"),
+            )
+        })
+        .collect();
+    let pick = |label: &str, n: usize| {
+        labelled
+            .iter()
+            .filter(|r| r.1 == label)
+            .take(n)
+            .map(|r| (r.0.clone(), r.2))
+            .collect::<Vec<_>>()
+    };
+    let mut rows = pick("illegal", 36);
+    rows.extend(pick("legal", 3));
+    rows.push((
+        "r1bqkbnr/pppppppp/2n5/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1".to_string(),
+        2,
+    ));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("sample.tsv");
+    let mut file = String::from("fen\tmult\n");
+    for (fen, mult) in &rows {
+        file.push_str(&format!("{fen}\t{mult}\n"));
+    }
+    std::fs::write(&path, file).expect("write sample");
+    let out = retro(
+        &[
+            "count-legal",
+            "--max-nodes",
+            "20000",
+            path.to_str().expect("utf-8"),
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    // The same positions through `retro legal` with the same budget give the same verdicts.
+    let input: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    let legal = retro(&["legal", "--max-nodes", "20000"], &input.join("\n"));
+    let verdicts: Vec<String> = text(&legal.stdout)
+        .lines()
+        .map(|l| l.split('\t').nth(1).unwrap_or("").to_string())
+        .collect();
+    let count = |s: &str| verdicts.iter().filter(|v| *v == s).count();
+    let expected = format!(
+        "positions: 40 (legal {}, illegal {}, unknown {})",
+        count("legal"),
+        count("illegal"),
+        count("unknown")
+    );
+    assert!(
+        report.starts_with(&expected),
+        "{report}\nexpected {expected}"
+    );
+    assert!(count("legal") >= 1, "{verdicts:?}");
+    let sum = rows
+        .iter()
+        .zip(&verdicts)
+        .filter(|(_, v)| *v == "legal")
+        .fold(0.0, |s, (r, _)| s + 1.0 / r.1 as f64);
+    let estimate = sum / 40.0 * 8.726713169886222e45;
+    assert!(
+        report.contains(&format!("legal chess positions: {estimate:.3e}")),
+        "{report}\nexpected {estimate:.3e}"
+    );
+    assert!(report.lines().any(|l| l.starts_with("time: ")), "{report}");
+
+    std::fs::write(&path, "fen\tmult\nx\tmany\n").expect("write sample");
+    let bad = retro(&["count-legal", path.to_str().expect("utf-8")], "");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains("line 2"),
+        "{}",
+        text(&bad.stderr)
     );
 }

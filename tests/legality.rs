@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use retro::legality::{
-    analyze,
+    analyze, replay,
     revmoves::{castling_letters, generate, Kind, RevMove},
     Limits, RawPosition, Status,
 };
@@ -37,9 +37,95 @@ fn position(fen: &str) -> RawPosition {
     RawPosition::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
 }
 
+/// The verdict of the illegality analysis alone (no proof game search).
 fn status(fen: &str) -> (Status, String) {
-    let v = analyze(&position(fen), Limits::default());
+    let limits = Limits {
+        proof_nodes: 0,
+        ..Limits::default()
+    };
+    let v = analyze(&position(fen), limits);
     (v.status, v.reason)
+}
+
+/// The full analysis with a proof game search of `proof_nodes` positions; a `legal` verdict
+/// must come with a proof game that replays to the position.
+fn proven(fen: &str, proof_nodes: u64) -> (Status, Option<usize>) {
+    let goal = position(fen);
+    let limits = Limits {
+        proof_nodes,
+        ..Limits::default()
+    };
+    let v = analyze(&goal, limits);
+    if v.status != Status::Legal {
+        assert!(v.proof.is_none(), "{fen}: a proof game without `legal`");
+        return (v.status, None);
+    }
+    let game = v
+        .proof
+        .unwrap_or_else(|| panic!("{fen}: legal without a proof game"));
+    let uci = game.uci();
+    assert_eq!(replay::check_uci(&goal, &uci), Ok(()), "{fen}: {uci:?}");
+    (v.status, Some(game.plies()))
+}
+
+#[test]
+fn texel_legal_positions_are_proven_by_replayed_proof_games() {
+    let mut plies = Vec::new();
+    for (fen, _, detail) in rows("texel_tests.tsv")
+        .into_iter()
+        .filter(|r| r.1 == "legal")
+    {
+        let (s, n) = proven(&fen, 200_000);
+        assert_eq!(s, Status::Legal, "{fen} ({detail})");
+        plies.push(n.unwrap_or(0));
+    }
+    assert_eq!(plies.len(), 15);
+}
+
+#[test]
+fn goals_with_an_en_passant_square_or_castling_rights_get_proof_games() {
+    for fen in [
+        "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 1",
+        "rnbqkbnr/pp1ppppp/8/8/2pPP3/7P/PPP2PP1/RNBQKBNR b KQkq d3 0 1",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w Kq - 0 1",
+        "r3kbnr/pppqpppp/2n1b3/3p4/3P4/2N1B3/PPPQPPPP/R3KBNR w KQkq - 0 1",
+    ] {
+        let (s, n) = proven(fen, 200_000);
+        assert_eq!(s, Status::Legal, "{fen}");
+        assert!(n.is_some_and(|n| n > 0), "{fen}");
+    }
+}
+
+#[test]
+fn illegal_positions_never_get_a_proof_game() {
+    for fen in [
+        // Kings adjacent; a white pawn on the first rank; black in check with white to move.
+        "8/8/8/8/8/8/8/Kk6 w - - 0 1",
+        "4k3/8/8/8/8/8/8/P3K3 w - - 0 1",
+        "4k3/4R3/8/8/8/8/8/4K3 w - - 0 1",
+        // The start position with black to move: no game gets there.
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1",
+    ] {
+        let (s, n) = proven(fen, 20_000);
+        assert_ne!(s, Status::Legal, "{fen}");
+        assert_eq!(n, None);
+    }
+}
+
+/// Proof games for the legal positions of the random sample (slow; the figures of the
+/// closing note come from `figures_per_file`).
+#[test]
+#[ignore]
+fn cpr1k_legal_positions_are_proven_by_replayed_proof_games() {
+    let (mut legal, mut other) = (0, 0);
+    for (fen, _, _) in rows("cpr1k.tsv").into_iter().filter(|r| r.1 == "legal") {
+        match proven(&fen, 1_000_000) {
+            (Status::Legal, _) => legal += 1,
+            _ => other += 1,
+        }
+    }
+    println!("cpr1k legal rows: {legal} proven legal, {other} not");
+    assert_eq!(other, 0);
 }
 
 #[test]
@@ -429,6 +515,7 @@ fn nodes(max_nodes: u64) -> retro::legality::limits::Counter {
     retro::legality::Limits {
         max_nodes,
         deadline: None,
+        proof_nodes: 0,
     }
     .counter()
 }

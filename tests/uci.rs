@@ -782,16 +782,26 @@ fn console_commands() {
         lines.last().expect("line").contains("malformed FEN"),
         "{lines:?}"
     );
-    e.send("position fen 4k3/8/8/8/8/7P/8/4K2R b K - 0 1");
+    // A legal position gets its verdict, then the proof game, which replays to it.
+    let fen = "4k3/8/8/8/8/7P/8/4K2R b K - 0 1";
+    e.send(&format!("position fen {fen}"));
     e.send("setoption name Show Legality");
-    let lines = e.until("legality", |l| l.starts_with("info string legal"));
+    let lines = e.until("legality", |l| {
+        l.starts_with("info string legal: proof game")
+    });
+    let n = lines.len();
     assert!(
-        lines
-            .last()
-            .expect("line")
-            .contains("legal: unknown (a proof kernel exists; not proven illegal)"),
+        n >= 2 && lines[n - 2].contains("legal: legal (proof game: "),
         "{lines:?}"
     );
+    let moves: Vec<&str> = lines[n - 1]
+        .split(": ")
+        .nth(2)
+        .expect("moves")
+        .split(' ')
+        .collect();
+    let goal = retro::legality::RawPosition::from_fen(fen).expect("FEN");
+    assert_eq!(retro::legality::replay::check_uci(&goal, &moves), Ok(()));
     e.send("probe");
     let lines = e.until("probe", |l| l.starts_with("info string"));
     assert!(

@@ -8,8 +8,12 @@ use std::{
 
 use rayon::prelude::*;
 
-use crate::legality::{
-    self, kernel, FenError, KernelMove, KernelResult, Kind, Limits, RawPosition, Stop,
+use crate::{
+    legality::{
+        self, kernel, proofgame, FenError, KernelMove, KernelResult, Kind, Limits, ProofGame,
+        RawPosition, Stop,
+    },
+    play::pgn,
 };
 
 /// Why `retro proofkernel` gave no answer.
@@ -31,42 +35,90 @@ fn stopped(s: Stop) -> &'static str {
     }
 }
 
-/// The limits of one analysis that starts now: `max_nodes`, and `time` from now.
+/// The limits of one analysis that starts now: `max_nodes` for the last-move analysis and as
+/// many for the proof game search, and `time` from now.
 fn limits_from_now(max_nodes: u64, time: Option<Duration>) -> Limits {
     Limits {
         max_nodes,
         deadline: time.map(|t| Instant::now() + t),
+        proof_nodes: max_nodes,
     }
 }
 
-/// The output line of `retro legal` for one FEN: `FEN<TAB>legal|illegal|unknown<TAB>reason`, or
+/// The output line of `retro legal` for one FEN: `FEN<TAB>legal<TAB>proof game: N
+/// plies<TAB>MOVES` (UCI moves), `FEN<TAB>illegal|unknown<TAB>reason`, or
 /// `FEN<TAB>error<TAB>message` for a malformed FEN.
 pub fn legal_line(fen: &str, limits: Limits) -> String {
+    analyse(fen, limits).0
+}
+
+/// [`legal_line`], and the proof game of a legal position as PGN.
+fn analyse(fen: &str, limits: Limits) -> (String, Option<String>) {
     let fen = fen.trim();
     match legality::analyze_fen(fen, limits) {
-        Ok(v) => format!("{fen}\t{}\t{}", v.status, v.reason),
-        Err(e) => format!("{fen}\terror\t{e}"),
+        Ok(v) => match v.proof.as_ref().filter(|g| g.plies() > 0) {
+            Some(game) => (
+                format!(
+                    "{fen}\t{}\t{}\t{}",
+                    v.status,
+                    v.reason,
+                    game.uci().join(" ")
+                ),
+                Some(proof_pgn(fen, game)),
+            ),
+            None => (format!("{fen}\t{}\t{}", v.status, v.reason), None),
+        },
+        Err(e) => (format!("{fen}\terror\t{e}"), None),
     }
+}
+
+/// A proof game as a PGN game from the starting position, the goal FEN in a `Goal` tag.
+pub fn proof_pgn(goal: &str, game: &ProofGame) -> String {
+    let mut g = pgn::Game::new(shakmaty::Chess::default());
+    g.set_tag("Event", "Retro proof game");
+    g.set_tag("Site", "-");
+    g.set_tag("Date", pgn::date(std::time::SystemTime::now()));
+    g.set_tag("Round", "-");
+    g.set_tag("White", "-");
+    g.set_tag("Black", "-");
+    g.set_tag("Goal", goal);
+    g.set_tag("PlyCount", game.plies().to_string());
+    g.moves = game.moves.clone();
+    g.comments = vec![None; game.moves.len()];
+    pgn::write(&g)
 }
 
 /// `retro legal`: analyses the FENs given, or each non-empty line of `input`, in parallel
-/// batches, writing the lines in input order. `time` limits each position's analysis.
+/// batches, writing the lines in input order, and the proof games to `pgn_out` when given.
+/// `time` limits each position's analysis.
 ///
 /// # Errors
-/// Only I/O errors on `input` or `out`.
+/// Only I/O errors on `input`, `out` or `pgn_out`.
 pub fn run_legal(
     fens: &[String],
     max_nodes: u64,
     time: Option<Duration>,
     input: impl BufRead,
     mut out: impl Write,
+    mut pgn_out: Option<&mut dyn Write>,
 ) -> std::io::Result<()> {
-    let analyse = |batch: &[String]| -> Vec<String> {
+    let analyse_batch = |batch: &[String]| -> Vec<(String, Option<String>)> {
         batch
             .par_iter()
-            .map(|fen| legal_line(fen, limits_from_now(max_nodes, time)))
+            .map(|fen| analyse(fen, limits_from_now(max_nodes, time)))
             .collect()
     };
+    let mut emit =
+        |results: Vec<(String, Option<String>)>, out: &mut dyn Write| -> std::io::Result<()> {
+            for (line, game) in results {
+                writeln!(out, "{line}")?;
+                if let (Some(p), Some(g)) = (pgn_out.as_deref_mut(), game) {
+                    writeln!(p, "{g}")?;
+                    p.flush()?;
+                }
+            }
+            out.flush()
+        };
     if fens.is_empty() {
         let mut batch = Vec::new();
         let mut lines = input.lines();
@@ -79,10 +131,7 @@ pub fn run_legal(
                 }
             }
             if batch.len() >= 256 || (end && !batch.is_empty()) {
-                for l in analyse(&batch) {
-                    writeln!(out, "{l}")?;
-                }
-                out.flush()?;
+                emit(analyse_batch(&batch), &mut out)?;
                 batch.clear();
             }
             if end {
@@ -90,11 +139,44 @@ pub fn run_legal(
             }
         }
     } else {
-        for l in analyse(fens) {
-            writeln!(out, "{l}")?;
-        }
+        emit(analyse_batch(fens), &mut out)?;
     }
     out.flush()
+}
+
+/// `retro proofgame`: the static rules, then a proof game search for one position, with a
+/// progress line on standard error. Prints the line of [`legal_line`]'s format.
+///
+/// # Errors
+/// A malformed FEN.
+pub fn proofgame_line(
+    fen: &str,
+    max_nodes: u64,
+    time: Option<Duration>,
+) -> Result<String, FenError> {
+    let fen = fen.trim();
+    let goal = RawPosition::from_fen(fen)?;
+    if let Some(rule) = legality::rules::check(&goal) {
+        return Ok(format!("{fen}\tillegal\t{rule}"));
+    }
+    let limits = limits_from_now(max_nodes, time);
+    let mut progress = |p: &proofgame::Progress| {
+        eprint!(
+            "\rproof game search: run {}, {} nodes expanded, this run's limit {}   ",
+            p.run, p.nodes, p.run_limit
+        );
+    };
+    let found = proofgame::find(&goal, limits, &mut progress);
+    eprintln!();
+    Ok(match found {
+        Ok(Some(game)) => format!(
+            "{fen}\tlegal\tproof game: {} plies\t{}",
+            game.plies(),
+            game.uci().join(" ")
+        ),
+        Ok(None) => format!("{fen}\tunknown\tno proof game found within {max_nodes} nodes"),
+        Err(e) => format!("{fen}\tunknown\t{}", stopped(e)),
+    })
 }
 
 /// `retro revmoves`: the candidate last moves of a position, one a line, with their undo
@@ -169,4 +251,73 @@ pub fn proofkernel_line(
         Err(e) => format!("extended proof kernel: unknown, {}", stopped(e)),
     };
     Ok(format!("{plain}\n{extended}"))
+}
+
+/// Why `retro count-legal` could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum CountError {
+    /// The sample file cannot be read.
+    #[error("{}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why not.
+        source: std::io::Error,
+    },
+    /// The sample file is malformed.
+    #[error("{}: {source}", path.display())]
+    Sample {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong.
+        source: legality::count::SampleError,
+    },
+}
+
+/// `retro count-legal`: decides every position of a sample file (`fen` and `mult` columns) in
+/// parallel, with a progress bar on standard error, and returns the estimate of the number of
+/// legal chess positions with the time taken. Malformed FENs count as unknown.
+///
+/// # Errors
+/// The file cannot be read or is malformed.
+pub fn count_legal(
+    path: &std::path::Path,
+    max_nodes: u64,
+    time: Option<Duration>,
+) -> Result<(legality::count::Estimate, Duration), CountError> {
+    let text = std::fs::read_to_string(path).map_err(|source| CountError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let sample = legality::count::parse_sample(&text).map_err(|source| CountError::Sample {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let started = Instant::now();
+    let bar = indicatif::ProgressBar::new(sample.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} positions decided, {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let legal_so_far = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<(u64, legality::Status)> = sample
+        .par_iter()
+        .map(|s| {
+            let status = legality::analyze_fen(&s.fen, limits_from_now(max_nodes, time))
+                .map_or(legality::Status::Unknown, |v| v.status);
+            if status == legality::Status::Legal {
+                legal_so_far.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            bar.set_message(format!(
+                "{} legal",
+                legal_so_far.load(std::sync::atomic::Ordering::Relaxed)
+            ));
+            bar.inc(1);
+            (s.mult, status)
+        })
+        .collect();
+    bar.finish_and_clear();
+    Ok((legality::count::Estimate::new(&results), started.elapsed()))
 }

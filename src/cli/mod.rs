@@ -1,5 +1,5 @@
 //! The command lines of `retro` other than the UCI engine: `probe`, `legal`, `revmoves`,
-//! `proofkernel`, `datagen` and `tune` (the play mode's helpers are in [`crate::play`]). Each
+//! `proofkernel`, `proofgame`, `count-legal`, `datagen` and `tune` (the play mode's helpers are in [`crate::play`]). Each
 //! command reports one line per input and never stops at a bad one; what ends a command early
 //! is a [`CliError`], whose [`CliError::exit_code`] is the process's exit status.
 
@@ -34,6 +34,9 @@ pub enum CliError {
     /// No game from the PGN file.
     #[error(transparent)]
     GameFile(#[from] GameFileError),
+    /// The sample of `retro count-legal` cannot be read.
+    #[error(transparent)]
+    Count(#[from] legal::CountError),
     /// The proof-kernel search did not run to its end.
     #[error(transparent)]
     ProofKernel(#[from] legal::ProofKernelError),
@@ -56,6 +59,14 @@ pub enum CliError {
         /// What is wrong.
         source: crate::tune::weights_file::WeightsError,
     },
+    /// An output file cannot be created.
+    #[error("{}: {source}", path.display())]
+    Create {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why not.
+        source: std::io::Error,
+    },
     /// Reading the input or writing the output failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),
@@ -73,7 +84,9 @@ impl CliError {
             | CliError::Start(_)
             | CliError::GameFile(_)
             | CliError::Data { .. }
-            | CliError::Weights { .. } => 2,
+            | CliError::Weights { .. }
+            | CliError::Create { .. }
+            | CliError::Count(_) => 2,
             CliError::ProofKernel(_) | CliError::Datagen(_) | CliError::Io(_) => 1,
         }
     }

@@ -845,6 +845,7 @@ mod tests {
         let limits = crate::legality::Limits {
             max_nodes: 1_000_000,
             deadline: None,
+            proof_nodes: 0,
         };
         search(&i, &g, Kind::Plain, &mut limits.counter()).expect("in budget")
     }

@@ -10,6 +10,9 @@ pub struct Limits {
     pub max_nodes: u64,
     /// When to give up.
     pub deadline: Option<Instant>,
+    /// Positions the proof game search expands at most, all its restarts together (0: no
+    /// proof game search).
+    pub proof_nodes: u64,
 }
 
 impl Default for Limits {
@@ -17,6 +20,7 @@ impl Default for Limits {
         Limits {
             max_nodes: 100_000,
             deadline: None,
+            proof_nodes: 100_000,
         }
     }
 }

@@ -8,20 +8,28 @@
 //! - [`rows`]: extended proof kernels, the ranks of a kernel's captures as a constraint
 //!   problem solved by arc consistency.
 //! - [`lastmove`]: last-move analysis, recursive over captures, checks and single candidates.
+//! - [`heuristic`], [`astar`], [`proofgame`]: proof games, found by weighted A* with a
+//!   relaxed-problem estimate; [`replay`]: the check every proof game passes.
+//! - [`count`]: the number of legal chess positions estimated from a decided sample.
 //!
-//! A position is `illegal` only with a proof, `legal` only with one (the starting position),
-//! and `unknown` otherwise.
+//! A position is `illegal` only with a proof, `legal` only with one (a proof game that replays
+//! from the starting position to it), and `unknown` otherwise.
 
+pub mod astar;
+pub mod count;
+pub mod heuristic;
 pub mod kernel;
 pub mod kernel_move;
 pub mod lastmove;
 pub mod limits;
 pub mod position;
+pub mod proofgame;
+pub mod replay;
 pub mod revmoves;
 pub mod rows;
 pub mod rules;
 
-use std::fmt;
+use std::{fmt, time::Instant};
 
 pub use self::{
     kernel::Kind,
@@ -29,6 +37,7 @@ pub use self::{
     lastmove::Analysis,
     limits::{Budget, Limits, Stop},
     position::{FenError, RawPosition},
+    proofgame::ProofGame,
 };
 
 /// The outcome of the analysis of one position.
@@ -61,6 +70,8 @@ pub struct Verdict {
     pub reason: String,
     /// Positions the last-move analysis looked at.
     pub nodes: u64,
+    /// For a legal position, a game that reaches it (replayed and checked).
+    pub proof: Option<ProofGame>,
 }
 
 /// Analyses `p` within `limits`.
@@ -70,6 +81,7 @@ pub fn analyze(p: &RawPosition, limits: Limits) -> Verdict {
             status: Status::Illegal,
             reason: rule.to_string(),
             nodes: 0,
+            proof: None,
         };
     }
     if p.is_start() {
@@ -77,6 +89,7 @@ pub fn analyze(p: &RawPosition, limits: Limits) -> Verdict {
             status: Status::Legal,
             reason: "the starting position".to_string(),
             nodes: 0,
+            proof: Some(ProofGame { moves: Vec::new() }),
         };
     }
     let mut a = Analysis::new(limits);
@@ -90,10 +103,40 @@ pub fn analyze(p: &RawPosition, limits: Limits) -> Verdict {
         Err(Stop::Nodes) => (Status::Unknown, "node limit reached".to_string()),
         Err(Stop::Time) => (Status::Unknown, "time limit reached".to_string()),
     };
-    Verdict {
-        status,
-        reason,
-        nodes: a.nodes,
+    if status == Status::Illegal
+        || limits.proof_nodes == 0
+        || limits.deadline.is_some_and(|d| Instant::now() >= d)
+    {
+        return Verdict {
+            status,
+            reason,
+            nodes: a.nodes,
+            proof: None,
+        };
+    }
+    let proof_limits = Limits {
+        max_nodes: limits.proof_nodes,
+        ..limits
+    };
+    match proofgame::find(p, proof_limits, &mut |_| {}) {
+        Ok(Some(game)) => Verdict {
+            status: Status::Legal,
+            reason: format!("proof game: {} plies", game.plies()),
+            nodes: a.nodes,
+            proof: Some(game),
+        },
+        Ok(None) => Verdict {
+            status,
+            reason: format!("{reason}; no proof game found"),
+            nodes: a.nodes,
+            proof: None,
+        },
+        Err(_) => Verdict {
+            status,
+            reason: format!("{reason}; time limit reached in the proof game search"),
+            nodes: a.nodes,
+            proof: None,
+        },
     }
 }
 

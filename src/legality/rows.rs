@@ -545,6 +545,7 @@ mod tests {
         let limits = Limits {
             max_nodes: 100_000,
             deadline: None,
+            proof_nodes: 0,
         };
         let plain = search(&start, &g, Kind::Plain, &mut limits.counter()).expect("budget");
         let ext = search(&start, &g, Kind::Extended, &mut limits.counter()).expect("budget");

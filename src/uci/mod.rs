@@ -225,10 +225,19 @@ impl Protocol {
             Ok(Legality::FromStart { moves }) => self.out.info(&format!(
                 "legal: legal (reached from the starting position by the {moves} moves given)"
             )),
-            Ok(Legality::Analysed { verdict, fen }) => self.out.info(&format!(
-                "legal: {} ({}) {fen}",
-                verdict.status, verdict.reason
-            )),
+            Ok(Legality::Analysed { verdict, fen }) => {
+                self.out.info(&format!(
+                    "legal: {} ({}) {fen}",
+                    verdict.status, verdict.reason
+                ));
+                if let Some(game) = verdict.proof.as_ref().filter(|g| g.plies() > 0) {
+                    self.out.info(&format!(
+                        "legal: proof game {} plies: {}",
+                        game.plies(),
+                        game.uci().join(" ")
+                    ));
+                }
+            }
         }
     }
 }
