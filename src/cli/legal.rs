@@ -57,19 +57,16 @@ fn analyse(fen: &str, limits: Limits) -> (String, Option<String>) {
     let fen = fen.trim();
     match legality::analyze_fen(fen, limits) {
         Ok(v) => match v.proof.as_ref().filter(|g| g.plies() > 0) {
-            Some(game) => (
-                format!(
-                    "{fen}\t{}\t{}\t{}",
-                    v.status,
-                    v.reason,
-                    game.uci().join(" ")
-                ),
-                Some(proof_pgn(fen, game)),
-            ),
+            Some(game) => (proven_line(fen, game), Some(proof_pgn(fen, game))),
             None => (format!("{fen}\t{}\t{}", v.status, v.reason), None),
         },
         Err(e) => (format!("{fen}\terror\t{e}"), None),
     }
+}
+
+/// `FEN<TAB>legal<TAB>proof game: N plies<TAB>MOVES`.
+fn proven_line(fen: &str, game: &ProofGame) -> String {
+    format!("{fen}\tlegal\t{}\t{}", game.summary(), game.uci().join(" "))
 }
 
 /// A proof game as a PGN game from the starting position, the goal FEN in a `Goal` tag.
@@ -169,11 +166,7 @@ pub fn proofgame_line(
     let found = proofgame::find(&goal, limits, &mut progress);
     eprintln!();
     Ok(match found {
-        Ok(Some(game)) => format!(
-            "{fen}\tlegal\tproof game: {} plies\t{}",
-            game.plies(),
-            game.uci().join(" ")
-        ),
+        Ok(Some(game)) => proven_line(fen, &game),
         Ok(None) => format!("{fen}\tunknown\tno proof game found within {max_nodes} nodes"),
         Err(e) => format!("{fen}\tunknown\t{}", stopped(e)),
     })

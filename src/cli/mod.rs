@@ -1,7 +1,8 @@
 //! The command lines of `retro` other than the UCI engine: `probe`, `legal`, `revmoves`,
-//! `proofkernel`, `proofgame`, `count-legal`, `datagen` and `tune` (the play mode's helpers are in [`crate::play`]). Each
-//! command reports one line per input and never stops at a bad one; what ends a command early
-//! is a [`CliError`], whose [`CliError::exit_code`] is the process's exit status.
+//! `proofkernel`, `proofgame`, `count-legal`, `datagen` and `tune` (the play mode's helpers
+//! are in [`crate::play`]). Each command reports one line per input and never stops at a bad
+//! one; what ends a command early is a [`CliError`], whose [`CliError::exit_code`] is the
+//! process's exit status.
 
 pub mod legal;
 pub mod probe;

@@ -166,12 +166,12 @@ pub fn search(
             return Err(Stop::Time);
         }
         for m in e.pos.legal_moves() {
-            let cls = class(&e.pos, &m, h, goal);
             let mut child = e.pos.clone();
             child.play_unchecked(m);
             if !seen.insert(hash(&child)) {
                 continue;
             }
+            let cls = class(&e.pos, &m, h, goal);
             let Ok(id) = u32::try_from(tree.nodes.len()) else {
                 return Ok(Outcome::NodeLimit {
                     best: tree.path(best.1),

@@ -103,40 +103,31 @@ pub fn analyze(p: &RawPosition, limits: Limits) -> Verdict {
         Err(Stop::Nodes) => (Status::Unknown, "node limit reached".to_string()),
         Err(Stop::Time) => (Status::Unknown, "time limit reached".to_string()),
     };
-    if status == Status::Illegal
-        || limits.proof_nodes == 0
-        || limits.deadline.is_some_and(|d| Instant::now() >= d)
-    {
-        return Verdict {
-            status,
-            reason,
-            nodes: a.nodes,
-            proof: None,
+    let searched = status != Status::Illegal
+        && limits.proof_nodes > 0
+        && limits.deadline.is_none_or(|d| Instant::now() < d);
+    let (status, reason, proof) = if searched {
+        let proof_limits = Limits {
+            max_nodes: limits.proof_nodes,
+            ..limits
         };
-    }
-    let proof_limits = Limits {
-        max_nodes: limits.proof_nodes,
-        ..limits
+        match proofgame::find(p, proof_limits, &mut |_| {}) {
+            Ok(Some(game)) => (Status::Legal, game.summary(), Some(game)),
+            Ok(None) => (status, format!("{reason}; no proof game found"), None),
+            Err(_) => (
+                status,
+                format!("{reason}; time limit reached in the proof game search"),
+                None,
+            ),
+        }
+    } else {
+        (status, reason, None)
     };
-    match proofgame::find(p, proof_limits, &mut |_| {}) {
-        Ok(Some(game)) => Verdict {
-            status: Status::Legal,
-            reason: format!("proof game: {} plies", game.plies()),
-            nodes: a.nodes,
-            proof: Some(game),
-        },
-        Ok(None) => Verdict {
-            status,
-            reason: format!("{reason}; no proof game found"),
-            nodes: a.nodes,
-            proof: None,
-        },
-        Err(_) => Verdict {
-            status,
-            reason: format!("{reason}; time limit reached in the proof game search"),
-            nodes: a.nodes,
-            proof: None,
-        },
+    Verdict {
+        status,
+        reason,
+        nodes: a.nodes,
+        proof,
     }
 }
 

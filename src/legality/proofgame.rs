@@ -39,6 +39,11 @@ impl ProofGame {
         self.moves.len()
     }
 
+    /// `proof game: N plies`, the reason of a `legal` verdict.
+    pub fn summary(&self) -> String {
+        format!("proof game: {} plies", self.plies())
+    }
+
     /// The moves in UCI notation.
     pub fn uci(&self) -> Vec<String> {
         self.moves
