@@ -158,8 +158,13 @@ pub fn proofgame_line(
     }
     let limits = limits_from_now(max_nodes, time);
     let mut progress = |p: &proofgame::Progress| {
+        let how = if p.guided {
+            "along the initial path"
+        } else {
+            "straight to the goal"
+        };
         eprint!(
-            "\rproof game search: run {}, {} nodes expanded, this run's limit {}   ",
+            "\rproof game search: run {} ({how}), {} nodes expanded, this run's limit {}   ",
             p.run, p.nodes, p.run_limit
         );
     };

@@ -97,22 +97,56 @@ pub fn reached(pos: &Chess, goal: &RawPosition, any_ep: bool) -> bool {
         && (any_ep || pos.ep_square(EnPassantMode::Legal).is_none())
 }
 
+/// What a search looks for: when it is there, and how far it is.
+pub trait Goal {
+    /// The plies from `pos` to the goal by an estimate, `None` when it cannot be reached.
+    fn estimate(&self, pos: &Chess) -> Option<u32>;
+
+    /// Whether `pos` is there.
+    fn reached(&self, pos: &Chess) -> bool;
+
+    /// Whether the king move `m` in `pos` brings the king nearer its goal square.
+    fn king_nearer(&self, pos: &Chess, m: &Move) -> bool;
+}
+
+/// A goal position: placement, side to move and castling rights, and no en passant capture
+/// possible unless `any_ep` (see [`reached`]); the estimate is the relaxed problem's.
+pub struct Exact<'a> {
+    /// The estimate, which holds the goal.
+    pub h: &'a Heuristic,
+    /// Whether an en passant capture may be possible in the goal.
+    pub any_ep: bool,
+}
+
+impl Goal for Exact<'_> {
+    fn estimate(&self, pos: &Chess) -> Option<u32> {
+        self.h.estimate(pos)
+    }
+
+    fn reached(&self, pos: &Chess) -> bool {
+        reached(pos, self.h.goal(), self.any_ep)
+    }
+
+    fn king_nearer(&self, pos: &Chess, m: &Move) -> bool {
+        let c = pos.turn();
+        let Some(target) = self.h.goal().king(c) else {
+            return false;
+        };
+        let before = self
+            .h
+            .distance(c, Role::King, m.from().unwrap_or(m.to()), target);
+        let after = self.h.distance(c, Role::King, m.to(), target);
+        matches!((before, after), (Some(b), Some(a)) if a < b)
+    }
+}
+
 /// The tie-break class of `m` in `pos` (lower first).
-fn class(pos: &Chess, m: &Move, h: &Heuristic, goal: &RawPosition) -> u8 {
+fn class(pos: &Chess, m: &Move, goal: &dyn Goal) -> u8 {
     if m.is_capture() {
         return 0;
     }
-    if m.role() == Role::King {
-        let c = pos.turn();
-        if let Some(target) = goal.king(c) {
-            let before = h.distance(c, Role::King, m.from().unwrap_or(m.to()), target);
-            let after = h.distance(c, Role::King, m.to(), target);
-            if let (Some(b), Some(a)) = (before, after) {
-                if a < b {
-                    return 1;
-                }
-            }
-        }
+    if m.role() == Role::King && goal.king_nearer(pos, m) {
+        return 1;
     }
     if m.is_promotion() {
         return 2;
@@ -123,23 +157,31 @@ fn class(pos: &Chess, m: &Move, h: &Heuristic, goal: &RawPosition) -> u8 {
     4
 }
 
-/// Searches from `start` to `goal` (`any_ep` as in [`reached`]).
+/// Searches from `start` to `goal`.
 ///
 /// # Errors
 /// The deadline passed.
-pub fn search(
+pub fn search(start: &Chess, goal: &dyn Goal, params: Params) -> Result<Outcome, Stop> {
+    search_counted(start, goal, params, &mut 0)
+}
+
+/// [`search`], adding the positions it expands to `expanded`.
+///
+/// # Errors
+/// The deadline passed.
+pub fn search_counted(
     start: &Chess,
-    goal: &RawPosition,
-    any_ep: bool,
-    h: &Heuristic,
+    goal: &dyn Goal,
     params: Params,
+    expanded: &mut u64,
 ) -> Result<Outcome, Stop> {
-    if reached(start, goal, any_ep) {
+    if goal.reached(start) {
         return Ok(Outcome::Found(Vec::new()));
     }
-    let Some(h0) = h.estimate(start) else {
+    let Some(h0) = goal.estimate(start) else {
         return Ok(Outcome::Exhausted);
     };
+    let before = *expanded;
     let mut rng = fastrand::Rng::with_seed(params.seed);
     let mut tree = Tree {
         nodes: vec![(u32::MAX, None)],
@@ -154,15 +196,15 @@ pub fn search(
         pos: start.clone(),
     }));
     let mut best = (h0, 0u32);
-    let mut expanded = 0u64;
     while let Some(Reverse(e)) = queue.pop() {
-        expanded += 1;
-        if expanded > params.max_nodes {
+        *expanded += 1;
+        let this_search = *expanded - before;
+        if this_search > params.max_nodes {
             return Ok(Outcome::NodeLimit {
                 best: tree.path(best.1),
             });
         }
-        if expanded.is_multiple_of(64) && params.deadline.is_some_and(|d| Instant::now() >= d) {
+        if this_search.is_multiple_of(64) && params.deadline.is_some_and(|d| Instant::now() >= d) {
             return Err(Stop::Time);
         }
         for m in e.pos.legal_moves() {
@@ -171,17 +213,17 @@ pub fn search(
             if !seen.insert(hash(&child)) {
                 continue;
             }
-            let cls = class(&e.pos, &m, h, goal);
+            let cls = class(&e.pos, &m, goal);
             let Ok(id) = u32::try_from(tree.nodes.len()) else {
                 return Ok(Outcome::NodeLimit {
                     best: tree.path(best.1),
                 });
             };
             tree.nodes.push((e.node, Some(m)));
-            if reached(&child, goal, any_ep) {
+            if goal.reached(&child) {
                 return Ok(Outcome::Found(tree.path(id)));
             }
-            let Some(est) = h.estimate(&child) else {
+            let Some(est) = goal.estimate(&child) else {
                 continue;
             };
             if est < best.0 {
@@ -220,7 +262,11 @@ mod tests {
     fn solve(fen: &str) -> Vec<Move> {
         let goal = RawPosition::from_fen(fen).expect("test FEN");
         let h = Heuristic::new(&goal);
-        match search(&Chess::default(), &goal, false, &h, params(1)) {
+        let exact = Exact {
+            h: &h,
+            any_ep: false,
+        };
+        match search(&Chess::default(), &exact, params(1)) {
             Ok(Outcome::Found(moves)) => moves,
             other => panic!("{fen}: no proof game: {other:?}"),
         }
@@ -257,7 +303,11 @@ mod tests {
         let h = Heuristic::new(&goal);
         let mut p = params(3);
         p.max_nodes = 2_000;
-        let out = search(&Chess::default(), &goal, false, &h, p).expect("no deadline");
+        let exact = Exact {
+            h: &h,
+            any_ep: false,
+        };
+        let out = search(&Chess::default(), &exact, p).expect("no deadline");
         assert!(!matches!(out, Outcome::Found(_)), "{out:?}");
     }
 }

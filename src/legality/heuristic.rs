@@ -19,24 +19,24 @@ use shakmaty::{
 use super::position::RawPosition;
 
 /// An unreachable square in the distance tables.
-const FAR: u8 = u8::MAX;
+pub(super) const FAR: u8 = u8::MAX;
 
 /// An impossible assignment in the cost matrix (more than any real total).
-const IMPOSSIBLE: i32 = 10_000;
+pub(super) const IMPOSSIBLE: i32 = 10_000;
 
 /// Roles other than pawns and kings that a pawn may promote to.
 const PROMOTIONS: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
 
 /// Shortest path lengths of one piece kind between all pairs of squares.
 #[derive(Clone)]
-struct Table(Box<[[u8; 64]; 64]>);
+pub(super) struct Table(Box<[[u8; 64]; 64]>);
 
 impl Table {
     fn far() -> Table {
         Table(Box::new([[FAR; 64]; 64]))
     }
 
-    fn get(&self, from: Square, to: Square) -> u8 {
+    pub(super) fn get(&self, from: Square, to: Square) -> u8 {
         self.0[usize::from(from)][usize::from(to)]
     }
 }
@@ -101,6 +101,11 @@ impl Heuristic {
             promo,
             targets,
         }
+    }
+
+    /// The goal.
+    pub fn goal(&self) -> &RawPosition {
+        &self.goal
     }
 
     /// Squares whose goal piece stands there since the start and never moves.
@@ -302,7 +307,7 @@ fn pawn_attacks(pawns: Bitboard, color: Color) -> Bitboard {
 
 /// Breadth-first distances of a piece of `role` around the `blocked` squares (a king also
 /// around `avoid`).
-fn piece_table(role: Role, blocked: Bitboard, avoid: Bitboard) -> Table {
+pub(super) fn piece_table(role: Role, blocked: Bitboard, avoid: Bitboard) -> Table {
     let mut t = Table::far();
     let piece = Piece {
         color: Color::White,
@@ -334,7 +339,7 @@ fn piece_table(role: Role, blocked: Bitboard, avoid: Bitboard) -> Table {
 /// The moves of a `color` pawn between squares: forward only, one file per capture (captures
 /// are not counted against the material here), two squares at once from its starting rank. A
 /// pawn that stays on its file cannot pass a blocked square.
-fn pawn_table(color: Color, blocked: Bitboard) -> Table {
+pub(super) fn pawn_table(color: Color, blocked: Bitboard) -> Table {
     let mut t = Table::far();
     for from in Square::ALL {
         t.0[usize::from(from)][usize::from(from)] = 0;

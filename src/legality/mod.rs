@@ -9,7 +9,8 @@
 //!   problem solved by arc consistency.
 //! - [`lastmove`]: last-move analysis, recursive over captures, checks and single candidates.
 //! - [`heuristic`], [`astar`], [`proofgame`]: proof games, found by weighted A* with a
-//!   relaxed-problem estimate; [`replay`]: the check every proof game passes.
+//!   relaxed-problem estimate; [`waypoint`]: the initial path, a proof kernel's captures as
+//!   waypoints of the search; [`replay`]: the check every proof game passes.
 //! - [`count`]: the number of legal chess positions estimated from a decided sample.
 //!
 //! A position is `illegal` only with a proof, `legal` only with one (a proof game that replays
@@ -28,6 +29,7 @@ pub mod replay;
 pub mod revmoves;
 pub mod rows;
 pub mod rules;
+pub mod waypoint;
 
 use std::{fmt, time::Instant};
 

@@ -11,7 +11,7 @@
 //! conditions only, so a kernel that passes may still be impossible, never the other way
 //! round.
 
-use shakmaty::{Bitboard, Color};
+use shakmaty::{Bitboard, Color, Square};
 
 use super::{
     kernel_move::{KernelMove, Landing, Target},
@@ -89,7 +89,7 @@ fn forward(r: u8, white: bool) -> Option<u8> {
 }
 
 /// A constraint problem over rank variables.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Problem {
     domains: Vec<Domain>,
     constraints: Vec<Constraint>,
@@ -359,9 +359,13 @@ fn goal_bound(white: bool, rank: u8) -> Domain {
 /// Whether the kernel `path` from `init` to `goal` passes the rank constraints (it is then an
 /// extended proof kernel). `false` is a proof that no game follows this kernel.
 pub(super) fn realizable(init: &RawPosition, goal: &RawPosition, path: &[KernelMove]) -> bool {
-    let Some(r) = replayed(init, path) else {
-        return false;
-    };
+    replayed(init, path).is_some_and(|r| fitted(&r, goal).is_some())
+}
+
+/// The rank problem of a replayed kernel with the goal's ranks at the end, made arc
+/// consistent; `None` when no way of lining up each file's pawns with the goal's has a
+/// solution.
+fn fitted(r: &Replay, goal: &RawPosition) -> Option<Problem> {
     // The end: each file's pawns are the goal's, with promoting ones above (white) and below
     // (black). Every way to line them up is tried.
     let goal_cols = pawns(goal);
@@ -369,16 +373,13 @@ pub(super) fn realizable(init: &RawPosition, goal: &RawPosition, path: &[KernelM
     for (have, want) in r.cols.iter().zip(&goal_cols) {
         let shifts: Vec<usize> = line_ups(have.len(), |i| r.pawns[have[i]].white, want).collect();
         if shifts.is_empty() {
-            return false;
+            return None;
         }
         choices.push(shifts);
     }
     let mut pick = [0usize; 8];
     loop {
-        let mut p = Problem {
-            domains: r.problem.domains.clone(),
-            constraints: r.problem.constraints.clone(),
-        };
+        let mut p = r.problem.clone();
         for f in 0..8 {
             let s = choices[f][pick[f]];
             for (i, &(_, rank)) in goal_cols[f].iter().enumerate() {
@@ -387,13 +388,13 @@ pub(super) fn realizable(init: &RawPosition, goal: &RawPosition, path: &[KernelM
             }
         }
         if p.consistent() {
-            return true;
+            return Some(p);
         }
         // The next combination of shifts.
         let mut f = 0;
         loop {
             if f == 8 {
-                return false;
+                return None;
             }
             pick[f] += 1;
             if pick[f] < choices[f].len() {
@@ -403,6 +404,236 @@ pub(super) fn realizable(init: &RawPosition, goal: &RawPosition, path: &[KernelM
             f += 1;
         }
     }
+}
+
+/// A kernel played on real squares: one solution of its rank problem.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// Per kernel move, the pawns once it is made.
+    pub pawns: Vec<Vec<Slot>>,
+    /// Per kernel move, the square of its capture where the ranks tell it: the capturing
+    /// pawn's landing square, or the square of a pawn a piece takes.
+    pub squares: Vec<Option<Square>>,
+}
+
+/// A pawn of a [`Plan`] between two kernel moves: it stands on its file anywhere from where the
+/// last move it took part in left it up to where the next one needs it (or, after the last,
+/// its rank in the goal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// The pawn's colour.
+    pub color: Color,
+    /// Its file (0 for a).
+    pub file: u8,
+    /// The lowest rank it may stand on (1 to 8).
+    pub low: u8,
+    /// The highest.
+    pub high: u8,
+}
+
+/// A rank a pawn must stand on at some moment of a plan: a variable, or fixed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum At {
+    Var(usize),
+    Rank(u8),
+}
+
+/// Labelling gives up after this many steps (arc consistency makes it rare to go back).
+const LABEL_STEPS: u32 = 20_000;
+
+/// The kernel `path` from `init` to `goal` on real squares: one solution of the rank problem
+/// (white pawns kept as low and black ones as high as the constraints allow), and from it the
+/// ranks each pawn may stand on between kernel moves. `None` when the kernel does not fit the
+/// ranks or no solution was found within a bounded labelling.
+pub(super) fn plan(init: &RawPosition, goal: &RawPosition, path: &[KernelMove]) -> Option<Plan> {
+    let mut r = replayed(init, &[])?;
+    // Per pawn, the ranks it must stand on and when: moment 2k+1 is during kernel move k,
+    // 2k+2 after it, 0 the start.
+    let mut timeline: Vec<Vec<(usize, At)>> =
+        r.pawns.iter().map(|p| vec![(0, At::Var(p.var))]).collect();
+    let mut snapshots: Vec<Vec<(usize, usize)>> = Vec::with_capacity(path.len());
+    let mut places: Vec<Option<(usize, At)>> = Vec::with_capacity(path.len());
+    for (k, m) in path.iter().enumerate() {
+        let white = m.side == Color::White;
+        let (last, seventh) = if white { (8, 7) } else { (1, 2) };
+        let capturer = m
+            .pawn
+            .and_then(|(f, i)| r.cols[usize::from(f)].get(usize::from(i)).copied());
+        let victim = match m.target {
+            Target::Pawn(g, j) | Target::PromotedPawn(g, j) => {
+                r.cols[usize::from(g)].get(usize::from(j)).copied()
+            }
+            _ => None,
+        };
+        let constraints = r.problem.constraints.len();
+        if !replay(&mut r, m) {
+            return None;
+        }
+        // The capturer's rank as it moves: the pre rank of its capture, or its seventh rank
+        // before it promotes.
+        let pre = r.problem.constraints[constraints..]
+            .iter()
+            .rev()
+            .find_map(|c| match *c {
+                Constraint::Step { pre, .. } | Constraint::TakesPawn { pre, .. } => Some(pre),
+                _ => None,
+            });
+        if let Some(id) = capturer {
+            let at = match (m.landing, m.target, pre) {
+                (Some(Landing::Promotes(_)), _, _) | (_, Target::Nothing, _) => At::Rank(seventh),
+                (_, _, Some(pre)) => At::Var(pre),
+                _ => At::Var(r.pawns[id].var),
+            };
+            timeline.get_mut(id)?.push((2 * k + 1, at));
+        }
+        if let Some(id) = victim {
+            let at = match m.target {
+                Target::PromotedPawn(..) => At::Rank(if white { 2 } else { 7 }),
+                _ => At::Var(r.pawns[id].var),
+            };
+            timeline.get_mut(id)?.push((2 * k + 1, at));
+        }
+        let place = match (m.landing, m.target) {
+            (Some(Landing::Promotes(g)), _) => Some((usize::from(g), At::Rank(last))),
+            (Some(Landing::At(g, _)), _) => {
+                capturer.map(|id| (usize::from(g), At::Var(r.pawns[id].var)))
+            }
+            (None, Target::Pawn(g, _)) => match m.pawn {
+                Some(_) => capturer.map(|id| (usize::from(g), At::Var(r.pawns[id].var))),
+                None => victim.map(|id| (usize::from(g), At::Var(r.pawns[id].var))),
+            },
+            _ => None,
+        };
+        places.push(place);
+        let mut snap = Vec::new();
+        for (f, col) in r.cols.iter().enumerate() {
+            for &id in col {
+                let now = At::Var(r.pawns[id].var);
+                let line = timeline.get_mut(id)?;
+                if line.last().map(|&(_, at)| at) != Some(now) {
+                    line.push((2 * k + 2, now));
+                }
+                snap.push((f, id));
+            }
+        }
+        snapshots.push(snap);
+    }
+    let problem = fitted(&r, goal)?;
+    let values = label(problem)?;
+    let value = |at: At| match at {
+        At::Var(v) => values.get(v).copied(),
+        At::Rank(rank) => Some(rank),
+    };
+    // After the kernel, a pawn may go on to its rank in the goal where its file's pawns are
+    // the goal's, one for one.
+    let goal_cols = pawns(goal);
+    let mut end = vec![None; r.pawns.len()];
+    for (col, want) in r.cols.iter().zip(&goal_cols) {
+        if col.len() == want.len() {
+            for (&id, &(_, rank)) in col.iter().zip(want) {
+                end[id] = Some(rank);
+            }
+        }
+    }
+    let mut plan = Plan {
+        pawns: Vec::with_capacity(path.len()),
+        squares: Vec::with_capacity(path.len()),
+    };
+    for (k, (snap, place)) in snapshots.iter().zip(&places).enumerate() {
+        let moment = 2 * k + 2;
+        let mut slots = Vec::with_capacity(snap.len());
+        for &(f, id) in snap {
+            let line = timeline.get(id)?;
+            let now = line.iter().rev().find(|&&(t, _)| t <= moment)?.1;
+            let now = value(now)?;
+            let next = match line.iter().find(|&&(t, _)| t > moment) {
+                Some(&(_, at)) => value(at)?,
+                None => end[id].unwrap_or(now),
+            };
+            let color = if r.pawns[id].white {
+                Color::White
+            } else {
+                Color::Black
+            };
+            slots.push(Slot {
+                color,
+                file: f as u8,
+                low: now.min(next),
+                high: now.max(next),
+            });
+        }
+        plan.pawns.push(slots);
+        plan.squares.push(match *place {
+            Some((f, at)) => {
+                let rank = value(at)?.checked_sub(1)?;
+                Some(Square::from_coords(
+                    shakmaty::File::new(f as u32),
+                    shakmaty::Rank::new(u32::from(rank)),
+                ))
+            }
+            None => None,
+        });
+    }
+    Some(plan)
+}
+
+/// One solution of an arc-consistent problem, by labelling the variables in order (each
+/// assignment followed by arc consistency, going back on failure); `None` when none is found
+/// within [`LABEL_STEPS`].
+fn label(problem: Problem) -> Option<Vec<u8>> {
+    // A variable's pawn colour, from the constraints that name it: white pawns try their
+    // lowest rank first, black ones their highest.
+    let mut black = vec![false; problem.domains.len()];
+    for c in &problem.constraints {
+        match *c {
+            Constraint::Down(a, b) => {
+                black[a] = true;
+                black[b] = true;
+            }
+            Constraint::Step { pre, post, white }
+            | Constraint::TakesPawn {
+                pre, post, white, ..
+            } if !white => {
+                black[pre] = true;
+                black[post] = true;
+            }
+            _ => {}
+        }
+    }
+    let mut steps = 0u32;
+    let solved = label_from(problem, 0, &black, &mut steps)?;
+    Some(
+        solved
+            .domains
+            .iter()
+            .map(|&d| d.trailing_zeros() as u8)
+            .collect(),
+    )
+}
+
+/// Labels variables `var..` of `p` (see [`label`]).
+fn label_from(p: Problem, var: usize, black: &[bool], steps: &mut u32) -> Option<Problem> {
+    if var >= p.domains.len() {
+        return Some(p);
+    }
+    *steps += 1;
+    if *steps > LABEL_STEPS {
+        return None;
+    }
+    let mut values: Vec<u8> = ranks(p.domains[var]).collect();
+    if black.get(var).copied().unwrap_or(false) {
+        values.reverse();
+    }
+    for v in values {
+        let mut q = p.clone();
+        q.domains[var] = 1 << v;
+        if q.consistent() {
+            if let Some(done) = label_from(q, var + 1, black, steps) {
+                return Some(done);
+            }
+        }
+    }
+    None
 }
 
 /// Plays one kernel move on the columns, adding its constraints; `false` when it cannot be

@@ -1,0 +1,737 @@
+//! The initial path of a proof game: the captures of an extended proof kernel turned into
+//! waypoints that a search reaches one after the other.
+//!
+//! A kernel ([`kernel`](super::kernel)) names the captures of a game in order; its rank
+//! problem, solved ([`rows::plan`]), puts every pawn on a rank at each capture. Each kernel
+//! move becomes a waypoint: every pawn on its file between the rank the kernel last left it on
+//! and the one it next needs (so that pawns the kernel leaves alone may make room for pieces),
+//! and the pieces of each type that are left (promoted pieces typed so that the survivors are
+//! the goal's extra pieces). Where the kernel move is a pawn taking a piece, the waypoint also names the square
+//! of the capture, so that the estimate brings a victim there; where a piece takes a pawn, it
+//! brings a capturer. Kings and the other pieces' squares are left free: the search gets there
+//! any way it likes, and the last leg goes to the goal itself.
+//!
+//! The waypoints are a guide, not a proof: a leg may fail, and the game found is replayed like
+//! any other before it is reported.
+
+use pathfinding::{kuhn_munkres::kuhn_munkres_min, matrix::Matrix};
+use shakmaty::{
+    attacks, Bitboard, Board, ByColor, Chess, Color, File, Move, Piece, Position, Rank, Role,
+    Square,
+};
+
+use super::{
+    astar::Goal,
+    heuristic::{pawn_table, piece_table, Table, FAR, IMPOSSIBLE},
+    kernel_move::{KernelMove, Landing, Target},
+    position::RawPosition,
+    rows::{self, Slot},
+};
+
+/// The kernel's piece types (see [`TYPES`](super::kernel_move::TYPES)): queen, rook, light
+/// bishop, dark bishop, knight.
+const QUEEN: usize = 0;
+const LIGHT_BISHOP: usize = 2;
+const DARK_BISHOP: usize = 3;
+
+/// The pieces of each kernel type a side starts with.
+const START_COUNTS: [u8; 5] = [1, 2, 1, 1, 2];
+
+/// Pieces of one side per kernel type.
+type Counts = [u8; 5];
+
+/// A capture the estimate of a waypoint steers towards while it is still to be made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Capture {
+    /// A pawn takes a piece of `victim` of one of the `types` (bit per kernel type) on
+    /// `square`: such a piece has to get there.
+    OnSquare {
+        square: Square,
+        victim: Color,
+        types: u8,
+    },
+    /// A pawn takes a pawn of `victim` on `square`: a pawn of that file has to get there.
+    PawnTo { square: Square, victim: Color },
+    /// A piece of `by` takes the pawn on `square`: a piece of `by` has to get there.
+    Pawn { square: Square, by: Color },
+    /// A piece of `by` takes a piece of `!by` of one of the `types`: one has to meet the
+    /// other.
+    Meet { by: Color, types: u8 },
+}
+
+/// The position after one kernel move, as far as the kernel fixes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Waypoint {
+    /// Per colour, where its pawns may stand.
+    pawns: ByColor<Vec<Slot>>,
+    counts: ByColor<Counts>,
+    capture: Option<Capture>,
+}
+
+/// Distances on an empty board, shared by the waypoints of one goal.
+struct Tables {
+    /// Per colour, the moves of a pawn between squares (a file per capture).
+    pawn: ByColor<Table>,
+    /// Knight, bishop, rook, queen, king.
+    pieces: [Table; 5],
+}
+
+impl Tables {
+    fn new() -> Tables {
+        let pawn = ByColor::new_with(|c| pawn_table(c, Bitboard::EMPTY));
+        let pieces = [
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+            Role::King,
+        ]
+        .map(|r| piece_table(r, Bitboard::EMPTY, Bitboard::EMPTY));
+        Tables { pawn, pieces }
+    }
+
+    /// The moves of a `c` pawn from `from` into `slot` (the nearest of its squares).
+    fn to_slot(&self, c: Color, from: Square, slot: &Slot) -> u8 {
+        (slot.low..=slot.high)
+            .filter_map(|rank| {
+                let rank = Rank::new(u32::from(rank.checked_sub(1)?));
+                let to = Square::from_coords(File::new(u32::from(slot.file)), rank);
+                Some(self.pawn[c].get(from, to))
+            })
+            .min()
+            .unwrap_or(FAR)
+    }
+
+    /// The moves of a `role` piece (not a pawn) from `from` to `to`.
+    fn piece(&self, role: Role, from: Square, to: Square) -> u8 {
+        let i = match role {
+            Role::Knight => 0,
+            Role::Bishop => 1,
+            Role::Rook => 2,
+            Role::Queen => 3,
+            Role::King => 4,
+            Role::Pawn => return FAR,
+        };
+        self.pieces[i].get(from, to)
+    }
+}
+
+/// The waypoints of a goal, in order, with what every position on the way must keep.
+pub struct Route {
+    tables: Tables,
+    waypoints: Vec<Waypoint>,
+    /// The goal's pieces that never move (see [`blocked_squares`](super::heuristic::blocked_squares)).
+    fixed: Vec<(Square, Piece)>,
+    /// The goal's castling rights, which no move on the way may lose.
+    rights: Bitboard,
+}
+
+/// One waypoint of a route, as a goal of the search.
+pub struct Leg<'a> {
+    route: &'a Route,
+    waypoint: &'a Waypoint,
+}
+
+impl Route {
+    /// The route of the kernel `kernel` from the starting position to `goal`; `None` when the
+    /// kernel does not fit the ranks or its promotions cannot be typed as the goal's pieces.
+    pub fn new(goal: &RawPosition, kernel: &[KernelMove]) -> Option<Route> {
+        let plan = rows::plan(&RawPosition::start(), goal, kernel)?;
+        let (counts, mut extra) = piece_counts(goal, kernel)?;
+        let mut waypoints = Vec::with_capacity(kernel.len());
+        for (k, m) in kernel.iter().enumerate() {
+            let mut pawns: ByColor<Vec<Slot>> = ByColor::new_with(|_| Vec::new());
+            for &slot in plan.pawns.get(k)? {
+                pawns[slot.color].push(slot);
+            }
+            let square = plan.squares.get(k).copied().flatten();
+            waypoints.push(Waypoint {
+                pawns,
+                counts: *counts.get(k)?,
+                capture: capture(m, square, &counts, k),
+            });
+        }
+        // Then the promotions without captures that the kernel leaves for the end, one waypoint
+        // each, white and black in turn.
+        if let Some(last) = waypoints.last().cloned() {
+            let all: Vec<Slot> = Color::ALL
+                .into_iter()
+                .flat_map(|c| last.pawns[c].iter().copied())
+                .collect();
+            let promoting = end_promotions(&all, goal);
+            let (mut white, mut black): (Vec<Slot>, Vec<Slot>) =
+                promoting.into_iter().partition(|s| s.color == Color::White);
+            white.reverse();
+            black.reverse();
+            let mut now = last;
+            now.capture = None;
+            let mut turn = Color::White;
+            while !white.is_empty() || !black.is_empty() {
+                let queue = if turn == Color::White {
+                    &mut white
+                } else {
+                    &mut black
+                };
+                turn = !turn;
+                let Some(slot) = queue.pop() else {
+                    continue;
+                };
+                let t = promotion_type(&mut extra, slot.color, slot.file)?;
+                let list = &mut now.pawns[slot.color];
+                let i = list.iter().position(|s| *s == slot)?;
+                list.remove(i);
+                now.counts[slot.color][t] += 1;
+                waypoints.push(now.clone());
+            }
+        }
+        let blocked = super::heuristic::blocked_squares(goal);
+        let fixed = blocked
+            .into_iter()
+            .filter_map(|sq| goal.board.piece_at(sq).map(|p| (sq, p)))
+            .collect();
+        Some(Route {
+            tables: Tables::new(),
+            waypoints,
+            fixed,
+            rights: goal.castling,
+        })
+    }
+
+    /// The number of waypoints.
+    pub fn len(&self) -> usize {
+        self.waypoints.len()
+    }
+
+    /// Whether there are none (a goal without captures).
+    pub fn is_empty(&self) -> bool {
+        self.waypoints.is_empty()
+    }
+
+    /// The waypoints as goals of the search, in order.
+    pub fn legs(&self) -> impl Iterator<Item = Leg<'_>> {
+        self.waypoints.iter().map(move |waypoint| Leg {
+            route: self,
+            waypoint,
+        })
+    }
+}
+
+/// The capture a kernel move asks the estimate to steer towards (see [`Capture`]);
+/// `counts[k]` are the pieces after move `k`, so the victim's type is the one that drops.
+fn capture(
+    m: &KernelMove,
+    square: Option<Square>,
+    counts: &[ByColor<Counts>],
+    k: usize,
+) -> Option<Capture> {
+    let victim = !m.side;
+    let before = if k == 0 {
+        START_COUNTS
+    } else {
+        counts.get(k - 1)?[victim]
+    };
+    let after = counts.get(k)?[victim];
+    let types = (0..5).fold(0u8, |t, i| {
+        if after[i] < before[i] {
+            t | (1 << i)
+        } else {
+            t
+        }
+    });
+    match (m.pawn, m.target) {
+        (_, Target::Nothing | Target::PromotedPawn(..)) => None,
+        (Some(_), Target::Pawn(..)) => square.map(|square| Capture::PawnTo { square, victim }),
+        (Some(_), _) => square.map(|square| Capture::OnSquare {
+            square,
+            victim,
+            types,
+        }),
+        (None, Target::Pawn(..)) => square.map(|square| Capture::Pawn { square, by: m.side }),
+        (None, _) => Some(Capture::Meet { by: m.side, types }),
+    }
+}
+
+/// A promotion of the kernel: its side, its file, and whether it is taken later.
+struct Promotion {
+    side: Color,
+    file: u8,
+    taken: bool,
+}
+
+/// The goal's pieces per side and kernel type that the kernel leaves to promotions after the
+/// last capture.
+type Extra = ByColor<[i16; 5]>;
+
+/// The pieces of each side and kernel type after each kernel move, and the goal's pieces left
+/// to later promotions. Promoted pieces that are taken later count as queens; those that last
+/// are typed as the goal's pieces beyond the original ones left (bishops by the colour of their
+/// promotion square). `None` when they cannot be.
+fn piece_counts(
+    goal: &RawPosition,
+    kernel: &[KernelMove],
+) -> Option<(Vec<ByColor<Counts>>, Extra)> {
+    // The promotions in order, and per move which one it makes and which it takes.
+    let mut promotions: Vec<Promotion> = Vec::new();
+    let mut made: Vec<Option<usize>> = Vec::with_capacity(kernel.len());
+    let mut taken: Vec<Option<usize>> = Vec::with_capacity(kernel.len());
+    for m in kernel {
+        let mut took = None;
+        if let Target::Promoted(p) = m.target {
+            let i = promotions
+                .iter()
+                .position(|q| q.side == !m.side && q.file == p && !q.taken)?;
+            promotions[i].taken = true;
+            took = Some(i);
+        }
+        let file = match (m.target, m.landing, m.pawn) {
+            (_, Some(Landing::Promotes(g)), _) => Some(g),
+            (Target::Nothing, _, Some((f, _))) => Some(f),
+            _ => None,
+        };
+        made.push(file.map(|file| {
+            promotions.push(Promotion {
+                side: m.side,
+                file,
+                taken: false,
+            });
+            promotions.len() - 1
+        }));
+        taken.push(took);
+    }
+    // The originals taken, and so the goal's extra pieces per type.
+    let mut extra = ByColor::new_with(|c| {
+        let have = goal_counts(&goal.board, c);
+        have.map(i16::from)
+    });
+    for m in kernel {
+        if let Target::Piece(t) = m.target {
+            extra[!m.side][usize::from(t)] += 1;
+        }
+    }
+    for c in Color::ALL {
+        for (e, s) in extra[c].iter_mut().zip(START_COUNTS) {
+            *e -= i16::from(s);
+        }
+    }
+    let mut types: Vec<usize> = vec![QUEEN; promotions.len()];
+    let mut typed = vec![false; promotions.len()];
+    for (i, p) in promotions.iter().enumerate() {
+        if p.taken {
+            typed[i] = true;
+            continue;
+        }
+        let light = Bitboard::LIGHT_SQUARES.contains(promotion_square(p.side, p.file));
+        let bishop = if light { LIGHT_BISHOP } else { DARK_BISHOP };
+        if extra[p.side][bishop] > 0 {
+            extra[p.side][bishop] -= 1;
+            types[i] = bishop;
+            typed[i] = true;
+        }
+    }
+    for (i, p) in promotions.iter().enumerate() {
+        if typed[i] {
+            continue;
+        }
+        let t = [0, 1, 4].into_iter().find(|&t| extra[p.side][t] > 0)?;
+        extra[p.side][t] -= 1;
+        types[i] = t;
+    }
+    // The walk.
+    let mut counts = ByColor::new_with(|_| START_COUNTS);
+    let mut out = Vec::with_capacity(kernel.len());
+    for (k, m) in kernel.iter().enumerate() {
+        if let Target::Piece(t) = m.target {
+            let n = &mut counts[!m.side][usize::from(t)];
+            *n = n.checked_sub(1)?;
+        }
+        if let Some(i) = taken[k] {
+            let n = &mut counts[!m.side][types[i]];
+            *n = n.checked_sub(1)?;
+        }
+        if let Some(i) = made[k] {
+            counts[m.side][types[i]] += 1;
+        }
+        out.push(counts);
+    }
+    Some((out, extra))
+}
+
+/// The promotion type for a pawn of `side` promoting on `file`, taken from `extra`: a bishop of
+/// the square's colour where one is wanted, else a queen, rook or knight.
+fn promotion_type(extra: &mut Extra, side: Color, file: u8) -> Option<usize> {
+    let light = Bitboard::LIGHT_SQUARES.contains(promotion_square(side, file));
+    let bishop = if light { LIGHT_BISHOP } else { DARK_BISHOP };
+    let t = [bishop, 0, 1, 4]
+        .into_iter()
+        .find(|&t| extra[side][t] > 0)?;
+    extra[side][t] -= 1;
+    Some(t)
+}
+
+/// The pawns of `slots` that promote after the last capture, one file at a time: where a file
+/// holds more pawns than the goal's, black ones at the bottom and white ones at the top go (the
+/// first way of lining the rest up with the goal's pawns in colour order).
+fn end_promotions(slots: &[Slot], goal: &RawPosition) -> Vec<Slot> {
+    let mut out = Vec::new();
+    for f in 0..8u8 {
+        let mut have: Vec<Slot> = slots.iter().copied().filter(|s| s.file == f).collect();
+        have.sort_by_key(|s| s.low);
+        let want: Vec<Color> = (goal.board.pawns() & Bitboard::from_file(File::new(u32::from(f))))
+            .into_iter()
+            .filter_map(|sq| goal.board.color_at(sq))
+            .collect();
+        if want.len() >= have.len() {
+            continue;
+        }
+        let fits = |s: usize| {
+            have[..s].iter().all(|p| p.color == Color::Black)
+                && have[s + want.len()..]
+                    .iter()
+                    .all(|p| p.color == Color::White)
+                && have[s..s + want.len()]
+                    .iter()
+                    .zip(&want)
+                    .all(|(p, &c)| p.color == c)
+        };
+        if let Some(s) = (0..=have.len() - want.len()).find(|&s| fits(s)) {
+            out.extend_from_slice(&have[..s]);
+            out.extend_from_slice(&have[s + want.len()..]);
+        }
+    }
+    out
+}
+
+/// The promotion square of `side` on file `file`.
+fn promotion_square(side: Color, file: u8) -> Square {
+    Square::from_coords(
+        File::new(u32::from(file)),
+        side.fold_wb(Rank::Eighth, Rank::First),
+    )
+}
+
+/// The kernel type of a piece of `role` on `sq`.
+fn kernel_type(role: Role, sq: Square) -> Option<usize> {
+    match role {
+        Role::Queen => Some(0),
+        Role::Rook => Some(1),
+        Role::Bishop if Bitboard::LIGHT_SQUARES.contains(sq) => Some(LIGHT_BISHOP),
+        Role::Bishop => Some(DARK_BISHOP),
+        Role::Knight => Some(4),
+        Role::Pawn | Role::King => None,
+    }
+}
+
+/// `c`'s pieces on `board` per kernel type.
+fn goal_counts(board: &Board, c: Color) -> Counts {
+    let mut n = [0u8; 5];
+    for sq in board.by_color(c) {
+        if let Some(t) = board.role_at(sq).and_then(|r| kernel_type(r, sq)) {
+            n[t] += 1;
+        }
+    }
+    n
+}
+
+impl Leg<'_> {
+    /// The waypoint this leg goes to.
+    pub fn waypoint(&self) -> &Waypoint {
+        self.waypoint
+    }
+
+    /// The fewest moves of `c` in the relaxed problem: its pawns onto the waypoint's squares
+    /// and the promotions it still needs, by the cheapest assignment; at least one move per
+    /// capture it still has to make.
+    ///
+    /// Pieces standing on the file squares a pawn still has to cross (or land on) are added to
+    /// `blockers`, by owner: each has to move out of the way (beyond the relaxed problem, so the
+    /// estimate may overshoot, which a proof game search can afford).
+    fn side_moves(
+        &self,
+        board: &Board,
+        c: Color,
+        now: &ByColor<Counts>,
+        blockers: &mut ByColor<u32>,
+    ) -> Option<u32> {
+        let w = self.waypoint;
+        let want = &w.pawns[c];
+        let have: Vec<Square> = (board.pawns() & board.by_color(c)).into_iter().collect();
+        let promotions: usize = (0..5)
+            .map(|t| usize::from(w.counts[c][t].saturating_sub(now[c][t])))
+            .sum();
+        let rows = want.len() + promotions;
+        if rows > have.len() {
+            return None;
+        }
+        let units = |counts: &Counts, pawns: usize| {
+            counts.iter().map(|&n| u32::from(n)).sum::<u32>() + pawns as u32
+        };
+        let theirs_now = units(&now[!c], (board.pawns() & board.by_color(!c)).count());
+        let theirs_then = units(&w.counts[!c], w.pawns[!c].len());
+        let captures = theirs_now.checked_sub(theirs_then)?;
+        let tables = &self.route.tables;
+        let mut pawn_moves = 0u32;
+        if rows > 0 {
+            let mut costs = Matrix::new(rows, have.len(), IMPOSSIBLE);
+            for (j, &s) in have.iter().enumerate() {
+                // A pawn changes file only by capturing: no further than the captures left.
+                let reach = |file: File| s.file().distance(file) <= captures;
+                for (i, slot) in want.iter().enumerate() {
+                    if reach(File::new(u32::from(slot.file))) {
+                        costs[(i, j)] = cost(tables.to_slot(c, s, slot));
+                    }
+                }
+                let last = c.fold_wb(Rank::Eighth, Rank::First);
+                let promote = File::ALL
+                    .into_iter()
+                    .filter(|&f| reach(f))
+                    .map(|f| tables.pawn[c].get(s, Square::from_coords(f, last)))
+                    .min()
+                    .unwrap_or(FAR);
+                for i in want.len()..rows {
+                    costs[(i, j)] = cost(promote);
+                }
+            }
+            let (total, assigned) = kuhn_munkres_min(&costs);
+            if total >= IMPOSSIBLE {
+                return None;
+            }
+            pawn_moves = total as u32;
+            let last = c.fold_wb(Rank::Eighth, Rank::First);
+            for (i, &j) in assigned.iter().enumerate() {
+                let Some(&s) = have.get(j) else {
+                    continue;
+                };
+                let target = match want.get(i) {
+                    Some(slot) if u32::from(slot.file) == s.file() as u32 => {
+                        let rank = if c == Color::White {
+                            slot.low
+                        } else {
+                            slot.high
+                        };
+                        let rank = Rank::new(u32::from(rank.saturating_sub(1)));
+                        Square::from_coords(s.file(), rank)
+                    }
+                    Some(_) => continue,
+                    None => Square::from_coords(s.file(), last),
+                };
+                if c.fold_wb(target.rank() <= s.rank(), target.rank() >= s.rank()) {
+                    continue;
+                }
+                let path = (attacks::between(s, target) | target) & !board.pawns();
+                for sq in path & board.occupied() {
+                    if let Some(owner) = board.color_at(sq) {
+                        blockers[owner] += 1;
+                    }
+                }
+            }
+        }
+        Some(pawn_moves.max(captures))
+    }
+
+    /// The moves the waypoint's capture still needs before it can be made: a victim or a
+    /// capturer getting to its square (0 when it is made or nothing is known).
+    fn approach(&self, board: &Board, now: &ByColor<Counts>) -> (Color, u32) {
+        let w = self.waypoint;
+        let tables = &self.route.tables;
+        let nearest = |c: Color, types: Option<u8>, to: Square| {
+            let mut best = FAR;
+            for sq in board.by_color(c) & !board.pawns() {
+                let Some(role) = board.role_at(sq) else {
+                    continue;
+                };
+                if let Some(types) = types {
+                    match kernel_type(role, sq) {
+                        Some(t) if types & (1 << t) != 0 => {}
+                        _ => continue,
+                    }
+                }
+                best = best.min(tables.piece(role, sq, to));
+            }
+            if best == FAR {
+                0
+            } else {
+                u32::from(best)
+            }
+        };
+        let pending = |victim: Color| {
+            let units = |counts: &Counts| counts.iter().map(|&n| u32::from(n)).sum::<u32>();
+            units(&now[victim]) + (board.pawns() & board.by_color(victim)).count() as u32
+                > units(&w.counts[victim]) + w.pawns[victim].len() as u32
+        };
+        match w.capture {
+            Some(Capture::OnSquare {
+                square,
+                victim,
+                types,
+            }) if pending(victim) => (victim, nearest(victim, Some(types), square)),
+            Some(Capture::PawnTo { square, victim }) if pending(victim) => {
+                let file = Bitboard::from_file(square.file());
+                let d = (board.pawns() & board.by_color(victim) & file)
+                    .into_iter()
+                    .map(|p| tables.pawn[victim].get(p, square))
+                    .min()
+                    .unwrap_or(FAR);
+                (victim, if d == FAR { 0 } else { u32::from(d) })
+            }
+            Some(Capture::Pawn { square, by }) if pending(!by) => {
+                (by, nearest(by, None, square).saturating_sub(1))
+            }
+            Some(Capture::Meet { by, types }) if pending(!by) => {
+                let mut best = FAR;
+                for v in board.by_color(!by) & !board.pawns() {
+                    match board.role_at(v).and_then(|r| kernel_type(r, v)) {
+                        Some(t) if types & (1 << t) != 0 => {}
+                        _ => continue,
+                    }
+                    for a in board.by_color(by) & !board.pawns() {
+                        if let Some(role) = board.role_at(a) {
+                            best = best.min(tables.piece(role, a, v));
+                        }
+                    }
+                }
+                let d = if best == FAR { 0 } else { u32::from(best) };
+                (by, d.saturating_sub(1))
+            }
+            _ => (Color::White, 0),
+        }
+    }
+}
+
+/// Whether `c`'s pawns on `board` stand in `slots`, one each (on each file, in order).
+fn pawns_fit(board: &Board, c: Color, slots: &[Slot]) -> bool {
+    let pawns = board.pawns() & board.by_color(c);
+    if pawns.count() != slots.len() {
+        return false;
+    }
+    (0..8u8).all(|f| {
+        // Squares iterate from a1 up, so a file's pawns come lowest first.
+        let have: Vec<u8> = pawns
+            .into_iter()
+            .filter(|sq| sq.file() as u8 == f)
+            .map(|sq| sq.rank() as u8 + 1)
+            .collect();
+        let mut want: Vec<&Slot> = slots.iter().filter(|s| s.file == f).collect();
+        want.sort_by_key(|s| s.low);
+        have.len() == want.len()
+            && have
+                .iter()
+                .zip(&want)
+                .all(|(&r, s)| (s.low..=s.high).contains(&r))
+    })
+}
+
+/// A cost matrix entry for a table distance.
+fn cost(d: u8) -> i32 {
+    if d == FAR {
+        IMPOSSIBLE
+    } else {
+        i32::from(d)
+    }
+}
+
+impl Goal for Leg<'_> {
+    fn estimate(&self, pos: &Chess) -> Option<u32> {
+        let board = pos.board();
+        for &(sq, piece) in &self.route.fixed {
+            if board.piece_at(sq) != Some(piece) {
+                return None;
+            }
+        }
+        if !(self.route.rights & !pos.castles().castling_rights()).is_empty() {
+            return None;
+        }
+        let now = ByColor::new_with(|c| goal_counts(board, c));
+        let mut moves = ByColor::new_with(|_| 0u32);
+        let mut blockers = ByColor::new_with(|_| 0u32);
+        for c in Color::ALL {
+            moves[c] = self.side_moves(board, c, &now, &mut blockers)?;
+        }
+        for c in Color::ALL {
+            moves[c] += blockers[c];
+        }
+        let (c, extra) = self.approach(board, &now);
+        moves[c] += extra;
+        // After n plies the side to move has made ceil(n/2) moves, the other floor(n/2).
+        let first = moves[pos.turn()];
+        let second = moves[!pos.turn()];
+        Some((2 * first).saturating_sub(1).max(2 * second))
+    }
+
+    fn reached(&self, pos: &Chess) -> bool {
+        let board = pos.board();
+        let w = self.waypoint;
+        Color::ALL
+            .into_iter()
+            .all(|c| pawns_fit(board, c, &w.pawns[c]) && goal_counts(board, c) == w.counts[c])
+    }
+
+    fn king_nearer(&self, _pos: &Chess, _m: &Move) -> bool {
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::legality::{
+        astar::{self, Outcome, Params},
+        kernel::{self, Kind},
+        KernelResult, Limits,
+    };
+
+    fn route(fen: &str) -> (RawPosition, Route) {
+        let goal = RawPosition::from_fen(fen).expect("test FEN");
+        let k = match kernel::search(
+            &RawPosition::start(),
+            &goal,
+            Kind::Extended,
+            &mut Limits::default().counter(),
+        ) {
+            Ok(KernelResult::Found(k)) => k,
+            other => panic!("no kernel: {other:?}"),
+        };
+        let r = Route::new(&goal, &k).expect("a route");
+        (goal, r)
+    }
+
+    #[test]
+    fn each_capture_is_a_waypoint_with_the_pawns_on_squares() {
+        // White's e pawn took black's d pawn (on d5 at the latest) and a white piece took
+        // black's f pawn: two captures, two waypoints.
+        let (_, r) = route("rnbqkbnr/ppp1p1pp/8/3P4/8/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1");
+        assert_eq!(r.len(), 2);
+        let w = &r.waypoints[1];
+        assert!(
+            w.pawns[Color::White]
+                .iter()
+                .any(|s| s.file == 3 && (s.low..=s.high).contains(&5)),
+            "{w:?}"
+        );
+        assert_eq!(w.pawns[Color::White].len(), 8);
+        assert_eq!(w.pawns[Color::Black].len(), 6);
+    }
+
+    #[test]
+    fn the_legs_are_reached_one_after_the_other() {
+        // White pieces took black's b pawn and b8 knight, a black piece took the c1 bishop.
+        let (_, r) = route("r1bqkbnr/p1pppppp/8/8/8/1P6/P1PPPPPP/RN1QKBNR w KQkq - 0 1");
+        let mut pos = Chess::default();
+        for leg in r.legs() {
+            let params = Params {
+                weight: 5,
+                max_nodes: 20_000,
+                seed: 1,
+                deadline: None,
+            };
+            match astar::search(&pos, &leg, params) {
+                Ok(Outcome::Found(moves)) => {
+                    for m in moves {
+                        pos.play_unchecked(m);
+                    }
+                }
+                other => panic!("a leg failed: {other:?}"),
+            }
+            assert!(leg.reached(&pos));
+        }
+    }
+}
