@@ -6,7 +6,7 @@
 //! larger and another random tie-break, until the budget of the analysis is spent. Runs take
 //! turns: one straight to the goal, one along the initial path ([`Route`]: the captures of an
 //! extended proof kernel as waypoints, each reached by its own search, then the goal); a goal
-//! with many captures takes three runs along the initial path to one straight. A goal that
+//! with many captures takes three runs along the initial path to one straight (the first). A goal that
 //! names an en passant square is searched for the position before the double push that made it,
 //! and the push is added. Every game found is replayed ([`replay`](super::replay)) before it is
 //! returned: a game that fails the replay is a bug, logged and never reported.
@@ -119,7 +119,7 @@ pub fn find(
         let this_run = run_limit.min(limits.max_nodes - spent);
         let guided = route.as_ref().filter(|_| {
             if guided_first {
-                run % 4 != 0
+                run % 4 != 1
             } else {
                 run % 2 == 0
             }
