@@ -83,6 +83,16 @@ fn texel_legal_positions_are_proven_by_replayed_proof_games() {
 }
 
 #[test]
+fn a_random_legal_position_gets_its_proof_game_along_the_initial_path() {
+    // A legal position of cpr1k.tsv with promoted pieces on both sides: its game needs well
+    // over 100 plies, which the search straight to the goal alone never found.
+    let fen = "kBr1r3/2p1Q2p/nQ5P/p3n1R1/b2R1p1q/PRpr2RB/5PN1/2K1brr1 b - - 0 1";
+    let (s, plies) = proven(fen, 600_000);
+    assert_eq!(s, Status::Legal, "{fen}");
+    assert!(plies.is_some_and(|n| n > 100), "{plies:?}");
+}
+
+#[test]
 fn goals_with_an_en_passant_square_or_castling_rights_get_proof_games() {
     for fen in [
         "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 1",

@@ -6,10 +6,11 @@
 //! move becomes a waypoint: every pawn on its file between the rank the kernel last left it on
 //! and the one it next needs (so that pawns the kernel leaves alone may make room for pieces),
 //! and the pieces of each type that are left (promoted pieces typed so that the survivors are
-//! the goal's extra pieces). Where the kernel move is a pawn taking a piece, the waypoint also names the square
-//! of the capture, so that the estimate brings a victim there; where a piece takes a pawn, it
-//! brings a capturer. Kings and the other pieces' squares are left free: the search gets there
-//! any way it likes, and the last leg goes to the goal itself.
+//! the goal's extra pieces). A waypoint also names the square of its capture where the kernel
+//! tells it, so that the estimate brings the victim there (a piece a pawn takes, or a pawn) or
+//! the capturer (a piece that takes a pawn). After the last capture, each promotion still to
+//! come is a waypoint of its own. Kings and the other pieces' squares are left free: the search
+//! gets there any way it likes, and the last leg goes to the goal itself.
 //!
 //! The waypoints are a guide, not a proof: a leg may fail, and the game found is replayed like
 //! any other before it is reported.
@@ -151,38 +152,9 @@ impl Route {
                 capture: capture(m, square, &counts, k),
             });
         }
-        // Then the promotions without captures that the kernel leaves for the end, one waypoint
-        // each, white and black in turn.
-        if let Some(last) = waypoints.last().cloned() {
-            let all: Vec<Slot> = Color::ALL
-                .into_iter()
-                .flat_map(|c| last.pawns[c].iter().copied())
-                .collect();
-            let promoting = end_promotions(&all, goal);
-            let (mut white, mut black): (Vec<Slot>, Vec<Slot>) =
-                promoting.into_iter().partition(|s| s.color == Color::White);
-            white.reverse();
-            black.reverse();
-            let mut now = last;
-            now.capture = None;
-            let mut turn = Color::White;
-            while !white.is_empty() || !black.is_empty() {
-                let queue = if turn == Color::White {
-                    &mut white
-                } else {
-                    &mut black
-                };
-                turn = !turn;
-                let Some(slot) = queue.pop() else {
-                    continue;
-                };
-                let t = promotion_type(&mut extra, slot.color, slot.file)?;
-                let list = &mut now.pawns[slot.color];
-                let i = list.iter().position(|s| *s == slot)?;
-                list.remove(i);
-                now.counts[slot.color][t] += 1;
-                waypoints.push(now.clone());
-            }
+        if let Some(last) = waypoints.last() {
+            let end = end_waypoints(last, goal, &mut extra)?;
+            waypoints.extend(end);
         }
         let blocked = super::heuristic::blocked_squares(goal);
         let fixed = blocked
@@ -214,6 +186,42 @@ impl Route {
             waypoint,
         })
     }
+}
+
+/// The waypoints after `last`, the last capture's: one per promotion without a capture still
+/// to come, white and black in turn, each typed from `extra`.
+fn end_waypoints(last: &Waypoint, goal: &RawPosition, extra: &mut Extra) -> Option<Vec<Waypoint>> {
+    let all: Vec<Slot> = Color::ALL
+        .into_iter()
+        .flat_map(|c| last.pawns[c].iter().copied())
+        .collect();
+    let (mut white, mut black): (Vec<Slot>, Vec<Slot>) = end_promotions(&all, goal)
+        .into_iter()
+        .partition(|s| s.color == Color::White);
+    white.reverse();
+    black.reverse();
+    let mut now = last.clone();
+    now.capture = None;
+    let mut out = Vec::new();
+    let mut turn = Color::White;
+    while !white.is_empty() || !black.is_empty() {
+        let queue = if turn == Color::White {
+            &mut white
+        } else {
+            &mut black
+        };
+        turn = !turn;
+        let Some(slot) = queue.pop() else {
+            continue;
+        };
+        let t = promotion_type(extra, slot.color, slot.file)?;
+        let list = &mut now.pawns[slot.color];
+        let i = list.iter().position(|s| *s == slot)?;
+        list.remove(i);
+        now.counts[slot.color][t] += 1;
+        out.push(now.clone());
+    }
+    Some(out)
 }
 
 /// The capture a kernel move asks the estimate to steer towards (see [`Capture`]);
