@@ -291,7 +291,7 @@ fn promotion_square(k: usize, f: usize) -> shakmaty::Square {
 
 /// Whether a promotion of `c` on file `f` lands on a light square (white promotes on the
 /// eighth rank, where the a file is light; black on the first, where it is dark).
-fn promotes_on_light(c: Color, f: usize) -> bool {
+pub(super) fn promotes_on_light(c: Color, f: usize) -> bool {
     f.is_multiple_of(2) == (c == Color::White)
 }
 

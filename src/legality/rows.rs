@@ -185,7 +185,7 @@ struct Pawn {
 }
 
 /// The pawns of a position per file, bottom up: colour and rank (1 to 8).
-fn pawns(p: &RawPosition) -> [Vec<(Color, u8)>; 8] {
+pub(super) fn pawns(p: &RawPosition) -> [Vec<(Color, u8)>; 8] {
     let mut cols: [Vec<(Color, u8)>; 8] = Default::default();
     for sq in p.board.pawns() {
         if let Some(c) = p.board.color_at(sq) {
@@ -330,7 +330,7 @@ pub(super) fn fits_goal(cols: &[Col; 8], ranks: &Ranks, goal: &RawPosition) -> b
 /// The ways a file's `have` pawns (colour of each, bottom up, by `white`) end as the goal's
 /// `want` pawns: each is the number of black pawns below that promote; the white ones above
 /// promote too, and the rest match the goal's colours in order.
-fn line_ups<'a>(
+pub(super) fn line_ups<'a>(
     have: usize,
     white: impl Fn(usize) -> bool + 'a,
     want: &'a [(Color, u8)],

@@ -24,6 +24,7 @@ use shakmaty::{
 use super::{
     astar::Goal,
     heuristic::{pawn_table, piece_table, Table, FAR, IMPOSSIBLE},
+    kernel,
     kernel_move::{KernelMove, Landing, Target},
     position::RawPosition,
     rows::{self, Slot},
@@ -322,27 +323,10 @@ fn piece_counts(
         }
     }
     let mut types: Vec<usize> = vec![QUEEN; promotions.len()];
-    let mut typed = vec![false; promotions.len()];
-    for (i, p) in promotions.iter().enumerate() {
-        if p.taken {
-            typed[i] = true;
-            continue;
+    for (t, p) in types.iter_mut().zip(&promotions) {
+        if !p.taken {
+            *t = promotion_type(&mut extra, p.side, p.file)?;
         }
-        let light = Bitboard::LIGHT_SQUARES.contains(promotion_square(p.side, p.file));
-        let bishop = if light { LIGHT_BISHOP } else { DARK_BISHOP };
-        if extra[p.side][bishop] > 0 {
-            extra[p.side][bishop] -= 1;
-            types[i] = bishop;
-            typed[i] = true;
-        }
-    }
-    for (i, p) in promotions.iter().enumerate() {
-        if typed[i] {
-            continue;
-        }
-        let t = [0, 1, 4].into_iter().find(|&t| extra[p.side][t] > 0)?;
-        extra[p.side][t] -= 1;
-        types[i] = t;
     }
     // The walk.
     let mut counts = ByColor::new_with(|_| START_COUNTS);
@@ -367,7 +351,7 @@ fn piece_counts(
 /// The promotion type for a pawn of `side` promoting on `file`, taken from `extra`: a bishop of
 /// the square's colour where one is wanted, else a queen, rook or knight.
 fn promotion_type(extra: &mut Extra, side: Color, file: u8) -> Option<usize> {
-    let light = Bitboard::LIGHT_SQUARES.contains(promotion_square(side, file));
+    let light = kernel::promotes_on_light(side, usize::from(file));
     let bishop = if light { LIGHT_BISHOP } else { DARK_BISHOP };
     let t = [bishop, 0, 1, 4]
         .into_iter()
@@ -378,43 +362,24 @@ fn promotion_type(extra: &mut Extra, side: Color, file: u8) -> Option<usize> {
 
 /// The pawns of `slots` that promote after the last capture, one file at a time: where a file
 /// holds more pawns than the goal's, black ones at the bottom and white ones at the top go (the
-/// first way of lining the rest up with the goal's pawns in colour order).
+/// first way of lining the rest up with the goal's pawns, [`rows::line_ups`]).
 fn end_promotions(slots: &[Slot], goal: &RawPosition) -> Vec<Slot> {
+    let goal_cols = rows::pawns(goal);
     let mut out = Vec::new();
-    for f in 0..8u8 {
+    for (f, want) in (0..8u8).zip(&goal_cols) {
         let mut have: Vec<Slot> = slots.iter().copied().filter(|s| s.file == f).collect();
         have.sort_by_key(|s| s.low);
-        let want: Vec<Color> = (goal.board.pawns() & Bitboard::from_file(File::new(u32::from(f))))
-            .into_iter()
-            .filter_map(|sq| goal.board.color_at(sq))
-            .collect();
         if want.len() >= have.len() {
             continue;
         }
-        let fits = |s: usize| {
-            have[..s].iter().all(|p| p.color == Color::Black)
-                && have[s + want.len()..]
-                    .iter()
-                    .all(|p| p.color == Color::White)
-                && have[s..s + want.len()]
-                    .iter()
-                    .zip(&want)
-                    .all(|(p, &c)| p.color == c)
-        };
-        if let Some(s) = (0..=have.len() - want.len()).find(|&s| fits(s)) {
+        let white: Vec<bool> = have.iter().map(|s| s.color == Color::White).collect();
+        let shift = rows::line_ups(have.len(), move |i| white[i], want).next();
+        if let Some(s) = shift {
             out.extend_from_slice(&have[..s]);
             out.extend_from_slice(&have[s + want.len()..]);
         }
     }
     out
-}
-
-/// The promotion square of `side` on file `file`.
-fn promotion_square(side: Color, file: u8) -> Square {
-    Square::from_coords(
-        File::new(u32::from(file)),
-        side.fold_wb(Rank::Eighth, Rank::First),
-    )
 }
 
 /// The kernel type of a piece of `role` on `sq`.
