@@ -94,6 +94,9 @@ def run(binary, out_dir, material):
 
 
 def report(rows):
+    # Only materials both builders have built count, so that the two sums cover the same work.
+    pairs = {r[0] for r in rows if r[1] == "old"} & {r[0] for r in rows if r[1] == "new"}
+    rows = [r for r in rows if r[0] in pairs]
     totals = {}
     for r in rows:
         t = totals.setdefault(r[1], [0.0, 0.0, 0.0, 0, 0])
@@ -109,7 +112,6 @@ def report(rows):
         )
     if "old" in totals and "new" in totals:
         o, n = totals["old"], totals["new"]
-        pairs = {r[0] for r in rows if r[1] == "old"} & {r[0] for r in rows if r[1] == "new"}
         print(
             f"growth over {len(pairs)} materials: table times {100 * (n[2] / o[2] - 1):+.1f}%, "
             f"process wall {100 * (n[0] / o[0] - 1):+.1f}%, cpu {100 * (n[1] / o[1] - 1):+.1f}%"

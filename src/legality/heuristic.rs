@@ -12,11 +12,9 @@
 //! left, a goal piece cannot be reached by any piece left, or a castling right lost already.
 
 use pathfinding::{kuhn_munkres::kuhn_munkres_min, matrix::Matrix};
-use shakmaty::{
-    attacks, Bitboard, ByColor, Chess, Color, File, Piece, Position, Rank, Role, Square,
-};
+use shakmaty::{attacks, Bitboard, ByColor, Chess, Color, File, Position, Rank, Role, Square};
 
-use super::position::RawPosition;
+use super::{around::spread, position::RawPosition};
 
 /// An unreachable square in the distance tables.
 pub(super) const FAR: u8 = u8::MAX;
@@ -309,29 +307,8 @@ fn pawn_attacks(pawns: Bitboard, color: Color) -> Bitboard {
 /// around `avoid`).
 pub(super) fn piece_table(role: Role, blocked: Bitboard, avoid: Bitboard) -> Table {
     let mut t = Table::far();
-    let piece = Piece {
-        color: Color::White,
-        role,
-    };
     for from in Square::ALL {
-        let row = &mut t.0[usize::from(from)];
-        row[usize::from(from)] = 0;
-        let mut frontier = Bitboard::from_square(from);
-        let mut seen = frontier;
-        let mut d = 0u8;
-        while !frontier.is_empty() {
-            d += 1;
-            let mut next = Bitboard::EMPTY;
-            for sq in frontier {
-                next |= attacks::attacks(sq, piece, blocked);
-            }
-            next &= !seen & !blocked & !avoid;
-            for sq in next {
-                row[usize::from(sq)] = d;
-            }
-            seen |= next;
-            frontier = next;
-        }
+        t.0[usize::from(from)] = spread(role, blocked, avoid, from);
     }
     t
 }

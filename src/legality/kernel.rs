@@ -190,6 +190,8 @@ pub struct KernelSearch<'a> {
     /// Whether a move was cut for the ranks of the pawns below the node being searched: its
     /// failure then holds for these ranks only.
     rank_cut: bool,
+    /// The random tie-break of the move ordering ([`Kind::ExtendedShuffled`]).
+    shuffle: Option<fastrand::Rng>,
 }
 
 /// Units that never move nor get captured in any game from the initial position to the goal.
@@ -307,6 +309,10 @@ pub enum Kind<'k> {
     /// An extended kernel when this plain kernel from `init` to `goal` is already at hand: most
     /// kernels fit the ranks, so it is checked first, before the search over ranks.
     ExtendedFrom(&'k [KernelMove]),
+    /// An extended kernel found with the ties of the move ordering broken at random from this
+    /// seed, so that searches with different seeds may find different kernels (another route
+    /// for a proof game search).
+    ExtendedShuffled(u64),
 }
 
 /// Searches a kernel of `kind` from `init` to `goal`; `budget` is ticked once per node and
@@ -323,12 +329,16 @@ pub fn search(
 ) -> Result<KernelResult, Stop> {
     let mut tick = || budget.tick();
     match kind {
-        Kind::Plain => run(init, goal, &mut tick, false),
-        Kind::Extended => match run(init, goal, &mut tick, false)? {
+        Kind::Plain => run(init, goal, &mut tick, false, None),
+        Kind::Extended => match run(init, goal, &mut tick, false, None)? {
             KernelResult::None => Ok(KernelResult::None),
-            KernelResult::Found(k) => extend(init, goal, &k, &mut tick),
+            KernelResult::Found(k) => extend(init, goal, &k, &mut tick, None),
         },
-        Kind::ExtendedFrom(k) => extend(init, goal, k, &mut tick),
+        Kind::ExtendedFrom(k) => extend(init, goal, k, &mut tick, None),
+        Kind::ExtendedShuffled(seed) => match run(init, goal, &mut tick, false, Some(seed))? {
+            KernelResult::None => Ok(KernelResult::None),
+            KernelResult::Found(k) => extend(init, goal, &k, &mut tick, Some(seed)),
+        },
     }
 }
 
@@ -338,21 +348,24 @@ fn extend(
     goal: &RawPosition,
     kernel: &[KernelMove],
     tick: &mut dyn FnMut() -> Result<(), Stop>,
+    shuffle: Option<u64>,
 ) -> Result<KernelResult, Stop> {
     if rows::realizable(init, goal, kernel) {
         Ok(KernelResult::Found(kernel.to_vec()))
     } else {
-        run(init, goal, tick, true)
+        run(init, goal, tick, true, shuffle)
     }
 }
 
 /// The search itself: the start state from `init`, the goal's counts, and the depth-first
-/// search (over ranks too when `extended`).
+/// search (over ranks too when `extended`; ties of the move ordering broken at random from
+/// `shuffle`'s seed where given).
 fn run(
     init: &RawPosition,
     goal: &RawPosition,
     tick: &mut dyn FnMut() -> Result<(), Stop>,
     extended: bool,
+    shuffle: Option<u64>,
 ) -> Result<KernelResult, Stop> {
     let start = counted(init);
     let g = counted(goal);
@@ -408,6 +421,7 @@ fn run(
         extended: extended.then_some((init, goal)),
         rejected: false,
         rank_cut: false,
+        shuffle: shuffle.map(fastrand::Rng::with_seed),
     };
     let mut path = Vec::new();
     let ranks = if extended {
@@ -563,7 +577,14 @@ impl KernelSearch<'_> {
             .into_iter()
             .filter_map(|(child, name)| self.bound(&child).map(|b| (b, child, name)))
             .collect();
-        children.sort_by_key(|c| c.0);
+        match &mut self.shuffle {
+            Some(rng) => {
+                let mut keyed: Vec<_> = children.into_iter().map(|c| (rng.u32(..), c)).collect();
+                keyed.sort_by_key(|(r, c)| (c.0, *r));
+                children = keyed.into_iter().map(|(_, c)| c).collect();
+            }
+            None => children.sort_by_key(|c| c.0),
+        }
         let cols = s.cols.map(|c| (c.len, c.black));
         for (_, child, name) in children {
             let child_ranks = if self.extended.is_some() {
@@ -892,6 +913,40 @@ mod tests {
             KernelResult::Found(k) => assert_eq!(k.len(), 2, "{k:?}"),
             KernelResult::None => panic!("a kernel exists"),
         }
+    }
+
+    #[test]
+    fn shuffled_searches_find_extended_kernels_that_fit_the_ranks() {
+        // A random legal position of cpr1k (21 captures, promotions on both sides): every seed
+        // finds an extended kernel, each one fits the pawns' ranks, and the seeds do not all
+        // find the same one.
+        let init = RawPosition::start();
+        let goal = RawPosition::from_fen(
+            "kBr1r3/2p1Q2p/nQ5P/p3n1R1/b2R1p1q/PRpr2RB/5PN1/2K1brr1 b - - 0 1",
+        )
+        .expect("fen");
+        let limits = crate::legality::Limits {
+            max_nodes: 1_000_000,
+            deadline: None,
+            proof_nodes: 0,
+        };
+        let mut kernels = Vec::new();
+        for seed in 1..=6 {
+            match search(
+                &init,
+                &goal,
+                Kind::ExtendedShuffled(seed),
+                &mut limits.counter(),
+            ) {
+                Ok(KernelResult::Found(k)) => {
+                    assert!(rows::realizable(&init, &goal, &k), "seed {seed}: {k:?}");
+                    kernels.push(k);
+                }
+                other => panic!("seed {seed}: {other:?}"),
+            }
+        }
+        kernels.dedup();
+        assert!(kernels.len() > 1, "one kernel for every seed");
     }
 
     #[test]

@@ -10,12 +10,15 @@
 //! - [`lastmove`]: last-move analysis, recursive over captures, checks and single candidates.
 //! - [`heuristic`], [`astar`], [`proofgame`]: proof games, found by weighted A* with a
 //!   relaxed-problem estimate; [`waypoint`]: the initial path, a proof kernel's captures as
-//!   waypoints of the search; [`replay`]: the check every proof game passes.
+//!   waypoints of the search; [`unblock`]: the second, non-admissible estimate for pieces in
+//!   each other's way (`around`: piece distances around the pawns); [`replay`]: the check every
+//!   proof game passes.
 //! - [`count`]: the number of legal chess positions estimated from a decided sample.
 //!
 //! A position is `illegal` only with a proof, `legal` only with one (a proof game that replays
 //! from the starting position to it), and `unknown` otherwise.
 
+mod around;
 pub mod astar;
 pub mod count;
 pub mod heuristic;
@@ -29,6 +32,7 @@ pub mod replay;
 pub mod revmoves;
 pub mod rows;
 pub mod rules;
+pub mod unblock;
 pub mod waypoint;
 
 use std::{fmt, time::Instant};

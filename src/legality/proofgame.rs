@@ -4,12 +4,20 @@
 //! Weighted A* ([`astar`](super::astar)) searches from the start with the relaxed-problem
 //! estimate ([`Heuristic`]); a run that reaches its node limit is restarted with a limit a fifth
 //! larger and another random tie-break, until the budget of the analysis is spent. Runs take
-//! turns: one straight to the goal, one along the initial path ([`Route`]: the captures of an
+//! turns: one straight to the goal, one along an initial path ([`Route`]: the captures of an
 //! extended proof kernel as waypoints, each reached by its own search, then the goal); a goal
-//! with many captures takes three runs along the initial path to one straight (the first). A goal that
-//! names an en passant square is searched for the position before the double push that made it,
-//! and the push is added. Every game found is replayed ([`replay`](super::replay)) before it is
-//! returned: a game that fails the replay is a bug, logged and never reported.
+//! with many captures takes three runs along the initial path to one straight (the first).
+//! Every other run along a path first looks for another kernel (the kernel search's ties
+//! broken at random), whose route joins the ones tried. A search that ends at its node limit
+//! gets a second try from the best position it found, with the estimate that also counts the
+//! pieces in each other's way ([`Unblock`]).
+//!
+//! A goal that names an en passant square is searched for the position before the double push
+//! that made it, and the push is added. A goal whose side to move is in check is also searched,
+//! every other run, for the positions before the moves that may have given the check, so that
+//! the checking piece need not come early. Every game found is replayed
+//! ([`replay`](super::replay)) before it is returned: a game that fails the replay is a bug,
+//! logged and never reported.
 
 use std::time::Instant;
 
@@ -22,7 +30,8 @@ use super::{
     kernel_move::KernelResult,
     limits::{Limits, Stop},
     position::RawPosition,
-    replay,
+    replay, revmoves,
+    unblock::Unblock,
     waypoint::{Leg, Route},
 };
 
@@ -40,6 +49,17 @@ pub const GUIDED_FIRST: usize = 3;
 
 /// Each leg of the initial path gets at least this many nodes.
 pub const LEG_NODES: u64 = 2_000;
+
+/// Earlier positions a search assumes at most for a goal in check (see
+/// [`assumed_last_moves`]).
+pub const MAX_ASSUMED: usize = 2;
+
+/// The kernel search of an assumed earlier position looks at this many nodes at most.
+const ASSUMED_KERNEL_NODES: u64 = 50_000;
+
+/// Routes (initial paths) a search tries at most: the first kernel's, then those of kernels
+/// found with the ties of the kernel search broken at random, one every other guided run.
+pub const MAX_ROUTES: usize = 4;
 
 /// A game from the starting position to the goal, replayed and checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,7 +102,8 @@ pub struct Progress {
 }
 
 /// Searches a proof game of `goal` within `limits` (`max_nodes` positions expanded in all
-/// runs together), calling `progress` as each run starts.
+/// runs together, beside the kernel searches of the routes), calling `progress` as each run
+/// starts.
 ///
 /// `Ok(None)`: none was found within the budget, or the search ran out of positions (the
 /// estimate pruned every line), which alone is no proof of illegality (the set of seen
@@ -95,17 +116,22 @@ pub fn find(
     limits: Limits,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Option<ProofGame>, Stop> {
-    let (target, last, any_ep) = match goal.ep {
+    let main = match goal.ep {
         Some(ep) => match before_double_push(goal, ep) {
-            Some((before, push)) => (before, Some(push), true),
+            Some((before, push)) => Target::new(before, vec![push], true, limits)?,
             None => return Ok(None),
         },
-        None => (goal.clone(), None, false),
+        None => Target::new(goal.clone(), Vec::new(), false, limits)?,
     };
-    let h = Heuristic::new(&target);
-    let exact = Exact { h: &h, any_ep };
-    let route = route(&target, limits)?.filter(|r| !r.is_empty());
-    let guided_first = route.as_ref().is_some_and(|r| r.len() >= GUIDED_FIRST);
+    let mut targets = vec![main];
+    // Where the goal's side to move is in check, the positions before the moves that may have
+    // given it, each searched in turn with the goal itself.
+    let mut assumed = if goal.ep.is_none() {
+        assumed_last_moves(goal, limits)?
+    } else {
+        Vec::new()
+    };
+    assumed.reverse();
     let start = Chess::default();
     let mut spent = 0u64;
     let mut run_limit = FIRST_RUN_NODES.min(limits.max_nodes);
@@ -117,13 +143,28 @@ pub fn find(
             return Err(Stop::Time);
         }
         let this_run = run_limit.min(limits.max_nodes - spent);
-        let guided = route.as_ref().filter(|_| {
-            if guided_first {
-                run % 4 != 1
-            } else {
-                run % 2 == 0
+        // Odd runs go to the goal, even ones to the assumed earlier positions in turn.
+        let alternatives = targets.len() - 1 + assumed.len();
+        let k = if run % 2 == 1 || alternatives == 0 {
+            0
+        } else {
+            1 + (run as usize / 2 - 1) % alternatives
+        };
+        let k = match assumed.pop() {
+            Some((before, m)) if k >= targets.len() => {
+                targets.push(Target::new(before, vec![m], false, limits)?);
+                targets.len() - 1
             }
-        });
+            Some(other) => {
+                assumed.push(other);
+                k
+            }
+            None => k,
+        };
+        let Some(t) = targets.get_mut(k) else {
+            continue;
+        };
+        let guided = t.next_run(run, limits)?;
         progress(&Progress {
             run,
             nodes: spent,
@@ -136,19 +177,38 @@ pub fn find(
             seed: u64::from(run),
             deadline: limits.deadline,
         };
-        let found = match guided {
+        let exact = Exact {
+            h: &t.h,
+            any_ep: t.any_ep,
+        };
+        let found = match guided.and_then(|i| t.routes.get(i)) {
             Some(r) => along(r, &exact, params)?,
-            None => match astar::search(&start, &exact, params)? {
-                Outcome::Found(moves) => Some(moves),
-                Outcome::Exhausted => return Ok(None),
-                Outcome::NodeLimit { .. } => None,
-            },
+            None => {
+                // Four fifths of the run for the search, a fifth for its second try.
+                let p = Params {
+                    max_nodes: this_run - this_run / 5,
+                    ..params
+                };
+                match astar::search(&start, &exact, p)? {
+                    Outcome::Found(moves) => Some(moves),
+                    // The goal itself out of reach: no game (an assumed earlier position
+                    // only drops out).
+                    Outcome::Exhausted if k == 0 => return Ok(None),
+                    Outcome::Exhausted => {
+                        targets.remove(k);
+                        None
+                    }
+                    Outcome::NodeLimit { best } => unblocked(&start, best, &exact, p)?,
+                }
+            }
         };
         if let Some(mut moves) = found {
-            if let Some(push) = last {
-                moves.push(push);
+            if let Some(t) = targets.get(k) {
+                moves.extend_from_slice(&t.then);
             }
-            return Ok(checked(goal, moves));
+            if let Some(game) = checked(goal, moves) {
+                return Ok(Some(game));
+            }
         }
         spent += this_run;
         run_limit += run_limit / 5;
@@ -156,18 +216,146 @@ pub fn find(
     Ok(None)
 }
 
-/// The initial path to `target`: the waypoints of an extended proof kernel, `None` when none is
-/// found within [`KERNEL_NODES`] or it does not give a route.
+/// A position the search goes to, with the moves from there to the goal, its estimate and its
+/// initial paths.
+struct Target {
+    /// The moves from this position to the goal: the double push of the goal's en passant
+    /// square, or a last move assumed.
+    then: Vec<Move>,
+    h: Heuristic,
+    /// Whether an en passant capture may be possible here.
+    any_ep: bool,
+    routes: Vec<Route>,
+    /// Whether the first route is long enough that guided runs come first.
+    guided_first: bool,
+    /// This target's runs so far, and those of them along a route.
+    runs: u32,
+    guided_runs: u32,
+}
+
+impl Target {
+    /// The target `pos` with its first route.
+    ///
+    /// # Errors
+    /// The deadline passed.
+    fn new(
+        pos: RawPosition,
+        then: Vec<Move>,
+        any_ep: bool,
+        limits: Limits,
+    ) -> Result<Target, Stop> {
+        let routes: Vec<Route> = route(&pos, limits, Kind::Extended)?
+            .filter(|r| !r.is_empty())
+            .into_iter()
+            .collect();
+        Ok(Target {
+            then,
+            guided_first: routes.first().is_some_and(|r| r.len() >= GUIDED_FIRST),
+            h: Heuristic::new(&pos),
+            any_ep,
+            routes,
+            runs: 0,
+            guided_runs: 0,
+        })
+    }
+
+    /// Starts this target's next run (`run` of the search): the route it follows (its index),
+    /// `None` to go straight to the target. The first run goes straight; where the first route
+    /// has [`GUIDED_FIRST`] waypoints or more three runs follow a route for each straight one,
+    /// else the two take turns. Every other guided run first looks for another kernel's route,
+    /// while there are fewer than [`MAX_ROUTES`]: a route whose legs keep failing may not be
+    /// the only one.
+    ///
+    /// # Errors
+    /// The deadline passed.
+    fn next_run(&mut self, run: u32, limits: Limits) -> Result<Option<usize>, Stop> {
+        self.runs += 1;
+        let guided = !self.routes.is_empty()
+            && if self.guided_first {
+                self.runs % 4 != 1
+            } else {
+                self.runs.is_multiple_of(2)
+            };
+        if !guided {
+            return Ok(None);
+        }
+        self.guided_runs += 1;
+        if self.guided_runs.is_multiple_of(2) && self.routes.len() < MAX_ROUTES {
+            let pos = self.h.goal().clone();
+            let shuffled = route(&pos, limits, Kind::ExtendedShuffled(u64::from(run)))?;
+            if let Some(r) = shuffled.filter(|r| !r.is_empty()) {
+                if !self.routes.iter().any(|old| old.same_waypoints(&r)) {
+                    self.routes.push(r);
+                }
+            }
+        }
+        Ok(Some(self.guided_runs as usize % self.routes.len().max(1)))
+    }
+}
+
+/// Where `goal`'s side to move is in check: the ordinary moves that may have given it (a
+/// piece or pawn moving, capturing or not, or promoting), each with the position before it,
+/// those that need no castling right or en passant square the goal lacks and whose earlier
+/// position has a proof kernel; those without a capture first, at most [`MAX_ASSUMED`] (of
+/// the first four times as many candidates).
 ///
 /// # Errors
 /// The deadline passed.
-fn route(target: &RawPosition, limits: Limits) -> Result<Option<Route>, Stop> {
+fn assumed_last_moves(
+    goal: &RawPosition,
+    limits: Limits,
+) -> Result<Vec<(RawPosition, Move)>, Stop> {
+    if goal.checkers(goal.turn).is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut candidates: Vec<_> = revmoves::generate(goal)
+        .into_iter()
+        .filter(|r| {
+            r.kind == revmoves::Kind::Normal
+                && r.prior.ep.is_none()
+                && r.prior.castling == goal.castling
+        })
+        .collect();
+    candidates.sort_by_key(|r| r.capture.is_some());
+    let init = RawPosition::start();
+    let mut out = Vec::new();
+    for r in candidates.into_iter().take(4 * MAX_ASSUMED) {
+        if out.len() >= MAX_ASSUMED {
+            break;
+        }
+        let budget = Limits {
+            max_nodes: ASSUMED_KERNEL_NODES,
+            ..limits
+        };
+        match kernel::search(&init, &r.prior, Kind::Plain, &mut budget.counter()) {
+            Ok(KernelResult::Found(_)) => {}
+            Ok(KernelResult::None) | Err(Stop::Nodes) => continue,
+            Err(Stop::Time) => return Err(Stop::Time),
+        }
+        let m = Move::Normal {
+            role: r.role,
+            from: r.from,
+            capture: r.capture,
+            to: r.to,
+            promotion: r.promotion,
+        };
+        out.push((r.prior, m));
+    }
+    Ok(out)
+}
+
+/// An initial path to `target`: the waypoints of an extended proof kernel of `kind`, `None`
+/// when none is found within [`KERNEL_NODES`] or it does not give a route.
+///
+/// # Errors
+/// The deadline passed.
+fn route(target: &RawPosition, limits: Limits, kind: Kind<'_>) -> Result<Option<Route>, Stop> {
     let budget = Limits {
         max_nodes: KERNEL_NODES,
         ..limits
     };
     let init = RawPosition::start();
-    match kernel::search(&init, target, Kind::Extended, &mut budget.counter()) {
+    match kernel::search(&init, target, kind, &mut budget.counter()) {
         Ok(KernelResult::Found(k)) => Ok(Route::new(target, &k)),
         Ok(KernelResult::None) | Err(Stop::Nodes) => Ok(None),
         Err(Stop::Time) => Err(Stop::Time),
@@ -232,16 +420,58 @@ fn along(route: &Route, exact: &Exact<'_>, params: Params) -> Result<Option<Vec<
         max_nodes: params.max_nodes / 2,
         ..params
     };
-    match astar::search(&pos, exact, p)? {
-        Outcome::Found(found) => {
+    let found = match astar::search(&pos, exact, p)? {
+        Outcome::Found(found) => Some(found),
+        Outcome::NodeLimit { best } => unblocked(&pos, best, exact, params)?,
+        Outcome::Exhausted => None,
+    };
+    match found {
+        Some(found) => {
             moves.extend(found);
             Ok(Some(moves))
         }
-        _ => {
+        None => {
             log::debug!("initial path: goal not reached after {} plies", moves.len());
             Ok(None)
         }
     }
+}
+
+/// The second try of a search from `start` that ended at its node limit: from the best
+/// position it found (`best` leads there), a search of a quarter of the run's nodes by the
+/// estimate that counts pieces in each other's way ([`Unblock`]). The moves from `start`.
+///
+/// # Errors
+/// The deadline passed.
+fn unblocked(
+    start: &Chess,
+    best: Vec<Move>,
+    exact: &Exact<'_>,
+    params: Params,
+) -> Result<Option<Vec<Move>>, Stop> {
+    let mut pos = start.clone();
+    for &m in &best {
+        pos.play_unchecked(m);
+    }
+    let p = Params {
+        max_nodes: params.max_nodes / 4,
+        seed: params.seed ^ 0x5555,
+        ..params
+    };
+    let goal = Unblock::new(exact);
+    Ok(match astar::search(&pos, &goal, p)? {
+        Outcome::Found(found) => {
+            log::debug!(
+                "unblocked: found {} plies after {}",
+                found.len(),
+                best.len()
+            );
+            let mut moves = best;
+            moves.extend(found);
+            Some(moves)
+        }
+        _ => None,
+    })
 }
 
 /// Logs (at debug level) a leg the search did not reach: from where, how far it got, and the
@@ -333,6 +563,36 @@ mod tests {
         let game = find_fen(fen).expect("a proof game");
         assert_eq!(game.uci().last().map(String::as_str), Some("f7f5"));
         let goal = RawPosition::from_fen(fen).expect("test FEN");
+        assert_eq!(replay::check_uci(&goal, &game.uci()), Ok(()));
+    }
+
+    #[test]
+    fn a_goal_in_check_assumes_the_moves_that_gave_it_quiet_ones_first() {
+        // 1. e4 f5 2. Qh5+: the queen came to h5 from d1, e2, f3 or g4 (or with a capture from
+        // squares on its lines).
+        let fen = "rnbqkbnr/ppppp1pp/8/5p1Q/4P3/8/PPPP1PPP/RNB1KBNR b KQkq - 1 2";
+        let goal = RawPosition::from_fen(fen).expect("test FEN");
+        let assumed = assumed_last_moves(&goal, Limits::default()).expect("no deadline");
+        assert_eq!(assumed.len(), MAX_ASSUMED);
+        for (before, m) in &assumed {
+            assert_eq!(
+                (m.role(), m.to(), m.capture()),
+                (Role::Queen, Square::H5, None)
+            );
+            let mut pos = before.to_chess().expect("a legal earlier position");
+            assert!(pos.is_legal(*m));
+            pos.play_unchecked(*m);
+            assert!(crate::legality::astar::reached(&pos, &goal, false));
+        }
+        // Not in check: nothing assumed.
+        let quiet =
+            RawPosition::from_fen("rnbqkbnr/ppppp1pp/8/5p2/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
+                .expect("test FEN");
+        assert!(assumed_last_moves(&quiet, Limits::default())
+            .expect("no deadline")
+            .is_empty());
+        // And the game is found.
+        let game = find_fen(fen).expect("a proof game");
         assert_eq!(replay::check_uci(&goal, &game.uci()), Ok(()));
     }
 

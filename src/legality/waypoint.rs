@@ -22,6 +22,7 @@ use shakmaty::{
 };
 
 use super::{
+    around::{Around, SHUT_IN},
     astar::Goal,
     heuristic::{pawn_table, piece_table, Table, FAR, IMPOSSIBLE},
     kernel,
@@ -121,6 +122,9 @@ impl Tables {
 /// The waypoints of a goal, in order, with what every position on the way must keep.
 pub struct Route {
     tables: Tables,
+    around: Around,
+    /// The squares of `fixed`.
+    fixed_squares: Bitboard,
     waypoints: Vec<Waypoint>,
     /// The goal's pieces that never move (see [`blocked_squares`](super::heuristic::blocked_squares)).
     fixed: Vec<(Square, Piece)>,
@@ -132,6 +136,8 @@ pub struct Route {
 pub struct Leg<'a> {
     route: &'a Route,
     waypoint: &'a Waypoint,
+    /// The waypoint after this one: its capture's pieces should not end this leg walled off.
+    next: Option<&'a Waypoint>,
 }
 
 impl Route {
@@ -158,16 +164,23 @@ impl Route {
             waypoints.extend(end);
         }
         let blocked = super::heuristic::blocked_squares(goal);
-        let fixed = blocked
+        let fixed: Vec<(Square, Piece)> = blocked
             .into_iter()
             .filter_map(|sq| goal.board.piece_at(sq).map(|p| (sq, p)))
             .collect();
         Some(Route {
             tables: Tables::new(),
+            around: Around::default(),
+            fixed_squares: fixed.iter().map(|&(sq, _)| sq).collect(),
             waypoints,
             fixed,
             rights: goal.castling,
         })
+    }
+
+    /// Whether `other` has the same waypoints.
+    pub fn same_waypoints(&self, other: &Route) -> bool {
+        self.waypoints == other.waypoints
     }
 
     /// The number of waypoints.
@@ -182,10 +195,14 @@ impl Route {
 
     /// The waypoints as goals of the search, in order.
     pub fn legs(&self) -> impl Iterator<Item = Leg<'_>> {
-        self.waypoints.iter().map(move |waypoint| Leg {
-            route: self,
-            waypoint,
-        })
+        self.waypoints
+            .iter()
+            .enumerate()
+            .map(move |(i, waypoint)| Leg {
+                route: self,
+                waypoint,
+                next: self.waypoints.get(i + 1),
+            })
     }
 }
 
@@ -503,9 +520,32 @@ impl Leg<'_> {
 
     /// The moves the waypoint's capture still needs before it can be made: a victim or a
     /// capturer getting to its square (0 when it is made or nothing is known).
-    fn approach(&self, board: &Board, now: &ByColor<Counts>) -> (Color, u32) {
-        let w = self.waypoint;
+    ///
+    /// `w` is this leg's waypoint or the next; `walled`: around the pawns and fixed pieces
+    /// (a piece walled off costs [`SHUT_IN`] more), else on the empty board.
+    fn approach(
+        &self,
+        board: &Board,
+        now: &ByColor<Counts>,
+        w: &Waypoint,
+        walled: bool,
+    ) -> (Color, u32) {
         let tables = &self.route.tables;
+        // A piece the pawns wall off from where it must go is further than its empty-board
+        // distance: a pawn has to make way first.
+        let walls = board.pawns() | self.route.fixed_squares;
+        let distance = |role: Role, from: Square, to: Square| {
+            if !walled {
+                return tables.piece(role, from, to);
+            }
+            self.route
+                .around
+                .distance(role, walls, from, to)
+                .unwrap_or_else(|| match tables.piece(role, from, to) {
+                    FAR => FAR,
+                    d => d.saturating_add(SHUT_IN).min(FAR - 1),
+                })
+        };
         let nearest = |c: Color, types: Option<u8>, to: Square| {
             let mut best = FAR;
             for sq in board.by_color(c) & !board.pawns() {
@@ -518,7 +558,7 @@ impl Leg<'_> {
                         _ => continue,
                     }
                 }
-                best = best.min(tables.piece(role, sq, to));
+                best = best.min(distance(role, sq, to));
             }
             if best == FAR {
                 0
@@ -558,7 +598,7 @@ impl Leg<'_> {
                     }
                     for a in board.by_color(by) & !board.pawns() {
                         if let Some(role) = board.role_at(a) {
-                            best = best.min(tables.piece(role, a, v));
+                            best = best.min(distance(role, a, v));
                         }
                     }
                 }
@@ -622,8 +662,15 @@ impl Goal for Leg<'_> {
         for c in Color::ALL {
             moves[c] += blockers[c];
         }
-        let (c, extra) = self.approach(board, &now);
+        let (c, extra) = self.approach(board, &now, self.waypoint, true);
         moves[c] += extra;
+        // The next capture's pieces should not end this leg walled off: what the walls add to
+        // its approach counts here too.
+        if let Some(next) = self.next {
+            let (c, walled) = self.approach(board, &now, next, true);
+            let (_, open) = self.approach(board, &now, next, false);
+            moves[c] += walled.saturating_sub(open);
+        }
         // After n plies the side to move has made ceil(n/2) moves, the other floor(n/2).
         let first = moves[pos.turn()];
         let second = moves[!pos.turn()];
