@@ -11,10 +11,15 @@
 //! relaxed problem has no solution: a blocked square holds the wrong piece, too few pieces are
 //! left, a goal piece cannot be reached by any piece left, or a castling right lost already.
 
-use pathfinding::{kuhn_munkres::kuhn_munkres_min, matrix::Matrix};
 use shakmaty::{attacks, Bitboard, ByColor, Chess, Color, File, Position, Rank, Role, Square};
 
-use super::{around::spread, position::RawPosition};
+use std::cell::RefCell;
+
+use super::{
+    around::spread,
+    assign::{min_assignment, Costs},
+    position::RawPosition,
+};
 
 /// An unreachable square in the distance tables.
 pub(super) const FAR: u8 = u8::MAX;
@@ -42,7 +47,7 @@ impl Table {
 /// The cheapest assignment of one side's pieces to its goal pieces.
 struct Assignment<'a> {
     /// Goal pieces by current pieces.
-    costs: &'a mut Matrix<i32>,
+    costs: &'a mut Costs,
     /// The current pieces (the columns).
     sources: &'a [(Role, Square)],
     /// The column of each row.
@@ -63,6 +68,26 @@ pub struct Heuristic {
     promo: ByColor<[Table; 4]>,
     /// Per colour, the goal's pieces other than the king.
     targets: ByColor<Vec<(Role, Square)>>,
+    /// The moves of one side by a hash of its pieces and the castling rights (see
+    /// `side_moves_cached`).
+    cache: SideCache,
+}
+
+/// Slots of the side cache (a power of two).
+const CACHE_SLOTS: usize = 1 << 16;
+
+/// A direct-mapped cache of [`Heuristic::side_moves`]: a move changes one side's pieces (and
+/// maybe takes one of the other's), so that the side that did not move keeps its value in
+/// every child of a position. Each slot holds a 64-bit hash of the side's pieces and rights
+/// and the value (`u32::MAX`: unreachable); another position with the same hash would read a
+/// wrong estimate, which costs a search at most some time (a game is checked by its replay).
+#[derive(Clone)]
+struct SideCache(RefCell<Vec<(u64, u32)>>);
+
+impl SideCache {
+    fn new() -> SideCache {
+        SideCache(RefCell::new(vec![(0, 0); CACHE_SLOTS]))
+    }
 }
 
 impl Heuristic {
@@ -98,6 +123,7 @@ impl Heuristic {
             dist,
             promo,
             targets,
+            cache: SideCache::new(),
         }
     }
 
@@ -136,10 +162,41 @@ impl Heuristic {
             let theirs_now = (board.by_color(!c) & !board.kings()).count();
             let theirs_goal = (self.goal.pieces(!c) & !self.goal.of(!c, Role::King)).count();
             let captures = theirs_now.checked_sub(theirs_goal)? as u32;
-            let mine = self.side_moves(pos, c, rights)?;
+            let mine = self.side_moves_cached(pos, c, rights)?;
             moves[c] = mine.max(captures);
         }
         Some(plies(pos.turn(), self.goal.turn, moves))
+    }
+
+    /// [`side_moves`](Heuristic::side_moves) through the side cache.
+    fn side_moves_cached(&self, pos: &Chess, c: Color, rights: Bitboard) -> Option<u32> {
+        let board = pos.board();
+        let mine = board.by_color(c);
+        let mut h = (c as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        for bb in [
+            board.pawns(),
+            board.knights(),
+            board.bishops(),
+            board.rooks(),
+            board.queens(),
+            board.kings(),
+            rights,
+        ] {
+            h = (h ^ u64::from(bb & mine)).wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+            h ^= h >> 33;
+        }
+        h |= 1;
+        let slot = (h >> 48) as usize & (CACHE_SLOTS - 1);
+        if let Some(&(tag, v)) = self.cache.0.borrow().get(slot) {
+            if tag == h {
+                return (v != u32::MAX).then_some(v);
+            }
+        }
+        let v = self.side_moves(pos, c, rights);
+        if let Some(e) = self.cache.0.borrow_mut().get_mut(slot) {
+            *e = (h, v.unwrap_or(u32::MAX));
+        }
+        v
     }
 
     /// The moves `c` needs at least: its king's path plus the cheapest assignment of its other
@@ -160,13 +217,14 @@ impl Heuristic {
         if targets.is_empty() {
             return Some(king + self.castling_penalty(c, rights, king_now, king_goal, None));
         }
-        let mut costs = Matrix::new(targets.len(), sources.len(), IMPOSSIBLE);
+        let mut costs = Costs::new(targets.len(), sources.len(), IMPOSSIBLE)?;
         for (i, &(tr, t)) in targets.iter().enumerate() {
             for (j, &(sr, s)) in sources.iter().enumerate() {
-                costs[(i, j)] = self.cost(c, sr, s, tr, t);
+                costs.set(i, j, self.cost(c, sr, s, tr, t));
             }
         }
-        let (total, assigned) = kuhn_munkres_min(&costs);
+        let (total, assigned) = min_assignment(&costs);
+        let assigned = &assigned[..targets.len()];
         if total >= IMPOSSIBLE {
             return None;
         }
@@ -179,7 +237,7 @@ impl Heuristic {
             Some(Assignment {
                 costs: &mut costs,
                 sources: &sources,
-                assigned: &assigned,
+                assigned,
                 total,
             }),
         );
@@ -219,12 +277,12 @@ impl Heuristic {
             let Some(i) = assigned.iter().position(|&a| a == j) else {
                 continue;
             };
-            if costs[(i, j)] != 0 {
+            if costs.get(i, j) != 0 {
                 continue;
             }
-            costs[(i, j)] = IMPOSSIBLE;
-            let (without, _) = kuhn_munkres_min(&*costs);
-            costs[(i, j)] = 0;
+            costs.set(i, j, IMPOSSIBLE);
+            let (without, _) = min_assignment(costs);
+            costs.set(i, j, 0);
             penalty = penalty.max((without - total).clamp(0, 2) as u32);
         }
         penalty

@@ -19,6 +19,7 @@
 //! from the starting position to it), and `unknown` otherwise.
 
 mod around;
+mod assign;
 pub mod astar;
 pub mod count;
 pub mod heuristic;

@@ -15,7 +15,6 @@
 //! The waypoints are a guide, not a proof: a leg may fail, and the game found is replayed like
 //! any other before it is reported.
 
-use pathfinding::{kuhn_munkres::kuhn_munkres_min, matrix::Matrix};
 use shakmaty::{
     attacks, Bitboard, Board, ByColor, Chess, Color, File, Move, Piece, Position, Rank, Role,
     Square,
@@ -23,6 +22,7 @@ use shakmaty::{
 
 use super::{
     around::{Around, SHUT_IN},
+    assign::{min_assignment, Costs},
     astar::Goal,
     heuristic::{pawn_table, piece_table, Table, FAR, IMPOSSIBLE},
     kernel,
@@ -461,13 +461,13 @@ impl Leg<'_> {
         let tables = &self.route.tables;
         let mut pawn_moves = 0u32;
         if rows > 0 {
-            let mut costs = Matrix::new(rows, have.len(), IMPOSSIBLE);
+            let mut costs = Costs::new(rows, have.len(), IMPOSSIBLE)?;
             for (j, &s) in have.iter().enumerate() {
                 // A pawn changes file only by capturing: no further than the captures left.
                 let reach = |file: File| s.file().distance(file) <= captures;
                 for (i, slot) in want.iter().enumerate() {
                     if reach(File::new(u32::from(slot.file))) {
-                        costs[(i, j)] = cost(tables.to_slot(c, s, slot));
+                        costs.set(i, j, cost(tables.to_slot(c, s, slot)));
                     }
                 }
                 let last = c.fold_wb(Rank::Eighth, Rank::First);
@@ -478,10 +478,11 @@ impl Leg<'_> {
                     .min()
                     .unwrap_or(FAR);
                 for i in want.len()..rows {
-                    costs[(i, j)] = cost(promote);
+                    costs.set(i, j, cost(promote));
                 }
             }
-            let (total, assigned) = kuhn_munkres_min(&costs);
+            let (total, assigned) = min_assignment(&costs);
+            let assigned = &assigned[..rows];
             if total >= IMPOSSIBLE {
                 return None;
             }
