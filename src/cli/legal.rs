@@ -158,10 +158,11 @@ pub fn proofgame_line(
     }
     let limits = limits_from_now(max_nodes, time);
     let mut progress = |p: &proofgame::Progress| {
-        let how = if p.guided {
-            "along the initial path"
-        } else {
-            "straight to the goal"
+        let how = match (p.guided, p.assumed) {
+            (true, false) => "along the initial path",
+            (false, false) => "straight to the goal",
+            (true, true) => "along the initial path, before an assumed last move",
+            (false, true) => "straight, before an assumed last move",
         };
         eprint!(
             "\rproof game search: run {} ({how}), {} nodes expanded, this run's limit {}   ",

@@ -3,8 +3,9 @@
 //! estimates add what the walls cost ([`waypoint`](super::waypoint),
 //! [`unblock`](super::unblock)).
 
-use std::{cell::RefCell, collections::HashMap};
+use std::cell::RefCell;
 
+use rustc_hash::FxHashMap;
 use shakmaty::{attacks, Bitboard, Color, Piece, Role, Square};
 
 use super::heuristic::FAR;
@@ -20,7 +21,7 @@ const ENTRIES: usize = 1 << 14;
 /// children of a position share theirs.
 #[derive(Default)]
 pub(super) struct Around {
-    cache: RefCell<HashMap<(u64, Role, Square), [u8; 64]>>,
+    cache: RefCell<FxHashMap<(u64, Role, Square), [u8; 64]>>,
 }
 
 impl Around {

@@ -8,10 +8,11 @@
 
 use std::{
     cmp::{Ordering, Reverse},
-    collections::{BinaryHeap, HashSet},
+    collections::BinaryHeap,
     time::Instant,
 };
 
+use rustc_hash::FxHashSet;
 use shakmaty::{zobrist::Zobrist64, Chess, EnPassantMode, Move, Position, Role};
 
 use super::{heuristic::Heuristic, limits::Stop, position::RawPosition};
@@ -186,7 +187,8 @@ pub fn search_counted(
     let mut tree = Tree {
         nodes: vec![(u32::MAX, None)],
     };
-    let mut seen: HashSet<u64> = HashSet::new();
+    // Zobrist keys are random already: a multiplicative hash spreads them well enough.
+    let mut seen: FxHashSet<u64> = FxHashSet::default();
     seen.insert(hash(start));
     let mut queue = BinaryHeap::new();
     queue.push(Reverse(Entry {

@@ -99,6 +99,9 @@ pub struct Progress {
     pub run_limit: u64,
     /// Whether this run follows the initial path (else it goes straight to the goal).
     pub guided: bool,
+    /// Whether this run goes to the position before an assumed last move (see
+    /// [`assumed_last_moves`]) rather than to the goal itself.
+    pub assumed: bool,
 }
 
 /// Searches a proof game of `goal` within `limits` (`max_nodes` positions expanded in all
@@ -152,7 +155,11 @@ pub fn find(
         };
         let k = match assumed.pop() {
             Some((before, m)) if k >= targets.len() => {
-                targets.push(Target::new(before, vec![m], false, limits)?);
+                let mut t = Target::new(before, vec![m], false, limits)?;
+                // The goal's first run went straight already: an earlier position starts along
+                // its path.
+                t.straight_first = false;
+                targets.push(t);
                 targets.len() - 1
             }
             Some(other) => {
@@ -170,6 +177,7 @@ pub fn find(
             nodes: spent,
             run_limit: this_run,
             guided: guided.is_some(),
+            assumed: k > 0,
         });
         let params = Params {
             weight: WEIGHT,
@@ -228,6 +236,8 @@ struct Target {
     routes: Vec<Route>,
     /// Whether the first route is long enough that guided runs come first.
     guided_first: bool,
+    /// Whether the first run goes straight to the target (else along its first route).
+    straight_first: bool,
     /// This target's runs so far, and those of them along a route.
     runs: u32,
     guided_runs: u32,
@@ -251,6 +261,7 @@ impl Target {
         Ok(Target {
             then,
             guided_first: routes.first().is_some_and(|r| r.len() >= GUIDED_FIRST),
+            straight_first: true,
             h: Heuristic::new(&pos),
             any_ep,
             routes,
@@ -260,7 +271,8 @@ impl Target {
     }
 
     /// Starts this target's next run (`run` of the search): the route it follows (its index),
-    /// `None` to go straight to the target. The first run goes straight; where the first route
+    /// `None` to go straight to the target. The first run goes straight (unless
+    /// `straight_first` is off, then the runs start one later in the cycle); where the first route
     /// has [`GUIDED_FIRST`] waypoints or more three runs follow a route for each straight one,
     /// else the two take turns. Every other guided run first looks for another kernel's route,
     /// while there are fewer than [`MAX_ROUTES`]: a route whose legs keep failing may not be
@@ -270,11 +282,13 @@ impl Target {
     /// The deadline passed.
     fn next_run(&mut self, run: u32, limits: Limits) -> Result<Option<usize>, Stop> {
         self.runs += 1;
+        // Counted from 0 where the first run goes along the path.
+        let n = self.runs - u32::from(!self.straight_first);
         let guided = !self.routes.is_empty()
             && if self.guided_first {
-                self.runs % 4 != 1
+                n % 4 != 1
             } else {
-                self.runs.is_multiple_of(2)
+                n.is_multiple_of(2)
             };
         if !guided {
             return Ok(None);
