@@ -9,8 +9,9 @@
 //! the goal's extra pieces). A waypoint also names the square of its capture where the kernel
 //! tells it, so that the estimate brings the victim there (a piece a pawn takes, or a pawn) or
 //! the capturer (a piece that takes a pawn). After the last capture, each promotion still to
-//! come is a waypoint of its own. Kings and the other pieces' squares are left free: the search
-//! gets there any way it likes, and the last leg goes to the goal itself.
+//! come is a waypoint of its own (until then such a pawn may stand anywhere on its way). Kings
+//! and the other pieces' squares are left free: the search gets there any way it likes, and
+//! the last leg goes to the goal itself.
 //!
 //! The waypoints are a guide, not a proof: a leg may fail, and the game found is replayed like
 //! any other before it is reported.
@@ -213,13 +214,29 @@ fn end_waypoints(last: &Waypoint, goal: &RawPosition, extra: &mut Extra) -> Opti
         .into_iter()
         .flat_map(|c| last.pawns[c].iter().copied())
         .collect();
-    let (mut white, mut black): (Vec<Slot>, Vec<Slot>) = end_promotions(&all, goal)
+    // A pawn that has still to promote may stand anywhere on its way there: so that it can
+    // make way for pieces (a bishop shut in behind it that blocks another pawn's promotion
+    // square).
+    let promoting = end_promotions(&all, goal);
+    let widened = |s: Slot| match s.color {
+        Color::White => Slot { high: 7, ..s },
+        Color::Black => Slot { low: 2, ..s },
+    };
+    let mut now = last.clone();
+    now.capture = None;
+    for c in Color::ALL {
+        for s in now.pawns[c].iter_mut() {
+            if promoting.contains(s) {
+                *s = widened(*s);
+            }
+        }
+    }
+    let (mut white, mut black): (Vec<Slot>, Vec<Slot>) = promoting
         .into_iter()
+        .map(widened)
         .partition(|s| s.color == Color::White);
     white.reverse();
     black.reverse();
-    let mut now = last.clone();
-    now.capture = None;
     let mut out = Vec::new();
     let mut turn = Color::White;
     while !white.is_empty() || !black.is_empty() {
@@ -625,7 +642,7 @@ fn pawns_fit(board: &Board, c: Color, slots: &[Slot]) -> bool {
             .map(|sq| sq.rank() as u8 + 1)
             .collect();
         let mut want: Vec<&Slot> = slots.iter().filter(|s| s.file == f).collect();
-        want.sort_by_key(|s| s.low);
+        want.sort_by_key(|s| (s.low, s.high));
         have.len() == want.len()
             && have
                 .iter()
