@@ -121,10 +121,10 @@ pub fn find(
 ) -> Result<Option<ProofGame>, Stop> {
     let main = match goal.ep {
         Some(ep) => match before_double_push(goal, ep) {
-            Some((before, push)) => Target::new(before, vec![push], true, limits)?,
+            Some((before, push)) => Target::new(before, vec![push], true, true, limits)?,
             None => return Ok(None),
         },
-        None => Target::new(goal.clone(), Vec::new(), false, limits)?,
+        None => Target::new(goal.clone(), Vec::new(), false, true, limits)?,
     };
     let mut targets = vec![main];
     // Where the goal's side to move is in check, the positions before the moves that may have
@@ -153,21 +153,14 @@ pub fn find(
         } else {
             1 + (run as usize / 2 - 1) % alternatives
         };
-        let k = match assumed.pop() {
-            Some((before, m)) if k >= targets.len() => {
-                let mut t = Target::new(before, vec![m], false, limits)?;
+        if k >= targets.len() {
+            if let Some((before, m)) = assumed.pop() {
                 // The goal's first run went straight already: an earlier position starts along
                 // its path.
-                t.straight_first = false;
-                targets.push(t);
-                targets.len() - 1
+                targets.push(Target::new(before, vec![m], false, false, limits)?);
             }
-            Some(other) => {
-                assumed.push(other);
-                k
-            }
-            None => k,
-        };
+        }
+        let k = k.min(targets.len() - 1);
         let Some(t) = targets.get_mut(k) else {
             continue;
         };
@@ -252,6 +245,7 @@ impl Target {
         pos: RawPosition,
         then: Vec<Move>,
         any_ep: bool,
+        straight_first: bool,
         limits: Limits,
     ) -> Result<Target, Stop> {
         let routes: Vec<Route> = route(&pos, limits, Kind::Extended)?
@@ -261,7 +255,7 @@ impl Target {
         Ok(Target {
             then,
             guided_first: routes.first().is_some_and(|r| r.len() >= GUIDED_FIRST),
-            straight_first: true,
+            straight_first,
             h: Heuristic::new(&pos),
             any_ep,
             routes,

@@ -686,8 +686,10 @@ impl Goal for Leg<'_> {
         // its approach counts here too.
         if let Some(next) = self.next {
             let (c, walled) = self.approach(board, &now, next, true);
-            let (_, open) = self.approach(board, &now, next, false);
-            moves[c] += walled.saturating_sub(open);
+            if walled > 0 {
+                let (_, open) = self.approach(board, &now, next, false);
+                moves[c] += walled.saturating_sub(open);
+            }
         }
         // After n plies the side to move has made ceil(n/2) moves, the other floor(n/2).
         let first = moves[pos.turn()];
