@@ -13,7 +13,7 @@
 
 use std::sync::LazyLock;
 
-use shakmaty::{Color, Role};
+use shakmaty::{Bitboard, Color, Role};
 
 use super::material::{Material, MAX_PIECES};
 
@@ -455,6 +455,18 @@ impl IndexScheme {
         let Some(t) = diagonal_reflection(sq[fixed]) else {
             return false;
         };
+        // A piece whose image square is empty is unmatched: most placements have more than two,
+        // which the occupancy and its image tell at once.
+        let n = self.slots.len().min(sq.len());
+        let occ = sq[..n].iter().fold(0u64, |o, &s| o | 1u64 << (s & 63));
+        let image = if t == 4 {
+            Bitboard(occ).flip_diagonal()
+        } else {
+            Bitboard(occ).flip_anti_diagonal()
+        };
+        if (occ & !image.0).count_ones() > 2 {
+            return false;
+        }
         let mut unmatched = 0;
         for i in 0..self.slots.len() {
             let image = transform(t, sq[i]);
