@@ -147,11 +147,12 @@ fn assemble(
 /// How the digit orders are compared: the zstd level of the trial compressions and the number
 /// of sample blocks, for a table compressed at `level`.
 ///
-/// The trials only rank the orders, and a cheaper trial ranks them alike: on 15 sides of 5-piece
-/// DTM tables (level 12), trials at level 3 on 128 blocks chose orders whose files were exactly
-/// as large as those of trials at level 12 on 256 blocks, in a tenth of the time (0.15 s instead
-/// of 1.2 to 1.7 s a side on KQRvKR, KRPvKB and KQRvKB); on 12 sides of DTZ50 tables (level 6),
-/// 64 blocks at level 6 chose as well as 256, where level 3 chose orders up to 3% larger.
+/// The trials only rank the orders, and a cheaper trial ranks them alike: on the 10 sides of
+/// five 5-piece DTM tables (level 12; KRPvKB, KQRvKB, KRBvKB, KBBvKQ, KBNvKB), trials at level 3
+/// on 128 blocks chose orders whose files were exactly as large as those of trials at level 12
+/// on 256 blocks, in a tenth of the time (0.15 s instead of 1.2 to 1.7 s a side); on 12 sides of
+/// DTZ50 tables (level 6), 64 blocks at level 6 chose as well as 256, where level 3 chose orders
+/// up to 3% larger.
 fn trial(level: i32) -> (i32, u64) {
     if level > 6 {
         (3, 128)
