@@ -457,8 +457,7 @@ impl IndexScheme {
         };
         // A piece whose image square is empty is unmatched: most placements have more than two,
         // which the occupancy and its image tell at once.
-        let n = self.slots.len().min(sq.len());
-        let occ = sq[..n].iter().fold(0u64, |o, &s| o | 1u64 << (s & 63));
+        let occ = super::pieces::occupancy(sq, self.slots.len());
         let image = if t == 4 {
             Bitboard(occ).flip_diagonal()
         } else {
