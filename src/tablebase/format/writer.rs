@@ -144,24 +144,42 @@ fn assemble(
     });
 }
 
-/// How the digit orders are compared: the zstd level of the trial compressions and the number
-/// of sample blocks, for a table compressed at `level`.
+/// The zstd level of the screen that every digit order goes through (or the table's own level
+/// where that is lower), on `SCREEN_BLOCKS` sample blocks; the best `FINALISTS` are then
+/// compressed at the table's own level on `FINAL_BLOCKS` blocks, and the smallest is kept.
 ///
-/// The trials only rank the orders, and a cheaper trial ranks them alike: on the 10 sides of
-/// five 5-piece DTM tables (level 12; KRPvKB, KQRvKB, KRBvKB, KBBvKQ, KBNvKB), trials at level 3
-/// on 128 blocks chose orders whose files were exactly as large as those of trials at level 12
-/// on 256 blocks, in a tenth of the time (0.15 s instead of 1.2 to 1.7 s a side); on 12 sides of
-/// DTZ50 tables (level 6), 64 blocks at level 6 chose as well as 256, where level 3 chose orders
-/// up to 3% larger.
-fn trial(level: i32) -> (i32, u64) {
-    if level > 6 {
-        (3, 128)
-    } else {
-        (level, 64)
-    }
+/// The final round alone is what the writer once did for every order (24 orders for 5 pieces):
+/// 1.2 to 1.7 s a side on the large 5-piece DTM tables. A screen on its own ranks the orders
+/// roughly alike but not always where orders are close: level 3 on 128 blocks alone chose DTM
+/// orders up to 4.7% larger (KBNPvK) and level 6 on 64 blocks DTZ50 orders up to 6.5% larger
+/// (KQNNvK, KBNvKQ +5.5%). With the final round, the choice was the full trials' on all 24
+/// sides of the 12 tables where a screen alone had chosen otherwise.
+const SCREEN_LEVEL: i32 = 3;
+
+/// Sample blocks of the screen (see `SCREEN_LEVEL`).
+const SCREEN_BLOCKS: u64 = 128;
+
+/// Orders kept from the screen for the final round (see `SCREEN_LEVEL`).
+const FINALISTS: usize = 4;
+
+/// Sample blocks of the final round (see `SCREEN_LEVEL`).
+const FINAL_BLOCKS: u64 = 256;
+
+/// The sample blocks of a side of `blocks` blocks: `count` (at most `blocks`) drawn by a fixed
+/// pseudo-random sequence (evenly spaced samples would line up with the digits and see the same
+/// piece placements again and again).
+fn sample_blocks(blocks: u64, count: u64) -> Vec<u64> {
+    (0..blocks.min(count))
+        .map(|k| {
+            let mut x = (k + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            x ^= x >> 31;
+            x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            (x ^ (x >> 29)) % blocks
+        })
+        .collect()
 }
 
-/// The digit order whose sample blocks compress smallest (see `trial`).
+/// The digit order whose sample blocks compress smallest (see `SCREEN_LEVEL`).
 fn choose_order(
     scheme: &IndexScheme,
     values: &[u8],
@@ -169,41 +187,46 @@ fn choose_order(
     block_len: u32,
     level: i32,
 ) -> Layout {
-    let (level, sample_blocks) = trial(level);
     let n = scheme.size();
     let blocks = n.div_ceil(u64::from(block_len));
-    // Blocks drawn by a fixed pseudo-random sequence: evenly spaced samples would line up with
-    // the digits and see the same piece placements again and again.
-    let samples: Vec<u64> = (0..blocks.min(sample_blocks))
-        .map(|k| {
-            let mut x = (k + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            x ^= x >> 31;
-            x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            (x ^ (x >> 29)) % blocks
-        })
-        .collect();
     let orders = all_orders(scheme.radices().len());
-    if orders.len() <= 1 || samples.is_empty() {
+    if orders.len() <= 1 || blocks == 0 {
         return Layout::identity(scheme);
     }
-    let scored: Vec<(usize, Layout)> = orders
-        .par_iter()
+    // The sampled blocks' compressed size under each layout, smallest first.
+    let rank = |layouts: Vec<Layout>, level: i32, samples: &[u64]| -> Vec<(usize, Layout)> {
+        let mut scored: Vec<(usize, Layout)> = layouts
+            .into_par_iter()
+            .map(|layout| {
+                let mut buf = Vec::with_capacity(block_len as usize);
+                let mut total = 0usize;
+                let mut c = compressor(level).ok();
+                for &b in samples {
+                    let start = b * u64::from(block_len);
+                    let len = u64::from(block_len).min(n - start);
+                    assemble(&layout, values, legal, start, len, &mut buf);
+                    total += c
+                        .as_mut()
+                        .and_then(|c| c.compress(&buf).ok())
+                        .map_or(buf.len(), |z| z.len());
+                }
+                (total, layout)
+            })
+            .collect();
+        scored.sort_by(|a, b| (a.0, a.1.order()).cmp(&(b.0, b.1.order())));
+        scored
+    };
+    let layouts = orders
+        .iter()
         .filter_map(|o| Layout::new(scheme, o))
-        .map(|layout| {
-            let mut buf = Vec::with_capacity(block_len as usize);
-            let mut total = 0usize;
-            for &b in &samples {
-                let start = b * u64::from(block_len);
-                let len = u64::from(block_len).min(n - start);
-                assemble(&layout, values, legal, start, len, &mut buf);
-                total += zstd::bulk::compress(&buf, level).map_or(buf.len(), |c| c.len());
-            }
-            (total, layout)
-        })
         .collect();
-    scored
+    let screen = sample_blocks(blocks, SCREEN_BLOCKS);
+    let mut ranked = rank(layouts, SCREEN_LEVEL.min(level), &screen);
+    ranked.truncate(FINALISTS);
+    let finalists = ranked.into_iter().map(|(_, l)| l).collect();
+    rank(finalists, level, &sample_blocks(blocks, FINAL_BLOCKS))
         .into_iter()
-        .min_by_key(|(size, layout)| (*size, layout.order().to_vec()))
+        .next()
         .map_or_else(|| Layout::identity(scheme), |(_, l)| l)
 }
 
