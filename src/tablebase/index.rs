@@ -97,37 +97,56 @@ const fn triangle_transform(sq: u8) -> u8 {
     t
 }
 
-/// Placements of the two kings, numbered.
+/// Placements of the two kings, numbered. Fixed arrays, not vectors: the solvers look
+/// placements up for every king move they make or take back, and a vector's buffer would add a
+/// dependent load to each.
 pub struct KingTable {
-    index: Vec<u16>,
-    squares: Vec<(u8, u8)>,
+    index: [u16; 64 * 64],
+    squares: [(u8, u8); MAX_PLACEMENTS],
+    len: usize,
 }
+
+/// The most king placements a table has (with pawns: 1806).
+const MAX_PLACEMENTS: usize = 1806;
 
 const NO_KINGS: u16 = u16::MAX;
 
 impl KingTable {
     fn new(keep: impl Fn(u8, u8) -> bool) -> KingTable {
-        let mut index = vec![NO_KINGS; 64 * 64];
-        let mut squares = Vec::new();
+        let mut index = [NO_KINGS; 64 * 64];
+        let mut squares = [(0, 0); MAX_PLACEMENTS];
+        let mut len = 0;
         for wk in 0..64u8 {
             for bk in 0..64u8 {
                 if !kings_touch(wk, bk) && keep(wk, bk) {
-                    index[wk as usize * 64 + bk as usize] = squares.len() as u16;
-                    squares.push((wk, bk));
+                    if let Some(slot) = squares.get_mut(len) {
+                        index[wk as usize * 64 + bk as usize] = len as u16;
+                        *slot = (wk, bk);
+                        len += 1;
+                    }
                 }
             }
         }
-        KingTable { index, squares }
+        KingTable {
+            index,
+            squares,
+            len,
+        }
     }
 
     /// Number of placements.
     pub fn len(&self) -> usize {
-        self.squares.len()
+        self.len
     }
 
     /// Whether there are none (never).
     pub fn is_empty(&self) -> bool {
-        self.squares.is_empty()
+        self.len == 0
+    }
+
+    /// The placements, in their numbering.
+    fn squares(&self) -> &[(u8, u8)] {
+        &self.squares[..self.len]
     }
 
     #[inline]
@@ -199,6 +218,8 @@ pub struct IndexScheme {
     strides: [u64; MAX_PIECES],
     /// Index step per king placement.
     king_stride: u64,
+    /// The king placements of its scheme.
+    kings: &'static KingTable,
 }
 
 impl IndexScheme {
@@ -246,6 +267,10 @@ impl IndexScheme {
         IndexScheme {
             strides,
             king_stride: stride,
+            kings: match scheme {
+                Scheme::Pawnless => &KINGS_PAWNLESS,
+                Scheme::Pawns => &KINGS_PAWNS,
+            },
             material,
             slots,
             scheme,
@@ -290,7 +315,7 @@ impl IndexScheme {
     /// The king placements, numbered as in the index's most significant digit: placement `k`
     /// holds the entries `k * king_stride() .. (k + 1) * king_stride()`.
     pub fn king_placements(&self) -> &'static [(u8, u8)] {
-        &self.kings().squares
+        self.kings().squares()
     }
 
     /// Index step per square of each slot's piece when it is alone in its group (its digit is
@@ -356,11 +381,9 @@ impl IndexScheme {
         }
     }
 
+    #[inline]
     fn kings(&self) -> &'static KingTable {
-        match self.scheme {
-            Scheme::Pawnless => &KINGS_PAWNLESS,
-            Scheme::Pawns => &KINGS_PAWNS,
-        }
+        self.kings
     }
 
     /// For a move of the piece in `slot` from a decoded (canonical) position `sq`, the amount the
@@ -553,7 +576,7 @@ impl IndexScheme {
         }
         let mut sq = [0u8; MAX_PIECES];
         let rem = self.decode_groups(idx, &self.groups, &mut sq);
-        let (wk, bk) = *self.kings().squares.get(rem as usize)?;
+        let (wk, bk) = *self.kings().squares().get(rem as usize)?;
         sq[0] = wk;
         sq[1] = bk;
         if !no_overlap(&sq[..self.slots.len()]) {
@@ -592,7 +615,7 @@ impl IndexScheme {
             idx = run_end;
             let mut sq = [0u8; MAX_PIECES];
             let rem = self.decode_groups(run, head, &mut sq);
-            let Some(&(wk, bk)) = self.kings().squares.get(rem as usize) else {
+            let Some(&(wk, bk)) = self.kings().squares().get(rem as usize) else {
                 continue;
             };
             sq[0] = wk;
