@@ -210,9 +210,14 @@ pub struct PawnDigit {
 #[derive(Clone)]
 pub struct IndexScheme {
     material: Material,
-    slots: Vec<(Color, Role)>,
+    /// Colour and role of each slot (the first `n`): inline, as the groups, so that the index
+    /// arithmetic of a move reads them without a load of a vector's buffer first.
+    slots: [(Color, Role); MAX_PIECES],
+    n: usize,
     scheme: Scheme,
-    groups: Vec<Group>,
+    /// The groups (the first `ngroups`).
+    groups: [Group; MAX_PIECES],
+    ngroups: usize,
     size: u64,
     /// Index step per square for a piece alone in its group (0 for kings and identical pieces).
     strides: [u64; MAX_PIECES],
@@ -264,6 +269,20 @@ impl IndexScheme {
                 strides[g.start] = g.stride;
             }
         }
+        let mut slot_array = [(Color::White, Role::King); MAX_PIECES];
+        for (a, &s) in slot_array.iter_mut().zip(&slots) {
+            *a = s;
+        }
+        let mut group_array = [Group {
+            start: 0,
+            len: 0,
+            pawn: false,
+            size: 1,
+            stride: 0,
+        }; MAX_PIECES];
+        for (a, &g) in group_array.iter_mut().zip(&groups) {
+            *a = g;
+        }
         IndexScheme {
             strides,
             king_stride: stride,
@@ -272,9 +291,11 @@ impl IndexScheme {
                 Scheme::Pawns => &KINGS_PAWNS,
             },
             material,
-            slots,
+            n: slots.len().min(MAX_PIECES),
+            slots: slot_array,
             scheme,
-            groups,
+            ngroups: groups.len().min(MAX_PIECES),
+            groups: group_array,
             size,
         }
     }
@@ -286,12 +307,18 @@ impl IndexScheme {
 
     /// Colour and role of each slot.
     pub fn slots(&self) -> &[(Color, Role)] {
-        &self.slots
+        &self.slots[..self.n]
+    }
+
+    /// The groups of identical pieces, in slot order.
+    #[inline]
+    fn groups(&self) -> &[Group] {
+        &self.groups[..self.ngroups]
     }
 
     /// Number of pieces.
     pub fn piece_count(&self) -> usize {
-        self.slots.len()
+        self.n
     }
 
     /// Which symmetry is used.
@@ -308,7 +335,7 @@ impl IndexScheme {
     /// one per run of identical pieces.
     pub fn radices(&self) -> Vec<u64> {
         let mut v = vec![self.kings().len() as u64];
-        v.extend(self.groups.iter().map(|g| g.size));
+        v.extend(self.groups().iter().map(|g| g.size));
         v
     }
 
@@ -334,7 +361,7 @@ impl IndexScheme {
     /// each counted from its own side (1 on its second rank, 6 on its seventh). Empty without
     /// pawns.
     pub fn pawn_digits(&self) -> Vec<PawnDigit> {
-        self.groups
+        self.groups()
             .iter()
             .filter(|g| g.pawn)
             .map(|g| {
@@ -436,7 +463,7 @@ impl IndexScheme {
             return None;
         }
         let g = self
-            .groups
+            .groups()
             .iter()
             .find(|g| (g.start..g.start + g.len).contains(&slot))?;
         let offset = if g.pawn { 8 } else { 0 };
@@ -480,7 +507,7 @@ impl IndexScheme {
         };
         // A piece whose image square is empty is unmatched: most placements have more than two,
         // which the occupancy and its image tell at once.
-        let occ = super::pieces::occupancy(sq, self.slots.len());
+        let occ = super::pieces::occupancy(sq, self.n);
         let image = if t == 4 {
             Bitboard(occ).flip_diagonal()
         } else {
@@ -490,10 +517,10 @@ impl IndexScheme {
             return false;
         }
         let mut unmatched = 0;
-        for i in 0..self.slots.len() {
+        for i in 0..self.n {
             let image = transform(t, sq[i]);
             let kind = self.slots[i];
-            if !(0..self.slots.len()).any(|j| sq[j] == image && self.slots[j] == kind) {
+            if !(0..self.n).any(|j| sq[j] == image && self.slots[j] == kind) {
                 unmatched += 1;
                 if unmatched > 2 {
                     return false;
@@ -536,7 +563,7 @@ impl IndexScheme {
         let mut idx = self
             .kings()
             .get(transform(t, sq[0] & 63), transform(t, sq[1] & 63))?;
-        for g in &self.groups {
+        for g in self.groups() {
             let mut vals = [0u8; MAX_PIECES];
             for k in 0..g.len {
                 let s = sq[g.start + k];
@@ -575,11 +602,11 @@ impl IndexScheme {
             return None;
         }
         let mut sq = [0u8; MAX_PIECES];
-        let rem = self.decode_groups(idx, &self.groups, &mut sq);
+        let rem = self.decode_groups(idx, self.groups(), &mut sq);
         let (wk, bk) = *self.kings().squares().get(rem as usize)?;
         sq[0] = wk;
         sq[1] = bk;
-        if !no_overlap(&sq[..self.slots.len()]) {
+        if !no_overlap(&sq[..self.n]) {
             return None;
         }
         if self.scheme == Scheme::Pawnless
@@ -597,7 +624,7 @@ impl IndexScheme {
     /// are decoded once per run of the last group's digit.
     pub fn for_each_used(&self, start: u64, end: u64, mut f: impl FnMut(u64, &Squares)) {
         let end = end.min(self.size);
-        let Some((last, head)) = self.groups.split_last() else {
+        let Some((last, head)) = self.groups().split_last() else {
             for idx in start..end {
                 if let Some(sq) = self.decode(idx) {
                     f(idx, &sq);
@@ -606,7 +633,7 @@ impl IndexScheme {
             return;
         };
         let radix = last.size;
-        let n = self.slots.len();
+        let n = self.n;
         let mut idx = start;
         while idx < end {
             let run = idx / radix;
