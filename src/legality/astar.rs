@@ -6,16 +6,16 @@
 //! restart with another seed explores another part of the tree. Positions are generated once
 //! (a set of their Zobrist keys); those the heuristic calls unreachable are never queued.
 
-use std::{
-    cmp::{Ordering, Reverse},
-    collections::BinaryHeap,
-    time::Instant,
-};
+use std::time::Instant;
 
-use rustc_hash::FxHashSet;
 use shakmaty::{zobrist::Zobrist64, Chess, EnPassantMode, Move, Position, Role};
 
-use super::{heuristic::Heuristic, limits::Stop, position::RawPosition};
+use super::{
+    frontier::{Open, Seen},
+    heuristic::Heuristic,
+    limits::Stop,
+    position::RawPosition,
+};
 
 /// What one search is allowed and asked.
 #[derive(Clone, Copy, Debug)]
@@ -46,30 +46,11 @@ pub enum Outcome {
 
 /// A queued position.
 struct Entry {
-    key: (u32, u8, u32),
     plies: u32,
     node: u32,
+    /// The Zobrist key of `pos` (see [`hash`]).
+    key: u64,
     pos: Chess,
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, other: &Entry) -> bool {
-        self.key == other.key
-    }
-}
-
-impl Eq for Entry {}
-
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Entry) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Entry {
-    fn cmp(&self, other: &Entry) -> Ordering {
-        self.key.cmp(&other.key)
-    }
 }
 
 /// The tree of generated positions: each one's parent and the move from it.
@@ -183,22 +164,27 @@ pub fn search_counted(
         return Ok(Outcome::Exhausted);
     };
     let before = *expanded;
-    let mut rng = fastrand::Rng::with_seed(params.seed);
     let mut tree = Tree {
         nodes: vec![(u32::MAX, None)],
     };
-    // Zobrist keys are random already: a multiplicative hash spreads them well enough.
-    let mut seen: FxHashSet<u64> = FxHashSet::default();
-    seen.insert(hash(start));
-    let mut queue = BinaryHeap::new();
-    queue.push(Reverse(Entry {
-        key: (params.weight * h0, 0, 0),
-        plies: 0,
-        node: 0,
-        pos: start.clone(),
-    }));
+    let mut seen = Seen::new();
+    let key = hash(start);
+    seen.insert(key);
+    let mut rng = fastrand::Rng::with_seed(params.seed);
+    let mut queue = Open::new();
+    // The children's keys of the position being expanded.
+    let mut keys: Vec<Option<u64>> = Vec::with_capacity(256);
+    queue.push(
+        (params.weight * h0, 0, 0),
+        Entry {
+            plies: 0,
+            node: 0,
+            key,
+            pos: start.clone(),
+        },
+    );
     let mut best = (h0, 0u32);
-    while let Some(Reverse(e)) = queue.pop() {
+    while let Some(e) = queue.pop() {
         *expanded += 1;
         let this_search = *expanded - before;
         if this_search > params.max_nodes {
@@ -209,35 +195,61 @@ pub fn search_counted(
         if this_search.is_multiple_of(64) && params.deadline.is_some_and(|d| Instant::now() >= d) {
             return Err(Stop::Time);
         }
-        for m in e.pos.legal_moves() {
-            let mut child = e.pos.clone();
-            child.play_unchecked(m);
-            if !seen.insert(hash(&child)) {
+        let moves = e.pos.legal_moves();
+        // The children's keys first, from the parent's where they can be: a position seen
+        // already is not made, and their slots in the seen set are read together.
+        keys.clear();
+        keys.extend(moves.iter().map(|&m| child_key(&e.pos, e.key, m)));
+        for key in keys.iter().flatten() {
+            seen.touch(*key);
+        }
+        for (&m, &k) in moves.iter().zip(keys.iter()) {
+            let (key, made) = match k {
+                Some(key) => (key, None),
+                None => {
+                    let child = after(&e.pos, m);
+                    (hash(&child), Some(child))
+                }
+            };
+            if !seen.insert(key) {
                 continue;
             }
-            let cls = class(&e.pos, &m, goal);
+            let child = made.unwrap_or_else(|| after(&e.pos, m));
             let Ok(id) = u32::try_from(tree.nodes.len()) else {
                 return Ok(Outcome::NodeLimit {
                     best: tree.path(best.1),
                 });
             };
-            tree.nodes.push((e.node, Some(m)));
             if goal.reached(&child) {
+                tree.nodes.push((e.node, Some(m)));
                 return Ok(Outcome::Found(tree.path(id)));
             }
             let Some(est) = goal.estimate(&child) else {
                 continue;
             };
+            tree.nodes.push((e.node, Some(m)));
             if est < best.0 {
                 best = (est, id);
             }
             let plies = e.plies + 1;
-            queue.push(Reverse(Entry {
-                key: (plies + params.weight * est, cls, rng.u32(..)),
-                plies,
-                node: id,
-                pos: child,
-            }));
+            let queued = queue.push(
+                (
+                    plies + params.weight * est,
+                    class(&e.pos, &m, goal),
+                    rng.u32(..),
+                ),
+                Entry {
+                    plies,
+                    node: id,
+                    key,
+                    pos: child,
+                },
+            );
+            if !queued {
+                return Ok(Outcome::NodeLimit {
+                    best: tree.path(best.1),
+                });
+            }
         }
     }
     Ok(Outcome::Exhausted)
@@ -246,6 +258,21 @@ pub fn search_counted(
 /// The Zobrist key of a position (en passant only where a capture is legal).
 fn hash(pos: &Chess) -> u64 {
     pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
+/// The key ([`hash`]) of the position after the legal move `m` in `pos`, whose key is `key`,
+/// where shakmaty updates it (not after a double push, a king move or a move that may change
+/// castling rights, nor where `pos` has an en passant square); else `None`.
+fn child_key(pos: &Chess, key: u64, m: Move) -> Option<u64> {
+    pos.update_zobrist_hash(Zobrist64(key), m, EnPassantMode::Legal)
+        .map(|k| k.0)
+}
+
+/// `pos` after the legal move `m`.
+fn after(pos: &Chess, m: Move) -> Chess {
+    let mut child = pos.clone();
+    child.play_unchecked(m);
+    child
 }
 
 #[cfg(test)]
@@ -272,6 +299,31 @@ mod tests {
             Ok(Outcome::Found(moves)) => moves,
             other => panic!("{fen}: no proof game: {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_key_updated_from_the_parent_is_the_key_made_from_scratch() {
+        let mut rng = fastrand::Rng::with_seed(11);
+        let mut updated = 0;
+        for _ in 0..200 {
+            let mut pos = Chess::default();
+            for _ in 0..120 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                let key = hash(&pos);
+                for &m in &moves {
+                    if let Some(k) = child_key(&pos, key, m) {
+                        assert_eq!(k, hash(&after(&pos, m)), "{} {m:?}", pos.board());
+                        updated += 1;
+                    }
+                }
+                let m = moves[rng.usize(..moves.len())];
+                pos.play_unchecked(m);
+            }
+        }
+        assert!(updated > 100_000, "{updated}");
     }
 
     #[test]

@@ -22,6 +22,7 @@ mod around;
 mod assign;
 pub mod astar;
 pub mod count;
+mod frontier;
 pub mod heuristic;
 pub mod kernel;
 pub mod kernel_move;

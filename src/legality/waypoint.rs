@@ -16,6 +16,8 @@
 //! The waypoints are a guide, not a proof: a leg may fail, and the game found is replayed like
 //! any other before it is reported.
 
+use std::cell::RefCell;
+
 use shakmaty::{
     attacks, Bitboard, Board, ByColor, Chess, Color, File, Move, Piece, Position, Rank, Role,
     Square,
@@ -139,6 +141,37 @@ pub struct Leg<'a> {
     waypoint: &'a Waypoint,
     /// The waypoint after this one: its capture's pieces should not end this leg walled off.
     next: Option<&'a Waypoint>,
+    /// The pawn assignments of this leg's estimate, by side and pawns.
+    cache: PawnCache,
+}
+
+/// How one side's pawns get to a waypoint's squares and promotions, by the cheapest
+/// assignment: what [`Leg::side_moves`] computes from the pawns alone, before it looks at
+/// the pieces in their way.
+#[derive(Clone, Copy)]
+struct PawnPlan {
+    /// The pawn moves of the assignment.
+    moves: u32,
+    /// The squares each pawn that stays on its file has to cross or land on.
+    paths: [Bitboard; 8],
+    /// The paths in use.
+    n: u8,
+}
+
+/// Slots of a leg's pawn cache (a power of two).
+const PAWN_CACHE_SLOTS: usize = 1 << 14;
+
+/// A direct-mapped cache of [`PawnPlan`]s. Most moves leave a side's pawns where they are, so
+/// that the assignment of the pawns of a position's children is mostly the same. Each slot holds
+/// a 64-bit hash of what the plan depends on (side, pawns, captures and promotions left) and
+/// the plan (`None`: none fits); another key with the same hash would read a wrong estimate,
+/// which costs a search at most some time (a game is checked by its replay).
+struct PawnCache(RefCell<Vec<(u64, Option<PawnPlan>)>>);
+
+impl PawnCache {
+    fn new() -> PawnCache {
+        PawnCache(RefCell::new(vec![(0, None); PAWN_CACHE_SLOTS]))
+    }
 }
 
 impl Route {
@@ -203,6 +236,7 @@ impl Route {
                 route: self,
                 waypoint,
                 next: self.waypoints.get(i + 1),
+                cache: PawnCache::new(),
             })
     }
 }
@@ -460,80 +494,132 @@ impl Leg<'_> {
         blockers: &mut ByColor<u32>,
     ) -> Option<u32> {
         let w = self.waypoint;
-        let want = &w.pawns[c];
-        let have: Vec<Square> = (board.pawns() & board.by_color(c)).into_iter().collect();
-        let promotions: usize = (0..5)
-            .map(|t| usize::from(w.counts[c][t].saturating_sub(now[c][t])))
+        let promotions: u32 = (0..5)
+            .map(|t| u32::from(w.counts[c][t].saturating_sub(now[c][t])))
             .sum();
-        let rows = want.len() + promotions;
-        if rows > have.len() {
-            return None;
-        }
         let units = |counts: &Counts, pawns: usize| {
             counts.iter().map(|&n| u32::from(n)).sum::<u32>() + pawns as u32
         };
         let theirs_now = units(&now[!c], (board.pawns() & board.by_color(!c)).count());
         let theirs_then = units(&w.counts[!c], w.pawns[!c].len());
         let captures = theirs_now.checked_sub(theirs_then)?;
-        let tables = &self.route.tables;
-        let mut pawn_moves = 0u32;
-        if rows > 0 {
-            let mut costs = Costs::new(rows, have.len(), IMPOSSIBLE)?;
-            for (j, &s) in have.iter().enumerate() {
-                // A pawn changes file only by capturing: no further than the captures left.
-                let reach = |file: File| s.file().distance(file) <= captures;
-                for (i, slot) in want.iter().enumerate() {
-                    if reach(File::new(u32::from(slot.file))) {
-                        costs.set(i, j, cost(tables.to_slot(c, s, slot)));
-                    }
-                }
-                let last = c.fold_wb(Rank::Eighth, Rank::First);
-                let promote = File::ALL
-                    .into_iter()
-                    .filter(|&f| reach(f))
-                    .map(|f| tables.pawn[c].get(s, Square::from_coords(f, last)))
-                    .min()
-                    .unwrap_or(FAR);
-                for i in want.len()..rows {
-                    costs.set(i, j, cost(promote));
-                }
-            }
-            let (total, assigned) = min_assignment(&costs);
-            let assigned = &assigned[..rows];
-            if total >= IMPOSSIBLE {
-                return None;
-            }
-            pawn_moves = total as u32;
-            let last = c.fold_wb(Rank::Eighth, Rank::First);
-            for (i, &j) in assigned.iter().enumerate() {
-                let Some(&s) = have.get(j) else {
-                    continue;
-                };
-                let target = match want.get(i) {
-                    Some(slot) if u32::from(slot.file) == s.file() as u32 => {
-                        let rank = if c == Color::White {
-                            slot.low
-                        } else {
-                            slot.high
-                        };
-                        let rank = Rank::new(u32::from(rank.saturating_sub(1)));
-                        Square::from_coords(s.file(), rank)
-                    }
-                    Some(_) => continue,
-                    None => Square::from_coords(s.file(), last),
-                };
-                if c.fold_wb(target.rank() <= s.rank(), target.rank() >= s.rank()) {
-                    continue;
-                }
-                let path = (attacks::between(s, target) | target) & !board.pawns();
-                for sq in path & board.occupied() {
-                    if let Some(owner) = board.color_at(sq) {
-                        blockers[owner] += 1;
-                    }
+        let pawns = board.pawns() & board.by_color(c);
+        let plan = self.pawn_plan_cached(c, pawns, captures, promotions)?;
+        let in_way = board.occupied() & !board.pawns();
+        for path in plan.paths.iter().take(usize::from(plan.n)) {
+            for sq in *path & in_way {
+                if let Some(owner) = board.color_at(sq) {
+                    blockers[owner] += 1;
                 }
             }
         }
-        Some(pawn_moves.max(captures))
+        Some(plan.moves.max(captures))
+    }
+
+    /// [`pawn_plan`](Leg::pawn_plan) through the leg's cache.
+    fn pawn_plan_cached(
+        &self,
+        c: Color,
+        pawns: Bitboard,
+        captures: u32,
+        promotions: u32,
+    ) -> Option<PawnPlan> {
+        let mut h = (c as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        for x in [u64::from(pawns), u64::from(captures), u64::from(promotions)] {
+            h = (h ^ x).wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+            h ^= h >> 33;
+        }
+        h |= 1;
+        let slot = (h >> 48) as usize & (PAWN_CACHE_SLOTS - 1);
+        if let Some(&(tag, plan)) = self.cache.0.borrow().get(slot) {
+            if tag == h {
+                return plan;
+            }
+        }
+        let plan = self.pawn_plan(c, pawns, captures, promotions);
+        if let Some(e) = self.cache.0.borrow_mut().get_mut(slot) {
+            *e = (h, plan);
+        }
+        plan
+    }
+
+    /// The cheapest assignment of `c`'s `pawns` to the waypoint's squares for them and to the
+    /// `promotions` still to come, each pawn changing file at most `captures` times; `None`
+    /// when there is none.
+    fn pawn_plan(
+        &self,
+        c: Color,
+        pawns: Bitboard,
+        captures: u32,
+        promotions: u32,
+    ) -> Option<PawnPlan> {
+        let want = &self.waypoint.pawns[c];
+        let have: Vec<Square> = pawns.into_iter().collect();
+        let rows = want.len() + promotions as usize;
+        if rows > have.len() {
+            return None;
+        }
+        let mut plan = PawnPlan {
+            moves: 0,
+            paths: [Bitboard::EMPTY; 8],
+            n: 0,
+        };
+        if rows == 0 {
+            return Some(plan);
+        }
+        let tables = &self.route.tables;
+        let last = c.fold_wb(Rank::Eighth, Rank::First);
+        let mut costs = Costs::new(rows, have.len(), IMPOSSIBLE)?;
+        for (j, &s) in have.iter().enumerate() {
+            // A pawn changes file only by capturing: no further than the captures left.
+            let reach = |file: File| s.file().distance(file) <= captures;
+            for (i, slot) in want.iter().enumerate() {
+                if reach(File::new(u32::from(slot.file))) {
+                    costs.set(i, j, cost(tables.to_slot(c, s, slot)));
+                }
+            }
+            let promote = File::ALL
+                .into_iter()
+                .filter(|&f| reach(f))
+                .map(|f| tables.pawn[c].get(s, Square::from_coords(f, last)))
+                .min()
+                .unwrap_or(FAR);
+            for i in want.len()..rows {
+                costs.set(i, j, cost(promote));
+            }
+        }
+        let (total, assigned) = min_assignment(&costs);
+        let assigned = &assigned[..rows];
+        if total >= IMPOSSIBLE {
+            return None;
+        }
+        plan.moves = total as u32;
+        for (i, &j) in assigned.iter().enumerate() {
+            let Some(&s) = have.get(j) else {
+                continue;
+            };
+            let target = match want.get(i) {
+                Some(slot) if u32::from(slot.file) == s.file() as u32 => {
+                    let rank = if c == Color::White {
+                        slot.low
+                    } else {
+                        slot.high
+                    };
+                    let rank = Rank::new(u32::from(rank.saturating_sub(1)));
+                    Square::from_coords(s.file(), rank)
+                }
+                Some(_) => continue,
+                None => Square::from_coords(s.file(), last),
+            };
+            if c.fold_wb(target.rank() <= s.rank(), target.rank() >= s.rank()) {
+                continue;
+            }
+            if let Some(p) = plan.paths.get_mut(usize::from(plan.n)) {
+                *p = attacks::between(s, target) | target;
+                plan.n += 1;
+            }
+        }
+        Some(plan)
     }
 
     /// The moves the waypoint's capture still needs before it can be made: a victim or a
@@ -634,20 +720,27 @@ fn pawns_fit(board: &Board, c: Color, slots: &[Slot]) -> bool {
     if pawns.count() != slots.len() {
         return false;
     }
-    (0..8u8).all(|f| {
+    File::ALL.into_iter().all(|file| {
+        let f = file as u8;
+        // The file's slots, lowest first (at most 8: one per pawn).
+        let mut want = [(0u8, 0u8); 8];
+        let mut n = 0;
+        for s in slots.iter().filter(|s| s.file == f) {
+            match want.get_mut(n) {
+                Some(w) => *w = (s.low, s.high),
+                None => return false,
+            }
+            n += 1;
+        }
+        let want = &mut want[..n];
+        want.sort_unstable();
         // Squares iterate from a1 up, so a file's pawns come lowest first.
-        let have: Vec<u8> = pawns
-            .into_iter()
-            .filter(|sq| sq.file() as u8 == f)
-            .map(|sq| sq.rank() as u8 + 1)
-            .collect();
-        let mut want: Vec<&Slot> = slots.iter().filter(|s| s.file == f).collect();
-        want.sort_by_key(|s| (s.low, s.high));
-        have.len() == want.len()
+        let have = pawns & Bitboard::from_file(file);
+        have.count() == n
             && have
-                .iter()
-                .zip(&want)
-                .all(|(&r, s)| (s.low..=s.high).contains(&r))
+                .into_iter()
+                .zip(want.iter())
+                .all(|(sq, &(low, high))| (low..=high).contains(&(sq.rank() as u8 + 1)))
     })
 }
 
@@ -700,9 +793,13 @@ impl Goal for Leg<'_> {
     fn reached(&self, pos: &Chess) -> bool {
         let board = pos.board();
         let w = self.waypoint;
-        Color::ALL
-            .into_iter()
-            .all(|c| pawns_fit(board, c, &w.pawns[c]) && goal_counts(board, c) == w.counts[c])
+        // The number of pieces first: it tells most positions apart at the cost of a count.
+        let pieces = |c: Color| (board.by_color(c) & !board.pawns() & !board.kings()).count();
+        let wanted = |c: Color| w.counts[c].iter().map(|&n| usize::from(n)).sum::<usize>();
+        Color::ALL.into_iter().all(|c| pieces(c) == wanted(c))
+            && Color::ALL
+                .into_iter()
+                .all(|c| pawns_fit(board, c, &w.pawns[c]) && goal_counts(board, c) == w.counts[c])
     }
 
     fn king_nearer(&self, _pos: &Chess, _m: &Move) -> bool {
