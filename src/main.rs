@@ -81,6 +81,10 @@ enum Command {
         /// Seconds at most per position.
         #[arg(long)]
         time: Option<f64>,
+        /// Also write each position's verdict to this file as it is decided:
+        /// INDEX<TAB>MULT<TAB>SECONDS<TAB> and the line `retro legal` prints.
+        #[arg(long)]
+        verdicts: Option<PathBuf>,
         /// The sample file.
         file: PathBuf,
     },
@@ -358,10 +362,12 @@ fn run(command: Option<Command>, config: Config) -> Result<(), CliError> {
         Some(Command::CountLegal {
             max_nodes,
             time,
+            verdicts,
             file,
         }) => {
             let time = cli::time_limit(time)?;
-            let (estimate, took) = cli::legal::count_legal(&file, max_nodes, time)?;
+            let (estimate, took) =
+                cli::legal::count_legal(&file, max_nodes, time, verdicts.as_deref())?;
             let text = format!("{estimate}\ntime: {:.1} s", took.as_secs_f64());
             cli::print_lines(&[text], stdout.lock())?;
         }

@@ -484,11 +484,14 @@ fn count_legal_estimates_from_the_verdicts_of_legal() {
         file.push_str(&format!("{fen}\t{mult}\n"));
     }
     std::fs::write(&path, file).expect("write sample");
+    let verdicts_path = dir.path().join("verdicts.tsv");
     let out = retro(
         &[
             "count-legal",
             "--max-nodes",
             "20000",
+            "--verdicts",
+            verdicts_path.to_str().expect("utf-8"),
             path.to_str().expect("utf-8"),
         ],
         "",
@@ -525,6 +528,40 @@ fn count_legal_estimates_from_the_verdicts_of_legal() {
         "{report}\nexpected {estimate:.3e}"
     );
     assert!(report.lines().any(|l| l.starts_with("time: ")), "{report}");
+    // The verdicts file: a line per row, by index, with its multiplicity, time and the
+    // verdict `retro legal` gave.
+    let written = std::fs::read_to_string(&verdicts_path).expect("verdicts file");
+    let mut by_index: Vec<(usize, u64, String, String)> = written
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            assert!(f[2].parse::<f64>().is_ok(), "{l}");
+            (
+                f[0].parse().expect("index"),
+                f[1].parse().expect("mult"),
+                f[3].to_string(),
+                f[4].to_string(),
+            )
+        })
+        .collect();
+    by_index.sort_by_key(|r| r.0);
+    assert_eq!(by_index.len(), rows.len(), "{written}");
+    for (i, ((index, mult, fen, verdict), (row, v))) in
+        by_index.iter().zip(rows.iter().zip(&verdicts)).enumerate()
+    {
+        assert_eq!((*index, *mult, fen, verdict), (i + 1, row.1, &row.0, v));
+    }
+    let unwritable = retro(
+        &[
+            "count-legal",
+            "--verdicts",
+            "/nonexistent/dir/v.tsv",
+            path.to_str().expect("utf-8"),
+        ],
+        "",
+    );
+    assert_eq!(unwritable.status.code(), Some(2));
+    assert!(text(&unwritable.stderr).contains("/nonexistent/dir/v.tsv"));
 
     std::fs::write(&path, "fen\tmult\nx\tmany\n").expect("write sample");
     let bad = retro(&["count-legal", path.to_str().expect("utf-8")], "");

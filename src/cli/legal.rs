@@ -54,13 +54,23 @@ pub fn legal_line(fen: &str, limits: Limits) -> String {
 
 /// [`legal_line`], and the proof game of a legal position as PGN.
 fn analyse(fen: &str, limits: Limits) -> (String, Option<String>) {
+    let (line, pgn, _) = analyse_status(fen, limits);
+    (line, pgn)
+}
+
+/// [`analyse`], and the verdict (unknown for a malformed FEN).
+fn analyse_status(fen: &str, limits: Limits) -> (String, Option<String>, legality::Status) {
     let fen = fen.trim();
     match legality::analyze_fen(fen, limits) {
         Ok(v) => match v.proof.as_ref().filter(|g| g.plies() > 0) {
-            Some(game) => (proven_line(fen, game), Some(proof_pgn(fen, game))),
-            None => (format!("{fen}\t{}\t{}", v.status, v.reason), None),
+            Some(game) => (proven_line(fen, game), Some(proof_pgn(fen, game)), v.status),
+            None => (format!("{fen}\t{}\t{}", v.status, v.reason), None, v.status),
         },
-        Err(e) => (format!("{fen}\terror\t{e}"), None),
+        Err(e) => (
+            format!("{fen}\terror\t{e}"),
+            None,
+            legality::Status::Unknown,
+        ),
     }
 }
 
@@ -271,18 +281,31 @@ pub enum CountError {
         /// What is wrong.
         source: legality::count::SampleError,
     },
+    /// The verdicts file cannot be created.
+    #[error("{}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why not.
+        source: std::io::Error,
+    },
 }
 
 /// `retro count-legal`: decides every position of a sample file (`fen` and `mult` columns) in
 /// parallel, with a progress bar on standard error, and returns the estimate of the number of
-/// legal chess positions with the time taken. Malformed FENs count as unknown.
+/// legal chess positions with the time taken. Malformed FENs count as unknown. With
+/// `verdicts`, each position's verdict is written there as it is decided (in the order they
+/// end): `INDEX<TAB>MULT<TAB>SECONDS<TAB>` and the line of `retro legal` (index from 1 in the
+/// sample's rows).
 ///
 /// # Errors
-/// The file cannot be read or is malformed.
+/// The sample file cannot be read or is malformed, or the verdicts file cannot be created (a
+/// line that cannot be written later is logged, and the estimate still returned).
 pub fn count_legal(
     path: &std::path::Path,
     max_nodes: u64,
     time: Option<Duration>,
+    verdicts: Option<&std::path::Path>,
 ) -> Result<(legality::count::Estimate, Duration), CountError> {
     let text = std::fs::read_to_string(path).map_err(|source| CountError::Read {
         path: path.to_path_buf(),
@@ -300,12 +323,36 @@ pub fn count_legal(
         )
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
+    let out = match verdicts {
+        Some(p) => Some(std::sync::Mutex::new(std::io::BufWriter::new(
+            std::fs::File::create(p).map_err(|source| CountError::Write {
+                path: p.to_path_buf(),
+                source,
+            })?,
+        ))),
+        None => None,
+    };
     let legal_so_far = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<(u64, legality::Status)> = sample
+    let results: Vec<(u64, legality::Status, std::io::Result<()>)> = sample
         .par_iter()
-        .map(|s| {
-            let status = legality::analyze_fen(&s.fen, limits_from_now(max_nodes, time))
-                .map_or(legality::Status::Unknown, |v| v.status);
+        .enumerate()
+        .map(|(i, s)| {
+            let began = Instant::now();
+            let (line, _, status) = analyse_status(&s.fen, limits_from_now(max_nodes, time));
+            let written = match &out {
+                Some(out) => match out.lock() {
+                    Ok(mut w) => writeln!(
+                        w,
+                        "{}\t{}\t{:.2}\t{line}",
+                        i + 1,
+                        s.mult,
+                        began.elapsed().as_secs_f64()
+                    )
+                    .and_then(|()| w.flush()),
+                    Err(_) => Err(std::io::Error::other("a writer thread panicked")),
+                },
+                None => Ok(()),
+            };
             if status == legality::Status::Legal {
                 legal_so_far.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
@@ -314,9 +361,24 @@ pub fn count_legal(
                 legal_so_far.load(std::sync::atomic::Ordering::Relaxed)
             ));
             bar.inc(1);
-            (s.mult, status)
+            (s.mult, status, written)
         })
         .collect();
     bar.finish_and_clear();
-    Ok((legality::count::Estimate::new(&results), started.elapsed()))
+    // A verdict that could not be written loses no more than that line: the estimate stands.
+    let mut decided = Vec::with_capacity(results.len());
+    let mut unwritten = 0usize;
+    for (mult, status, written) in results {
+        if let Err(e) = written {
+            if unwritten == 0 {
+                log::error!("{}: {e}", verdicts.unwrap_or(path).display());
+            }
+            unwritten += 1;
+        }
+        decided.push((mult, status));
+    }
+    if unwritten > 0 {
+        log::error!("{unwritten} verdicts could not be written");
+    }
+    Ok((legality::count::Estimate::new(&decided), started.elapsed()))
 }
