@@ -49,28 +49,40 @@ fn limits_from_now(max_nodes: u64, time: Option<Duration>) -> Limits {
 /// plies<TAB>MOVES` (UCI moves), `FEN<TAB>illegal|unknown<TAB>reason`, or
 /// `FEN<TAB>error<TAB>message` for a malformed FEN.
 pub fn legal_line(fen: &str, limits: Limits) -> String {
-    analyse(fen, limits).0
+    analyse(fen, limits).line
 }
 
-/// [`legal_line`], and the proof game of a legal position as PGN.
-fn analyse(fen: &str, limits: Limits) -> (String, Option<String>) {
-    let (line, pgn, _) = analyse_status(fen, limits);
-    (line, pgn)
+/// One position's analysis, as the legality commands report it.
+struct Analysed {
+    /// The line of [`legal_line`].
+    line: String,
+    /// The verdict (unknown for a malformed FEN).
+    status: legality::Status,
+    /// The proof game of a position proven legal by one (not of the starting position).
+    game: Option<ProofGame>,
 }
 
-/// [`analyse`], and the verdict (unknown for a malformed FEN).
-fn analyse_status(fen: &str, limits: Limits) -> (String, Option<String>, legality::Status) {
+/// [`legal_line`], with the verdict and the proof game.
+fn analyse(fen: &str, limits: Limits) -> Analysed {
     let fen = fen.trim();
     match legality::analyze_fen(fen, limits) {
-        Ok(v) => match v.proof.as_ref().filter(|g| g.plies() > 0) {
-            Some(game) => (proven_line(fen, game), Some(proof_pgn(fen, game)), v.status),
-            None => (format!("{fen}\t{}\t{}", v.status, v.reason), None, v.status),
+        Ok(v) => match v.proof.filter(|g| g.plies() > 0) {
+            Some(game) => Analysed {
+                line: proven_line(fen, &game),
+                status: v.status,
+                game: Some(game),
+            },
+            None => Analysed {
+                line: format!("{fen}\t{}\t{}", v.status, v.reason),
+                status: v.status,
+                game: None,
+            },
         },
-        Err(e) => (
-            format!("{fen}\terror\t{e}"),
-            None,
-            legality::Status::Unknown,
-        ),
+        Err(e) => Analysed {
+            line: format!("{fen}\terror\t{e}"),
+            status: legality::Status::Unknown,
+            game: None,
+        },
     }
 }
 
@@ -109,10 +121,18 @@ pub fn run_legal(
     mut out: impl Write,
     mut pgn_out: Option<&mut dyn Write>,
 ) -> std::io::Result<()> {
+    let want_pgn = pgn_out.is_some();
     let analyse_batch = |batch: &[String]| -> Vec<(String, Option<String>)> {
         batch
             .par_iter()
-            .map(|fen| analyse(fen, limits_from_now(max_nodes, time)))
+            .map(|fen| {
+                let a = analyse(fen, limits_from_now(max_nodes, time));
+                let pgn = a
+                    .game
+                    .filter(|_| want_pgn)
+                    .map(|g| proof_pgn(fen.trim(), &g));
+                (a.line, pgn)
+            })
             .collect()
     };
     let mut emit =
@@ -338,7 +358,7 @@ pub fn count_legal(
         .enumerate()
         .map(|(i, s)| {
             let began = Instant::now();
-            let (line, _, status) = analyse_status(&s.fen, limits_from_now(max_nodes, time));
+            let Analysed { line, status, .. } = analyse(&s.fen, limits_from_now(max_nodes, time));
             let written = match &out {
                 Some(out) => match out.lock() {
                     Ok(mut w) => writeln!(
