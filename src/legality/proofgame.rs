@@ -217,6 +217,13 @@ pub fn find(
     Ok(None)
 }
 
+/// A run along a route gives up when its legs have sent it back this many times per leg.
+const MAX_BACKS: usize = 4;
+
+/// Kernels whose ties are broken at random that a target tries for its first route when the
+/// first kernel gives none.
+const FIRST_ROUTE_TRIES: u64 = 4;
+
 /// A position the search goes to, with the moves from there to the goal, its estimate and its
 /// initial paths.
 struct Target {
@@ -248,7 +255,17 @@ impl Target {
         straight_first: bool,
         limits: Limits,
     ) -> Result<Target, Stop> {
-        let routes: Vec<Route> = route(&pos, limits, Kind::Extended)?
+        let mut first = route(&pos, limits, Kind::Extended)?;
+        // A kernel whose route cannot be followed (a waypoint out of reach): others, with
+        // the ties of the kernel search broken at random.
+        for seed in 1..=FIRST_ROUTE_TRIES {
+            if !matches!(first, Routed::Unfit) {
+                break;
+            }
+            first = route(&pos, limits, Kind::ExtendedShuffled(seed))?;
+        }
+        let routes: Vec<Route> = first
+            .route()
             .filter(|r| !r.is_empty())
             .into_iter()
             .collect();
@@ -291,7 +308,7 @@ impl Target {
         if self.guided_runs.is_multiple_of(2) && self.routes.len() < MAX_ROUTES {
             let pos = self.h.goal().clone();
             let shuffled = route(&pos, limits, Kind::ExtendedShuffled(u64::from(run)))?;
-            if let Some(r) = shuffled.filter(|r| !r.is_empty()) {
+            if let Some(r) = shuffled.route().filter(|r| !r.is_empty()) {
                 if !self.routes.iter().any(|old| old.same_waypoints(&r)) {
                     self.routes.push(r);
                 }
@@ -352,20 +369,41 @@ fn assumed_last_moves(
     Ok(out)
 }
 
-/// An initial path to `target`: the waypoints of an extended proof kernel of `kind`, `None`
-/// when none is found within [`KERNEL_NODES`] or it does not give a route.
+/// What the search for an initial path found.
+enum Routed {
+    /// A route.
+    Route(Route),
+    /// No kernel within [`KERNEL_NODES`].
+    NoKernel,
+    /// A kernel that gives no route (see [`Route::new`]).
+    Unfit,
+}
+
+impl Routed {
+    /// The route, if there is one.
+    fn route(self) -> Option<Route> {
+        match self {
+            Routed::Route(r) => Some(r),
+            Routed::NoKernel | Routed::Unfit => None,
+        }
+    }
+}
+
+/// An initial path to `target`: the waypoints of an extended proof kernel of `kind`.
 ///
 /// # Errors
 /// The deadline passed.
-fn route(target: &RawPosition, limits: Limits, kind: Kind<'_>) -> Result<Option<Route>, Stop> {
+fn route(target: &RawPosition, limits: Limits, kind: Kind<'_>) -> Result<Routed, Stop> {
     let budget = Limits {
         max_nodes: KERNEL_NODES,
         ..limits
     };
     let init = RawPosition::start();
     match kernel::search(&init, target, kind, &mut budget.counter()) {
-        Ok(KernelResult::Found(k)) => Ok(Route::new(target, &k)),
-        Ok(KernelResult::None) | Err(Stop::Nodes) => Ok(None),
+        Ok(KernelResult::Found(k)) => {
+            Ok(Route::new(target, &k).map_or(Routed::Unfit, Routed::Route))
+        }
+        Ok(KernelResult::None) | Err(Stop::Nodes) => Ok(Routed::NoKernel),
         Err(Stop::Time) => Err(Stop::Time),
     }
 }
@@ -373,9 +411,10 @@ fn route(target: &RawPosition, limits: Limits, kind: Kind<'_>) -> Result<Option<
 /// One run along `route`: each waypoint in turn from the starting position, each by a search
 /// of at most an eighth of the run's nodes (at least [`LEG_NODES`]), then the goal by one of
 /// half the run. A leg that fails twice from the same position, or cannot be reached from it,
-/// sends the run back one leg, which is searched again with another random tie-break (it ends
-/// elsewhere, from where the next leg may be easier). `None` when the first leg fails, or the
-/// legs have spent the run's nodes.
+/// sends the run back one leg (two the second time, and so on), which is searched again with
+/// another random tie-break (it ends elsewhere, from where the next leg may be easier). `None`
+/// when the first leg fails, the legs have spent the run's nodes, or they have sent the run
+/// back [`MAX_BACKS`] times per leg.
 ///
 /// # Errors
 /// The deadline passed.
@@ -388,6 +427,8 @@ fn along(route: &Route, exact: &Exact<'_>, params: Params) -> Result<Option<Vec<
     let mut expanded = 0u64;
     let mut failures = 0u32;
     let mut tries = 0u64;
+    // Per leg, the times it sent the run back.
+    let mut backs = vec![0usize; legs.len()];
     while let Some(leg) = legs.get(done.len()) {
         if expanded >= params.max_nodes {
             log::debug!("initial path: node budget spent at leg {}", done.len() + 1);
@@ -399,7 +440,12 @@ fn along(route: &Route, exact: &Exact<'_>, params: Params) -> Result<Option<Vec<
             seed: params.seed.wrapping_mul(1_000_003).wrapping_add(tries),
             ..params
         };
-        match astar::search_counted(&pos, leg, p, &mut expanded)? {
+        let next: &dyn Goal = match legs.get(done.len() + 1) {
+            Some(next) => next,
+            None => exact,
+        };
+        let onward = Onward { leg, next };
+        match astar::search_counted(&pos, &onward, p, &mut expanded)? {
             Outcome::Found(found) => {
                 for &m in &found {
                     pos.play_unchecked(m);
@@ -411,9 +457,18 @@ fn along(route: &Route, exact: &Exact<'_>, params: Params) -> Result<Option<Vec<
                 log_failure(done.len(), legs.len(), &pos, leg, &other);
                 failures += 1;
                 if failures >= 2 || matches!(other, Outcome::Exhausted) {
-                    if done.pop().is_none() {
+                    // Back one leg the first time this leg sends the run back, two the
+                    // second, and so on: a leg that keeps ending where the next one cannot
+                    // go on is itself given up.
+                    let i = done.len();
+                    let back = backs.get_mut(i).map_or(1, |b| {
+                        *b += 1;
+                        *b
+                    });
+                    if i == 0 || backs.iter().sum::<usize>() > MAX_BACKS * legs.len() {
                         return Ok(None);
                     }
+                    done.truncate(i.saturating_sub(back));
                     pos = Chess::default();
                     for &m in done.iter().flatten() {
                         pos.play_unchecked(m);
@@ -442,6 +497,34 @@ fn along(route: &Route, exact: &Exact<'_>, params: Params) -> Result<Option<Vec<
             log::debug!("initial path: goal not reached after {} plies", moves.len());
             Ok(None)
         }
+    }
+}
+
+/// A leg of a route as the goal of its search: the leg's waypoint, in a position from which
+/// some move leaves the next goal in reach (a waypoint reached in check with only captures to
+/// answer it, where the next leg takes nothing, is a dead end, not a waypoint).
+struct Onward<'a> {
+    leg: &'a dyn Goal,
+    next: &'a dyn Goal,
+}
+
+impl Goal for Onward<'_> {
+    fn estimate(&self, pos: &Chess) -> Option<u32> {
+        self.leg.estimate(pos)
+    }
+
+    fn reached(&self, pos: &Chess) -> bool {
+        self.leg.reached(pos)
+            && (self.next.reached(pos)
+                || pos.legal_moves().iter().any(|&m| {
+                    let mut after = pos.clone();
+                    after.play_unchecked(m);
+                    self.next.estimate(&after).is_some()
+                }))
+    }
+
+    fn king_nearer(&self, pos: &Chess, m: &Move) -> bool {
+        self.leg.king_nearer(pos, m)
     }
 }
 
@@ -602,6 +685,61 @@ mod tests {
         // And the game is found.
         let game = find_fen(fen).expect("a proof game");
         assert_eq!(replay::check_uci(&goal, &game.uci()), Ok(()));
+    }
+
+    /// A goal reached everywhere (or nowhere) with a fixed estimate (or none).
+    struct Fixed {
+        reached: bool,
+        estimate: Option<u32>,
+    }
+
+    impl Goal for Fixed {
+        fn estimate(&self, _pos: &Chess) -> Option<u32> {
+            self.estimate
+        }
+        fn reached(&self, _pos: &Chess) -> bool {
+            self.reached
+        }
+        fn king_nearer(&self, _pos: &Chess, _m: &Move) -> bool {
+            false
+        }
+    }
+
+    #[test]
+    fn a_leg_is_reached_only_where_the_next_goal_stays_in_reach() {
+        let leg = Fixed {
+            reached: true,
+            estimate: Some(0),
+        };
+        let pos = Chess::default();
+        let next_of = |reached, estimate| Fixed { reached, estimate };
+        // Every move takes the next goal out of reach: a dead end.
+        let dead = next_of(false, None);
+        assert!(!Onward {
+            leg: &leg,
+            next: &dead
+        }
+        .reached(&pos));
+        // Some move keeps it in reach, or it is reached already.
+        let open = next_of(false, Some(3));
+        assert!(Onward {
+            leg: &leg,
+            next: &open
+        }
+        .reached(&pos));
+        let there = next_of(true, None);
+        assert!(Onward {
+            leg: &leg,
+            next: &there
+        }
+        .reached(&pos));
+        // The leg itself not reached.
+        let away = next_of(false, Some(1));
+        assert!(!Onward {
+            leg: &away,
+            next: &open
+        }
+        .reached(&pos));
     }
 
     #[test]

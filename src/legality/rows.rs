@@ -443,9 +443,16 @@ const LABEL_STEPS: u32 = 20_000;
 
 /// The kernel `path` from `init` to `goal` on real squares: one solution of the rank problem
 /// (white pawns kept as low and black ones as high as the constraints allow), and from it the
-/// ranks each pawn may stand on between kernel moves. `None` when the kernel does not fit the
+/// ranks each pawn may stand on between kernel moves (after its last move, a pawn goes on to
+/// its rank in the goal where its file's pawns line up with the goal's: one for one, or with
+/// `lined_up` also when some of them still promote). `None` when the kernel does not fit the
 /// ranks or no solution was found within a bounded labelling.
-pub(super) fn plan(init: &RawPosition, goal: &RawPosition, path: &[KernelMove]) -> Option<Plan> {
+pub(super) fn plan(
+    init: &RawPosition,
+    goal: &RawPosition,
+    path: &[KernelMove],
+    lined_up: bool,
+) -> Option<Plan> {
     let mut r = replayed(init, &[])?;
     // Per pawn, the ranks it must stand on and when: moment 2k+1 is during kernel move k,
     // 2k+2 after it, 0 the start.
@@ -525,12 +532,17 @@ pub(super) fn plan(init: &RawPosition, goal: &RawPosition, path: &[KernelMove]) 
         At::Rank(rank) => Some(rank),
     };
     // After the kernel, a pawn may go on to its rank in the goal where its file's pawns are
-    // the goal's, one for one.
+    // the goal's, one for one; with `lined_up`, also where the file has more, lined up with the
+    // goal's the first way there is (the others of the file promote, see [`line_ups`]).
     let goal_cols = pawns(goal);
     let mut end = vec![None; r.pawns.len()];
     for (col, want) in r.cols.iter().zip(&goal_cols) {
-        if col.len() == want.len() {
-            for (&id, &(_, rank)) in col.iter().zip(want) {
+        if col.len() != want.len() && !lined_up {
+            continue;
+        }
+        let white: Vec<bool> = col.iter().map(|&id| r.pawns[id].white).collect();
+        if let Some(s) = line_ups(col.len(), move |i| white.get(i) == Some(&true), want).next() {
+            for (&id, &(_, rank)) in col.iter().skip(s).zip(want) {
                 end[id] = Some(rank);
             }
         }
@@ -548,7 +560,16 @@ pub(super) fn plan(init: &RawPosition, goal: &RawPosition, path: &[KernelMove]) 
             let now = value(now)?;
             let next = match line.iter().find(|&&(t, _)| t > moment) {
                 Some(&(_, at)) => value(at)?,
-                None => end[id].unwrap_or(now),
+                // Forward only.
+                None => end[id]
+                    .filter(|&e| {
+                        if r.pawns[id].white {
+                            e >= now
+                        } else {
+                            e <= now
+                        }
+                    })
+                    .unwrap_or(now),
             };
             let color = if r.pawns[id].white {
                 Color::White

@@ -72,6 +72,8 @@ pub struct Waypoint {
     pawns: ByColor<Vec<Slot>>,
     counts: ByColor<Counts>,
     capture: Option<Capture>,
+    /// The square of a promotion made without a capture by this waypoint's move.
+    promotes: Option<Square>,
 }
 
 /// Distances on an empty board, shared by the waypoints of one goal.
@@ -175,10 +177,19 @@ impl PawnCache {
 }
 
 impl Route {
-    /// The route of the kernel `kernel` from the starting position to `goal`; `None` when the
-    /// kernel does not fit the ranks or its promotions cannot be typed as the goal's pieces.
+    /// The route of the kernel `kernel` from the starting position to `goal`, on the plan whose
+    /// pawns stay put after their last kernel move unless their file lines up one for one with
+    /// the goal's, else (a waypoint out of reach on it) on the plan where they go on to the
+    /// goal's ranks; `None` when the kernel does not fit the ranks, its promotions cannot be
+    /// typed as the goal's pieces, or neither plan can be followed.
     pub fn new(goal: &RawPosition, kernel: &[KernelMove]) -> Option<Route> {
-        let plan = rows::plan(&RawPosition::start(), goal, kernel)?;
+        Route::planned(goal, kernel, false).or_else(|| Route::planned(goal, kernel, true))
+    }
+
+    /// The route of `kernel` on the plan with `lined_up` ends (see [`rows::plan`]); `None` where
+    /// [`Route::new`] says, or when a waypoint is out of reach (see [`feasible`]).
+    fn planned(goal: &RawPosition, kernel: &[KernelMove], lined_up: bool) -> Option<Route> {
+        let plan = rows::plan(&RawPosition::start(), goal, kernel, lined_up)?;
         let (counts, mut extra) = piece_counts(goal, kernel)?;
         let mut waypoints = Vec::with_capacity(kernel.len());
         for (k, m) in kernel.iter().enumerate() {
@@ -191,11 +202,16 @@ impl Route {
                 pawns,
                 counts: *counts.get(k)?,
                 capture: capture(m, square, &counts, k),
+                promotes: quiet_promotion(m),
             });
         }
         if let Some(last) = waypoints.last() {
             let end = end_waypoints(last, goal, &mut extra)?;
             waypoints.extend(end);
+        }
+        if let Some(k) = (0..waypoints.len()).find(|&k| !feasible(&waypoints, k)) {
+            log::debug!("initial path: waypoint {} cannot be reached", k + 1);
+            return None;
         }
         let blocked = super::heuristic::blocked_squares(goal);
         let fixed: Vec<(Square, Piece)> = blocked
@@ -258,6 +274,7 @@ fn end_waypoints(last: &Waypoint, goal: &RawPosition, extra: &mut Extra) -> Opti
     };
     let mut now = last.clone();
     now.capture = None;
+    now.promotes = None;
     for c in Color::ALL {
         for s in now.pawns[c].iter_mut() {
             if promoting.contains(s) {
@@ -288,6 +305,7 @@ fn end_waypoints(last: &Waypoint, goal: &RawPosition, extra: &mut Extra) -> Opti
         let i = list.iter().position(|s| *s == slot)?;
         list.remove(i);
         now.counts[slot.color][t] += 1;
+        now.promotes = Some(promotion_square(slot.color, slot.file));
         out.push(now.clone());
     }
     Some(out)
@@ -326,6 +344,99 @@ fn capture(
         (None, Target::Pawn(..)) => square.map(|square| Capture::Pawn { square, by: m.side }),
         (None, _) => Some(Capture::Meet { by: m.side, types }),
     }
+}
+
+/// The square of the promotion without a capture that `m` makes, if it makes one: its own
+/// pawn's, or that of the pawn it takes as the new piece.
+fn quiet_promotion(m: &KernelMove) -> Option<Square> {
+    match (m.target, m.pawn) {
+        (Target::Nothing, Some((file, _))) => Some(promotion_square(m.side, file)),
+        (Target::PromotedPawn(file, _), _) => Some(promotion_square(!m.side, file)),
+        _ => None,
+    }
+}
+
+/// The square on which a `c` pawn of `file` promotes.
+fn promotion_square(c: Color, file: u8) -> Square {
+    let rank = c.fold_wb(Rank::Eighth, Rank::First);
+    Square::from_coords(File::new(u32::from(file)), rank)
+}
+
+/// Per colour, the home squares of its bishops that waypoint `w`'s pawns shut in: both squares
+/// in front of such a square hold pawns that have not moved by `w` (their slot is the start
+/// rank alone, so they stood there from the start), and a bishop still at home cannot have
+/// left it before `w`.
+fn shut_in_bishops(w: &Waypoint) -> ByColor<Bitboard> {
+    ByColor::new_with(|c| {
+        let start = c.fold_wb(2u8, 7u8);
+        let unmoved: Bitboard = w.pawns[c]
+            .iter()
+            .filter(|s| s.low == start && s.high == start)
+            .map(|s| {
+                let rank = Rank::new(u32::from(start - 1));
+                Square::from_coords(File::new(u32::from(s.file)), rank)
+            })
+            .collect();
+        let home = c.fold_wb(Rank::First, Rank::Eighth);
+        let front = c.fold_wb(Rank::Second, Rank::Seventh);
+        [(File::C, File::B, File::D), (File::F, File::E, File::G)]
+            .into_iter()
+            .filter(|&(_, l, r)| {
+                unmoved.contains(Square::from_coords(l, front))
+                    && unmoved.contains(Square::from_coords(r, front))
+            })
+            .map(|(f, _, _)| Square::from_coords(f, home))
+            .collect()
+    })
+}
+
+/// Whether waypoint `k` of `waypoints` can be reached as far as the bishops shut in at home
+/// tell: a capture by a pawn needs a victim that can get to its square, and a promotion
+/// without a capture a free promotion square. A bishop counts as still at home when the
+/// pawns shut it in and its side has had exactly one bishop of its colour at every waypoint
+/// before `k` (none taken, none promoted).
+fn feasible(waypoints: &[Waypoint], k: usize) -> bool {
+    let Some(w) = waypoints.get(k) else {
+        return true;
+    };
+    let before = |c: Color| match k.checked_sub(1).and_then(|j| waypoints.get(j)) {
+        Some(v) => v.counts[c],
+        None => START_COUNTS,
+    };
+    let shut = shut_in_bishops(w);
+    // The type of the bishop at home on `sq`, if it is shut in there and still the only one.
+    let at_home = |c: Color, sq: Square| {
+        let t = kernel_type(Role::Bishop, sq)?;
+        let only = waypoints
+            .get(..k)
+            .is_some_and(|earlier| earlier.iter().all(|v| v.counts[c][t] == 1));
+        (shut[c].contains(sq) && only).then_some(t)
+    };
+    if let Some(Capture::OnSquare {
+        square,
+        victim,
+        types,
+    }) = w.capture
+    {
+        let have = before(victim);
+        let stuck: u8 = shut[victim]
+            .into_iter()
+            .filter(|&sq| sq != square)
+            .filter_map(|sq| at_home(victim, sq))
+            .fold(0, |m, t| m | (1 << t));
+        let possible = (0..5).any(|t| {
+            types & (1 << t) != 0 && have[t] > 0 && !(have[t] == 1 && stuck & (1 << t) != 0)
+        });
+        if !possible {
+            return false;
+        }
+    }
+    if let Some(p) = w.promotes {
+        if Color::ALL.into_iter().any(|c| at_home(c, p).is_some()) {
+            return false;
+        }
+    }
+    true
 }
 
 /// A promotion of the kernel: its side, its file, and whether it is taken later.
@@ -506,14 +617,19 @@ impl Leg<'_> {
         let pawns = board.pawns() & board.by_color(c);
         let plan = self.pawn_plan_cached(c, pawns, captures, promotions)?;
         let in_way = board.occupied() & !board.pawns();
+        let facing = board.pawns() & board.by_color(!c);
+        let mut moves = plan.moves;
         for path in plan.paths.iter().take(usize::from(plan.n)) {
             for sq in *path & in_way {
                 if let Some(owner) = board.color_at(sq) {
                     blockers[owner] += 1;
                 }
             }
+            // A pawn of the other side in the way on the file: one of the two has to leave
+            // the file by a capture first.
+            moves += u32::from(SHUT_IN) * (*path & facing).count() as u32;
         }
-        Some(plan.moves.max(captures))
+        Some(moves.max(captures))
     }
 
     /// [`pawn_plan`](Leg::pawn_plan) through the leg's cache.
@@ -569,14 +685,20 @@ impl Leg<'_> {
         }
         let tables = &self.route.tables;
         let last = c.fold_wb(Rank::Eighth, Rank::First);
+        let landing = self.landing(c, captures);
         let mut costs = Costs::new(rows, have.len(), IMPOSSIBLE)?;
         for (j, &s) in have.iter().enumerate() {
             // A pawn changes file only by capturing: no further than the captures left.
             let reach = |file: File| s.file().distance(file) <= captures;
             for (i, slot) in want.iter().enumerate() {
-                if reach(File::new(u32::from(slot.file))) {
-                    costs.set(i, j, cost(tables.to_slot(c, s, slot)));
+                if !reach(File::new(u32::from(slot.file))) {
+                    continue;
                 }
+                let d = match landing {
+                    Some((at, square)) if at == i => self.via_capture(c, s, square, slot).0,
+                    _ => tables.to_slot(c, s, slot),
+                };
+                costs.set(i, j, cost(d));
             }
             let promote = File::ALL
                 .into_iter()
@@ -598,8 +720,15 @@ impl Leg<'_> {
             let Some(&s) = have.get(j) else {
                 continue;
             };
-            let target = match want.get(i) {
-                Some(slot) if u32::from(slot.file) == s.file() as u32 => {
+            let target = match (want.get(i), landing) {
+                // The pawn that makes the capture: its way to the square behind it.
+                (Some(slot), Some((at, square))) if at == i => {
+                    match self.via_capture(c, s, square, slot).1 {
+                        Some(behind) if behind.file() == s.file() => behind,
+                        _ => continue,
+                    }
+                }
+                (Some(slot), _) if u32::from(slot.file) == s.file() as u32 => {
                     let rank = if c == Color::White {
                         slot.low
                     } else {
@@ -608,8 +737,8 @@ impl Leg<'_> {
                     let rank = Rank::new(u32::from(rank.saturating_sub(1)));
                     Square::from_coords(s.file(), rank)
                 }
-                Some(_) => continue,
-                None => Square::from_coords(s.file(), last),
+                (Some(_), _) => continue,
+                (None, _) => Square::from_coords(s.file(), last),
             };
             if c.fold_wb(target.rank() <= s.rank(), target.rank() >= s.rank()) {
                 continue;
@@ -620,6 +749,61 @@ impl Leg<'_> {
             }
         }
         Some(plan)
+    }
+
+    /// The slot of `c`'s pawn that makes the waypoint's capture by a pawn, and the capture's
+    /// square, while the capture is still to be made (`captures`, the units `c` still has to
+    /// take, above 0): that pawn has to come to the square by a capture, from a square behind
+    /// it on a neighbouring file.
+    fn landing(&self, c: Color, captures: u32) -> Option<(usize, Square)> {
+        if captures == 0 {
+            return None;
+        }
+        let square = match self.waypoint.capture? {
+            Capture::OnSquare { square, victim, .. } | Capture::PawnTo { square, victim }
+                if victim == !c =>
+            {
+                square
+            }
+            _ => return None,
+        };
+        let rank = square.rank() as u8 + 1;
+        let i = self.waypoint.pawns[c].iter().position(|s| {
+            u32::from(s.file) == square.file() as u32 && rank == c.fold_wb(s.low, s.high)
+        })?;
+        Some((i, square))
+    }
+
+    /// The moves of `c`'s pawn on `from` into `slot` by a capture on `square`: to a square
+    /// behind it on a neighbouring file, the capture, then along the file; and that square
+    /// behind ([`FAR`] and `None` when there is no way).
+    fn via_capture(
+        &self,
+        c: Color,
+        from: Square,
+        square: Square,
+        slot: &Slot,
+    ) -> (u8, Option<Square>) {
+        let tables = &self.route.tables;
+        let rank = square.rank() as i32 + c.fold_wb(-1, 1);
+        let after = tables.to_slot(c, square, slot);
+        let mut best = (FAR, None);
+        for df in [-1, 1] {
+            let file = square.file() as i32 + df;
+            if !(0..8).contains(&file) || !(0..8).contains(&rank) {
+                continue;
+            }
+            let behind = Square::from_coords(File::new(file as u32), Rank::new(rank as u32));
+            let d = tables.pawn[c].get(from, behind);
+            if d == FAR || after == FAR {
+                continue;
+            }
+            let total = d.saturating_add(1).saturating_add(after).min(FAR - 1);
+            if total < best.0 {
+                best = (total, Some(behind));
+            }
+        }
+        best
     }
 
     /// The moves the waypoint's capture still needs before it can be made: a victim or a
@@ -846,6 +1030,112 @@ mod tests {
         );
         assert_eq!(w.pawns[Color::White].len(), 8);
         assert_eq!(w.pawns[Color::Black].len(), 6);
+    }
+
+    /// A slot of one square.
+    fn at(color: Color, file: u8, rank: u8) -> Slot {
+        Slot {
+            color,
+            file,
+            low: rank,
+            high: rank,
+        }
+    }
+
+    /// A waypoint with `black` and `white` pawns, the start's pieces but `lost` (per side, per
+    /// kernel type), and a capture or a promotion.
+    fn waypoint(
+        black: Vec<Slot>,
+        white: Vec<Slot>,
+        capture: Option<Capture>,
+        promotes: Option<Square>,
+    ) -> Waypoint {
+        Waypoint {
+            pawns: ByColor { black, white },
+            counts: ByColor::new_with(|_| START_COUNTS),
+            capture,
+            promotes,
+        }
+    }
+
+    /// Black's pawns on their start squares, those of `moved` files free to go down to rank 2.
+    fn black_pawns(moved: &[u8]) -> Vec<Slot> {
+        (0..8)
+            .map(|f| Slot {
+                low: if moved.contains(&f) { 2 } else { 7 },
+                ..at(Color::Black, f, 7)
+            })
+            .collect()
+    }
+
+    fn white_pawns(moved: &[u8]) -> Vec<Slot> {
+        (0..8)
+            .map(|f| Slot {
+                high: if moved.contains(&f) { 7 } else { 2 },
+                ..at(Color::White, f, 2)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_bishop_shut_in_at_home_cannot_be_taken_elsewhere() {
+        // A white pawn takes black's light bishop on e4: c8's bishop, behind b7 and d7.
+        let capture = Some(Capture::OnSquare {
+            square: Square::E4,
+            victim: Color::Black,
+            types: 1 << LIGHT_BISHOP,
+        });
+        let shut = waypoint(black_pawns(&[]), white_pawns(&[3, 4]), capture, None);
+        assert_eq!(shut_in_bishops(&shut)[Color::Black].count(), 2);
+        assert!(!feasible(&[shut], 0));
+        // With the d pawn free to move it can come out.
+        let open = waypoint(black_pawns(&[3]), white_pawns(&[3, 4]), capture, None);
+        assert!(feasible(&[open], 0));
+        // A knight may be taken instead.
+        let either = Some(Capture::OnSquare {
+            square: Square::E4,
+            victim: Color::Black,
+            types: (1 << LIGHT_BISHOP) | (1 << 4),
+        });
+        let knight = waypoint(black_pawns(&[]), white_pawns(&[3, 4]), either, None);
+        assert!(feasible(&[knight], 0));
+    }
+
+    #[test]
+    fn no_promotion_lands_on_a_bishop_shut_in_at_home() {
+        // Black promotes on c1 while b2 and d2 have not moved: c1's bishop is still there.
+        let black = black_pawns(&[2]);
+        let shut = waypoint(black.clone(), white_pawns(&[]), None, Some(Square::C1));
+        assert!(!feasible(&[shut], 0));
+        // Unless the bishop was taken (at home, by a knight) at an earlier waypoint.
+        let mut taken = waypoint(black.clone(), white_pawns(&[]), None, None);
+        taken.counts[Color::White][DARK_BISHOP] = 0;
+        let then = waypoint(black.clone(), white_pawns(&[]), None, Some(Square::C1));
+        assert!(feasible(&[taken, then], 1));
+        // Or b2 may have moved.
+        let open = waypoint(black, white_pawns(&[1]), None, Some(Square::C1));
+        assert!(feasible(&[open], 0));
+    }
+
+    #[test]
+    fn the_pawn_that_captures_comes_from_behind_the_square() {
+        let (_, r) = route("rnbqkbnr/ppp1p1pp/8/3P4/8/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1");
+        let Some(leg) = r.legs().next() else {
+            panic!("no leg");
+        };
+        let slot = at(Color::White, 2, 4);
+        // b2-b3, bxc4: two moves, from b3.
+        assert_eq!(
+            leg.via_capture(Color::White, Square::B2, Square::C4, &slot),
+            (2, Some(Square::B3))
+        );
+        // From b4, or from c4 itself, there is no capture onto c4.
+        for from in [Square::B4, Square::C4] {
+            assert_eq!(
+                leg.via_capture(Color::White, from, Square::C4, &slot),
+                (FAR, None)
+            );
+        }
     }
 
     #[test]
