@@ -85,6 +85,11 @@ enum Command {
         /// INDEX<TAB>MULT<TAB>SECONDS<TAB> and the line `retro legal` prints.
         #[arg(long)]
         verdicts: Option<PathBuf>,
+        /// The verdicts file of an earlier run on the same sample: the positions it decided
+        /// keep their verdicts (a legal one only when its proof game replays) and only the
+        /// others are analysed, to go on where a run left positions unknown.
+        #[arg(long)]
+        known: Option<PathBuf>,
         /// The sample file.
         file: PathBuf,
     },
@@ -363,11 +368,17 @@ fn run(command: Option<Command>, config: Config) -> Result<(), CliError> {
             max_nodes,
             time,
             verdicts,
+            known,
             file,
         }) => {
             let time = cli::time_limit(time)?;
-            let (estimate, took) =
-                cli::legal::count_legal(&file, max_nodes, time, verdicts.as_deref())?;
+            let (estimate, took) = cli::legal::count_legal(
+                &file,
+                max_nodes,
+                time,
+                verdicts.as_deref(),
+                known.as_deref(),
+            )?;
             let text = format!("{estimate}\ntime: {:.1} s", took.as_secs_f64());
             cli::print_lines(&[text], stdout.lock())?;
         }

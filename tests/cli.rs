@@ -572,3 +572,101 @@ fn count_legal_estimates_from_the_verdicts_of_legal() {
         text(&bad.stderr)
     );
 }
+
+#[test]
+fn count_legal_goes_on_from_the_verdicts_of_an_earlier_run() {
+    let e4e5 = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
+    let d4d5 = "rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 2";
+    // The side not to move (black) is in check.
+    let illegal = "rnbqkbnr/ppppp1pp/8/5p1Q/4P3/8/PPPP1PPP/RNB1KBNR w KQkq - 0 3";
+    let nf3 = "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sample = dir.path().join("sample.tsv");
+    std::fs::write(
+        &sample,
+        format!("fen\tmult\n{e4e5}\t1\n{d4d5}\t1\n{illegal}\t2\n{nf3}\t1\n"),
+    )
+    .expect("write sample");
+    // Row 1: a proof game that replays, kept. Row 2: one that does not (it is e4e5's),
+    // analysed again. Row 3: an illegal verdict, kept with its reason. Row 4: unknown before,
+    // analysed again.
+    let known = dir.path().join("known.tsv");
+    std::fs::write(
+        &known,
+        format!(
+            "1\t1\t9.50\t{e4e5}\tlegal\tproof game: 2 plies\te2e4 e7e5\n\
+             2\t1\t9.50\t{d4d5}\tlegal\tproof game: 2 plies\te2e4 e7e5\n\
+             3\t2\t9.50\t{illegal}\tillegal\tthe reason of the earlier run\n\
+             4\t1\t9.50\t{nf3}\tunknown\tthe earlier run ran out of time\n"
+        ),
+    )
+    .expect("write known");
+    let verdicts = dir.path().join("verdicts.tsv");
+    let arg = |p: &std::path::Path| p.to_str().expect("utf-8").to_string();
+    let out = retro(
+        &[
+            "count-legal",
+            "--known",
+            &arg(&known),
+            "--verdicts",
+            &arg(&verdicts),
+            &arg(&sample),
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    assert!(
+        report.starts_with("positions: 4 (legal 3, illegal 1, unknown 0)"),
+        "{report}"
+    );
+    let written = std::fs::read_to_string(&verdicts).expect("verdicts file");
+    let line = |i: usize| {
+        written
+            .lines()
+            .find(|l| l.starts_with(&format!("{i}\t")))
+            .unwrap_or_else(|| panic!("no line {i}: {written}"))
+            .to_string()
+    };
+    // Kept as written before, seconds and all.
+    assert_eq!(
+        line(1),
+        format!("1\t1\t9.50\t{e4e5}\tlegal\tproof game: 2 plies\te2e4 e7e5")
+    );
+    assert_eq!(
+        line(3),
+        format!("3\t2\t9.50\t{illegal}\tillegal\tthe reason of the earlier run")
+    );
+    // Analysed again: a game of its own that replays.
+    for (i, fen) in [(2, d4d5), (4, nf3)] {
+        let l = line(i);
+        let f: Vec<&str> = l.split('\t').collect();
+        assert_eq!((f[3], f[4]), (fen, "legal"), "{l}");
+        let moves: Vec<&str> = f[6].split(' ').collect();
+        let goal = retro::legality::RawPosition::from_fen(fen).expect("FEN");
+        assert_eq!(
+            retro::legality::replay::check_uci(&goal, &moves),
+            Ok(()),
+            "{l}"
+        );
+    }
+    assert!(
+        text(&out.stderr).contains("does not replay"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // A malformed earlier verdicts file: an error naming its line.
+    std::fs::write(
+        &known,
+        format!("1\t1\t9.50\t{e4e5}\tlegal\tproof game: 2 plies\te2e4\nx\n"),
+    )
+    .expect("write known");
+    let bad = retro(&["count-legal", "--known", &arg(&known), &arg(&sample)], "");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad.stderr).contains(&format!("{}:2:", arg(&known))),
+        "{}",
+        text(&bad.stderr)
+    );
+}

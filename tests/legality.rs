@@ -122,15 +122,21 @@ fn illegal_positions_never_get_a_proof_game() {
     }
 }
 
-/// Proof games for the legal positions of the random sample (slow; the figures of the
-/// closing note come from `figures_per_file`).
+/// Proof games for all the legal positions of the random sample, each replayed (slow: minutes;
+/// a node budget and no deadline, so that the searches do not depend on the machine's speed).
 #[test]
 #[ignore]
 fn cpr1k_legal_positions_are_proven_by_replayed_proof_games() {
     let (mut legal, mut other) = (0, 0);
     for (fen, _, _) in rows("cpr1k.tsv").into_iter().filter(|r| r.1 == "legal") {
-        match proven(&fen, 1_000_000) {
-            (Status::Legal, _) => legal += 1,
+        let started = std::time::Instant::now();
+        let (status, plies) = proven(&fen, 300_000_000);
+        println!(
+            "{status:?} {plies:?} {:.1} s {fen}",
+            started.elapsed().as_secs_f64()
+        );
+        match status {
+            Status::Legal => legal += 1,
             _ => other += 1,
         }
     }
@@ -429,6 +435,33 @@ fn figures_per_file() {
         }
         let slow = results.iter().filter(|r| r.3 > 1.0).count();
         println!("  positions over 1 s: {slow}");
+        let mut plies: Vec<usize> = results
+            .iter()
+            .filter(|r| r.1 == Status::Legal)
+            .filter_map(|r| {
+                r.2.strip_prefix("proof game: ")?
+                    .split(' ')
+                    .next()?
+                    .parse()
+                    .ok()
+            })
+            .collect();
+        plies.sort_unstable();
+        let mut legal_times: Vec<f64> = results
+            .iter()
+            .filter(|r| r.1 == Status::Legal)
+            .map(|r| r.3)
+            .collect();
+        legal_times.sort_by(f64::total_cmp);
+        if let (Some(&most), Some(&slowest)) = (plies.last(), legal_times.last()) {
+            println!(
+                "  proven legal: {} games of {} to {most} plies (median {}), in a median {:.3} s, at most {slowest:.2} s",
+                plies.len(),
+                plies[0],
+                plies[plies.len() / 2],
+                legal_times[legal_times.len() / 2],
+            );
+        }
         assert!(
             !results
                 .iter()

@@ -301,6 +301,16 @@ pub enum CountError {
         /// What is wrong.
         source: legality::count::SampleError,
     },
+    /// A line of the earlier verdicts (`--known`) is malformed.
+    #[error("{}:{line}: {message}", path.display())]
+    Known {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The line, from 1.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
     /// The verdicts file cannot be created.
     #[error("{}: {source}", path.display())]
     Write {
@@ -311,22 +321,116 @@ pub enum CountError {
     },
 }
 
+/// A verdict of an earlier run (`--known`): the line of `retro legal` with its seconds.
+struct Known {
+    fen: String,
+    status: legality::Status,
+    /// The moves of a legal verdict's proof game.
+    moves: Vec<String>,
+    /// `SECONDS<TAB>` and the line, as the earlier run wrote them.
+    written: String,
+}
+
+/// The verdicts of an earlier run's `--verdicts` file, by index (from 1); unknown ones and
+/// errors are left out (they are analysed again).
+///
+/// # Errors
+/// The file cannot be read, or a line is not `INDEX<TAB>MULT<TAB>SECONDS<TAB>FEN<TAB>VERDICT...`.
+fn read_known(
+    path: &std::path::Path,
+) -> Result<std::collections::HashMap<usize, Known>, CountError> {
+    let text = std::fs::read_to_string(path).map_err(|source| CountError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut known = std::collections::HashMap::new();
+    for (n, line) in text.lines().enumerate() {
+        let bad = |message: &str| CountError::Known {
+            path: path.to_path_buf(),
+            line: n + 1,
+            message: message.to_string(),
+        };
+        let cols: Vec<&str> = line.split('\t').collect();
+        let [index, _mult, seconds, fen, verdict, rest @ ..] = cols.as_slice() else {
+            return Err(bad(
+                "expected INDEX<TAB>MULT<TAB>SECONDS<TAB>FEN<TAB>VERDICT<TAB>REASON",
+            ));
+        };
+        let index: usize = index
+            .parse()
+            .map_err(|_| bad(&format!("index {index:?} is not a number")))?;
+        seconds
+            .parse::<f64>()
+            .map_err(|_| bad(&format!("seconds {seconds:?} is not a number")))?;
+        let status = match *verdict {
+            "legal" => legality::Status::Legal,
+            "illegal" => legality::Status::Illegal,
+            "unknown" | "error" => continue,
+            other => {
+                return Err(bad(&format!(
+                    "verdict {other:?} is not legal, illegal or unknown"
+                )))
+            }
+        };
+        // A legal verdict without moves (the starting position) replays as the empty game.
+        let moves = match (status, rest) {
+            (legality::Status::Legal, [_, moves, ..]) => {
+                moves.split_whitespace().map(str::to_string).collect()
+            }
+            _ => Vec::new(),
+        };
+        let written = cols.get(2..).map(|c| c.join("\t")).unwrap_or_default();
+        known.insert(
+            index,
+            Known {
+                fen: (*fen).to_string(),
+                status,
+                moves,
+                written,
+            },
+        );
+    }
+    Ok(known)
+}
+
+/// The earlier verdict of sample position `fen` where it stands: a legal one only when its
+/// proof game replays to the position, an illegal one as it was proven.
+fn taken(known: Option<&Known>, fen: &str) -> Option<(legality::Status, String)> {
+    let k = known.filter(|k| k.fen == fen)?;
+    if k.status == legality::Status::Legal {
+        let goal = RawPosition::from_fen(fen).ok()?;
+        if let Err(e) = legality::replay::check_uci(&goal, &k.moves) {
+            log::warn!("an earlier proof game of {fen} does not replay ({e}): analysed again");
+            return None;
+        }
+    }
+    Some((k.status, k.written.clone()))
+}
+
 /// `retro count-legal`: decides every position of a sample file (`fen` and `mult` columns) in
 /// parallel, with a progress bar on standard error, and returns the estimate of the number of
 /// legal chess positions with the time taken. Malformed FENs count as unknown. With
 /// `verdicts`, each position's verdict is written there as it is decided (in the order they
 /// end): `INDEX<TAB>MULT<TAB>SECONDS<TAB>` and the line of `retro legal` (index from 1 in the
-/// sample's rows).
+/// sample's rows). With `known`, the verdicts file of an earlier run on the same sample: the
+/// positions it decided keep their verdicts (a legal one only when its proof game replays),
+/// written again as they were, and only the others are analysed.
 ///
 /// # Errors
-/// The sample file cannot be read or is malformed, or the verdicts file cannot be created (a
-/// line that cannot be written later is logged, and the estimate still returned).
+/// The sample file or the earlier verdicts cannot be read or are malformed, or the verdicts
+/// file cannot be created (a line that cannot be written later is logged, and the estimate
+/// still returned).
 pub fn count_legal(
     path: &std::path::Path,
     max_nodes: u64,
     time: Option<Duration>,
     verdicts: Option<&std::path::Path>,
+    known: Option<&std::path::Path>,
 ) -> Result<(legality::count::Estimate, Duration), CountError> {
+    let known = match known {
+        Some(k) => read_known(k)?,
+        None => std::collections::HashMap::new(),
+    };
     let text = std::fs::read_to_string(path).map_err(|source| CountError::Read {
         path: path.to_path_buf(),
         source,
@@ -358,17 +462,22 @@ pub fn count_legal(
         .enumerate()
         .map(|(i, s)| {
             let began = Instant::now();
-            let Analysed { line, status, .. } = analyse(&s.fen, limits_from_now(max_nodes, time));
+            let (status, line) = match taken(known.get(&(i + 1)), &s.fen) {
+                Some(earlier) => earlier,
+                None => {
+                    let Analysed { line, status, .. } =
+                        analyse(&s.fen, limits_from_now(max_nodes, time));
+                    (
+                        status,
+                        format!("{:.2}\t{line}", began.elapsed().as_secs_f64()),
+                    )
+                }
+            };
             let written = match &out {
                 Some(out) => match out.lock() {
-                    Ok(mut w) => writeln!(
-                        w,
-                        "{}\t{}\t{:.2}\t{line}",
-                        i + 1,
-                        s.mult,
-                        began.elapsed().as_secs_f64()
-                    )
-                    .and_then(|()| w.flush()),
+                    Ok(mut w) => {
+                        writeln!(w, "{}\t{}\t{line}", i + 1, s.mult).and_then(|()| w.flush())
+                    }
                     Err(_) => Err(std::io::Error::other("a writer thread panicked")),
                 },
                 None => Ok(()),

@@ -217,11 +217,13 @@ pub fn find(
     Ok(None)
 }
 
-/// A run along a route gives up when its legs have sent it back this many times per leg.
+/// A run along a route gives up when its legs have sent it back more than this many times
+/// per leg, all legs together.
 const MAX_BACKS: usize = 4;
 
 /// Kernels whose ties are broken at random that a target tries for its first route when the
-/// first kernel gives none.
+/// first kernel's route cannot be followed (see [`Routed::Unfit`]); the tries end at the first
+/// that gives a route or finds no kernel.
 const FIRST_ROUTE_TRIES: u64 = 4;
 
 /// A position the search goes to, with the moves from there to the goal, its estimate and its

@@ -537,11 +537,33 @@ pub(super) fn plan(
     let goal_cols = pawns(goal);
     let mut end = vec![None; r.pawns.len()];
     for (col, want) in r.cols.iter().zip(&goal_cols) {
-        if col.len() != want.len() && !lined_up {
+        if col.len() == want.len() {
+            for (&id, &(_, rank)) in col.iter().zip(want) {
+                end[id] = Some(rank);
+            }
+            continue;
+        }
+        if !lined_up {
             continue;
         }
         let white: Vec<bool> = col.iter().map(|&id| r.pawns[id].white).collect();
-        if let Some(s) = line_ups(col.len(), move |i| white.get(i) == Some(&true), want).next() {
+        // The line-up the solution can follow: every pawn's goal rank ahead of its last one.
+        let ahead = |s: usize| {
+            col.iter().skip(s).zip(want).all(|(&id, &(_, rank))| {
+                let last = timeline
+                    .get(id)
+                    .and_then(|line| line.last())
+                    .and_then(|&(_, at)| value(at));
+                match last {
+                    Some(v) if r.pawns[id].white => rank >= v,
+                    Some(v) => rank <= v,
+                    None => false,
+                }
+            })
+        };
+        let fits =
+            line_ups(col.len(), move |i| white.get(i) == Some(&true), want).find(|&s| ahead(s));
+        if let Some(s) = fits {
             for (&id, &(_, rank)) in col.iter().skip(s).zip(want) {
                 end[id] = Some(rank);
             }

@@ -547,7 +547,8 @@ fn end_promotions(slots: &[Slot], goal: &RawPosition) -> Vec<Slot> {
     let mut out = Vec::new();
     for (f, want) in (0..8u8).zip(&goal_cols) {
         let mut have: Vec<Slot> = slots.iter().copied().filter(|s| s.file == f).collect();
-        have.sort_by_key(|s| s.low);
+        // Bottom up, by the rank each pawn stands on now.
+        have.sort_by_key(|s| s.color.fold_wb(s.low, s.high));
         if want.len() >= have.len() {
             continue;
         }
@@ -595,8 +596,10 @@ impl Leg<'_> {
     /// capture it still has to make.
     ///
     /// Pieces standing on the file squares a pawn still has to cross (or land on) are added to
-    /// `blockers`, by owner: each has to move out of the way (beyond the relaxed problem, so the
-    /// estimate may overshoot, which a proof game search can afford).
+    /// `blockers`, by owner: each has to move out of the way; a pawn of the other side there
+    /// adds [`SHUT_IN`] moves (one of the two has to leave the file by a capture). Both go
+    /// beyond the relaxed problem, so the estimate may overshoot, which a proof game search can
+    /// afford.
     fn side_moves(
         &self,
         board: &Board,
@@ -660,8 +663,9 @@ impl Leg<'_> {
     }
 
     /// The cheapest assignment of `c`'s `pawns` to the waypoint's squares for them and to the
-    /// `promotions` still to come, each pawn changing file at most `captures` times; `None`
-    /// when there is none.
+    /// `promotions` still to come, each pawn changing file at most `captures` times (the pawn
+    /// that makes the waypoint's capture by way of the square behind it, see
+    /// [`via_capture`](Leg::via_capture)); `None` when there is none.
     fn pawn_plan(
         &self,
         c: Color,
@@ -695,7 +699,9 @@ impl Leg<'_> {
                     continue;
                 }
                 let d = match landing {
-                    Some((at, square)) if at == i => self.via_capture(c, s, square, slot).0,
+                    Some((at, square)) if at == i => {
+                        self.via_capture(c, s, square, slot, captures).0
+                    }
                     _ => tables.to_slot(c, s, slot),
                 };
                 costs.set(i, j, cost(d));
@@ -723,7 +729,7 @@ impl Leg<'_> {
             let target = match (want.get(i), landing) {
                 // The pawn that makes the capture: its way to the square behind it.
                 (Some(slot), Some((at, square))) if at == i => {
-                    match self.via_capture(c, s, square, slot).1 {
+                    match self.via_capture(c, s, square, slot, captures).1 {
                         Some(behind) if behind.file() == s.file() => behind,
                         _ => continue,
                     }
@@ -775,14 +781,16 @@ impl Leg<'_> {
     }
 
     /// The moves of `c`'s pawn on `from` into `slot` by a capture on `square`: to a square
-    /// behind it on a neighbouring file, the capture, then along the file; and that square
-    /// behind ([`FAR`] and `None` when there is no way).
+    /// behind it on a neighbouring file, the capture, then along the file, changing files no
+    /// more than `captures` times in all; and that square behind ([`FAR`] and `None` when
+    /// there is no way).
     fn via_capture(
         &self,
         c: Color,
         from: Square,
         square: Square,
         slot: &Slot,
+        captures: u32,
     ) -> (u8, Option<Square>) {
         let tables = &self.route.tables;
         let rank = square.rank() as i32 + c.fold_wb(-1, 1);
@@ -794,6 +802,9 @@ impl Leg<'_> {
                 continue;
             }
             let behind = Square::from_coords(File::new(file as u32), Rank::new(rank as u32));
+            if from.file().distance(behind.file()) + 1 > captures {
+                continue;
+            }
             let d = tables.pawn[c].get(from, behind);
             if d == FAR || after == FAR {
                 continue;
@@ -906,7 +917,7 @@ fn pawns_fit(board: &Board, c: Color, slots: &[Slot]) -> bool {
     }
     File::ALL.into_iter().all(|file| {
         let f = file as u8;
-        // The file's slots, lowest first (at most 8: one per pawn).
+        // The file's slots, lowest pawn first (at most 8: one per pawn).
         let mut want = [(0u8, 0u8); 8];
         let mut n = 0;
         for s in slots.iter().filter(|s| s.file == f) {
@@ -917,7 +928,8 @@ fn pawns_fit(board: &Board, c: Color, slots: &[Slot]) -> bool {
             n += 1;
         }
         let want = &mut want[..n];
-        want.sort_unstable();
+        // By the rank each pawn stands on now: a white pawn's lowest, a black one's highest.
+        want.sort_unstable_by_key(|&(low, high)| c.fold_wb(low, high));
         // Squares iterate from a1 up, so a file's pawns come lowest first.
         let have = pawns & Bitboard::from_file(file);
         have.count() == n
@@ -1058,23 +1070,28 @@ mod tests {
         }
     }
 
-    /// Black's pawns on their start squares, those of `moved` files free to go down to rank 2.
-    fn black_pawns(moved: &[u8]) -> Vec<Slot> {
+    /// `c`'s pawns from their start squares, those of `moved` files free to go on to rank 7
+    /// (white) or 2 (black), the others unmoved.
+    fn pawns(c: Color, moved: &[u8]) -> Vec<Slot> {
+        let (start, far) = c.fold_wb((2, 7), (7, 2));
         (0..8)
-            .map(|f| Slot {
-                low: if moved.contains(&f) { 2 } else { 7 },
-                ..at(Color::Black, f, 7)
+            .map(|f| {
+                let to = if moved.contains(&f) { far } else { start };
+                Slot {
+                    low: start.min(to),
+                    high: start.max(to),
+                    ..at(c, f, start)
+                }
             })
             .collect()
     }
 
+    fn black_pawns(moved: &[u8]) -> Vec<Slot> {
+        pawns(Color::Black, moved)
+    }
+
     fn white_pawns(moved: &[u8]) -> Vec<Slot> {
-        (0..8)
-            .map(|f| Slot {
-                high: if moved.contains(&f) { 7 } else { 2 },
-                ..at(Color::White, f, 2)
-            })
-            .collect()
+        pawns(Color::White, moved)
     }
 
     #[test]
@@ -1126,13 +1143,18 @@ mod tests {
         let slot = at(Color::White, 2, 4);
         // b2-b3, bxc4: two moves, from b3.
         assert_eq!(
-            leg.via_capture(Color::White, Square::B2, Square::C4, &slot),
+            leg.via_capture(Color::White, Square::B2, Square::C4, &slot, 1),
             (2, Some(Square::B3))
         );
-        // From b4, or from c4 itself, there is no capture onto c4.
-        for from in [Square::B4, Square::C4] {
+        // From b4, or from c4 itself, there is no capture onto c4; from c2 there is (c2xb3xc4)
+        // only with two captures left.
+        assert_eq!(
+            leg.via_capture(Color::White, Square::C2, Square::C4, &slot, 2),
+            (2, Some(Square::B3))
+        );
+        for from in [Square::B4, Square::C4, Square::C2] {
             assert_eq!(
-                leg.via_capture(Color::White, from, Square::C4, &slot),
+                leg.via_capture(Color::White, from, Square::C4, &slot, 1),
                 (FAR, None)
             );
         }
