@@ -183,14 +183,28 @@ impl Route {
     /// goal's ranks; `None` when the kernel does not fit the ranks, its promotions cannot be
     /// typed as the goal's pieces, or neither plan can be followed.
     pub fn new(goal: &RawPosition, kernel: &[KernelMove]) -> Option<Route> {
-        Route::planned(goal, kernel, false).or_else(|| Route::planned(goal, kernel, true))
+        // The piece counts and whether the ranks fit do not depend on the plan's ends: a kernel
+        // that fails them fails both plans.
+        let (counts, extra) = piece_counts(goal, kernel)?;
+        let start = RawPosition::start();
+        let plan = rows::plan(&start, goal, kernel, false)?;
+        Route::planned(goal, kernel, &plan, &counts, extra).or_else(|| {
+            let lined_up = rows::plan(&start, goal, kernel, true)?;
+            Route::planned(goal, kernel, &lined_up, &counts, extra)
+        })
     }
 
-    /// The route of `kernel` on the plan with `lined_up` ends (see [`rows::plan`]); `None` where
-    /// [`Route::new`] says, or when a waypoint is out of reach (see [`feasible`]).
-    fn planned(goal: &RawPosition, kernel: &[KernelMove], lined_up: bool) -> Option<Route> {
-        let plan = rows::plan(&RawPosition::start(), goal, kernel, lined_up)?;
-        let (counts, mut extra) = piece_counts(goal, kernel)?;
+    /// The route of `kernel` on `plan` with the piece `counts` after each kernel move and the
+    /// `extra` pieces left to later promotions (see [`piece_counts`]); `None` when the
+    /// promotions after the last capture cannot be typed, or a waypoint is out of reach (see
+    /// [`feasible`]).
+    fn planned(
+        goal: &RawPosition,
+        kernel: &[KernelMove],
+        plan: &rows::Plan,
+        counts: &[ByColor<Counts>],
+        mut extra: Extra,
+    ) -> Option<Route> {
         let mut waypoints = Vec::with_capacity(kernel.len());
         for (k, m) in kernel.iter().enumerate() {
             let mut pawns: ByColor<Vec<Slot>> = ByColor::new_with(|_| Vec::new());
@@ -201,7 +215,7 @@ impl Route {
             waypoints.push(Waypoint {
                 pawns,
                 counts: *counts.get(k)?,
-                capture: capture(m, square, &counts, k),
+                capture: capture(m, square, counts, k),
                 promotes: quiet_promotion(m),
             });
         }
