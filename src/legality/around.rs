@@ -44,6 +44,51 @@ impl Around {
         let d = row[usize::from(from)];
         (d != FAR).then_some(d)
     }
+
+    /// The pieces of `occupied` (not `walls`) that a `role` piece from `from` finds in its way
+    /// to `to` around `walls`: along a shortest way, at each move the one with the fewest
+    /// pieces on the squares it crosses or lands on (but `to`); each of them has to step
+    /// aside, a move the distance does not count. 0 when there is no way.
+    pub(super) fn blockers(
+        &self,
+        role: Role,
+        walls: Bitboard,
+        occupied: Bitboard,
+        from: Square,
+        to: Square,
+    ) -> u32 {
+        let mut cache = self.cache.borrow_mut();
+        if cache.len() >= ENTRIES {
+            cache.clear();
+        }
+        let row = cache
+            .entry((u64::from(walls), role, to))
+            .or_insert_with(|| spread(role, walls, Bitboard::EMPTY, to));
+        let piece = Piece {
+            color: Color::White,
+            role,
+        };
+        let in_way = occupied & !walls & !Bitboard::from_square(to);
+        let mut at = from;
+        let mut total = 0;
+        while at != to {
+            let d = row[usize::from(at)];
+            if d == FAR || d == 0 {
+                return 0;
+            }
+            let Some((n, next)) = (attacks::attacks(at, piece, walls) & !walls)
+                .into_iter()
+                .filter(|&t| row[usize::from(t)] == d - 1)
+                .map(|t| (((attacks::between(at, t) | t) & in_way).count(), t))
+                .min_by_key(|&(n, _)| n)
+            else {
+                return 0;
+            };
+            total += n as u32;
+            at = next;
+        }
+        total
+    }
 }
 
 /// The moves of a `role` piece (not a pawn) between `from` and every square around `walls`
@@ -99,6 +144,43 @@ mod tests {
         assert_eq!(
             around.distance(Role::Rook, Bitboard::EMPTY, Square::A1, Square::A4),
             Some(1)
+        );
+        // Pieces in the way cost a move each: the rook on a1 goes to d4 around the a2 wall
+        // by d1 alone (a1-d1-d4), crossing b1, c1 and d3.
+        let occupied = Bitboard::from_square(Square::B1)
+            | Bitboard::from_square(Square::C1)
+            | Bitboard::from_square(Square::D3);
+        assert_eq!(
+            around.blockers(Role::Rook, a2, occupied, Square::A1, Square::D4),
+            3
+        );
+        // Of two shortest ways the one with fewer pieces: a1-a8-h8 (a5) rather than a1-h1-h8
+        // (b1, c1).
+        let occupied = Bitboard::from_square(Square::B1)
+            | Bitboard::from_square(Square::C1)
+            | Bitboard::from_square(Square::A5);
+        assert_eq!(
+            around.blockers(
+                Role::Rook,
+                Bitboard::EMPTY,
+                occupied,
+                Square::A1,
+                Square::H8
+            ),
+            1
+        );
+        // A piece on the target square itself is not counted (it is the one taken, or the
+        // capture's own business).
+        let occupied = Bitboard::from_square(Square::E3) | Bitboard::from_square(Square::F4);
+        assert_eq!(
+            around.blockers(
+                Role::Bishop,
+                Bitboard::EMPTY,
+                occupied,
+                Square::C1,
+                Square::F4
+            ),
+            1
         );
         // A knight jumps over walls.
         assert_eq!(

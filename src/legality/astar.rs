@@ -161,6 +161,7 @@ pub fn search_counted(
         return Ok(Outcome::Found(Vec::new()));
     }
     let Some(h0) = goal.estimate(start) else {
+        log::debug!("search: the goal is out of reach from the start");
         return Ok(Outcome::Exhausted);
     };
     let before = *expanded;
@@ -252,6 +253,10 @@ pub fn search_counted(
             }
         }
     }
+    log::debug!(
+        "search: out of positions after {} expanded",
+        *expanded - before
+    );
     Ok(Outcome::Exhausted)
 }
 

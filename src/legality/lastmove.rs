@@ -79,6 +79,11 @@ impl Analysis {
             self.proven.insert(p.clone(), found.clone());
             return Ok(found);
         };
+        if super::unsolvable(p) {
+            let found = Some(super::UNSOLVABLE.to_string());
+            self.proven.insert(p.clone(), found.clone());
+            return Ok(found);
+        }
         if depth == 0 && self.no_extended_kernel(p, &plain)? {
             let found = Some("no extended proof kernel".to_string());
             self.proven.insert(p.clone(), found.clone());
@@ -114,7 +119,8 @@ impl Analysis {
         }
     }
 
-    /// Whether the kernel search alone proves `p` (a candidate's earlier position, which
+    /// Whether the kernel search or the relaxed problem ([`unsolvable`](super::unsolvable))
+    /// alone proves `p` (a candidate's earlier position, which
     /// passed the static rules) illegal.
     fn no_kernel(&mut self, p: &RawPosition) -> Result<bool, Stop> {
         if let Some(known) = self.proven.get(p) {
@@ -125,6 +131,11 @@ impl Analysis {
         if kernel == KernelResult::None {
             self.proven
                 .insert(p.clone(), Some("no proof kernel".to_string()));
+            return Ok(true);
+        }
+        if super::unsolvable(p) {
+            self.proven
+                .insert(p.clone(), Some(super::UNSOLVABLE.to_string()));
             return Ok(true);
         }
         Ok(false)

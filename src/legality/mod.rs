@@ -111,6 +111,13 @@ pub fn analyze(p: &RawPosition, limits: Limits) -> Verdict {
         Err(Stop::Nodes) => (Status::Unknown, "node limit reached".to_string()),
         Err(Stop::Time) => (Status::Unknown, "time limit reached".to_string()),
     };
+    // The relaxed problem (pieces that pass through each other, see [`heuristic`]) never
+    // needs more than a real game: where it has no solution from the starting position, no
+    // game reaches `p`.
+    let (status, reason) = match status {
+        Status::Unknown if unsolvable(p) => (Status::Illegal, UNSOLVABLE.to_string()),
+        _ => (status, reason),
+    };
     let searched = status != Status::Illegal
         && limits.proof_nodes > 0
         && limits.deadline.is_none_or(|d| Instant::now() < d);
@@ -139,10 +146,51 @@ pub fn analyze(p: &RawPosition, limits: Limits) -> Verdict {
     }
 }
 
+/// The reason of an `illegal` verdict by the relaxed problem (see [`unsolvable`]).
+pub const UNSOLVABLE: &str =
+    "the starting position's pieces cannot become the goal's, even passing through each other";
+
+/// Whether the relaxed problem of the proof game search has no solution from the starting
+/// position to `p`: its estimate ([`heuristic::Heuristic`]) is infinite, so that no game
+/// reaches `p` (a piece shut in at home by pawns that never moved counts as captured there,
+/// so that the promotions it leaves to do may be too many).
+pub fn unsolvable(p: &RawPosition) -> bool {
+    heuristic::Heuristic::new(p)
+        .estimate(&shakmaty::Chess::default())
+        .is_none()
+}
+
 /// Analyses a FEN.
 ///
 /// # Errors
 /// A malformed FEN.
 pub fn analyze_fen(fen: &str, limits: Limits) -> Result<Verdict, FenError> {
     Ok(analyze(&RawPosition::from_fen(fen)?, limits))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_goal_the_relaxed_problem_cannot_reach_is_illegal() {
+        // Black's c8 bishop is shut in by the b7 and d7 pawns, which never moved, and c8 is
+        // empty: it was taken at home. Black's two light bishops are then both promoted, and
+        // with four more queens and a third rook that is seven promotions for the six pawns
+        // black has lost. (A cpr10k position that the kernel and last-move analysis leave
+        // open.)
+        let fen = "1q6/BpNpr3/n4q1r/RbP1qBr1/B1PQ4/2q3R1/1bbNQ1q1/k4K2 w - - 0 1";
+        let p = RawPosition::from_fen(fen).expect("test FEN");
+        assert!(unsolvable(&p));
+        let v = analyze(&p, Limits::default());
+        assert_eq!((v.status, v.reason.as_str()), (Status::Illegal, UNSOLVABLE));
+        // With a light bishop fewer (one promotion fewer), the relaxed problem has a solution.
+        let fewer = "1q6/BpNpr3/n4q1r/RbP1qBr1/B1PQ4/2q3R1/1b1NQ1q1/k4K2 w - - 0 1";
+        let p = RawPosition::from_fen(fewer).expect("test FEN");
+        assert!(!unsolvable(&p));
+        // A position a few moves from the start.
+        let near = "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2";
+        let p = RawPosition::from_fen(near).expect("test FEN");
+        assert!(!unsolvable(&p));
+    }
 }

@@ -583,7 +583,7 @@ fn log_failure(i: usize, legs: usize, pos: &Chess, leg: &Leg<'_>, outcome: &Outc
         shakmaty::fen::Fen::from_position(p, shakmaty::EnPassantMode::Legal).to_string()
     };
     log::debug!(
-        "initial path: leg {} of {legs} not reached from {} (estimate {:?}; best {}): {:?}",
+        "initial path: leg {} of {legs} not reached from {} (estimate {:?}; best {}): {}",
         i + 1,
         fen(pos),
         leg.estimate(pos),

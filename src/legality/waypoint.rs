@@ -76,6 +76,34 @@ pub struct Waypoint {
     promotes: Option<Square>,
 }
 
+impl std::fmt::Display for Waypoint {
+    /// Compact, for debug logs: per colour its pawns' files and rank ranges and its pieces
+    /// (queens, rooks, light and dark bishops, knights), then the capture and the promotion.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for c in Color::ALL {
+            write!(f, "{}:", c.char())?;
+            for s in &self.pawns[c] {
+                let file = char::from(b'a' + s.file);
+                if s.low == s.high {
+                    write!(f, " {file}{}", s.low)?;
+                } else {
+                    write!(f, " {file}{}-{}", s.low, s.high)?;
+                }
+            }
+            let [q, r, l, d, n] = self.counts[c];
+            write!(f, " QRLDN {q}{r}{l}{d}{n}; ")?;
+        }
+        match self.capture {
+            Some(c) => write!(f, "{c:?}")?,
+            None => write!(f, "no capture")?,
+        }
+        if let Some(sq) = self.promotes {
+            write!(f, ", promotes on {sq}")?;
+        }
+        Ok(())
+    }
+}
+
 /// Distances on an empty board, shared by the waypoints of one goal.
 struct Tables {
     /// Per colour, the moves of a pawn between squares (a file per capture).
@@ -226,6 +254,11 @@ impl Route {
         if let Some(k) = (0..waypoints.len()).find(|&k| !feasible(&waypoints, k)) {
             log::debug!("initial path: waypoint {} cannot be reached", k + 1);
             return None;
+        }
+        if log::log_enabled!(log::Level::Debug) {
+            for (k, w) in waypoints.iter().enumerate() {
+                log::debug!("initial path: waypoint {}: {w}", k + 1);
+            }
         }
         let blocked = super::heuristic::blocked_squares(goal);
         let fixed: Vec<(Square, Piece)> = blocked
@@ -835,7 +868,8 @@ impl Leg<'_> {
     /// capturer getting to its square (0 when it is made or nothing is known).
     ///
     /// `w` is this leg's waypoint or the next; `walled`: around the pawns and fixed pieces
-    /// (a piece walled off costs [`SHUT_IN`] more), else on the empty board.
+    /// (a piece walled off costs [`SHUT_IN`] more), with a move for each piece in the way,
+    /// else on the empty board.
     fn approach(
         &self,
         board: &Board,
@@ -851,9 +885,14 @@ impl Leg<'_> {
             if !walled {
                 return tables.piece(role, from, to);
             }
-            self.route
-                .around
+            let around = &self.route.around;
+            around
                 .distance(role, walls, from, to)
+                .map(|d| {
+                    // And a move for each piece in its way there, which has to step aside.
+                    let n = around.blockers(role, walls, board.occupied(), from, to);
+                    d.saturating_add(n.min(u32::from(FAR)) as u8).min(FAR - 1)
+                })
                 .unwrap_or_else(|| match tables.piece(role, from, to) {
                     FAR => FAR,
                     d => d.saturating_add(SHUT_IN).min(FAR - 1),
