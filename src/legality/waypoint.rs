@@ -1098,6 +1098,12 @@ mod tests {
     }
 
     /// A slot of one square.
+    fn chess(fen: &str) -> Chess {
+        let f: shakmaty::fen::Fen = fen.parse().expect("test FEN");
+        f.into_position(shakmaty::CastlingMode::Standard)
+            .expect("legal test position")
+    }
+
     fn at(color: Color, file: u8, rank: u8) -> Slot {
         Slot {
             color,
@@ -1211,6 +1217,35 @@ mod tests {
                 (FAR, None)
             );
         }
+    }
+
+    #[test]
+    fn the_pieces_in_the_way_of_the_capture_s_piece_cost_a_move_each() {
+        // Black's d pawn took white's a1 rook on e6.
+        let (_, r) = route("rnbqkbnr/ppp1pppp/4p3/8/8/8/PPPPPPPP/1NBQKBNR w Kkq - 0 1");
+        let Some(leg) = r.legs().next() else {
+            panic!("no leg");
+        };
+        assert_eq!(
+            leg.waypoint().capture,
+            Some(Capture::OnSquare {
+                square: Square::E6,
+                victim: Color::White,
+                types: 1 << 1,
+            })
+        );
+        let approach = |fen: &str| {
+            let pos = chess(fen);
+            let board = pos.board();
+            let now = ByColor::new_with(|c| goal_counts(board, c));
+            leg.approach(board, &now, leg.waypoint(), true)
+        };
+        // The rook on a3 goes a3-e3-e6 (a3-a6 is walled by the a4 pawn): two moves.
+        let clear = "rnbqkbnr/pppppppp/8/8/P7/R7/1PPPPPPP/1NBQKBNR b Kkq - 0 1";
+        assert_eq!(approach(clear), (Color::White, 2));
+        // A knight on c3 and a black knight on e5 in its way: one move more for each.
+        let blocked = "rnbqkb1r/pppppppp/8/4n3/P7/R1N5/1PPPPPPP/2BQKBNR b Kkq - 0 1";
+        assert_eq!(approach(blocked), (Color::White, 4));
     }
 
     #[test]
