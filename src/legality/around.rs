@@ -25,6 +25,18 @@ pub(super) struct Around {
 }
 
 impl Around {
+    /// The distances of a `role` piece around `walls` from every square to `to`, through the
+    /// cache.
+    fn row(&self, role: Role, walls: Bitboard, to: Square) -> [u8; 64] {
+        let mut cache = self.cache.borrow_mut();
+        if cache.len() >= ENTRIES {
+            cache.clear();
+        }
+        *cache
+            .entry((u64::from(walls), role, to))
+            .or_insert_with(|| spread(role, walls, Bitboard::EMPTY, to))
+    }
+
     /// The moves of a `role` piece (not a pawn) from `from` to `to` that neither cross nor
     /// land on `walls` (but `to`), `None` when there are none.
     pub(super) fn distance(
@@ -34,13 +46,7 @@ impl Around {
         from: Square,
         to: Square,
     ) -> Option<u8> {
-        let mut cache = self.cache.borrow_mut();
-        if cache.len() >= ENTRIES {
-            cache.clear();
-        }
-        let row = cache
-            .entry((u64::from(walls), role, to))
-            .or_insert_with(|| spread(role, walls, Bitboard::EMPTY, to));
+        let row = self.row(role, walls, to);
         let d = row[usize::from(from)];
         (d != FAR).then_some(d)
     }
@@ -57,13 +63,7 @@ impl Around {
         from: Square,
         to: Square,
     ) -> u32 {
-        let mut cache = self.cache.borrow_mut();
-        if cache.len() >= ENTRIES {
-            cache.clear();
-        }
-        let row = cache
-            .entry((u64::from(walls), role, to))
-            .or_insert_with(|| spread(role, walls, Bitboard::EMPTY, to));
+        let row = self.row(role, walls, to);
         let piece = Piece {
             color: Color::White,
             role,
