@@ -25,16 +25,22 @@ pub(super) struct Around {
 }
 
 impl Around {
-    /// The distances of a `role` piece around `walls` from every square to `to`, through the
-    /// cache.
-    fn row(&self, role: Role, walls: Bitboard, to: Square) -> [u8; 64] {
+    /// `f` of the distances of a `role` piece around `walls` from every square to `to`,
+    /// through the cache.
+    fn with_row<R>(
+        &self,
+        role: Role,
+        walls: Bitboard,
+        to: Square,
+        f: impl FnOnce(&[u8; 64]) -> R,
+    ) -> R {
         let mut cache = self.cache.borrow_mut();
         if cache.len() >= ENTRIES {
             cache.clear();
         }
-        *cache
+        f(cache
             .entry((u64::from(walls), role, to))
-            .or_insert_with(|| spread(role, walls, Bitboard::EMPTY, to))
+            .or_insert_with(|| spread(role, walls, Bitboard::EMPTY, to)))
     }
 
     /// The moves of a `role` piece (not a pawn) from `from` to `to` that neither cross nor
@@ -46,15 +52,15 @@ impl Around {
         from: Square,
         to: Square,
     ) -> Option<u8> {
-        let row = self.row(role, walls, to);
-        let d = row[usize::from(from)];
-        (d != FAR).then_some(d)
+        self.with_row(role, walls, to, |row| {
+            let d = row[usize::from(from)];
+            (d != FAR).then_some(d)
+        })
     }
 
     /// The pieces of `occupied` (not `walls`) that a `role` piece from `from` finds in its way
-    /// to `to` around `walls`: along a shortest way, at each move the one with the fewest
-    /// pieces on the squares it crosses or lands on (but `to`); each of them has to step
-    /// aside, a move the distance does not count. 0 when there is no way.
+    /// to `to` around `walls` (see [`in_way`]). 0 when there is no way.
+    #[cfg(test)]
     pub(super) fn blockers(
         &self,
         role: Role,
@@ -63,32 +69,67 @@ impl Around {
         from: Square,
         to: Square,
     ) -> u32 {
-        let row = self.row(role, walls, to);
-        let piece = Piece {
-            color: Color::White,
-            role,
-        };
-        let in_way = occupied & !walls & !Bitboard::from_square(to);
-        let mut at = from;
-        let mut total = 0;
-        while at != to {
-            let d = row[usize::from(at)];
-            if d == FAR || d == 0 {
-                return 0;
-            }
-            let Some((n, next)) = (attacks::attacks(at, piece, walls) & !walls)
-                .into_iter()
-                .filter(|&t| row[usize::from(t)] == d - 1)
-                .map(|t| (((attacks::between(at, t) | t) & in_way).count(), t))
-                .min_by_key(|&(n, _)| n)
-            else {
-                return 0;
-            };
-            total += n as u32;
-            at = next;
-        }
-        total
+        self.with_row(role, walls, to, |row| {
+            in_way(row, role, walls, occupied, from, to)
+        })
     }
+
+    /// [`distance`](Around::distance) plus a move for each piece of `occupied` in the way
+    /// (see [`in_way`]), which has to step aside; by one lookup of the cache.
+    pub(super) fn distance_past(
+        &self,
+        role: Role,
+        walls: Bitboard,
+        occupied: Bitboard,
+        from: Square,
+        to: Square,
+    ) -> Option<u8> {
+        self.with_row(role, walls, to, |row| {
+            let d = row[usize::from(from)];
+            (d != FAR).then(|| {
+                let n = in_way(row, role, walls, occupied, from, to);
+                d.saturating_add(n.min(u32::from(FAR)) as u8).min(FAR - 1)
+            })
+        })
+    }
+}
+
+/// The pieces of `occupied` (not `walls`) that a `role` piece from `from` finds in its way to
+/// `to` (`row`: the distances to `to` around `walls`): along a shortest way, at each move the
+/// one with the fewest pieces on the squares it crosses or lands on (but `to`). 0 when there is
+/// no way.
+fn in_way(
+    row: &[u8; 64],
+    role: Role,
+    walls: Bitboard,
+    occupied: Bitboard,
+    from: Square,
+    to: Square,
+) -> u32 {
+    let piece = Piece {
+        color: Color::White,
+        role,
+    };
+    let in_way = occupied & !walls & !Bitboard::from_square(to);
+    let mut at = from;
+    let mut total = 0;
+    while at != to {
+        let d = row[usize::from(at)];
+        if d == FAR || d == 0 {
+            return 0;
+        }
+        let Some((n, next)) = (attacks::attacks(at, piece, walls) & !walls)
+            .into_iter()
+            .filter(|&t| row[usize::from(t)] == d - 1)
+            .map(|t| (((attacks::between(at, t) | t) & in_way).count(), t))
+            .min_by_key(|&(n, _)| n)
+        else {
+            return 0;
+        };
+        total += n as u32;
+        at = next;
+    }
+    total
 }
 
 /// The moves of a `role` piece (not a pawn) between `from` and every square around `walls`

@@ -103,6 +103,9 @@ pub fn analyze(p: &RawPosition, limits: Limits) -> Verdict {
     let mut a = Analysis::new(limits);
     let (status, reason) = match a.illegal(p) {
         Ok(Some(reason)) => (Status::Illegal, reason),
+        // The analysis checks the relaxed problem (see `unsolvable`) once it has a kernel; one
+        // that stopped before gets the check here.
+        Err(_) if unsolvable(p) => (Status::Illegal, UNSOLVABLE.to_string()),
         Ok(None) if a.root_kernel == Some(true) => (
             Status::Unknown,
             "a proof kernel exists; not proven illegal".to_string(),
@@ -110,13 +113,6 @@ pub fn analyze(p: &RawPosition, limits: Limits) -> Verdict {
         Ok(None) => (Status::Unknown, "not proven illegal".to_string()),
         Err(Stop::Nodes) => (Status::Unknown, "node limit reached".to_string()),
         Err(Stop::Time) => (Status::Unknown, "time limit reached".to_string()),
-    };
-    // The relaxed problem (pieces that pass through each other, see [`heuristic`]) never
-    // needs more than a real game: where it has no solution from the starting position, no
-    // game reaches `p`.
-    let (status, reason) = match status {
-        Status::Unknown if unsolvable(p) => (Status::Illegal, UNSOLVABLE.to_string()),
-        _ => (status, reason),
     };
     let searched = status != Status::Illegal
         && limits.proof_nodes > 0

@@ -885,14 +885,9 @@ impl Leg<'_> {
             if !walled {
                 return tables.piece(role, from, to);
             }
-            let around = &self.route.around;
-            around
-                .distance(role, walls, from, to)
-                .map(|d| {
-                    // And a move for each piece in its way there, which has to step aside.
-                    let n = around.blockers(role, walls, board.occupied(), from, to);
-                    d.saturating_add(n.min(u32::from(FAR)) as u8).min(FAR - 1)
-                })
+            self.route
+                .around
+                .distance_past(role, walls, board.occupied(), from, to)
                 .unwrap_or_else(|| match tables.piece(role, from, to) {
                     FAR => FAR,
                     d => d.saturating_add(SHUT_IN).min(FAR - 1),
