@@ -27,7 +27,7 @@ use super::{
     astar::{self, Exact, Goal, Outcome, Params},
     heuristic::Heuristic,
     kernel::{self, Kind},
-    kernel_move::KernelResult,
+    kernel_move::{KernelMove, KernelResult},
     limits::{Limits, Stop},
     position::RawPosition,
     replay, revmoves,
@@ -259,18 +259,25 @@ impl Target {
     ) -> Result<Target, Stop> {
         let mut first = route(&pos, limits, Kind::Extended)?;
         // A kernel whose route cannot be followed (a waypoint out of reach): others, with
-        // the ties of the kernel search broken at random.
+        // the ties of the kernel search broken at random; where none can, the first of them
+        // whose route can once a bishop shut in at home is let out earlier.
+        let mut unfit = Vec::new();
         for seed in 1..=FIRST_ROUTE_TRIES {
-            if !matches!(first, Routed::Unfit) {
+            let Routed::Unfit(k) = first else {
                 break;
-            }
+            };
+            unfit.push(k);
             first = route(&pos, limits, Kind::ExtendedShuffled(seed))?;
         }
-        let routes: Vec<Route> = first
-            .route()
-            .filter(|r| !r.is_empty())
-            .into_iter()
-            .collect();
+        if let Routed::Unfit(k) = first {
+            unfit.push(k);
+            first = Routed::NoKernel;
+        }
+        let first = match first {
+            Routed::Route(r) => Some(r),
+            _ => unfit.iter().find_map(|k| Route::new(&pos, k, true)),
+        };
+        let routes: Vec<Route> = first.filter(|r| !r.is_empty()).into_iter().collect();
         Ok(Target {
             then,
             guided_first: routes.first().is_some_and(|r| r.len() >= GUIDED_FIRST),
@@ -310,7 +317,7 @@ impl Target {
         if self.guided_runs.is_multiple_of(2) && self.routes.len() < MAX_ROUTES {
             let pos = self.h.goal().clone();
             let shuffled = route(&pos, limits, Kind::ExtendedShuffled(u64::from(run)))?;
-            if let Some(r) = shuffled.route().filter(|r| !r.is_empty()) {
+            if let Some(r) = shuffled.released(&pos).filter(|r| !r.is_empty()) {
                 if !self.routes.iter().any(|old| old.same_waypoints(&r)) {
                     self.routes.push(r);
                 }
@@ -377,16 +384,18 @@ enum Routed {
     Route(Route),
     /// No kernel within [`KERNEL_NODES`].
     NoKernel,
-    /// A kernel that gives no route (see [`Route::new`]).
-    Unfit,
+    /// A kernel that gives no route (see [`Route::new`]) unless a bishop is let out.
+    Unfit(Vec<KernelMove>),
 }
 
 impl Routed {
-    /// The route, if there is one.
-    fn route(self) -> Option<Route> {
+    /// The route, if there is one, else that of the kernel found once a bishop shut in at
+    /// home is let out (to `target`).
+    fn released(self, target: &RawPosition) -> Option<Route> {
         match self {
             Routed::Route(r) => Some(r),
-            Routed::NoKernel | Routed::Unfit => None,
+            Routed::Unfit(k) => Route::new(target, &k, true),
+            Routed::NoKernel => None,
         }
     }
 }
@@ -403,7 +412,7 @@ fn route(target: &RawPosition, limits: Limits, kind: Kind<'_>) -> Result<Routed,
     let init = RawPosition::start();
     match kernel::search(&init, target, kind, &mut budget.counter()) {
         Ok(KernelResult::Found(k)) => {
-            Ok(Route::new(target, &k).map_or(Routed::Unfit, Routed::Route))
+            Ok(Route::new(target, &k, false).map_or(Routed::Unfit(k), Routed::Route))
         }
         Ok(KernelResult::None) | Err(Stop::Nodes) => Ok(Routed::NoKernel),
         Err(Stop::Time) => Err(Stop::Time),

@@ -209,29 +209,32 @@ impl Route {
     /// pawns stay put after their last kernel move unless their file lines up one for one with
     /// the goal's, else (a waypoint out of reach on it) on the plan where they go on to the
     /// goal's ranks; `None` when the kernel does not fit the ranks, its promotions cannot be
-    /// typed as the goal's pieces, or neither plan can be followed.
-    pub fn new(goal: &RawPosition, kernel: &[KernelMove]) -> Option<Route> {
+    /// typed as the goal's pieces, or neither plan can be followed. With `release`, a waypoint
+    /// out of reach because a bishop is shut in at home may let it out by moving one of the
+    /// pawns in its way earlier than the plan does (see [`release_bishop`]).
+    pub fn new(goal: &RawPosition, kernel: &[KernelMove], release: bool) -> Option<Route> {
         // The piece counts and whether the ranks fit do not depend on the plan's ends: a kernel
         // that fails them fails both plans.
         let (counts, extra) = piece_counts(goal, kernel)?;
         let start = RawPosition::start();
         let plan = rows::plan(&start, goal, kernel, false)?;
-        Route::planned(goal, kernel, &plan, &counts, extra).or_else(|| {
+        Route::planned(goal, kernel, &plan, &counts, extra, release).or_else(|| {
             let lined_up = rows::plan(&start, goal, kernel, true)?;
-            Route::planned(goal, kernel, &lined_up, &counts, extra)
+            Route::planned(goal, kernel, &lined_up, &counts, extra, release)
         })
     }
 
     /// The route of `kernel` on `plan` with the piece `counts` after each kernel move and the
     /// `extra` pieces left to later promotions (see [`piece_counts`]); `None` when the
     /// promotions after the last capture cannot be typed, or a waypoint is out of reach (see
-    /// [`feasible`]).
+    /// [`feasible`]) and, with `release`, cannot be made reachable by [`release_bishop`].
     fn planned(
         goal: &RawPosition,
         kernel: &[KernelMove],
         plan: &rows::Plan,
         counts: &[ByColor<Counts>],
         mut extra: Extra,
+        release: bool,
     ) -> Option<Route> {
         let mut waypoints = Vec::with_capacity(kernel.len());
         for (k, m) in kernel.iter().enumerate() {
@@ -251,9 +254,13 @@ impl Route {
             let end = end_waypoints(last, goal, &mut extra)?;
             waypoints.extend(end);
         }
-        if let Some(k) = (0..waypoints.len()).find(|&k| !feasible(&waypoints, k)) {
-            log::debug!("initial path: waypoint {} cannot be reached", k + 1);
-            return None;
+        for k in 0..waypoints.len() {
+            let reachable =
+                feasible(&waypoints, k) || (release && release_bishop(&mut waypoints, k));
+            if !reachable {
+                log::debug!("initial path: waypoint {} cannot be reached", k + 1);
+                return None;
+            }
         }
         if log::log_enabled!(log::Level::Debug) {
             for (k, w) in waypoints.iter().enumerate() {
@@ -484,6 +491,99 @@ fn feasible(waypoints: &[Waypoint], k: usize) -> bool {
         }
     }
     true
+}
+
+/// Lets a bishop that shuts waypoint `k` off ([`feasible`]) out: one of the pawns that shut it
+/// in at home steps forward by waypoint `k` instead of later. Such a pawn is one the plan keeps
+/// at home only until some later waypoint lets it go forward anyway; it may not be taken or
+/// take anything from home before then, and no pawn may be fixed on the square in front of
+/// it. The first pawn (by bishop, then file) that makes waypoint `k` feasible is moved, its
+/// slots widened by a rank up to where the plan lets it go; `false` when none does.
+fn release_bishop(waypoints: &mut [Waypoint], k: usize) -> bool {
+    let Some(w) = waypoints.get(k) else {
+        return false;
+    };
+    let shut = shut_in_bishops(w);
+    for c in Color::ALL {
+        for bishop in shut[c] {
+            let (left, right) = (bishop.file() as u8 - 1, bishop.file() as u8 + 1);
+            for file in [left, right] {
+                let Some(stay) = kept_home(waypoints, k, c, file) else {
+                    continue;
+                };
+                let before: Vec<Slot> = stay
+                    .clone()
+                    .filter_map(|i| home_slot(waypoints.get(i)?, c, file).copied())
+                    .collect();
+                let step = c.fold_wb(3u8, 6u8);
+                for i in stay.clone() {
+                    if let Some(s) = waypoints.get_mut(i).and_then(|w| home_slot_mut(w, c, file)) {
+                        s.low = s.low.min(step);
+                        s.high = s.high.max(step);
+                    }
+                }
+                if feasible(waypoints, k) {
+                    log::debug!(
+                        "initial path: the {} pawn of file {} steps forward by waypoint {} to let a bishop out",
+                        c,
+                        char::from(b'a' + file),
+                        k + 1
+                    );
+                    return true;
+                }
+                for (i, old) in stay.zip(before) {
+                    if let Some(s) = waypoints.get_mut(i).and_then(|w| home_slot_mut(w, c, file)) {
+                        *s = old;
+                    }
+                }
+            }
+        }
+    }
+    false
+}
+
+/// The waypoints from `k` on where `c`'s pawn of `file` is kept at home though a later
+/// waypoint lets it go forward; `None` when it is not at home at `k`, leaves its file or is
+/// taken while at home, stays at home to the end, or some pawn is fixed on the square in
+/// front of it meanwhile.
+fn kept_home(
+    waypoints: &[Waypoint],
+    k: usize,
+    c: Color,
+    file: u8,
+) -> Option<std::ops::Range<usize>> {
+    let step = c.fold_wb(3u8, 6u8);
+    for (i, w) in waypoints.iter().enumerate().skip(k) {
+        let s = home_slot(w, c, file)?;
+        if s.high != s.low {
+            return (i > k).then_some(k..i);
+        }
+        let blocked = Color::ALL.into_iter().any(|d| {
+            w.pawns[d]
+                .iter()
+                .any(|o| o.file == file && o.low == step && o.high == step)
+        });
+        if blocked {
+            return None;
+        }
+    }
+    None
+}
+
+/// `c`'s pawn of `file` that may still stand at home in `w`.
+fn home_slot(w: &Waypoint, c: Color, file: u8) -> Option<&Slot> {
+    let home = c.fold_wb(2u8, 7u8);
+    w.pawns[c]
+        .iter()
+        .find(|s| s.file == file && (s.low..=s.high).contains(&home))
+}
+
+/// The same, to change.
+fn home_slot_mut(w: &mut Waypoint, c: Color, file: u8) -> Option<&mut Slot> {
+    let home = c.fold_wb(2u8, 7u8);
+    w.pawns[c]
+        .iter_mut()
+        .find(|s| s.file == file && (s.low..=s.high).contains(&home))
 }
 
 /// A promotion of the kernel: its side, its file, and whether it is taken later.
@@ -1071,7 +1171,7 @@ mod tests {
             Ok(KernelResult::Found(k)) => k,
             other => panic!("no kernel: {other:?}"),
         };
-        let r = Route::new(&goal, &k).expect("a route");
+        let r = Route::new(&goal, &k, false).expect("a route");
         (goal, r)
     }
 
@@ -1186,6 +1286,43 @@ mod tests {
         // Or b2 may have moved.
         let open = waypoint(black, white_pawns(&[1]), None, Some(Square::C1));
         assert!(feasible(&[open], 0));
+    }
+
+    #[test]
+    fn a_pawn_that_moves_later_steps_forward_earlier_to_let_a_bishop_out() {
+        // A white pawn takes black's light bishop on e4 while b7 and d7 are at home; black's
+        // d pawn goes forward only at the second waypoint.
+        let capture = Some(Capture::OnSquare {
+            square: Square::E4,
+            victim: Color::Black,
+            types: 1 << LIGHT_BISHOP,
+        });
+        let first = waypoint(black_pawns(&[]), white_pawns(&[3, 4]), capture, None);
+        let later = waypoint(black_pawns(&[3]), white_pawns(&[3, 4]), None, None);
+        let mut route = vec![first.clone(), later.clone()];
+        assert!(!feasible(&route, 0));
+        assert!(release_bishop(&mut route, 0));
+        assert!(feasible(&route, 0));
+        let d = route[0].pawns[Color::Black].iter().find(|s| s.file == 3);
+        assert_eq!(d.map(|s| (s.low, s.high)), Some((6, 7)), "{:?}", route[0]);
+        assert_eq!(route[1], later);
+        // Not a pawn that stays at home to the end.
+        let mut stays = vec![first.clone(), first.clone()];
+        assert!(!release_bishop(&mut stays, 0));
+        assert_eq!(stays, vec![first.clone(), first.clone()]);
+        // Nor one taken at home before it would go forward.
+        let mut gone = black_pawns(&[]);
+        gone.retain(|s| s.file != 3);
+        let taken = waypoint(gone, white_pawns(&[3, 4]), None, None);
+        let mut route = vec![first.clone(), taken, later.clone()];
+        assert!(!release_bishop(&mut route, 0));
+        // Nor one with a pawn fixed in front of it.
+        let mut white = white_pawns(&[4]);
+        white.retain(|s| s.file != 3);
+        white.push(at(Color::White, 3, 6));
+        let blocked = waypoint(black_pawns(&[]), white, capture, None);
+        let mut route = vec![blocked, later];
+        assert!(!release_bishop(&mut route, 0));
     }
 
     #[test]
