@@ -174,6 +174,9 @@ pub struct KernelSearch<'a> {
     /// Per colour and file, a bishop of the goal trapped on that file's promotion square: one
     /// promotion of the file must survive as that bishop.
     fixed: [[u8; 8]; 2],
+    /// Per colour and type, the original pieces the goal can have left: no more than the goal
+    /// has, nor than the originals not taken at home ([`Blocked::taken_home`]).
+    most_left: [[u8; 5]; 2],
     goal_pawns: [u8; 2],
     blocked: Blocked,
     /// States from which no kernel was found, whatever the pawns' ranks.
@@ -206,6 +209,10 @@ struct Blocked {
     /// Per colour and type, original pieces that never move (rooks and king with castling
     /// rights, a bishop shut in on c1/f1/c8/f8 by two blocked pawns): fewer may never be left.
     floor: [[u8; 5]; 2],
+    /// Per colour and type, original pieces shut in at home by two blocked pawns but not there
+    /// in the goal (bishops): they were taken on their square, by a piece (no pawn gets behind
+    /// the blocked pawns), and more than the others of the type may never be left.
+    taken_home: [[u8; 5]; 2],
     /// Per colour and file, whether that colour's promotion square on the file is held for the
     /// whole game by an opposing unit that never moves (a king or rook with castling rights, a
     /// shut-in bishop): no pawn promotes there.
@@ -253,9 +260,13 @@ fn blocked(init: &RawPosition, goal: &RawPosition) -> Blocked {
         };
         for (file, left, right) in [(File::C, 1, 3), (File::F, 4, 6)] {
             let sq = Square::from_coords(file, r);
-            if pawns[left] && pawns[right] && stays(sq, c.bishop()) {
-                b.floor[k][bishop_type(sq)] += 1;
-                b.no_promotion[1 - k][file as usize] = true;
+            if pawns[left] && pawns[right] && init.board.piece_at(sq) == Some(c.bishop()) {
+                if stays(sq, c.bishop()) {
+                    b.floor[k][bishop_type(sq)] += 1;
+                    b.no_promotion[1 - k][file as usize] = true;
+                } else {
+                    b.taken_home[k][bishop_type(sq)] += 1;
+                }
             }
         }
     }
@@ -409,9 +420,17 @@ fn run(
             }
         }
     }
+    let mut most_left = goal_free;
+    for (k, row) in most_left.iter_mut().enumerate() {
+        for (t, most) in row.iter_mut().enumerate() {
+            let kept = start.pieces[k][t].saturating_sub(blocked.taken_home[k][t]);
+            *most = (*most).min(kept);
+        }
+    }
     let mut s = KernelSearch {
         goal: g,
         goal_free,
+        most_left,
         fixed,
         goal_pawns,
         blocked,
@@ -470,7 +489,7 @@ impl KernelSearch<'_> {
                 return None;
             }
             let excess: u32 = (0..5)
-                .map(|t| u32::from(s.pieces[k][t].saturating_sub(self.goal_free[k][t])))
+                .map(|t| u32::from(s.pieces[k][t].saturating_sub(self.most_left[k][t])))
                 .sum();
             if excess > u32::from(s.left[k]) {
                 return None;
@@ -497,7 +516,7 @@ impl KernelSearch<'_> {
 
     fn goal_reached(&self, s: &State) -> bool {
         (0..8).all(|f| s.cols[f].completes_to(self.goal.cols[f]))
-            && (0..2).all(|k| (0..5).all(|t| s.pieces[k][t] <= self.goal_free[k][t]))
+            && (0..2).all(|k| (0..5).all(|t| s.pieces[k][t] <= self.most_left[k][t]))
             && (0..2).all(|k| self.promotions_suffice(s, k))
             && self.bound(s).is_some()
     }
@@ -735,6 +754,14 @@ impl KernelSearch<'_> {
                 landing: None,
             },
         ));
+        // An original piece of a type whose originals left are all shut in at home: no pawn
+        // gets there.
+        if let Target::Piece(p) = target {
+            let p = usize::from(p);
+            if s.pieces[1 - k][p] <= self.blocked.taken_home[1 - k][p] {
+                return;
+            }
+        }
         for f in 0..8usize {
             let col = s.cols[f];
             for i in 0..col.len {
@@ -994,6 +1021,34 @@ mod tests {
         let b2 = blocked(&i, &g2);
         assert!(!b2.white_pawn[3] && b2.white_pawn[2]);
         assert_eq!(b2.floor[0], [0, 1, 1, 0, 0]);
+    }
+
+    #[test]
+    fn a_bishop_shut_in_at_home_and_gone_was_taken_there_by_a_piece() {
+        // f1's bishop never got past e2 and g2: a light bishop on d3 is no original one.
+        let init = "4kn2/8/8/8/8/8/4P1P1/4KB2 w - - 0 1";
+        assert_eq!(
+            kernel(init, "4kn2/8/8/8/8/3B4/4P1P1/4K3 w - - 0 1"),
+            KernelResult::None
+        );
+        // Taken at home by the knight: one capture, by a piece.
+        let KernelResult::Found(k) = kernel(init, "4k3/8/8/8/8/8/4P1P1/4Kn2 w - - 0 1") else {
+            panic!("no kernel");
+        };
+        assert_eq!(k.len(), 1);
+        assert_eq!((k[0].side, k[0].pawn), (Color::Black, None));
+        // A black pawn cannot take it: no pawn gets behind e2 and g2.
+        let pawn = "4k3/8/8/8/2p5/8/4P1P1/4KB2 w - - 0 1";
+        assert_eq!(
+            kernel(pawn, "4k3/8/8/8/8/3p4/4P1P1/4K3 w - - 0 1"),
+            KernelResult::None
+        );
+        // With g2 gone (here from the start), the bishop may get out and be taken anywhere.
+        let open = "4k3/8/8/8/2p5/8/4P3/4KB2 w - - 0 1";
+        assert!(matches!(
+            kernel(open, "4k3/8/8/8/8/3p4/4P3/4K3 w - - 0 1"),
+            KernelResult::Found(_)
+        ));
     }
 
     #[test]

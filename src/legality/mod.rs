@@ -175,9 +175,14 @@ mod tests {
         // with four more queens and a third rook that is seven promotions for the six pawns
         // black has lost. (A cpr10k position that the kernel and last-move analysis leave
         // open.)
+        // The kernel search, which knows the bishop was taken at home, finds no kernel first.
         let fen = "1q6/BpNpr3/n4q1r/RbP1qBr1/B1PQ4/2q3R1/1bbNQ1q1/k4K2 w - - 0 1";
         let p = RawPosition::from_fen(fen).expect("test FEN");
         assert!(unsolvable(&p));
+        assert_eq!(analyze(&p, Limits::default()).status, Status::Illegal);
+        // A cpr1k position that only the relaxed problem proves illegal.
+        let only = "n2RRq2/3p2Bp/1PK5/2Q1R3/p3r2r/PN1B1kNP/Qrbbn1bR/N4q2 w - - 0 1";
+        let p = RawPosition::from_fen(only).expect("test FEN");
         let v = analyze(&p, Limits::default());
         assert_eq!((v.status, v.reason.as_str()), (Status::Illegal, UNSOLVABLE));
         // With a light bishop fewer (one promotion fewer), the relaxed problem has a solution.
