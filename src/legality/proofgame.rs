@@ -496,7 +496,22 @@ fn along(route: &Route, exact: &Exact<'_>, params: Params) -> Result<Option<Vec<
     };
     let found = match astar::search(&pos, exact, p)? {
         Outcome::Found(found) => Some(found),
-        Outcome::NodeLimit { best } => unblocked(&pos, best, exact, params)?,
+        Outcome::NodeLimit { best } => {
+            if log::log_enabled!(log::Level::Debug) {
+                let mut end = pos.clone();
+                for &m in &best {
+                    end.play_unchecked(m);
+                }
+                log::debug!(
+                    "initial path: goal not reached from {} (estimate {:?}; best {}, estimate {:?})",
+                    fen(&pos),
+                    exact.estimate(&pos),
+                    fen(&end),
+                    exact.estimate(&end)
+                );
+            }
+            unblocked(&pos, best, exact, params)?
+        }
         Outcome::Exhausted => None,
     };
     match found {
@@ -588,9 +603,6 @@ fn log_failure(i: usize, legs: usize, pos: &Chess, leg: &Leg<'_>, outcome: &Outc
             best.play_unchecked(m);
         }
     }
-    let fen = |p: &Chess| {
-        shakmaty::fen::Fen::from_position(p, shakmaty::EnPassantMode::Legal).to_string()
-    };
     log::debug!(
         "initial path: leg {} of {legs} not reached from {} (estimate {:?}; best {}): {}",
         i + 1,
@@ -599,6 +611,11 @@ fn log_failure(i: usize, legs: usize, pos: &Chess, leg: &Leg<'_>, outcome: &Outc
         fen(&best),
         leg.waypoint()
     );
+}
+
+/// `p`'s FEN, for debug logs.
+fn fen(p: &Chess) -> String {
+    shakmaty::fen::Fen::from_position(p, shakmaty::EnPassantMode::Legal).to_string()
 }
 
 /// `moves` as a proof game of `goal` if they pass the replay.

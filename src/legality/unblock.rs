@@ -5,9 +5,9 @@
 //! so a search can come within a few plies of the goal by its estimate and stall there: a
 //! rook one move from its square with pieces on the line between, a bishop the pawns shut in.
 //! This estimate adds, for each goal square its piece has not reached, what the walls (pawns
-//! and fixed pieces) add to the nearest candidate's way there, and for a slider one move away
-//! a move per piece on the line (two for a piece on its own goal square, which has to come
-//! back). It may overshoot, so it serves where the regular search has failed: from the best
+//! and fixed pieces) add to the nearest candidate's way there with a move for each piece in
+//! that way, and for a slider one move away a move per piece on the line (two for a piece on
+//! its own goal square, which has to come back). It may overshoot, so it serves where the regular search has failed: from the best
 //! position that search found, as the seed document's second heuristic does.
 
 use shakmaty::{attacks, Chess, Color, Move, Position, Role};
@@ -38,6 +38,7 @@ impl<'a> Unblock<'a> {
         let goal = &h.goal().board;
         let board = pos.board();
         let walls = board.pawns() | h.blocked();
+        let pieces = board.occupied() & !board.pawns();
         let mut extra = 0u32;
         for c in Color::ALL {
             for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
@@ -52,7 +53,12 @@ impl<'a> Unblock<'a> {
                     else {
                         continue;
                     };
-                    extra += match self.around.distance(role, walls, s, t) {
+                    let around = if d == 1 && role != Role::Knight {
+                        self.around.distance(role, walls, s, t)
+                    } else {
+                        self.around.distance_past(role, walls, pieces, s, t)
+                    };
+                    extra += match around {
                         Some(w) => u32::from(w).saturating_sub(d),
                         None => u32::from(SHUT_IN),
                     };
@@ -117,6 +123,32 @@ mod tests {
         assert_eq!(unblock.estimate(&pos), Some(relaxed + 2 * 4));
         // With the line clear, the two agree.
         let pos = chess("4k3/8/8/8/1B6/8/1N6/R3K3 w - - 0 1");
+        assert_eq!(unblock.estimate(&pos), exact.estimate(&pos));
+    }
+
+    #[test]
+    fn a_piece_on_every_shortest_way_costs_a_move() {
+        // The rook goes from h1 to a4 in two moves, by a1 or by h4: the king stands on the
+        // first way, the black knight on the second.
+        let goal = RawPosition::from_fen("4k3/8/8/8/R2n4/8/8/4K3 w - - 0 1").expect("goal");
+        let h = Heuristic::new(&goal);
+        let exact = Exact {
+            h: &h,
+            any_ep: false,
+        };
+        let unblock = Unblock::new(&exact);
+        let pos = chess("4k3/8/8/8/3n4/8/8/4K2R w - - 0 1");
+        let relaxed = exact.estimate(&pos).expect("reachable");
+        assert_eq!(unblock.estimate(&pos), Some(relaxed + 2));
+        // The knight elsewhere, the way by h4 is free.
+        let goal = RawPosition::from_fen("4k3/8/8/8/R7/8/8/n3K3 w - - 0 1").expect("goal");
+        let h = Heuristic::new(&goal);
+        let exact = Exact {
+            h: &h,
+            any_ep: false,
+        };
+        let unblock = Unblock::new(&exact);
+        let pos = chess("4k3/8/8/8/8/8/8/n3K2R w - - 0 1");
         assert_eq!(unblock.estimate(&pos), exact.estimate(&pos));
     }
 }
