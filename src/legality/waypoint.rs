@@ -256,7 +256,7 @@ impl Route {
         }
         for k in 0..waypoints.len() {
             let reachable =
-                feasible(&waypoints, k) || (release && release_bishop(&mut waypoints, k));
+                feasible(&waypoints, k) || (release && release_bishop(&mut waypoints, k, goal));
             if !reachable {
                 log::debug!("initial path: waypoint {} cannot be reached", k + 1);
                 return None;
@@ -447,8 +447,8 @@ fn shut_in_bishops(w: &Waypoint) -> ByColor<Bitboard> {
 /// Whether waypoint `k` of `waypoints` can be reached as far as the bishops shut in at home
 /// tell: a capture by a pawn needs a victim that can get to its square, and a promotion
 /// without a capture a free promotion square. A bishop counts as still at home when the
-/// pawns shut it in and its side has had exactly one bishop of its colour at every waypoint
-/// before `k` (none taken, none promoted).
+/// pawns shut it in and no waypoint before `k` took a bishop of its colour (its side's
+/// bishops of that colour never became fewer).
 fn feasible(waypoints: &[Waypoint], k: usize) -> bool {
     let Some(w) = waypoints.get(k) else {
         return true;
@@ -458,13 +458,21 @@ fn feasible(waypoints: &[Waypoint], k: usize) -> bool {
         None => START_COUNTS,
     };
     let shut = shut_in_bishops(w);
-    // The type of the bishop at home on `sq`, if it is shut in there and still the only one.
+    // The type of the bishop at home on `sq`, if it is shut in there and was never taken: no
+    // earlier waypoint has fewer pieces of its type than the one before (a promotion adds
+    // another, which does not let it out).
     let at_home = |c: Color, sq: Square| {
         let t = kernel_type(Role::Bishop, sq)?;
-        let only = waypoints
-            .get(..k)
-            .is_some_and(|earlier| earlier.iter().all(|v| v.counts[c][t] == 1));
-        (shut[c].contains(sq) && only).then_some(t)
+        let mut had = START_COUNTS[t];
+        let kept = waypoints.get(..k).is_some_and(|earlier| {
+            earlier.iter().all(|v| {
+                let now = v.counts[c][t];
+                let kept = now >= had;
+                had = now;
+                kept
+            })
+        });
+        (shut[c].contains(sq) && kept).then_some(t)
     };
     if let Some(Capture::OnSquare {
         square,
@@ -495,11 +503,11 @@ fn feasible(waypoints: &[Waypoint], k: usize) -> bool {
 
 /// Lets a bishop that shuts waypoint `k` off ([`feasible`]) out: one of the pawns that shut it
 /// in at home steps forward by waypoint `k` instead of later. Such a pawn is one the plan keeps
-/// at home only until some later waypoint lets it go forward anyway; it may not be taken or
-/// take anything from home before then, and no pawn may be fixed on the square in front of
-/// it. The first pawn (by bishop, then file) that makes waypoint `k` feasible is moved, its
-/// slots widened by a rank up to where the plan lets it go; `false` when none does.
-fn release_bishop(waypoints: &mut [Waypoint], k: usize) -> bool {
+/// at home only until some later waypoint, or the `goal`, has it go forward anyway; it may not
+/// be taken or take anything from home before then, and no pawn may be fixed on the square in
+/// front of it. The first pawn (by bishop, then file) that makes waypoint `k` feasible is
+/// moved, its slots widened by a rank up to where the plan lets it go; `false` when none does.
+fn release_bishop(waypoints: &mut [Waypoint], k: usize, goal: &RawPosition) -> bool {
     let Some(w) = waypoints.get(k) else {
         return false;
     };
@@ -508,7 +516,7 @@ fn release_bishop(waypoints: &mut [Waypoint], k: usize) -> bool {
         for bishop in shut[c] {
             let (left, right) = (bishop.file() as u8 - 1, bishop.file() as u8 + 1);
             for file in [left, right] {
-                let Some(stay) = kept_home(waypoints, k, c, file) else {
+                let Some(stay) = kept_home(waypoints, k, c, file, goal) else {
                     continue;
                 };
                 let before: Vec<Slot> = stay
@@ -543,14 +551,15 @@ fn release_bishop(waypoints: &mut [Waypoint], k: usize) -> bool {
 }
 
 /// The waypoints from `k` on where `c`'s pawn of `file` is kept at home though a later
-/// waypoint lets it go forward; `None` when it is not at home at `k`, leaves its file or is
-/// taken while at home, stays at home to the end, or some pawn is fixed on the square in
-/// front of it meanwhile.
+/// waypoint, or the `goal` (after the last waypoint, where no captures are left), lets it go
+/// forward; `None` when it is not at home at `k`, leaves its file or is taken while at home,
+/// stands at home in the goal, or some pawn is fixed on the square in front of it meanwhile.
 fn kept_home(
     waypoints: &[Waypoint],
     k: usize,
     c: Color,
     file: u8,
+    goal: &RawPosition,
 ) -> Option<std::ops::Range<usize>> {
     let step = c.fold_wb(3u8, 6u8);
     for (i, w) in waypoints.iter().enumerate().skip(k) {
@@ -567,7 +576,12 @@ fn kept_home(
             return None;
         }
     }
-    None
+    let home = Square::from_coords(
+        File::new(u32::from(file)),
+        Rank::new(u32::from(c.fold_wb(1u8, 6u8))),
+    );
+    (k < waypoints.len() && goal.board.piece_at(home) != Some(c.pawn()))
+        .then_some(k..waypoints.len())
 }
 
 /// `c`'s pawn of `file` that may still stand at home in `w`.
@@ -1283,6 +1297,11 @@ mod tests {
         taken.counts[Color::White][DARK_BISHOP] = 0;
         let then = waypoint(black.clone(), white_pawns(&[]), None, Some(Square::C1));
         assert!(feasible(&[taken, then], 1));
+        // A second dark bishop (promoted) does not let the first out.
+        let mut promoted = waypoint(black.clone(), white_pawns(&[]), None, None);
+        promoted.counts[Color::White][DARK_BISHOP] = 2;
+        let then = waypoint(black.clone(), white_pawns(&[]), None, Some(Square::C1));
+        assert!(!feasible(&[promoted, then], 1));
         // Or b2 may have moved.
         let open = waypoint(black, white_pawns(&[1]), None, Some(Square::C1));
         assert!(feasible(&[open], 0));
@@ -1299,30 +1318,38 @@ mod tests {
         });
         let first = waypoint(black_pawns(&[]), white_pawns(&[3, 4]), capture, None);
         let later = waypoint(black_pawns(&[3]), white_pawns(&[3, 4]), None, None);
+        let start = RawPosition::start();
         let mut route = vec![first.clone(), later.clone()];
         assert!(!feasible(&route, 0));
-        assert!(release_bishop(&mut route, 0));
+        assert!(release_bishop(&mut route, 0, &start));
         assert!(feasible(&route, 0));
         let d = route[0].pawns[Color::Black].iter().find(|s| s.file == 3);
         assert_eq!(d.map(|s| (s.low, s.high)), Some((6, 7)), "{:?}", route[0]);
         assert_eq!(route[1], later);
         // Not a pawn that stays at home to the end.
         let mut stays = vec![first.clone(), first.clone()];
-        assert!(!release_bishop(&mut stays, 0));
+        assert!(!release_bishop(&mut stays, 0, &start));
         assert_eq!(stays, vec![first.clone(), first.clone()]);
+        // Unless the goal has it forward.
+        let d6 = "rnbqkbnr/ppp1pppp/3p4/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let d6 = RawPosition::from_fen(d6).expect("test FEN");
+        assert!(release_bishop(&mut stays, 0, &d6));
+        assert!(stays.iter().all(|w| w.pawns[Color::Black]
+            .iter()
+            .any(|s| (s.file, s.low, s.high) == (3, 6, 7))));
         // Nor one taken at home before it would go forward.
         let mut gone = black_pawns(&[]);
         gone.retain(|s| s.file != 3);
         let taken = waypoint(gone, white_pawns(&[3, 4]), None, None);
         let mut route = vec![first.clone(), taken, later.clone()];
-        assert!(!release_bishop(&mut route, 0));
+        assert!(!release_bishop(&mut route, 0, &start));
         // Nor one with a pawn fixed in front of it.
         let mut white = white_pawns(&[4]);
         white.retain(|s| s.file != 3);
         white.push(at(Color::White, 3, 6));
         let blocked = waypoint(black_pawns(&[]), white, capture, None);
         let mut route = vec![blocked, later];
-        assert!(!release_bishop(&mut route, 0));
+        assert!(!release_bishop(&mut route, 0, &start));
     }
 
     #[test]
