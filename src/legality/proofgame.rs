@@ -269,13 +269,13 @@ impl Target {
             unfit.push(k);
             first = route(&pos, limits, Kind::ExtendedShuffled(seed))?;
         }
-        if let Routed::Unfit(k) = first {
-            unfit.push(k);
-            first = Routed::NoKernel;
-        }
         let first = match first {
             Routed::Route(r) => Some(r),
-            _ => unfit.iter().find_map(|k| Route::new(&pos, k, true)),
+            Routed::Unfit(k) => {
+                unfit.push(k);
+                unfit.iter().find_map(|k| Route::new(&pos, k, true))
+            }
+            Routed::NoKernel => unfit.iter().find_map(|k| Route::new(&pos, k, true)),
         };
         let routes: Vec<Route> = first.filter(|r| !r.is_empty()).into_iter().collect();
         Ok(Target {
@@ -498,10 +498,7 @@ fn along(route: &Route, exact: &Exact<'_>, params: Params) -> Result<Option<Vec<
         Outcome::Found(found) => Some(found),
         Outcome::NodeLimit { best } => {
             if log::log_enabled!(log::Level::Debug) {
-                let mut end = pos.clone();
-                for &m in &best {
-                    end.play_unchecked(m);
-                }
+                let end = played(&pos, &best);
                 log::debug!(
                     "initial path: goal not reached from {} (estimate {:?}; best {}, estimate {:?})",
                     fen(&pos),
@@ -566,10 +563,7 @@ fn unblocked(
     exact: &Exact<'_>,
     params: Params,
 ) -> Result<Option<Vec<Move>>, Stop> {
-    let mut pos = start.clone();
-    for &m in &best {
-        pos.play_unchecked(m);
-    }
+    let pos = played(start, &best);
     let p = Params {
         max_nodes: params.max_nodes / 4,
         seed: params.seed ^ 0x5555,
@@ -597,12 +591,10 @@ fn log_failure(i: usize, legs: usize, pos: &Chess, leg: &Leg<'_>, outcome: &Outc
     if !log::log_enabled!(log::Level::Debug) {
         return;
     }
-    let mut best = pos.clone();
-    if let Outcome::NodeLimit { best: line } = outcome {
-        for &m in line {
-            best.play_unchecked(m);
-        }
-    }
+    let best = match outcome {
+        Outcome::NodeLimit { best } => played(pos, best),
+        _ => pos.clone(),
+    };
     log::debug!(
         "initial path: leg {} of {legs} not reached from {} (estimate {:?}; best {}): {}",
         i + 1,
@@ -611,6 +603,15 @@ fn log_failure(i: usize, legs: usize, pos: &Chess, leg: &Leg<'_>, outcome: &Outc
         fen(&best),
         leg.waypoint()
     );
+}
+
+/// The position after `moves` from `start` (moves a search found there).
+fn played(start: &Chess, moves: &[Move]) -> Chess {
+    let mut pos = start.clone();
+    for &m in moves {
+        pos.play_unchecked(m);
+    }
+    pos
 }
 
 /// `p`'s FEN, for debug logs.

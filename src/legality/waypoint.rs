@@ -13,6 +13,11 @@
 //! and the other pieces' squares are left free: the search gets there any way it likes, and
 //! the last leg goes to the goal itself.
 //!
+//! A route whose waypoint needs a bishop that pawns still shut in at home (a victim elsewhere,
+//! or its square free for a promotion) cannot be followed ([`feasible`]); where no kernel gives
+//! another, one of those pawns may step forward earlier than the plan has it
+//! ([`release_bishop`]).
+//!
 //! The waypoints are a guide, not a proof: a leg may fail, and the game found is replayed like
 //! any other before it is reported.
 
