@@ -271,11 +271,12 @@ impl Target {
         }
         let first = match first {
             Routed::Route(r) => Some(r),
-            Routed::Unfit(k) => {
-                unfit.push(k);
+            last => {
+                if let Routed::Unfit(k) = last {
+                    unfit.push(k);
+                }
                 unfit.iter().find_map(|k| Route::new(&pos, k, true))
             }
-            Routed::NoKernel => unfit.iter().find_map(|k| Route::new(&pos, k, true)),
         };
         let routes: Vec<Route> = first.filter(|r| !r.is_empty()).into_iter().collect();
         Ok(Target {
