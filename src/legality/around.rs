@@ -24,6 +24,13 @@ pub(super) struct Around {
     cache: RefCell<FxHashMap<(u64, Role, Square), [u8; 64]>>,
 }
 
+impl Clone for Around {
+    /// A clone starts with an empty cache.
+    fn clone(&self) -> Around {
+        Around::default()
+    }
+}
+
 impl Around {
     /// `f` of the distances of a `role` piece around `walls` from every square to `to`,
     /// through the cache.
@@ -41,6 +48,12 @@ impl Around {
         f(cache
             .entry((u64::from(walls), role, to))
             .or_insert_with(|| spread(role, walls, Bitboard::EMPTY, to)))
+    }
+
+    /// The moves of a `role` piece (not a pawn) from every square to `to` that neither cross
+    /// nor land on `walls` (but `to`), [`FAR`] where there are none.
+    pub(super) fn row(&self, role: Role, walls: Bitboard, to: Square) -> [u8; 64] {
+        self.with_row(role, walls, to, |row| *row)
     }
 
     /// The moves of a `role` piece (not a pawn) from `from` to `to` that neither cross nor

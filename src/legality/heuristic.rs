@@ -6,7 +6,9 @@
 //! cheapest assignment (the Hungarian method) gives each side's moves. Squares whose goal piece
 //! can never have moved (a pawn on its second rank, a piece walled in by such pawns) are
 //! obstacles for every path, and a king avoids the squares that blocked enemy pawns attack.
-//! A side also needs a move for each enemy piece it must still capture. The estimate is
+//! Pawns of the position that can no longer move on the way to the goal (on a goal square of
+//! theirs with no pawn behind that could take their place) are obstacles too, for the pieces
+//! of the position. A side also needs a move for each enemy piece it must still capture. The estimate is
 //! admissible: no proof game from the position is shorter. It is "infinite" (`None`) when the
 //! relaxed problem has no solution: a blocked square holds the wrong piece, too few pieces are
 //! left, a goal piece cannot be reached by any piece left, or a castling right lost already.
@@ -16,7 +18,7 @@ use shakmaty::{attacks, Bitboard, ByColor, Chess, Color, File, Position, Rank, R
 use std::cell::RefCell;
 
 use super::{
-    around::spread,
+    around::{spread, Around},
     assign::{min_assignment, Costs},
     position::RawPosition,
 };
@@ -68,8 +70,13 @@ pub struct Heuristic {
     promo: ByColor<[Table; 4]>,
     /// Per colour, the goal's pieces other than the king.
     targets: ByColor<Vec<(Role, Square)>>,
-    /// The moves of one side by a hash of its pieces and the castling rights (see
-    /// `side_moves_cached`).
+    /// Per colour and square, the squares behind it from which a pawn of that colour can
+    /// reach it.
+    cones: ByColor<[Bitboard; 64]>,
+    /// Distances around the frozen pawns (see [`Heuristic::frozen`]).
+    around: Around,
+    /// The moves of one side by a hash of its pieces, the castling rights and the frozen pawns
+    /// (see `side_moves_cached`).
     cache: SideCache,
 }
 
@@ -117,12 +124,15 @@ impl Heuristic {
             }
             v
         });
+        let cones = ByColor::new_with(|c| Square::ALL.map(|s| pawn_cone(c, s)));
         Heuristic {
             goal: goal.clone(),
             blocked,
             dist,
             promo,
             targets,
+            cones,
+            around: Around::default(),
             cache: SideCache::new(),
         }
     }
@@ -157,19 +167,55 @@ impl Heuristic {
         if !(self.goal.castling & !rights).is_empty() {
             return None;
         }
+        let frozen = self.frozen(board);
         let mut moves = ByColor::new_with(|_| 0u32);
         for c in Color::ALL {
             let theirs_now = (board.by_color(!c) & !board.kings()).count();
             let theirs_goal = (self.goal.pieces(!c) & !self.goal.of(!c, Role::King)).count();
             let captures = theirs_now.checked_sub(theirs_goal)? as u32;
-            let mine = self.side_moves_cached(pos, c, rights)?;
+            let mine = self.side_moves_cached(pos, c, rights, frozen)?;
             moves[c] = mine.max(captures);
         }
         Some(plies(pos.turn(), self.goal.turn, moves))
     }
 
+    /// The pawns of `board` beyond the goal's blocked squares that can never move again on the
+    /// way to the goal: each stands on a goal square of a pawn of its colour, and no pawn of its
+    /// colour that may still move stands behind it where it could take its place. (Were it to
+    /// move or be taken, the pawn that ends on its square would be one of those behind it,
+    /// which cannot move either: by induction over the order in which they are found, none of
+    /// them moves.) Nothing passes or takes them: they are walls for every piece.
+    pub(super) fn frozen(&self, board: &shakmaty::Board) -> Bitboard {
+        let mut out = Bitboard::EMPTY;
+        for c in Color::ALL {
+            let pawns = board.by_color(c) & board.pawns();
+            let placed = pawns & self.goal.of(c, Role::Pawn);
+            let mut frozen = Bitboard::EMPTY;
+            loop {
+                let mut grew = false;
+                for s in placed & !frozen {
+                    if (self.cones[c][usize::from(s)] & pawns & !frozen).is_empty() {
+                        frozen |= s;
+                        grew = true;
+                    }
+                }
+                if !grew {
+                    break;
+                }
+            }
+            out |= frozen;
+        }
+        out & !self.blocked
+    }
+
     /// [`side_moves`](Heuristic::side_moves) through the side cache.
-    fn side_moves_cached(&self, pos: &Chess, c: Color, rights: Bitboard) -> Option<u32> {
+    fn side_moves_cached(
+        &self,
+        pos: &Chess,
+        c: Color,
+        rights: Bitboard,
+        frozen: Bitboard,
+    ) -> Option<u32> {
         let board = pos.board();
         let mine = board.by_color(c);
         let mut h = (c as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -185,6 +231,8 @@ impl Heuristic {
             h = (h ^ u64::from(bb & mine)).wrapping_mul(0xFF51_AFD7_ED55_8CCD);
             h ^= h >> 33;
         }
+        h = (h ^ u64::from(frozen)).wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+        h ^= h >> 33;
         h |= 1;
         let slot = (h >> 48) as usize & (CACHE_SLOTS - 1);
         if let Some(&(tag, v)) = self.cache.0.borrow().get(slot) {
@@ -192,7 +240,7 @@ impl Heuristic {
                 return (v != u32::MAX).then_some(v);
             }
         }
-        let v = self.side_moves(pos, c, rights);
+        let v = self.side_moves(pos, c, rights, frozen);
         if let Some(e) = self.cache.0.borrow_mut().get_mut(slot) {
             *e = (h, v.unwrap_or(u32::MAX));
         }
@@ -200,12 +248,21 @@ impl Heuristic {
     }
 
     /// The moves `c` needs at least: its king's path plus the cheapest assignment of its other
-    /// pieces, plus what keeping no castling right the goal lacks costs.
-    fn side_moves(&self, pos: &Chess, c: Color, rights: Bitboard) -> Option<u32> {
+    /// pieces, plus what keeping no castling right the goal lacks costs. The paths of pieces
+    /// (not pawns) go around the `frozen` pawns too.
+    fn side_moves(&self, pos: &Chess, c: Color, rights: Bitboard, frozen: Bitboard) -> Option<u32> {
         let board = pos.board();
         let king_now = board.king_of(c)?;
         let king_goal = self.goal.king(c)?;
-        let king = self.distance(c, Role::King, king_now, king_goal)?;
+        let mut king = self.distance(c, Role::King, king_now, king_goal)?;
+        let walls = frozen | self.blocked;
+        if !frozen.is_empty() {
+            let around = self.around.row(Role::King, walls, king_goal)[usize::from(king_now)];
+            if around == FAR {
+                return None;
+            }
+            king = king.max(u32::from(around));
+        }
         let sources: Vec<(Role, Square)> = (board.by_color(c) & !board.kings())
             .into_iter()
             .filter_map(|sq| board.role_at(sq).map(|r| (r, sq)))
@@ -219,8 +276,19 @@ impl Heuristic {
         }
         let mut costs = Costs::new(targets.len(), sources.len(), IMPOSSIBLE)?;
         for (i, &(tr, t)) in targets.iter().enumerate() {
+            let around =
+                (!frozen.is_empty() && tr != Role::Pawn).then(|| self.around.row(tr, walls, t));
             for (j, &(sr, s)) in sources.iter().enumerate() {
-                costs.set(i, j, self.cost(c, sr, s, tr, t));
+                let mut cost = self.cost(c, sr, s, tr, t);
+                if let Some(row) = around.filter(|_| sr == tr) {
+                    let d = row[usize::from(s)];
+                    cost = if d == FAR {
+                        IMPOSSIBLE
+                    } else {
+                        cost.max(i32::from(d))
+                    };
+                }
+                costs.set(i, j, cost);
             }
         }
         let (total, assigned) = min_assignment(&costs);
@@ -402,6 +470,19 @@ pub(super) fn pawn_table(color: Color, blocked: Bitboard) -> Table {
     t
 }
 
+/// The squares from which a `color` pawn can reach `sq` (not `sq` itself): behind it, at most
+/// one file aside per rank, not on the first rank.
+fn pawn_cone(color: Color, sq: Square) -> Bitboard {
+    let to = relative_rank(color, sq);
+    Square::ALL
+        .into_iter()
+        .filter(|&s| {
+            let from = relative_rank(color, s);
+            from >= 1 && from < to && s.file().distance(sq.file()) <= u32::from(to - from)
+        })
+        .collect()
+}
+
 /// The rank of `sq` counted from `color`'s side (0 to 7).
 fn relative_rank(color: Color, sq: Square) -> u8 {
     let r = sq.rank() as u8;
@@ -551,6 +632,28 @@ mod tests {
             .expect("a promotion");
         let q = p.play(m).expect("legal");
         assert_eq!(h.estimate(&q), Some(4));
+    }
+
+    #[test]
+    fn pawns_on_their_goal_squares_with_none_behind_are_frozen() {
+        let goal = goal("4k3/8/8/3B4/6p1/5P2/4p3/4K3 w - - 0 1");
+        let h = Heuristic::new(&goal);
+        // g4 has no black pawn behind it, e2 only g4: both frozen, as is f3.
+        let p = chess("4k3/8/8/8/6p1/5P2/4p1B1/4K3 w - - 0 1");
+        let frozen: Bitboard = [Square::E2, Square::G4, Square::F3].into_iter().collect();
+        assert_eq!(h.frozen(p.board()), frozen);
+        // They shut the bishop in on g2, h1, f1 and h3: it never reaches d5.
+        assert_eq!(h.estimate(&p), None);
+        // With the white pawn still on f2, the bishop goes out by f3 before it.
+        let p = chess("4k3/8/8/8/6p1/8/4pPB1/4K3 w - - 0 1");
+        assert_eq!(
+            h.frozen(p.board()),
+            [Square::E2, Square::G4].into_iter().collect()
+        );
+        assert!(h.estimate(&p).is_some());
+        // A black pawn on h5 may still take g4's place, and g4 that of e2: neither is frozen.
+        let p = chess("4k3/8/8/7p/6p1/5P2/4p1B1/4K3 w - - 0 1");
+        assert_eq!(h.frozen(p.board()), Bitboard::from_square(Square::F3));
     }
 
     #[test]
