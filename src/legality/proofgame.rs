@@ -456,7 +456,11 @@ fn along(route: &Route, exact: &Exact<'_>, params: Params) -> Result<Option<Vec<
             Some(next) => next,
             None => exact,
         };
-        let onward = Onward { leg, next };
+        let onward = Onward {
+            leg,
+            next,
+            goal: exact,
+        };
         match astar::search_counted(&pos, &onward, p, &mut expanded)? {
             Outcome::Found(found) => {
                 for &m in &found {
@@ -526,15 +530,19 @@ fn along(route: &Route, exact: &Exact<'_>, params: Params) -> Result<Option<Vec<
 
 /// A leg of a route as the goal of its search: the leg's waypoint, in a position from which
 /// some move leaves the next goal in reach (a waypoint reached in check with only captures to
-/// answer it, where the next leg takes nothing, is a dead end, not a waypoint).
+/// answer it, where the next leg takes nothing, is a dead end, not a waypoint). No position
+/// from which the route's final goal is out of reach (a piece shut in for good, see
+/// [`Heuristic::frozen`](super::heuristic::Heuristic::frozen)) is searched on.
 struct Onward<'a> {
     leg: &'a dyn Goal,
     next: &'a dyn Goal,
+    goal: &'a dyn Goal,
 }
 
 impl Goal for Onward<'_> {
     fn estimate(&self, pos: &Chess) -> Option<u32> {
-        self.leg.estimate(pos)
+        let e = self.leg.estimate(pos)?;
+        self.goal.estimate(pos).map(|_| e)
     }
 
     fn reached(&self, pos: &Chess) -> bool {
@@ -743,31 +751,37 @@ mod tests {
         };
         let pos = Chess::default();
         let next_of = |reached, estimate| Fixed { reached, estimate };
+        // The final goal stays in reach throughout.
+        let goal = next_of(false, Some(5));
         // Every move takes the next goal out of reach: a dead end.
         let dead = next_of(false, None);
         assert!(!Onward {
             leg: &leg,
-            next: &dead
+            next: &dead,
+            goal: &goal,
         }
         .reached(&pos));
         // Some move keeps it in reach, or it is reached already.
         let open = next_of(false, Some(3));
         assert!(Onward {
             leg: &leg,
-            next: &open
+            next: &open,
+            goal: &goal,
         }
         .reached(&pos));
         let there = next_of(true, None);
         assert!(Onward {
             leg: &leg,
-            next: &there
+            next: &there,
+            goal: &goal,
         }
         .reached(&pos));
         // The leg itself not reached.
         let away = next_of(false, Some(1));
         assert!(!Onward {
             leg: &away,
-            next: &open
+            next: &open,
+            goal: &goal,
         }
         .reached(&pos));
     }
