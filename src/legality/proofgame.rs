@@ -547,6 +547,7 @@ impl Goal for Onward<'_> {
 
     fn reached(&self, pos: &Chess) -> bool {
         self.leg.reached(pos)
+            && self.goal.estimate(pos).is_some()
             && (self.next.reached(pos)
                 || pos.legal_moves().iter().any(|&m| {
                     let mut after = pos.clone();

@@ -32,7 +32,7 @@ use super::{
     around::{Around, SHUT_IN},
     assign::{min_assignment, Costs},
     astar::Goal,
-    heuristic::{pawn_table, piece_table, Table, FAR, IMPOSSIBLE},
+    heuristic::{blocked_squares, pawn_table, piece_table, Table, FAR, IMPOSSIBLE},
     kernel,
     kernel_move::{KernelMove, Landing, Target},
     position::RawPosition,
@@ -359,7 +359,7 @@ fn end_waypoints(last: &Waypoint, goal: &RawPosition, extra: &mut Extra) -> Opti
         let Some(slot) = queue.pop() else {
             continue;
         };
-        let t = promotion_type(extra, slot.color, slot.file)?;
+        let t = promotion_type(extra, slot.color, slot.file, goal)?;
         let list = &mut now.pawns[slot.color];
         let i = list.iter().position(|s| *s == slot)?;
         list.remove(i);
@@ -670,7 +670,7 @@ fn piece_counts(
     let mut types: Vec<usize> = vec![QUEEN; promotions.len()];
     for (t, p) in types.iter_mut().zip(&promotions) {
         if !p.taken {
-            *t = promotion_type(&mut extra, p.side, p.file)?;
+            *t = promotion_type(&mut extra, p.side, p.file, goal)?;
         }
     }
     // The walk.
@@ -694,15 +694,32 @@ fn piece_counts(
 }
 
 /// The promotion type for a pawn of `side` promoting on `file`, taken from `extra`: a bishop of
-/// the square's colour where one is wanted, else a queen, rook or knight.
-fn promotion_type(extra: &mut Extra, side: Color, file: u8) -> Option<usize> {
+/// the square's colour where one is wanted, else a queen, rook or knight. No bishop where it
+/// would be shut in for good (see [`bishop_trap`]) unless `goal` has it there.
+fn promotion_type(extra: &mut Extra, side: Color, file: u8, goal: &RawPosition) -> Option<usize> {
     let light = kernel::promotes_on_light(side, usize::from(file));
     let bishop = if light { LIGHT_BISHOP } else { DARK_BISHOP };
+    let square = promotion_square(side, file);
+    let trapped = bishop_trap(goal, square)
+        && goal.board.piece_at(square)
+            != Some(Piece {
+                color: side,
+                role: Role::Bishop,
+            });
     let t = [bishop, 0, 1, 4]
         .into_iter()
+        .filter(|&t| t != bishop || !trapped)
         .find(|&t| extra[side][t] > 0)?;
     extra[side][t] -= 1;
     Some(t)
+}
+
+/// Whether a bishop on `square` could never leave it: every square next to it on a diagonal
+/// holds a piece of `goal` that never moved (see [`blocked_squares`]), as a8 behind a black pawn
+/// that never left b7.
+fn bishop_trap(goal: &RawPosition, square: Square) -> bool {
+    let exits = attacks::bishop_attacks(square, Bitboard::FULL);
+    (exits & !blocked_squares(goal)).is_empty()
 }
 
 /// The pawns of `slots` that promote after the last capture, one file at a time: where a file
@@ -1289,6 +1306,31 @@ mod tests {
         });
         let knight = waypoint(black_pawns(&[]), white_pawns(&[3, 4]), either, None);
         assert!(feasible(&[knight], 0));
+    }
+
+    #[test]
+    fn no_bishop_is_promoted_where_it_is_shut_in_for_good() {
+        // Black's b7 pawn never moved: a white bishop promoted on a8 never gets out, one on c8
+        // does by d7.
+        let goal = RawPosition::from_fen("4k3/1p6/8/8/8/8/8/4K3 w - - 0 1").expect("goal");
+        let mut extra: Extra = ByColor::new_with(|_| [0; 5]);
+        extra.white[LIGHT_BISHOP] = 1;
+        extra.white[4] = 1;
+        assert_eq!(promotion_type(&mut extra, Color::White, 0, &goal), Some(4));
+        assert_eq!(
+            promotion_type(&mut extra, Color::White, 2, &goal),
+            Some(LIGHT_BISHOP)
+        );
+        // Only the bishop wanted: a8 cannot give it.
+        let mut extra: Extra = ByColor::new_with(|_| [0; 5]);
+        extra.white[LIGHT_BISHOP] = 1;
+        assert_eq!(promotion_type(&mut extra, Color::White, 0, &goal), None);
+        // Unless the goal has that bishop on a8.
+        let goal = RawPosition::from_fen("B3k3/1p6/8/8/8/8/8/4K3 w - - 0 1").expect("goal");
+        assert_eq!(
+            promotion_type(&mut extra, Color::White, 0, &goal),
+            Some(LIGHT_BISHOP)
+        );
     }
 
     #[test]
