@@ -302,6 +302,12 @@ fn promotion_square(k: usize, f: usize) -> shakmaty::Square {
     shakmaty::Square::from_coords(shakmaty::File::new(f as u32), rank)
 }
 
+/// Whether a bishop that `c` promotes on file `f` could never leave the square, on the way from
+/// the starting position to `goal` (see `Blocked::trapped`).
+pub(super) fn traps_bishop(goal: &RawPosition, c: Color, f: usize) -> bool {
+    blocked(&RawPosition::start(), goal).trapped[ci(c)][f]
+}
+
 /// Whether a promotion of `c` on file `f` lands on a light square (white promotes on the
 /// eighth rank, where the a file is light; black on the first, where it is dark).
 pub(super) fn promotes_on_light(c: Color, f: usize) -> bool {

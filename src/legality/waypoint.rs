@@ -32,7 +32,7 @@ use super::{
     around::{Around, SHUT_IN},
     assign::{min_assignment, Costs},
     astar::Goal,
-    heuristic::{blocked_squares, pawn_table, piece_table, Table, FAR, IMPOSSIBLE},
+    heuristic::{pawn_table, piece_table, Table, FAR, IMPOSSIBLE},
     kernel,
     kernel_move::{KernelMove, Landing, Target},
     position::RawPosition,
@@ -695,12 +695,12 @@ fn piece_counts(
 
 /// The promotion type for a pawn of `side` promoting on `file`, taken from `extra`: a bishop of
 /// the square's colour where one is wanted, else a queen, rook or knight. No bishop where it
-/// would be shut in for good (see [`bishop_trap`]) unless `goal` has it there.
+/// would be shut in for good (see [`kernel::traps_bishop`]) unless `goal` has it there.
 fn promotion_type(extra: &mut Extra, side: Color, file: u8, goal: &RawPosition) -> Option<usize> {
     let light = kernel::promotes_on_light(side, usize::from(file));
     let bishop = if light { LIGHT_BISHOP } else { DARK_BISHOP };
     let square = promotion_square(side, file);
-    let trapped = bishop_trap(goal, square)
+    let trapped = kernel::traps_bishop(goal, side, usize::from(file))
         && goal.board.piece_at(square)
             != Some(Piece {
                 color: side,
@@ -712,14 +712,6 @@ fn promotion_type(extra: &mut Extra, side: Color, file: u8, goal: &RawPosition) 
         .find(|&t| extra[side][t] > 0)?;
     extra[side][t] -= 1;
     Some(t)
-}
-
-/// Whether a bishop on `square` could never leave it: every square next to it on a diagonal
-/// holds a piece of `goal` that never moved (see [`blocked_squares`]), as a8 behind a black pawn
-/// that never left b7.
-fn bishop_trap(goal: &RawPosition, square: Square) -> bool {
-    let exits = attacks::bishop_attacks(square, Bitboard::FULL);
-    (exits & !blocked_squares(goal)).is_empty()
 }
 
 /// The pawns of `slots` that promote after the last capture, one file at a time: where a file
