@@ -4,7 +4,7 @@
 //! sides cannot give check on every move forever), and when a single candidate is left. A node
 //! and time budget bounds the rest.
 
-use std::collections::HashMap;
+use std::{collections::HashMap, time::Instant};
 
 use super::{
     kernel::{self, Kind},
@@ -43,6 +43,12 @@ impl Analysis {
             root_kernel: None,
             start: RawPosition::start(),
         }
+    }
+
+    /// Moves the deadline: an analysis that ran out of time goes on from the positions it has
+    /// settled.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.limits.deadline = deadline;
     }
 
     fn tick(&mut self) -> Result<(), Stop> {
@@ -243,5 +249,27 @@ mod tests {
         ] {
             assert_eq!(verdict(fen), None, "{fen}");
         }
+    }
+
+    #[test]
+    fn an_analysis_out_of_time_goes_on_with_a_new_deadline() {
+        // A cpr1k position without a proof kernel: the search takes more nodes than the first
+        // look at the clock (after 64).
+        let fen = "b1B1rR2/6k1/P2Q3r/r2PqB1n/1b3Nn1/2q1qbKq/B1P2pB1/1q2R2N w - - 0 1";
+        let p = RawPosition::from_fen(fen).expect("fen");
+        let mut fresh = Analysis::new(Limits::default());
+        let proof = fresh.illegal(&p).expect("in budget");
+        assert!(
+            proof.is_some() && fresh.nodes > 64,
+            "{proof:?} in {} nodes",
+            fresh.nodes
+        );
+        let mut late = Analysis::new(Limits {
+            deadline: Some(Instant::now()),
+            ..Limits::default()
+        });
+        assert_eq!(late.illegal(&p), Err(Stop::Time));
+        late.set_deadline(None);
+        assert_eq!(late.illegal(&p), Ok(proof));
     }
 }

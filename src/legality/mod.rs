@@ -82,7 +82,20 @@ pub struct Verdict {
     pub proof: Option<ProofGame>,
 }
 
+/// How a time limit is shared, in sixths of it: the last-move analysis takes the first
+/// `FIRST_SIXTHS`; when that is not enough, the proof game search goes on to `PROOF_SIXTHS` and
+/// the last-move analysis takes the rest. A legal position's time belongs to its proof game
+/// search (the last-move analysis can never finish one), and illegal positions are mostly
+/// decided within a fraction of a second.
+const FIRST_SIXTHS: u32 = 2;
+/// See [`FIRST_SIXTHS`].
+const PROOF_SIXTHS: u32 = 5;
+
 /// Analyses `p` within `limits`.
+///
+/// With a time limit, the last-move analysis gets the first third of it. When that is not
+/// enough, the proof game search gets the next half and the last-move analysis, going on from
+/// what it has settled, the last sixth. Without one, each runs to its node limit in turn.
 pub fn analyze(p: &RawPosition, limits: Limits) -> Verdict {
     if let Some(rule) = rules::check(p) {
         return Verdict {
@@ -100,8 +113,74 @@ pub fn analyze(p: &RawPosition, limits: Limits) -> Verdict {
             proof: Some(ProofGame { moves: Vec::new() }),
         };
     }
-    let mut a = Analysis::new(limits);
-    let (status, reason) = match a.illegal(p) {
+    let started = Instant::now();
+    let sixths = |n: u32| {
+        limits
+            .deadline
+            .map(|d| started + d.saturating_duration_since(started) * n / 6)
+    };
+    let mut a = Analysis::new(Limits {
+        deadline: sixths(FIRST_SIXTHS),
+        ..limits
+    });
+    let first = a.illegal(p);
+    let cut = first == Err(Stop::Time) && time_left(limits.deadline);
+    let (mut status, mut reason) = judged(p, &a, first);
+    let searched =
+        status != Status::Illegal && limits.proof_nodes > 0 && time_left(limits.deadline);
+    if !searched {
+        return Verdict {
+            status,
+            reason,
+            nodes: a.nodes,
+            proof: None,
+        };
+    }
+    let proof_limits = Limits {
+        max_nodes: limits.proof_nodes,
+        deadline: if cut {
+            sixths(PROOF_SIXTHS)
+        } else {
+            limits.deadline
+        },
+        ..limits
+    };
+    let proof_stop = match proofgame::find(p, proof_limits, &mut |_| {}) {
+        Ok(Some(game)) => {
+            return Verdict {
+                status: Status::Legal,
+                reason: game.summary(),
+                nodes: a.nodes,
+                proof: Some(game),
+            };
+        }
+        Ok(None) => "no proof game found",
+        Err(_) => "time limit reached in the proof game search",
+    };
+    if cut && time_left(limits.deadline) {
+        a.set_deadline(limits.deadline);
+        let second = a.illegal(p);
+        (status, reason) = judged(p, &a, second);
+    }
+    if status != Status::Illegal {
+        reason = format!("{reason}; {proof_stop}");
+    }
+    Verdict {
+        status,
+        reason,
+        nodes: a.nodes,
+        proof: None,
+    }
+}
+
+/// Whether a deadline is still ahead (no deadline always is).
+fn time_left(deadline: Option<Instant>) -> bool {
+    deadline.is_none_or(|d| Instant::now() < d)
+}
+
+/// The status and reason of a last-move analysis `a` of `p` that ended with `result`.
+fn judged(p: &RawPosition, a: &Analysis, result: Result<Option<String>, Stop>) -> (Status, String) {
+    match result {
         Ok(Some(reason)) => (Status::Illegal, reason),
         // The analysis checks the relaxed problem (see `unsolvable`) once it has a kernel; one
         // that stopped before gets the check here.
@@ -113,32 +192,6 @@ pub fn analyze(p: &RawPosition, limits: Limits) -> Verdict {
         Ok(None) => (Status::Unknown, "not proven illegal".to_string()),
         Err(Stop::Nodes) => (Status::Unknown, "node limit reached".to_string()),
         Err(Stop::Time) => (Status::Unknown, "time limit reached".to_string()),
-    };
-    let searched = status != Status::Illegal
-        && limits.proof_nodes > 0
-        && limits.deadline.is_none_or(|d| Instant::now() < d);
-    let (status, reason, proof) = if searched {
-        let proof_limits = Limits {
-            max_nodes: limits.proof_nodes,
-            ..limits
-        };
-        match proofgame::find(p, proof_limits, &mut |_| {}) {
-            Ok(Some(game)) => (Status::Legal, game.summary(), Some(game)),
-            Ok(None) => (status, format!("{reason}; no proof game found"), None),
-            Err(_) => (
-                status,
-                format!("{reason}; time limit reached in the proof game search"),
-                None,
-            ),
-        }
-    } else {
-        (status, reason, None)
-    };
-    Verdict {
-        status,
-        reason,
-        nodes: a.nodes,
-        proof,
     }
 }
 
