@@ -63,6 +63,10 @@ enum Capture {
     },
     /// A pawn takes a pawn of `victim` on `square`: a pawn of that file has to get there.
     PawnTo { square: Square, victim: Color },
+    /// A pawn takes the piece a pawn of `victim` promotes to by the same waypoint, on
+    /// `square`: a piece of `victim` has to get there (the promoted one, or another of the
+    /// type it promotes to, which leaves the same pieces).
+    Promoted { square: Square, victim: Color },
     /// A piece of `by` takes the pawn on `square`: a piece of `by` has to get there.
     Pawn { square: Square, by: Color },
     /// A piece of `by` takes a piece of `!by` of one of the `types`: one has to meet the
@@ -393,6 +397,9 @@ fn capture(
         }
     });
     match (m.pawn, m.target) {
+        (Some(_), Target::PromotedPawn(..)) => {
+            square.map(|square| Capture::Promoted { square, victim })
+        }
         (_, Target::Nothing | Target::PromotedPawn(..)) => None,
         (Some(_), Target::Pawn(..)) => square.map(|square| Capture::PawnTo { square, victim }),
         (Some(_), _) => square.map(|square| Capture::OnSquare {
@@ -941,7 +948,9 @@ impl Leg<'_> {
             return None;
         }
         let square = match self.waypoint.capture? {
-            Capture::OnSquare { square, victim, .. } | Capture::PawnTo { square, victim }
+            Capture::OnSquare { square, victim, .. }
+            | Capture::PawnTo { square, victim }
+            | Capture::Promoted { square, victim }
                 if victim == !c =>
             {
                 square
@@ -1052,6 +1061,9 @@ impl Leg<'_> {
                 victim,
                 types,
             }) if pending(victim) => (victim, nearest(victim, Some(types), square)),
+            Some(Capture::Promoted { square, victim }) if pending(victim) => {
+                (victim, nearest(victim, None, square))
+            }
             Some(Capture::PawnTo { square, victim }) if pending(victim) => {
                 let file = Bitboard::from_file(square.file());
                 let d = (board.pawns() & board.by_color(victim) & file)
@@ -1218,6 +1230,41 @@ mod tests {
         );
         assert_eq!(w.pawns[Color::White].len(), 8);
         assert_eq!(w.pawns[Color::Black].len(), 6);
+    }
+
+    #[test]
+    fn a_pawn_that_takes_a_promoted_piece_steers_a_piece_to_its_square() {
+        // A cpr10k position whose kernel ends with black's h pawn taking, on the g file, the
+        // piece white promoted on a8 (bPh1xag0). That waypoint both promotes on a8 and asks
+        // for a white piece on the capture's square: the promoted one or another of its type.
+        let (_, r) = route("1n1RQ1Q1/4p2K/B3P1pn/1q1N1qP1/1r3krR/1B1Q4/NpR5/1B1n1bbq b - - 0 1");
+        let w = r
+            .waypoints
+            .iter()
+            .find(|w| matches!(w.capture, Some(Capture::Promoted { .. })))
+            .expect("a waypoint that takes a promoted piece");
+        assert_eq!(
+            (w.capture, w.promotes),
+            (
+                Some(Capture::Promoted {
+                    square: Square::G2,
+                    victim: Color::White
+                }),
+                Some(Square::A8)
+            )
+        );
+        // Before that capture, the nearest white piece is one move from g2 (the bishop on f1
+        // once the g pawn has moved), and the capture is still to be made.
+        let leg = r
+            .legs()
+            .find(|l| std::ptr::eq(l.waypoint(), w))
+            .expect("its leg");
+        let board = chess("rnbqkbnr/P1Ppp1p1/8/1p6/4P3/4p1Pp/P1P2P1P/RN1QKBNR b KQkq - 0 11");
+        let now = ByColor::new_with(|c| goal_counts(board.board(), c));
+        assert_eq!(
+            leg.approach(board.board(), &now, w, false),
+            (Color::White, 1)
+        );
     }
 
     /// A slot of one square.
