@@ -744,6 +744,9 @@ fn end_promotions(slots: &[Slot], goal: &RawPosition) -> Vec<Slot> {
     out
 }
 
+/// Every kernel type (queens, rooks, light and dark bishops, knights): any piece but a king.
+const ANY_TYPE: u8 = 0b1_1111;
+
 /// The kernel type of a piece of `role` on `sq`.
 fn kernel_type(role: Role, sq: Square) -> Option<usize> {
     match role {
@@ -1061,8 +1064,9 @@ impl Leg<'_> {
                 victim,
                 types,
             }) if pending(victim) => (victim, nearest(victim, Some(types), square)),
+            // Any piece but the king (the captured one has a kernel type).
             Some(Capture::Promoted { square, victim }) if pending(victim) => {
-                (victim, nearest(victim, None, square))
+                (victim, nearest(victim, Some(ANY_TYPE), square))
             }
             Some(Capture::PawnTo { square, victim }) if pending(victim) => {
                 let file = Bitboard::from_file(square.file());
@@ -1264,6 +1268,15 @@ mod tests {
         assert_eq!(
             leg.approach(board.board(), &now, w, false),
             (Color::White, 1)
+        );
+        // The king is never the piece taken: on f1 in the bishop's place, next to g2, it does
+        // not count; the queen and the rook, two moves away, do (the bishop, now on c1, never
+        // gets to a light square).
+        let board = chess("rnbqkbnr/P1Ppp1p1/8/1p6/4P3/4p1Pp/P1P2P1P/RNBQ1KNR b kq - 0 11");
+        let now = ByColor::new_with(|c| goal_counts(board.board(), c));
+        assert_eq!(
+            leg.approach(board.board(), &now, w, false),
+            (Color::White, 2)
         );
     }
 
