@@ -793,16 +793,24 @@ impl Leg<'_> {
         blockers: &mut ByColor<u32>,
     ) -> Option<u32> {
         let w = self.waypoint;
-        let promotions: u32 = (0..5)
+        let pawns = board.pawns() & board.by_color(c);
+        let mut promotions: u32 = (0..5)
             .map(|t| u32::from(w.counts[c][t].saturating_sub(now[c][t])))
             .sum();
+        // Where the waypoint's capture takes the piece `c` promotes to, `c`'s pawns beyond the
+        // waypoint's all promote (none of them is taken): the counts alone do not show that
+        // promotion while the capture is still to come (the piece taken may be another of the
+        // promoted one's type, still on the board).
+        if matches!(w.capture, Some(Capture::Promoted { victim, .. }) if victim == c) {
+            let beyond = pawns.count().saturating_sub(w.pawns[c].len());
+            promotions = promotions.max(beyond as u32);
+        }
         let units = |counts: &Counts, pawns: usize| {
             counts.iter().map(|&n| u32::from(n)).sum::<u32>() + pawns as u32
         };
         let theirs_now = units(&now[!c], (board.pawns() & board.by_color(!c)).count());
         let theirs_then = units(&w.counts[!c], w.pawns[!c].len());
         let captures = theirs_now.checked_sub(theirs_then)?;
-        let pawns = board.pawns() & board.by_color(c);
         let plan = self.pawn_plan_cached(c, pawns, captures, promotions)?;
         let in_way = board.occupied() & !board.pawns();
         let facing = board.pawns() & board.by_color(!c);
@@ -1278,6 +1286,40 @@ mod tests {
             leg.approach(board.board(), &now, w, false),
             (Color::White, 2)
         );
+    }
+
+    #[test]
+    fn the_pawn_that_promotes_the_piece_to_be_taken_counts_before_the_capture() {
+        // cpr10k 3483: white's g pawn takes on f7 the piece black promotes on b1 (wPg0xbf2),
+        // the kernel's second move. With g6 against the black queen on f7, the capture is one
+        // move away, but black's b pawn still has to run to b1 (b7-b5-b4-b3-b2-b1: five moves)
+        // and promote to a queen for the counts to come out even: ten plies, not one.
+        let (_, r) = route("1n1b2bR/5R1r/KBp3N1/2BRN1Q1/4kpbp/B1r1qR2/1R2R1pP/3n3B w - - 0 1");
+        let w = &r.waypoints[1];
+        assert_eq!(
+            w.capture,
+            Some(Capture::Promoted {
+                square: Square::F7,
+                victim: Color::Black
+            })
+        );
+        let leg = r.legs().nth(1).expect("the second leg");
+        let mut pos = chess("rnb1kbnr/Ppp2qp1/3pppP1/7p/8/8/P1PPPP1P/RNBQKBNR w KQkq - 1 8");
+        assert_eq!(leg.estimate(&pos), Some(10));
+        // Along the game that reaches the waypoint the estimate never jumps.
+        let mut last = 10;
+        for u in "g6f7 e8e7 b1c3 b7b5 c3e4 b5b4 e4c5 b4b3 g1f3 b3b2 f3g5 b2b1q".split(' ') {
+            let m = u
+                .parse::<shakmaty::uci::UciMove>()
+                .expect("UCI move")
+                .to_move(&pos)
+                .expect("legal move");
+            pos.play_unchecked(m);
+            let e = leg.estimate(&pos).expect("in reach");
+            assert!(e <= last + 1, "{u}: {e} after {last}");
+            last = e;
+        }
+        assert!(leg.reached(&pos));
     }
 
     /// A slot of one square.
