@@ -441,18 +441,32 @@ enum At {
 /// Labelling gives up after this many steps (arc consistency makes it rare to go back).
 const LABEL_STEPS: u32 = 20_000;
 
+/// How [`plan`] shapes its solution.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Shape {
+    /// After its last kernel move a pawn goes on to its goal rank also where its file holds
+    /// more pawns than the goal's, lined up with the goal's the first way there is (else only
+    /// where the file's pawns are the goal's, one for one).
+    pub lined_up: bool,
+    /// Each pawn stands at a kernel move one step off its start rank where the constraints
+    /// allow (else as near it as they allow): a pawn that has moved no longer shuts a piece in
+    /// at home.
+    pub stepped: bool,
+}
+
 /// The kernel `path` from `init` to `goal` on real squares: one solution of the rank problem
-/// (white pawns kept as low and black ones as high as the constraints allow), and from it the
-/// ranks each pawn may stand on between kernel moves (after its last move, a pawn goes on to
-/// its rank in the goal where its file's pawns line up with the goal's: one for one, or with
-/// `lined_up` also when some of them still promote). `None` when the kernel does not fit the
-/// ranks or no solution was found within a bounded labelling.
+/// (white pawns kept as low and black ones as high as the constraints allow, or one step off
+/// their start rank where `shape` says [`Shape::stepped`]), and from it the ranks each pawn may
+/// stand on between kernel moves (after its last move, a pawn goes on to its rank in the goal
+/// where its file's pawns line up with the goal's, see [`Shape::lined_up`]). `None` when the
+/// kernel does not fit the ranks or no solution was found within a bounded labelling.
 pub(super) fn plan(
     init: &RawPosition,
     goal: &RawPosition,
     path: &[KernelMove],
-    lined_up: bool,
+    shape: Shape,
 ) -> Option<Plan> {
+    let lined_up = shape.lined_up;
     let mut r = replayed(init, &[])?;
     // Per pawn, the ranks it must stand on and when: moment 2k+1 is during kernel move k,
     // 2k+2 after it, 0 the start.
@@ -526,7 +540,7 @@ pub(super) fn plan(
         snapshots.push(snap);
     }
     let problem = fitted(&r, goal)?;
-    let values = label(problem)?;
+    let values = label(problem, shape.stepped)?;
     let value = |at: At| match at {
         At::Var(v) => values.get(v).copied(),
         At::Rank(rank) => Some(rank),
@@ -622,8 +636,8 @@ pub(super) fn plan(
 
 /// One solution of an arc-consistent problem, by labelling the variables in order (each
 /// assignment followed by arc consistency, going back on failure); `None` when none is found
-/// within [`LABEL_STEPS`].
-fn label(problem: Problem) -> Option<Vec<u8>> {
+/// within [`LABEL_STEPS`]. With `stepped`, the start rank is tried last.
+fn label(problem: Problem, stepped: bool) -> Option<Vec<u8>> {
     // A variable's pawn colour, from the constraints that name it: white pawns try their
     // lowest rank first, black ones their highest.
     let mut black = vec![false; problem.domains.len()];
@@ -644,7 +658,7 @@ fn label(problem: Problem) -> Option<Vec<u8>> {
         }
     }
     let mut steps = 0u32;
-    let solved = label_from(problem, 0, &black, &mut steps)?;
+    let solved = label_from(problem, 0, &black, stepped, &mut steps)?;
     Some(
         solved
             .domains
@@ -655,7 +669,13 @@ fn label(problem: Problem) -> Option<Vec<u8>> {
 }
 
 /// Labels variables `var..` of `p` (see [`label`]).
-fn label_from(p: Problem, var: usize, black: &[bool], steps: &mut u32) -> Option<Problem> {
+fn label_from(
+    p: Problem,
+    var: usize,
+    black: &[bool],
+    stepped: bool,
+    steps: &mut u32,
+) -> Option<Problem> {
     if var >= p.domains.len() {
         return Some(p);
     }
@@ -664,14 +684,23 @@ fn label_from(p: Problem, var: usize, black: &[bool], steps: &mut u32) -> Option
         return None;
     }
     let mut values: Vec<u8> = ranks(p.domains[var]).collect();
-    if black.get(var).copied().unwrap_or(false) {
+    let is_black = black.get(var).copied().unwrap_or(false);
+    if is_black {
         values.reverse();
+    }
+    if stepped {
+        // The start rank (2 for white, 7 for black) last.
+        let start = if is_black { 7 } else { 2 };
+        if let Some(i) = values.iter().position(|&v| v == start) {
+            values.remove(i);
+            values.push(start);
+        }
     }
     for v in values {
         let mut q = p.clone();
         q.domains[var] = 1 << v;
         if q.consistent() {
-            if let Some(done) = label_from(q, var + 1, black, steps) {
+            if let Some(done) = label_from(q, var + 1, black, stepped, steps) {
                 return Some(done);
             }
         }

@@ -13,10 +13,12 @@
 //! and the other pieces' squares are left free: the search gets there any way it likes, and
 //! the last leg goes to the goal itself.
 //!
-//! A route whose waypoint needs a bishop that pawns still shut in at home (a victim elsewhere,
-//! or its square free for a promotion) cannot be followed ([`feasible`]); where no kernel gives
-//! another, one of those pawns may step forward earlier than the plan has it
-//! ([`release_bishop`]).
+//! A route whose waypoint needs a piece that pawns still shut in at home (a bishop, queen or
+//! rook as a victim elsewhere, or a bishop's square free for a promotion) cannot be followed
+//! ([`feasible`]). The plan is then labelled again with the pawns a step off their start
+//! squares where the ranks allow ([`rows::Shape`]); where no plan nor kernel gives another
+//! route, one of those pawns may step forward earlier than the plan has it
+//! ([`release_piece`]).
 //!
 //! The waypoints are a guide, not a proof: a leg may fail, and the game found is replayed like
 //! any other before it is reported.
@@ -42,6 +44,7 @@ use super::{
 /// The kernel's piece types (see [`TYPES`](super::kernel_move::TYPES)): queen, rook, light
 /// bishop, dark bishop, knight.
 const QUEEN: usize = 0;
+const ROOK: usize = 1;
 const LIGHT_BISHOP: usize = 2;
 const DARK_BISHOP: usize = 3;
 
@@ -214,29 +217,34 @@ impl PawnCache {
 }
 
 impl Route {
-    /// The route of the kernel `kernel` from the starting position to `goal`, on the plan whose
-    /// pawns stay put after their last kernel move unless their file lines up one for one with
-    /// the goal's, else (a waypoint out of reach on it) on the plan where they go on to the
-    /// goal's ranks; `None` when the kernel does not fit the ranks, its promotions cannot be
-    /// typed as the goal's pieces, or neither plan can be followed. With `release`, a waypoint
-    /// out of reach because a bishop is shut in at home may let it out by moving one of the
-    /// pawns in its way earlier than the plan does (see [`release_bishop`]).
+    /// The route of the kernel `kernel` from the starting position to `goal`, on the first plan
+    /// of four ([`rows::Shape`]) whose waypoints can all be reached: pawns kept near their start
+    /// squares (or a step off them), and after their last kernel move staying put unless their
+    /// file lines up one for one with the goal's (or going on to the goal's ranks). `None` when
+    /// the kernel does not fit the ranks, its promotions cannot be typed as the goal's pieces,
+    /// or no plan can be followed. With `release`, a waypoint out of reach because a piece is
+    /// shut in at home may let it out by moving one of the pawns in its way earlier than the
+    /// plan does (see [`release_piece`]).
     pub fn new(goal: &RawPosition, kernel: &[KernelMove], release: bool) -> Option<Route> {
-        // The piece counts and whether the ranks fit do not depend on the plan's ends: a kernel
-        // that fails them fails both plans.
+        // The piece counts and whether the ranks fit do not depend on the plan's shape: a
+        // kernel that fails them fails every plan.
         let (counts, extra) = piece_counts(goal, kernel)?;
         let start = RawPosition::start();
-        let plan = rows::plan(&start, goal, kernel, false)?;
-        Route::planned(goal, kernel, &plan, &counts, extra, release).or_else(|| {
-            let lined_up = rows::plan(&start, goal, kernel, true)?;
-            Route::planned(goal, kernel, &lined_up, &counts, extra, release)
-        })
+        let shapes = [(false, false), (true, false), (false, true), (true, true)];
+        for (lined_up, stepped) in shapes {
+            let shape = rows::Shape { lined_up, stepped };
+            let plan = rows::plan(&start, goal, kernel, shape)?;
+            if let Some(r) = Route::planned(goal, kernel, &plan, &counts, extra, release) {
+                return Some(r);
+            }
+        }
+        None
     }
 
     /// The route of `kernel` on `plan` with the piece `counts` after each kernel move and the
     /// `extra` pieces left to later promotions (see [`piece_counts`]); `None` when the
     /// promotions after the last capture cannot be typed, or a waypoint is out of reach (see
-    /// [`feasible`]) and, with `release`, cannot be made reachable by [`release_bishop`].
+    /// [`feasible`]) and, with `release`, cannot be made reachable by [`release_piece`].
     fn planned(
         goal: &RawPosition,
         kernel: &[KernelMove],
@@ -265,7 +273,7 @@ impl Route {
         }
         for k in 0..waypoints.len() {
             let reachable =
-                feasible(&waypoints, k) || (release && release_bishop(&mut waypoints, k, goal));
+                feasible(&waypoints, k) || (release && release_piece(&mut waypoints, k, goal));
             if !reachable {
                 log::debug!("initial path: waypoint {} cannot be reached", k + 1);
                 return None;
@@ -428,39 +436,79 @@ fn promotion_square(c: Color, file: u8) -> Square {
     Square::from_coords(File::new(u32::from(file)), rank)
 }
 
-/// Per colour, the home squares of its bishops that waypoint `w`'s pawns shut in: both squares
-/// in front of such a square hold pawns that have not moved by `w` (their slot is the start
-/// rank alone, so they stood there from the start), and a bishop still at home cannot have
-/// left it before `w`.
-fn shut_in_bishops(w: &Waypoint) -> ByColor<Bitboard> {
-    ByColor::new_with(|c| {
-        let start = c.fold_wb(2u8, 7u8);
-        let unmoved: Bitboard = w.pawns[c]
-            .iter()
-            .filter(|s| s.low == start && s.high == start)
+/// Per colour, the home squares of its bishops that pawns shut in up to waypoint `k`: both
+/// squares in front of such a square hold a pawn, of either side, at every waypoint up to `k`
+/// (a slot of that rank alone: a pawn at home since the start, or one that came by taking the
+/// one there, or was taken there), so that a bishop still at home cannot have left it by then.
+fn shut_in_bishops(waypoints: &[Waypoint], k: usize) -> ByColor<Bitboard> {
+    let held_in = |w: &Waypoint| -> Bitboard {
+        Color::ALL
+            .into_iter()
+            .flat_map(|c| w.pawns[c].iter())
+            .filter(|s| s.low == s.high && (2..=7).contains(&s.low))
             .map(|s| {
-                let rank = Rank::new(u32::from(start - 1));
+                let rank = Rank::new(u32::from(s.low - 1));
                 Square::from_coords(File::new(u32::from(s.file)), rank)
             })
-            .collect();
+            .collect()
+    };
+    let held = waypoints
+        .iter()
+        .take(k + 1)
+        .fold(Bitboard::FULL, |b, w| b & held_in(w));
+    ByColor::new_with(|c| {
         let home = c.fold_wb(Rank::First, Rank::Eighth);
         let front = c.fold_wb(Rank::Second, Rank::Seventh);
         [(File::C, File::B, File::D), (File::F, File::E, File::G)]
             .into_iter()
             .filter(|&(_, l, r)| {
-                unmoved.contains(Square::from_coords(l, front))
-                    && unmoved.contains(Square::from_coords(r, front))
+                held.contains(Square::from_coords(l, front))
+                    && held.contains(Square::from_coords(r, front))
             })
             .map(|(f, _, _)| Square::from_coords(f, home))
             .collect()
     })
 }
 
-/// Whether waypoint `k` of `waypoints` can be reached as far as the bishops shut in at home
+/// Whether a `c` piece of kernel type `t` (a queen or rook; others always) may have left its
+/// back rank by waypoint `k`: at some waypoint up to `k`, a file lets it out, or `c` has
+/// promoted (a promoted piece starts outside). A rook leaves by a file whose pawns, of both
+/// sides, may all stand two ranks or more ahead of `c`'s back rank, a queen past a pawn of its
+/// own beside or in front of its square that has left its start square (or is gone).
+fn can_leave(waypoints: &[Waypoint], k: usize, c: Color, t: usize) -> bool {
+    let start = c.fold_wb(2u8, 7u8);
+    let open = |w: &Waypoint| match t {
+        ROOK => (0..8u8).any(|f| {
+            Color::ALL.into_iter().all(|d| {
+                w.pawns[d]
+                    .iter()
+                    .filter(|s| s.file == f)
+                    .all(|s| c.fold_wb(s.high >= 4, s.low <= 5))
+            })
+        }),
+        QUEEN => (2..5u8).any(|f| {
+            !w.pawns[c]
+                .iter()
+                .any(|s| s.file == f && s.low == start && s.high == start)
+        }),
+        _ => true,
+    };
+    let mut had = START_COUNTS;
+    for w in waypoints.iter().take(k + 1) {
+        if open(w) || w.counts[c].iter().zip(had).any(|(&n, h)| n > h) {
+            return true;
+        }
+        had = w.counts[c];
+    }
+    false
+}
+
+/// Whether waypoint `k` of `waypoints` can be reached as far as the pieces shut in at home
 /// tell: a capture by a pawn needs a victim that can get to its square, and a promotion
 /// without a capture a free promotion square. A bishop counts as still at home when the
 /// pawns shut it in and no waypoint before `k` took a bishop of its colour (its side's
-/// bishops of that colour never became fewer).
+/// bishops of that colour never became fewer); a queen or rook when no file let it out by
+/// then ([`can_leave`]).
 fn feasible(waypoints: &[Waypoint], k: usize) -> bool {
     let Some(w) = waypoints.get(k) else {
         return true;
@@ -469,7 +517,7 @@ fn feasible(waypoints: &[Waypoint], k: usize) -> bool {
         Some(v) => v.counts[c],
         None => START_COUNTS,
     };
-    let shut = shut_in_bishops(w);
+    let shut = shut_in_bishops(waypoints, k);
     // The type of the bishop at home on `sq`, if it is shut in there and was never taken: no
     // earlier waypoint has fewer pieces of its type than the one before (a promotion adds
     // another, which does not let it out).
@@ -498,6 +546,15 @@ fn feasible(waypoints: &[Waypoint], k: usize) -> bool {
             .filter(|&sq| sq != square)
             .filter_map(|sq| at_home(victim, sq))
             .fold(0, |m, t| m | (1 << t));
+        // A queen or rook that cannot have left its back rank is taken there, if at all.
+        let types = if square.rank() == victim.backrank() {
+            types
+        } else {
+            [QUEEN, ROOK]
+                .into_iter()
+                .filter(|&t| !can_leave(waypoints, k, victim, t))
+                .fold(types, |types, t| types & !(1 << t))
+        };
         let possible = (0..5).any(|t| {
             types & (1 << t) != 0 && have[t] > 0 && !(have[t] == 1 && stuck & (1 << t) != 0)
         });
@@ -513,49 +570,69 @@ fn feasible(waypoints: &[Waypoint], k: usize) -> bool {
     true
 }
 
-/// Lets a bishop that shuts waypoint `k` off ([`feasible`]) out: one of the pawns that shut it
+/// Lets a piece that shuts waypoint `k` off ([`feasible`]) out: one of the pawns that shut it
 /// in at home steps forward by waypoint `k` instead of later. Such a pawn is one the plan keeps
 /// at home only until some later waypoint, or the `goal`, has it go forward anyway; it may not
-/// be taken or take anything from home before then, and no pawn may be fixed on the square in
-/// front of it. The first pawn (by bishop, then file) that makes waypoint `k` feasible is
-/// moved, its slots widened by a rank up to where the plan lets it go; `false` when none does.
-fn release_bishop(waypoints: &mut [Waypoint], k: usize, goal: &RawPosition) -> bool {
+/// be taken or take anything from home before then, and no pawn may be fixed on the squares in
+/// front of it. The pawns tried, in order: where the victim of the waypoint's capture is a queen
+/// or rook that cannot have left its back rank ([`can_leave`]), those that let it out (on the
+/// queen's file and beside it a step forward; on any file two, the rooks' own first); then
+/// those beside a bishop shut in at home (a step). The first that makes waypoint `k` feasible
+/// is moved, its slots widened up to where the plan lets it go. `false` when none does.
+fn release_piece(waypoints: &mut [Waypoint], k: usize, goal: &RawPosition) -> bool {
     let Some(w) = waypoints.get(k) else {
         return false;
     };
-    let shut = shut_in_bishops(w);
+    // (side, file, steps forward)
+    let mut tries: Vec<(Color, u8, u8)> = Vec::new();
+    if let Some(Capture::OnSquare { victim, types, .. }) = w.capture {
+        if types & (1 << QUEEN) != 0 && !can_leave(waypoints, k, victim, QUEEN) {
+            tries.extend([(victim, 3, 1), (victim, 2, 1), (victim, 4, 1)]);
+        }
+        if types & (1 << ROOK) != 0 && !can_leave(waypoints, k, victim, ROOK) {
+            tries.extend([0, 7, 1, 6, 2, 5, 3, 4].map(|f| (victim, f, 2)));
+        }
+    }
+    let shut = shut_in_bishops(waypoints, k);
     for c in Color::ALL {
         for bishop in shut[c] {
-            let (left, right) = (bishop.file() as u8 - 1, bishop.file() as u8 + 1);
-            for file in [left, right] {
-                let Some(stay) = kept_home(waypoints, k, c, file, goal) else {
-                    continue;
-                };
-                let before: Vec<Slot> = stay
-                    .clone()
-                    .filter_map(|i| home_slot(waypoints.get(i)?, c, file).copied())
-                    .collect();
-                let step = c.fold_wb(3u8, 6u8);
-                for i in stay.clone() {
-                    if let Some(s) = waypoints.get_mut(i).and_then(|w| home_slot_mut(w, c, file)) {
-                        s.low = s.low.min(step);
-                        s.high = s.high.max(step);
-                    }
-                }
-                if feasible(waypoints, k) {
-                    log::debug!(
-                        "initial path: the {} pawn of file {} steps forward by waypoint {} to let a bishop out",
-                        c,
-                        char::from(b'a' + file),
-                        k + 1
-                    );
-                    return true;
-                }
-                for (i, old) in stay.zip(before) {
-                    if let Some(s) = waypoints.get_mut(i).and_then(|w| home_slot_mut(w, c, file)) {
-                        *s = old;
-                    }
-                }
+            let f = bishop.file() as u8;
+            tries.extend([(c, f - 1, 1), (c, f + 1, 1)]);
+        }
+    }
+    for (c, file, steps) in tries {
+        let Some(stay) = kept_home(waypoints, k, c, file, steps, goal) else {
+            continue;
+        };
+        let before: Vec<Slot> = stay
+            .clone()
+            .filter_map(|i| home_slot(waypoints.get(i)?, c, file).copied())
+            .collect();
+        // No further than the first slot that lets it go forward reaches: pawns never go
+        // back.
+        let reach = waypoints
+            .get(stay.end)
+            .and_then(|w| home_slot(w, c, file))
+            .map_or(8, |s| c.fold_wb(s.high, 9 - s.low));
+        let step = c.fold_wb((2 + steps).min(reach), (7 - steps).max(9 - reach));
+        for i in stay.clone() {
+            if let Some(s) = waypoints.get_mut(i).and_then(|w| home_slot_mut(w, c, file)) {
+                s.low = s.low.min(step);
+                s.high = s.high.max(step);
+            }
+        }
+        if feasible(waypoints, k) {
+            log::debug!(
+                "initial path: the {} pawn of file {} steps forward by waypoint {} to let a piece out",
+                c,
+                char::from(b'a' + file),
+                k + 1
+            );
+            return true;
+        }
+        for (i, old) in stay.zip(before) {
+            if let Some(s) = waypoints.get_mut(i).and_then(|w| home_slot_mut(w, c, file)) {
+                *s = old;
             }
         }
     }
@@ -565,15 +642,21 @@ fn release_bishop(waypoints: &mut [Waypoint], k: usize, goal: &RawPosition) -> b
 /// The waypoints from `k` on where `c`'s pawn of `file` is kept at home though a later
 /// waypoint, or the `goal` (after the last waypoint, where no captures are left), lets it go
 /// forward; `None` when it is not at home at `k`, leaves its file or is taken while at home,
-/// stands at home in the goal, or some pawn is fixed on the square in front of it meanwhile.
+/// stands at home in the goal, or some pawn is fixed on one of the `steps` squares in front of
+/// it meanwhile.
 fn kept_home(
     waypoints: &[Waypoint],
     k: usize,
     c: Color,
     file: u8,
+    steps: u8,
     goal: &RawPosition,
 ) -> Option<std::ops::Range<usize>> {
-    let step = c.fold_wb(3u8, 6u8);
+    // The ranks in front of it, up to `steps` ahead.
+    let ahead = |rank: u8| match c {
+        Color::White => rank > 2 && rank <= 2 + steps,
+        Color::Black => rank < 7 && rank + steps >= 7,
+    };
     for (i, w) in waypoints.iter().enumerate().skip(k) {
         let s = home_slot(w, c, file)?;
         if s.high != s.low {
@@ -582,7 +665,7 @@ fn kept_home(
         let blocked = Color::ALL.into_iter().any(|d| {
             w.pawns[d]
                 .iter()
-                .any(|o| o.file == file && o.low == step && o.high == step)
+                .any(|o| o.file == file && o.low == o.high && ahead(o.low))
         });
         if blocked {
             return None;
@@ -1387,7 +1470,10 @@ mod tests {
             types: 1 << LIGHT_BISHOP,
         });
         let shut = waypoint(black_pawns(&[]), white_pawns(&[3, 4]), capture, None);
-        assert_eq!(shut_in_bishops(&shut)[Color::Black].count(), 2);
+        assert_eq!(
+            shut_in_bishops(std::slice::from_ref(&shut), 0)[Color::Black].count(),
+            2
+        );
         assert!(!feasible(&[shut], 0));
         // With the d pawn free to move it can come out.
         let open = waypoint(black_pawns(&[3]), white_pawns(&[3, 4]), capture, None);
@@ -1462,19 +1548,19 @@ mod tests {
         let start = RawPosition::start();
         let mut route = vec![first.clone(), later.clone()];
         assert!(!feasible(&route, 0));
-        assert!(release_bishop(&mut route, 0, &start));
+        assert!(release_piece(&mut route, 0, &start));
         assert!(feasible(&route, 0));
         let d = route[0].pawns[Color::Black].iter().find(|s| s.file == 3);
         assert_eq!(d.map(|s| (s.low, s.high)), Some((6, 7)), "{:?}", route[0]);
         assert_eq!(route[1], later);
         // Not a pawn that stays at home to the end.
         let mut stays = vec![first.clone(), first.clone()];
-        assert!(!release_bishop(&mut stays, 0, &start));
+        assert!(!release_piece(&mut stays, 0, &start));
         assert_eq!(stays, vec![first.clone(), first.clone()]);
         // Unless the goal has it forward.
         let d6 = "rnbqkbnr/ppp1pppp/3p4/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
         let d6 = RawPosition::from_fen(d6).expect("test FEN");
-        assert!(release_bishop(&mut stays, 0, &d6));
+        assert!(release_piece(&mut stays, 0, &d6));
         assert!(stays.iter().all(|w| w.pawns[Color::Black]
             .iter()
             .any(|s| (s.file, s.low, s.high) == (3, 6, 7))));
@@ -1483,14 +1569,100 @@ mod tests {
         gone.retain(|s| s.file != 3);
         let taken = waypoint(gone, white_pawns(&[3, 4]), None, None);
         let mut route = vec![first.clone(), taken, later.clone()];
-        assert!(!release_bishop(&mut route, 0, &start));
+        assert!(!release_piece(&mut route, 0, &start));
         // Nor one with a pawn fixed in front of it.
         let mut white = white_pawns(&[4]);
         white.retain(|s| s.file != 3);
         white.push(at(Color::White, 3, 6));
         let blocked = waypoint(black_pawns(&[]), white, capture, None);
         let mut route = vec![blocked, later];
-        assert!(!release_bishop(&mut route, 0, &start));
+        assert!(!release_piece(&mut route, 0, &start));
+    }
+
+    #[test]
+    fn a_rook_or_queen_behind_its_pawns_at_home_is_taken_there_or_not_at_all() {
+        let rook = |square| {
+            Some(Capture::OnSquare {
+                square,
+                victim: Color::Black,
+                types: 1 << ROOK,
+            })
+        };
+        let white = || white_pawns(&[4, 5]);
+        let home = waypoint(black_pawns(&[]), white(), rook(Square::E3), None);
+        assert!(!feasible(std::slice::from_ref(&home), 0));
+        // A pawn one step forward does not let a rook out; one that goes on does.
+        let mut step = black_pawns(&[]);
+        step[0].low = 6;
+        let one = waypoint(step.clone(), white(), rook(Square::E3), None);
+        assert!(!feasible(&[one], 0));
+        let open = waypoint(black_pawns(&[0]), white(), rook(Square::E3), None);
+        assert!(feasible(&[open], 0));
+        // On its back rank it may be taken.
+        let there = waypoint(black_pawns(&[]), white(), rook(Square::A8), None);
+        assert!(feasible(&[there], 0));
+        // A queen gets out past a pawn beside it that has stepped forward.
+        let queen = Some(Capture::OnSquare {
+            square: Square::E3,
+            victim: Color::Black,
+            types: 1 << QUEEN,
+        });
+        assert!(!feasible(
+            &[waypoint(black_pawns(&[]), white(), queen, None)],
+            0
+        ));
+        step[0].low = 7;
+        step[4].low = 6;
+        assert!(feasible(&[waypoint(step, white(), queen, None)], 0));
+        // The h pawn, which goes forward later anyway, goes two steps by the capture.
+        let later = waypoint(black_pawns(&[7]), white(), None, None);
+        let mut route = vec![home, later.clone()];
+        assert!(release_piece(&mut route, 0, &RawPosition::start()));
+        let h = route[0].pawns[Color::Black].iter().find(|s| s.file == 7);
+        assert_eq!(h.map(|s| (s.low, s.high)), Some((5, 7)), "{}", route[0]);
+        assert!(feasible(&route, 0));
+        assert_eq!(route[1], later);
+    }
+
+    #[test]
+    fn a_pawn_taken_at_home_that_shuts_a_bishop_in_is_taken_a_step_forward() {
+        // cpr10k 8799: white's a pawn first takes black's dark bishop on b4 (wPa0xDBb2), and
+        // white's f pawn later takes black's e pawn (wPf0xPe1). Black's g pawn never moves, so
+        // the bishop leaves f8 by e7 only; the plan that keeps black's pawns as high as it can
+        // has the e pawn taken at home on e7, shutting the bishop in to the end.
+        let fen = "k2K4/2Rp1Bp1/3PN1Q1/q4bp1/R3PBB1/1B1RrR2/1qnr1nN1/1N1b3q b - - 0 1";
+        let (goal, r) = route(fen);
+        let k = match kernel::search(
+            &RawPosition::start(),
+            &goal,
+            Kind::Extended,
+            &mut Limits::default().counter(),
+        ) {
+            Ok(KernelResult::Found(k)) => k,
+            other => panic!("no kernel: {other:?}"),
+        };
+        let e_pawn = |slots: &[Slot]| {
+            slots
+                .iter()
+                .find(|s| s.color == Color::Black && s.file == 4)
+                .map(|s| (s.low, s.high))
+        };
+        let high =
+            rows::plan(&RawPosition::start(), &goal, &k, rows::Shape::default()).expect("a plan");
+        assert_eq!(e_pawn(&high.pawns[0]), Some((7, 7)));
+        // The stepped plan has it taken on e6, free to step forward before the first capture.
+        assert_eq!(
+            r.waypoints[0].capture.map(|c| matches!(
+                c,
+                Capture::OnSquare {
+                    square: Square::B4,
+                    ..
+                }
+            )),
+            Some(true)
+        );
+        assert_eq!(e_pawn(&r.waypoints[0].pawns[Color::Black]), Some((6, 7)));
+        assert!(feasible(&r.waypoints, 0));
     }
 
     #[test]
@@ -1521,8 +1693,9 @@ mod tests {
 
     #[test]
     fn the_pieces_in_the_way_of_the_capture_s_piece_cost_a_move_each() {
-        // Black's d pawn took white's a1 rook on e6.
-        let (_, r) = route("rnbqkbnr/ppp1pppp/4p3/8/8/8/PPPPPPPP/1NBQKBNR w Kkq - 0 1");
+        // Black's d pawn took white's a1 rook on e6 (the rook left by the a file: with every
+        // white pawn at home it could never have left its first rank).
+        let (_, r) = route("rnbqkbnr/ppp1pppp/4p3/8/P7/8/1PPPPPPP/1NBQKBNR w Kkq - 0 1");
         let Some(leg) = r.legs().next() else {
             panic!("no leg");
         };
