@@ -1295,17 +1295,21 @@ mod tests {
         KernelResult, Limits,
     };
 
-    fn route(fen: &str) -> (RawPosition, Route) {
-        let goal = RawPosition::from_fen(fen).expect("test FEN");
-        let k = match kernel::search(
+    fn extended_kernel(goal: &RawPosition) -> Vec<KernelMove> {
+        match kernel::search(
             &RawPosition::start(),
-            &goal,
+            goal,
             Kind::Extended,
             &mut Limits::default().counter(),
         ) {
             Ok(KernelResult::Found(k)) => k,
             other => panic!("no kernel: {other:?}"),
-        };
+        }
+    }
+
+    fn route(fen: &str) -> (RawPosition, Route) {
+        let goal = RawPosition::from_fen(fen).expect("test FEN");
+        let k = extended_kernel(&goal);
         let r = Route::new(&goal, &k, false).expect("a route");
         (goal, r)
     }
@@ -1632,15 +1636,7 @@ mod tests {
         // has the e pawn taken at home on e7, shutting the bishop in to the end.
         let fen = "k2K4/2Rp1Bp1/3PN1Q1/q4bp1/R3PBB1/1B1RrR2/1qnr1nN1/1N1b3q b - - 0 1";
         let (goal, r) = route(fen);
-        let k = match kernel::search(
-            &RawPosition::start(),
-            &goal,
-            Kind::Extended,
-            &mut Limits::default().counter(),
-        ) {
-            Ok(KernelResult::Found(k)) => k,
-            other => panic!("no kernel: {other:?}"),
-        };
+        let k = extended_kernel(&goal);
         let e_pawn = |slots: &[Slot]| {
             slots
                 .iter()
