@@ -217,6 +217,11 @@ struct Blocked {
     /// whole game by an opposing unit that never moves (a king or rook with castling rights, a
     /// shut-in bishop): no pawn promotes there.
     no_promotion: [[bool; 8]; 2],
+    /// Per colour and file, whether no pawn of that colour promotes from the file, captures
+    /// included: its seventh-rank square (second for black) gives check to an opposing king
+    /// that keeps a castling right in the goal. That check can only be answered by taking the
+    /// pawn (the king never moves, and a pawn's check cannot be blocked).
+    no_promotion_from: [[bool; 8]; 2],
     /// Per colour and file, whether a bishop promoted there could never leave the square: its
     /// diagonal neighbours (one or two squares on the rank before) hold blocked opposing pawns.
     trapped: [[bool; 8]; 2],
@@ -251,6 +256,8 @@ fn blocked(init: &RawPosition, goal: &RawPosition) -> Blocked {
         let king = Square::from_coords(File::E, r);
         if rights.any() && stays(king, c.king()) {
             b.no_promotion[1 - k][File::E as usize] = true;
+            b.no_promotion_from[1 - k][File::D as usize] = true;
+            b.no_promotion_from[1 - k][File::F as usize] = true;
         }
         // A bishop on c1 behind blocked b2 and d2 pawns (f1: e2, g2) never moved.
         let pawns = if c == Color::White {
@@ -539,7 +546,9 @@ impl KernelSearch<'_> {
             let removed = s.cols[f]
                 .count(c)
                 .saturating_sub(self.goal.cols[f].count(c));
-            if removed > 0 && self.blocked.no_promotion[k][f] {
+            if removed > 0
+                && (self.blocked.no_promotion[k][f] || self.blocked.no_promotion_from[k][f])
+            {
                 return false;
             }
             let n = u32::from(s.promoted[k][f]) + u32::from(removed);
@@ -684,6 +693,7 @@ impl KernelSearch<'_> {
                     && col.can_promote(i, x)
                     && !self.is_blocked(*col, f, i)
                     && !self.blocked.no_promotion[k][f]
+                    && !self.blocked.no_promotion_from[k][f]
                 {
                     let mut st = s.clone();
                     st.cols[f] = col.remove(i);
@@ -714,7 +724,10 @@ impl KernelSearch<'_> {
                 if col.get(j) == color(y) && !self.is_blocked(*col, g, j) {
                     let mut t = base.clone();
                     t.cols[g] = col.remove(j);
-                    if col.can_promote(j, color(y)) && !self.blocked.no_promotion[y][g] {
+                    if col.can_promote(j, color(y))
+                        && !self.blocked.no_promotion[y][g]
+                        && !self.blocked.no_promotion_from[y][g]
+                    {
                         // The pawn promoted without capturing and the new piece is taken.
                         targets.push((t.clone(), Target::PromotedPawn(g as u8, j)));
                     }
@@ -842,7 +855,10 @@ impl KernelSearch<'_> {
                 out.push((in_col, mv(Landing::At(g as u8, at))));
             }
         }
-        if col.can_promote(i, x) && !self.blocked.no_promotion[k][g] {
+        if col.can_promote(i, x)
+            && !self.blocked.no_promotion[k][g]
+            && !self.blocked.no_promotion_from[k][f]
+        {
             let mut promo = st;
             promo.promoted[k][g] += 1;
             out.push((promo, mv(Landing::Promotes(g as u8))));
@@ -1055,6 +1071,33 @@ mod tests {
             kernel(open, "4k3/8/8/8/8/3p4/4P3/4K3 w - - 0 1"),
             KernelResult::Found(_)
         ));
+    }
+
+    #[test]
+    fn no_promotion_from_beside_a_king_with_castling_rights() {
+        // A white pawn on d7 or f7 checks the black king on e8, which never moves: the check
+        // is answered by taking the pawn, so no pawn promotes from the d or f file.
+        let init = "r3k2r/5P2/8/8/8/8/8/4K3 w kq - 0 1";
+        let queen = "r3k2r/8/8/8/8/8/8/3QK3 w kq - 0 1";
+        assert_eq!(kernel(init, queen), KernelResult::None);
+        // From e7 it may take on f8.
+        let init = "r3kn1r/4P3/8/8/8/8/8/4K3 w kq - 0 1";
+        assert!(matches!(
+            kernel(init, "r3kQ1r/8/8/8/8/8/8/4K3 b kq - 0 1"),
+            KernelResult::Found(_)
+        ));
+        // Without the rights the king may have stepped aside.
+        let init = "r3k2r/5P2/8/8/8/8/8/4K3 w - - 0 1";
+        assert_eq!(
+            kernel(init, "r3k2r/8/8/8/8/8/8/3QK3 w - - 0 1"),
+            KernelResult::Found(Vec::new())
+        );
+        // cpr10k 9997 (black keeps its king-side right): every kernel had a white pawn promote
+        // from f7.
+        let cpr = "1q2k1br/P4R2/NB1p1r1R/1KR1QB1p/5p1P/1N4p1/BRP2Pr1/n4Q1r b k - 0 1";
+        assert_eq!(kernel(START, cpr), KernelResult::None);
+        let free = "1q2k1br/P4R2/NB1p1r1R/1KR1QB1p/5p1P/1N4p1/BRP2Pr1/n4Q1r b - - 0 1";
+        assert!(matches!(kernel(START, free), KernelResult::Found(_)));
     }
 
     #[test]

@@ -272,8 +272,8 @@ impl Route {
             waypoints.extend(end);
         }
         for k in 0..waypoints.len() {
-            let reachable =
-                feasible(&waypoints, k) || (release && release_piece(&mut waypoints, k, goal));
+            let reachable = !checks_home_king(&waypoints[k], goal)
+                && (feasible(&waypoints, k) || (release && release_piece(&mut waypoints, k, goal)));
             if !reachable {
                 log::debug!("initial path: waypoint {} cannot be reached", k + 1);
                 return None;
@@ -467,6 +467,27 @@ fn shut_in_bishops(waypoints: &[Waypoint], k: usize) -> ByColor<Bitboard> {
             })
             .map(|(f, _, _)| Square::from_coords(f, home))
             .collect()
+    })
+}
+
+/// Whether waypoint `w` has a pawn give check, for good, to a king that never moves (it keeps
+/// a castling right in the `goal`): an enemy pawn fixed on the square beside the king's file
+/// in front of it (d7 or f7 against e8), or promoting there without a capture (which passes
+/// that square). Such a check can only be answered by taking the pawn, a capture the kernel
+/// does not have.
+fn checks_home_king(w: &Waypoint, goal: &RawPosition) -> bool {
+    Color::ALL.into_iter().any(|king| {
+        if (goal.castling & Bitboard::from(king.backrank())).is_empty() {
+            return false;
+        }
+        let rank = king.fold_wb(2u8, 7u8);
+        let fixed = w.pawns[!king]
+            .iter()
+            .any(|s| (s.file == 3 || s.file == 5) && s.low == rank && s.high == rank);
+        let promotes = w.promotes.is_some_and(|p| {
+            p.rank() == king.backrank() && (p.file() == File::D || p.file() == File::F)
+        });
+        fixed || promotes
     })
 }
 
@@ -1232,6 +1253,72 @@ fn cost(d: u8) -> i32 {
     }
 }
 
+/// Whether the pieces and pawns on `board` are waypoint `w`'s in number (no capture is left
+/// to make on the way there).
+fn no_capture_left(board: &Board, w: &Waypoint) -> bool {
+    Color::ALL.into_iter().all(|c| {
+        let units: usize = w.counts[c].iter().map(|&n| usize::from(n)).sum();
+        let kings = board.kings() & board.by_color(c);
+        (board.by_color(c) & !kings).count() == units + w.pawns[c].len()
+    })
+}
+
+/// Whether the piece on `square` can never leave it without a capture: with `w`'s pawns
+/// only going forward where its slots let them (and none of them taking), no chain of moves
+/// into empty squares frees it. Pieces that can move are found by a fixpoint: a piece can
+/// move when one of its squares is empty or holds a piece that can move (a king not onto a
+/// square an enemy pawn that cannot move attacks), a pawn when the square in front is so and
+/// its slots let it go on.
+fn frozen(board: &Board, w: &Waypoint, square: Square) -> bool {
+    let occupied = board.occupied();
+    // Whether a pawn of `c` on `sq` may still go forward, by the slots of its file.
+    let may_advance = |c: Color, sq: Square| {
+        let rank = sq.rank() as u8 + 1;
+        w.pawns[c].iter().any(|s| {
+            u32::from(s.file) == sq.file() as u32 && c.fold_wb(s.high > rank, s.low < rank)
+        })
+    };
+    let mut free = !occupied;
+    // Pawns that never move: their attacks stay.
+    let mut stuck_attacks = ByColor::new_with(|_| Bitboard::EMPTY);
+    for sq in board.pawns() {
+        if let Some(c) = board.color_at(sq) {
+            let front = sq.offset(c.fold_wb(8, -8));
+            if !may_advance(c, sq) || front.is_none_or(|f| occupied.contains(f)) {
+                stuck_attacks[c] |= attacks::pawn_attacks(c, sq);
+            }
+        }
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for sq in occupied & !free {
+            let Some(piece) = board.piece_at(sq) else {
+                continue;
+            };
+            let moves = match piece.role {
+                Role::Pawn => {
+                    if !may_advance(piece.color, sq) {
+                        continue;
+                    }
+                    sq.offset(piece.color.fold_wb(8, -8))
+                        .map_or(Bitboard::EMPTY, Bitboard::from_square)
+                }
+                Role::King => attacks::king_attacks(sq) & !stuck_attacks[!piece.color],
+                _ => attacks::attacks(sq, piece, occupied),
+            };
+            if (moves & free).any() {
+                free.add(sq);
+                changed = true;
+            }
+        }
+        if free.contains(square) {
+            return false;
+        }
+    }
+    !free.contains(square)
+}
+
 impl Goal for Leg<'_> {
     fn estimate(&self, pos: &Chess) -> Option<u32> {
         let board = pos.board();
@@ -1242,6 +1329,17 @@ impl Goal for Leg<'_> {
         }
         if !(self.route.rights & !pos.castles().castling_rights()).is_empty() {
             return None;
+        }
+        // A promotion square held by a piece that can never leave it without a capture, where
+        // no capture is left to make.
+        if let Some(p) = self.waypoint.promotes {
+            let holders = board.occupied() & !board.pawns();
+            if holders.contains(p)
+                && no_capture_left(board, self.waypoint)
+                && frozen(board, self.waypoint, p)
+            {
+                return None;
+            }
         }
         let now = ByColor::new_with(|c| goal_counts(board, c));
         let mut moves = ByColor::new_with(|_| 0u32);
@@ -1659,6 +1757,40 @@ mod tests {
         );
         assert_eq!(e_pawn(&r.waypoints[0].pawns[Color::Black]), Some((6, 7)));
         assert!(feasible(&r.waypoints, 0));
+    }
+
+    #[test]
+    fn a_promotion_square_held_by_a_piece_shut_in_for_good_is_out_of_reach() {
+        // cpr10k 1670, where a leg ended: black's b2 pawn is to promote on b1, where white's
+        // rook stands between black's a1 bishop and white's c1 bishop; the bishop is held by
+        // the b2 pawn and white's d2 pawn, which stays (d2 in the waypoint).
+        let slots = |white_d: (u8, u8)| {
+            let mut w = waypoint(
+                vec![
+                    at(Color::Black, 1, 4),
+                    at(Color::Black, 4, 2),
+                    at(Color::Black, 4, 7),
+                ],
+                vec![at(Color::White, 3, 2), at(Color::White, 5, 2)],
+                None,
+                Some(Square::B1),
+            );
+            w.pawns[Color::White][0] = Slot {
+                low: white_d.0,
+                high: white_d.1,
+                ..at(Color::White, 3, 2)
+            };
+            w
+        };
+        let pos = chess("r1Nqkbnr/4p3/1R2n3/3pN1p1/1p5P/8/1p1PpPp1/bRBQKBNR b Kkq - 0 29");
+        assert!(frozen(pos.board(), &slots((2, 2)), Square::B1));
+        // If the d pawn may go on, the bishop, then the rook, can make way.
+        assert!(!frozen(pos.board(), &slots((2, 4)), Square::B1));
+        // The king on e1 with its d1 and f1 squares under the e2 pawn, which waits for e1.
+        let king = chess("rRNqkbnr/3pp3/n4R2/3N4/1p3Np1/7P/3PpPp1/bqBQKB1R w Kkq - 0 28");
+        assert!(frozen(king.board(), &slots((2, 2)), Square::E1));
+        // The queen on d1 can go, but the king cannot follow onto d1.
+        assert!(!frozen(king.board(), &slots((2, 2)), Square::D1));
     }
 
     #[test]
