@@ -227,6 +227,15 @@ struct Blocked {
     trapped: [[bool; 8]; 2],
 }
 
+impl Blocked {
+    /// Whether no pawn of colour `k` (white 0) promotes from file `from` on file `to`'s
+    /// promotion square: the square is held for the whole game, or the pawn's square before
+    /// it checks a king that never moves.
+    fn bars(&self, k: usize, from: usize, to: usize) -> bool {
+        self.no_promotion[k][to] || self.no_promotion_from[k][from]
+    }
+}
+
 fn blocked(init: &RawPosition, goal: &RawPosition) -> Blocked {
     use shakmaty::{File, Piece, Rank, Square};
     let mut b = Blocked::default();
@@ -546,9 +555,7 @@ impl KernelSearch<'_> {
             let removed = s.cols[f]
                 .count(c)
                 .saturating_sub(self.goal.cols[f].count(c));
-            if removed > 0
-                && (self.blocked.no_promotion[k][f] || self.blocked.no_promotion_from[k][f])
-            {
+            if removed > 0 && self.blocked.bars(k, f, f) {
                 return false;
             }
             let n = u32::from(s.promoted[k][f]) + u32::from(removed);
@@ -692,8 +699,7 @@ impl KernelSearch<'_> {
                 if useful
                     && col.can_promote(i, x)
                     && !self.is_blocked(*col, f, i)
-                    && !self.blocked.no_promotion[k][f]
-                    && !self.blocked.no_promotion_from[k][f]
+                    && !self.blocked.bars(k, f, f)
                 {
                     let mut st = s.clone();
                     st.cols[f] = col.remove(i);
@@ -724,10 +730,7 @@ impl KernelSearch<'_> {
                 if col.get(j) == color(y) && !self.is_blocked(*col, g, j) {
                     let mut t = base.clone();
                     t.cols[g] = col.remove(j);
-                    if col.can_promote(j, color(y))
-                        && !self.blocked.no_promotion[y][g]
-                        && !self.blocked.no_promotion_from[y][g]
-                    {
+                    if col.can_promote(j, color(y)) && !self.blocked.bars(y, g, g) {
                         // The pawn promoted without capturing and the new piece is taken.
                         targets.push((t.clone(), Target::PromotedPawn(g as u8, j)));
                     }
@@ -855,10 +858,7 @@ impl KernelSearch<'_> {
                 out.push((in_col, mv(Landing::At(g as u8, at))));
             }
         }
-        if col.can_promote(i, x)
-            && !self.blocked.no_promotion[k][g]
-            && !self.blocked.no_promotion_from[k][f]
-        {
+        if col.can_promote(i, x) && !self.blocked.bars(k, f, g) {
             let mut promo = st;
             promo.promoted[k][g] += 1;
             out.push((promo, mv(Landing::Promotes(g as u8))));

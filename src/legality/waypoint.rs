@@ -909,12 +909,7 @@ impl Leg<'_> {
             let beyond = pawns.count().saturating_sub(w.pawns[c].len());
             promotions = promotions.max(beyond as u32);
         }
-        let units = |counts: &Counts, pawns: usize| {
-            counts.iter().map(|&n| u32::from(n)).sum::<u32>() + pawns as u32
-        };
-        let theirs_now = units(&now[!c], (board.pawns() & board.by_color(!c)).count());
-        let theirs_then = units(&w.counts[!c], w.pawns[!c].len());
-        let captures = theirs_now.checked_sub(theirs_then)?;
+        let captures = units_on(board, !c).checked_sub(w.units(!c))?;
         let plan = self.pawn_plan_cached(c, pawns, captures, promotions)?;
         let in_way = board.occupied() & !board.pawns();
         let facing = board.pawns() & board.by_color(!c);
@@ -1122,13 +1117,7 @@ impl Leg<'_> {
     /// `w` is this leg's waypoint or the next; `walled`: around the pawns and fixed pieces
     /// (a piece walled off costs [`SHUT_IN`] more), with a move for each piece in the way,
     /// else on the empty board.
-    fn approach(
-        &self,
-        board: &Board,
-        now: &ByColor<Counts>,
-        w: &Waypoint,
-        walled: bool,
-    ) -> (Color, u32) {
+    fn approach(&self, board: &Board, w: &Waypoint, walled: bool) -> (Color, u32) {
         let tables = &self.route.tables;
         // A piece the pawns wall off from where it must go is further than its empty-board
         // distance: a pawn has to make way first.
@@ -1165,11 +1154,7 @@ impl Leg<'_> {
                 u32::from(best)
             }
         };
-        let pending = |victim: Color| {
-            let units = |counts: &Counts| counts.iter().map(|&n| u32::from(n)).sum::<u32>();
-            units(&now[victim]) + (board.pawns() & board.by_color(victim)).count() as u32
-                > units(&w.counts[victim]) + w.pawns[victim].len() as u32
-        };
+        let pending = |victim: Color| units_on(board, victim) > w.units(victim);
         match w.capture {
             Some(Capture::OnSquare {
                 square,
@@ -1256,11 +1241,21 @@ fn cost(d: u8) -> i32 {
 /// Whether the pieces and pawns on `board` are waypoint `w`'s in number (no capture is left
 /// to make on the way there).
 fn no_capture_left(board: &Board, w: &Waypoint) -> bool {
-    Color::ALL.into_iter().all(|c| {
-        let units: usize = w.counts[c].iter().map(|&n| usize::from(n)).sum();
-        let kings = board.kings() & board.by_color(c);
-        (board.by_color(c) & !kings).count() == units + w.pawns[c].len()
-    })
+    Color::ALL
+        .into_iter()
+        .all(|c| units_on(board, c) == w.units(c))
+}
+
+/// `c`'s units on `board`: its pieces and pawns, the king left out.
+fn units_on(board: &Board, c: Color) -> u32 {
+    (board.by_color(c) & !board.kings()).count() as u32
+}
+
+impl Waypoint {
+    /// `c`'s units at this waypoint: its pieces and pawns, the king left out.
+    fn units(&self, c: Color) -> u32 {
+        self.counts[c].iter().map(|&n| u32::from(n)).sum::<u32>() + self.pawns[c].len() as u32
+    }
 }
 
 /// Whether the piece on `square` can never leave it without a capture: with `w`'s pawns
@@ -1316,7 +1311,7 @@ fn frozen(board: &Board, w: &Waypoint, square: Square) -> bool {
             return false;
         }
     }
-    !free.contains(square)
+    true
 }
 
 impl Goal for Leg<'_> {
@@ -1350,14 +1345,14 @@ impl Goal for Leg<'_> {
         for c in Color::ALL {
             moves[c] += blockers[c];
         }
-        let (c, extra) = self.approach(board, &now, self.waypoint, true);
+        let (c, extra) = self.approach(board, self.waypoint, true);
         moves[c] += extra;
         // The next capture's pieces should not end this leg walled off: what the walls add to
         // its approach counts here too.
         if let Some(next) = self.next {
-            let (c, walled) = self.approach(board, &now, next, true);
+            let (c, walled) = self.approach(board, next, true);
             if walled > 0 {
-                let (_, open) = self.approach(board, &now, next, false);
+                let (_, open) = self.approach(board, next, false);
                 moves[c] += walled.saturating_sub(open);
             }
         }
@@ -1457,20 +1452,12 @@ mod tests {
             .find(|l| std::ptr::eq(l.waypoint(), w))
             .expect("its leg");
         let board = chess("rnbqkbnr/P1Ppp1p1/8/1p6/4P3/4p1Pp/P1P2P1P/RN1QKBNR b KQkq - 0 11");
-        let now = ByColor::new_with(|c| goal_counts(board.board(), c));
-        assert_eq!(
-            leg.approach(board.board(), &now, w, false),
-            (Color::White, 1)
-        );
+        assert_eq!(leg.approach(board.board(), w, false), (Color::White, 1));
         // The king is never the piece taken: on f1 in the bishop's place, next to g2, it does
         // not count; the queen and the rook, two moves away, do (the bishop, now on c1, never
         // gets to a light square).
         let board = chess("rnbqkbnr/P1Ppp1p1/8/1p6/4P3/4p1Pp/P1P2P1P/RNBQ1KNR b kq - 0 11");
-        let now = ByColor::new_with(|c| goal_counts(board.board(), c));
-        assert_eq!(
-            leg.approach(board.board(), &now, w, false),
-            (Color::White, 2)
-        );
+        assert_eq!(leg.approach(board.board(), w, false), (Color::White, 2));
     }
 
     #[test]
@@ -1838,8 +1825,7 @@ mod tests {
         let approach = |fen: &str| {
             let pos = chess(fen);
             let board = pos.board();
-            let now = ByColor::new_with(|c| goal_counts(board, c));
-            leg.approach(board, &now, leg.waypoint(), true)
+            leg.approach(board, leg.waypoint(), true)
         };
         // The rook on a3 goes a3-e3-e6 (a3-a6 is walled by the a4 pawn): two moves.
         let clear = "rnbqkbnr/pppppppp/8/8/P7/R7/1PPPPPPP/1NBQKBNR b Kkq - 0 1";
