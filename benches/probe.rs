@@ -30,14 +30,11 @@ use std::{
 };
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use retro::{
-    build::{build, BuildOptions},
-    tablebase::{
-        lookup,
-        pieces::{pieces_of_board, to_slots},
-        syzygy::Syzygy,
-        Material, Tablebase, Tables,
-    },
+use retro_build::{build, BuildOptions};
+use retro_tables::{
+    lookup,
+    pieces::{pieces_of_board, to_slots},
+    Material, Syzygy, Tablebase, Tables,
 };
 use shakmaty::{Chess, Color, Position};
 

@@ -7,15 +7,121 @@ use std::{
 };
 
 use clap::{Parser, Subcommand};
-use retro::{
-    cli::{self, CliError},
-    config::Config,
-    engine::bench,
-    play::{pgn, replay, session, start},
-    tablebase::Tablebase,
-    tune::{datagen::DatagenOptions, texel::TuneOptions},
-};
+use retro::cli::{self, CliError};
+use retro::play::{pgn, replay, session, start};
+use retro::tune::{datagen::DatagenOptions, texel::TuneOptions};
+use retro_engine::bench;
+use retro_engine::config::Config;
+use retro_tables::Tablebase;
 use shakmaty::{Color, Position};
+
+/// A side of the board, as `--side` takes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Side {
+    /// White.
+    White,
+    /// Black.
+    Black,
+}
+
+impl Side {
+    /// The side as shakmaty's colour.
+    fn color(self) -> Color {
+        match self {
+            Side::White => Color::White,
+            Side::Black => Color::Black,
+        }
+    }
+}
+
+/// The arguments of `retro play`.
+#[derive(clap::Args)]
+struct PlayArgs {
+    /// Directory of Retro's tables (default: table_path of engine.toml, else `tables`).
+    #[arg(long)]
+    tables: Option<PathBuf>,
+    /// Start from this position.
+    #[arg(long)]
+    fen: Option<String>,
+    /// Start from a random position of this material (for example KRvK).
+    #[arg(long)]
+    material: Option<String>,
+    /// Start from a random position of a random material whose table is present.
+    #[arg(long)]
+    random: bool,
+    /// With --random: pieces on the board, kings included (default: 3 or 4).
+    #[arg(long, requires = "random", value_parser = clap::value_parser!(u8).range(3..=6))]
+    pieces: Option<u8>,
+    /// The human's side: white or black (default: the side to move).
+    #[arg(long, value_enum)]
+    side: Option<Side>,
+    /// Directory the game is saved into (default: games_dir of engine.toml, else `games`).
+    #[arg(long)]
+    games: Option<PathBuf>,
+    /// Letters instead of Unicode chess pieces.
+    #[arg(long)]
+    ascii: bool,
+    /// No human: the human's side plays random moves (or table moves with --perfect).
+    #[arg(long)]
+    auto: bool,
+    /// With --auto: the human's side plays the table's best moves too.
+    #[arg(long, requires = "auto")]
+    perfect: bool,
+    /// Seed of the random position and the random moves (default: from the clock).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Milliseconds of search per move where the tables do not decide the move.
+    #[arg(long, default_value_t = 1000)]
+    movetime: u64,
+    /// Retro plays the tables by pure DTM, ignoring the 50-move rule (which still ends the
+    /// game); also what `syzygy_50_move_rule = false` in engine.toml makes the default.
+    #[arg(long)]
+    no_50_move_rule: bool,
+}
+
+/// The arguments of `retro legal`.
+#[derive(clap::Args)]
+struct LegalArgs {
+    /// Positions analysed at most per FEN by the last-move analysis, and positions
+    /// expanded at most by the proof game search.
+    #[arg(long, default_value_t = 100_000)]
+    max_nodes: u64,
+    /// Seconds at most per FEN.
+    #[arg(long)]
+    time: Option<f64>,
+    /// Also write each proof game found to this file as a PGN game (the goal FEN in its
+    /// `Goal` tag).
+    #[arg(long)]
+    pgn: Option<PathBuf>,
+    /// Positions; when none are given, one FEN per line is read from standard input.
+    fens: Vec<String>,
+}
+
+/// The arguments of `retro datagen`.
+#[derive(clap::Args)]
+struct DatagenArgs {
+    /// Directory of Retro's tables (default: table_path of engine.toml, else `tables`).
+    #[arg(long)]
+    tables: Option<PathBuf>,
+    /// Games to play.
+    #[arg(long, default_value_t = 1000)]
+    games: usize,
+    /// Search nodes per move.
+    #[arg(long, default_value_t = 5000)]
+    nodes: u64,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Random plies opening each game.
+    #[arg(long, default_value_t = 8)]
+    random_plies: usize,
+    /// Seed of the openings; the same seed gives the same games.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The data file to write.
+    #[arg(long)]
+    out: PathBuf,
+}
 
 #[derive(Parser)]
 #[command(
@@ -56,21 +162,7 @@ enum Command {
     },
     /// Decides whether positions can arise in a game: FEN<TAB>legal|illegal|unknown<TAB>reason
     /// (FEN<TAB>error<TAB>message for a malformed FEN). Positions run in parallel.
-    Legal {
-        /// Positions analysed at most per FEN by the last-move analysis, and positions
-        /// expanded at most by the proof game search.
-        #[arg(long, default_value_t = 100_000)]
-        max_nodes: u64,
-        /// Seconds at most per FEN.
-        #[arg(long)]
-        time: Option<f64>,
-        /// Also write each proof game found to this file as a PGN game (the goal FEN in its
-        /// `Goal` tag).
-        #[arg(long)]
-        pgn: Option<PathBuf>,
-        /// Positions; when none are given, one FEN per line is read from standard input.
-        fens: Vec<String>,
-    },
+    Legal(LegalArgs),
     /// Estimates the number of legal chess positions from a sample of ranked positions (a
     /// tab-separated file with `fen` and `mult` columns) by deciding every position.
     CountLegal {
@@ -130,48 +222,7 @@ enum Command {
     /// Plays an endgame in the terminal against the tables (or watches one with --auto); the
     /// game is saved as PGN.
     #[command(group(clap::ArgGroup::new("start").required(true).args(["fen", "material", "random"])))]
-    Play {
-        /// Directory of Retro's tables (default: table_path of engine.toml, else `tables`).
-        #[arg(long)]
-        tables: Option<PathBuf>,
-        /// Start from this position.
-        #[arg(long)]
-        fen: Option<String>,
-        /// Start from a random position of this material (for example KRvK).
-        #[arg(long)]
-        material: Option<String>,
-        /// Start from a random position of a random material whose table is present.
-        #[arg(long)]
-        random: bool,
-        /// With --random: pieces on the board, kings included (default: 3 or 4).
-        #[arg(long, requires = "random", value_parser = clap::value_parser!(u8).range(3..=6))]
-        pieces: Option<u8>,
-        /// The human's side: white or black (default: the side to move).
-        #[arg(long, value_parser = ["white", "black"])]
-        side: Option<String>,
-        /// Directory the game is saved into (default: games_dir of engine.toml, else `games`).
-        #[arg(long)]
-        games: Option<PathBuf>,
-        /// Letters instead of Unicode chess pieces.
-        #[arg(long)]
-        ascii: bool,
-        /// No human: the human's side plays random moves (or table moves with --perfect).
-        #[arg(long)]
-        auto: bool,
-        /// With --auto: the human's side plays the table's best moves too.
-        #[arg(long, requires = "auto")]
-        perfect: bool,
-        /// Seed of the random position and the random moves (default: from the clock).
-        #[arg(long)]
-        seed: Option<u64>,
-        /// Milliseconds of search per move where the tables do not decide the move.
-        #[arg(long, default_value_t = 1000)]
-        movetime: u64,
-        /// Retro plays the tables by pure DTM, ignoring the 50-move rule (which still ends the
-        /// game); also what `syzygy_50_move_rule = false` in engine.toml makes the default.
-        #[arg(long)]
-        no_50_move_rule: bool,
-    },
+    Play(PlayArgs),
     /// Prints random legal positions of a material as FENs, uniformly over the legal
     /// placements with either side to move, leaving out checkmates and stalemates.
     RandomPosition {
@@ -205,31 +256,9 @@ enum Command {
     /// Plays self-play games at a fixed number of nodes per move from random openings and
     /// writes their quiet positions, labelled with the result (or the tables' exact value), as
     /// tuning data: FEN<TAB>1|0.5|0<TAB>game|adjudicated|table.
-    Datagen {
-        /// Directory of Retro's tables (default: table_path of engine.toml, else `tables`).
-        #[arg(long)]
-        tables: Option<PathBuf>,
-        /// Games to play.
-        #[arg(long, default_value_t = 1000)]
-        games: usize,
-        /// Search nodes per move.
-        #[arg(long, default_value_t = 5000)]
-        nodes: u64,
-        /// Games played at once.
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
-        /// Random plies opening each game.
-        #[arg(long, default_value_t = 8)]
-        random_plies: usize,
-        /// Seed of the openings; the same seed gives the same games.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// The data file to write.
-        #[arg(long)]
-        out: PathBuf,
-    },
+    Datagen(DatagenArgs),
     /// Fits the evaluation's weights to data files (Texel's method) and writes them as a
-    /// weights file (src/engine/eval/weights.rs in the source tree).
+    /// weights file (crates/retro-engine/src/eval/weights.rs in the source tree).
     Tune {
         /// Weights file to start from (default: the weights compiled into this binary).
         #[arg(long)]
@@ -339,31 +368,7 @@ fn run(command: Option<Command>, config: Config) -> Result<(), CliError> {
                 bench::POSITIONS.len()
             );
         }
-        Some(Command::Legal {
-            max_nodes,
-            time,
-            pgn,
-            fens,
-        }) => {
-            let time = cli::time_limit(time)?;
-            let mut pgn_file = match &pgn {
-                Some(path) => Some(std::io::BufWriter::new(
-                    std::fs::File::create(path).map_err(|source| CliError::Create {
-                        path: path.clone(),
-                        source,
-                    })?,
-                )),
-                None => None,
-            };
-            cli::legal::run_legal(
-                &fens,
-                max_nodes,
-                time,
-                stdin.lock(),
-                stdout.lock(),
-                pgn_file.as_mut().map(|f| f as &mut dyn std::io::Write),
-            )?;
-        }
+        Some(Command::Legal(args)) => legal(args)?,
         Some(Command::CountLegal {
             max_nodes,
             time,
@@ -408,53 +413,7 @@ fn run(command: Option<Command>, config: Config) -> Result<(), CliError> {
             let text = cli::legal::proofkernel_line(init.as_deref(), &fen, max_nodes, time)?;
             cli::print_lines(&[text], stdout.lock())?;
         }
-        Some(Command::Play {
-            tables,
-            fen,
-            material,
-            random,
-            pieces,
-            side,
-            games,
-            ascii,
-            auto,
-            perfect,
-            seed,
-            movetime,
-            no_50_move_rule,
-        }) => {
-            let tb = open_tables(&tables.unwrap_or(config.table_path))?;
-            let seed = seed.unwrap_or_else(start::clock_seed);
-            let first = start::play_start(
-                &tb,
-                fen.as_deref(),
-                material.as_deref(),
-                random,
-                pieces,
-                seed,
-            )?;
-            let opts = session::PlayOptions {
-                human: match side.as_deref() {
-                    Some("white") => Color::White,
-                    Some(_) => Color::Black,
-                    None => first.turn(),
-                },
-                ascii,
-                auto,
-                perfect,
-                games_dir: Some(
-                    games
-                        .or(config.games_dir)
-                        .unwrap_or_else(|| PathBuf::from("games")),
-                ),
-                move_time: Duration::from_millis(movetime),
-                seed,
-                tags: start::play_tags(auto, perfect, side.as_deref(), &first),
-                rule50: config.syzygy_50_move_rule && !no_50_move_rule,
-            };
-            let mut out = stdout.lock();
-            session::play(&tb, first, &opts, stdin.lock(), &mut out)?;
-        }
+        Some(Command::Play(args)) => play(args, config)?,
         Some(Command::RandomPosition {
             material,
             count,
@@ -476,27 +435,7 @@ fn run(command: Option<Command>, config: Config) -> Result<(), CliError> {
             let mut out = stdout.lock();
             replay::replay(&tb, &g, ascii, !all, stdin.lock(), &mut out)?;
         }
-        Some(Command::Datagen {
-            tables,
-            games,
-            nodes,
-            threads,
-            random_plies,
-            seed,
-            out,
-        }) => {
-            let tb = open_tables(&tables.unwrap_or(config.table_path))?;
-            let opts = DatagenOptions {
-                games,
-                nodes,
-                threads,
-                random_plies,
-                seed,
-                ..DatagenOptions::default()
-            };
-            let tables = (!tb.materials().is_empty()).then_some(&tb);
-            cli::tune::run_datagen(&opts, tables, &out)?;
-        }
+        Some(Command::Datagen(args)) => datagen(args, config)?,
         Some(Command::Tune {
             start,
             out,
@@ -518,5 +457,112 @@ fn run(command: Option<Command>, config: Config) -> Result<(), CliError> {
         }
         Some(Command::Uci) | None => retro::uci::run(&config),
     }
+    Ok(())
+}
+
+/// `retro play`: an endgame in the terminal against the tables.
+fn play(args: PlayArgs, config: Config) -> Result<(), CliError> {
+    let PlayArgs {
+        tables,
+        fen,
+        material,
+        random,
+        pieces,
+        side,
+        games,
+        ascii,
+        auto,
+        perfect,
+        seed,
+        movetime,
+        no_50_move_rule,
+    } = args;
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    let tb = open_tables(&tables.unwrap_or(config.table_path))?;
+    let seed = seed.unwrap_or_else(start::clock_seed);
+    let first = start::play_start(
+        &tb,
+        fen.as_deref(),
+        material.as_deref(),
+        random,
+        pieces,
+        seed,
+    )?;
+    let opts = session::PlayOptions {
+        human: side.map_or(first.turn(), Side::color),
+        ascii,
+        auto,
+        perfect,
+        games_dir: Some(
+            games
+                .or(config.games_dir)
+                .unwrap_or_else(|| PathBuf::from("games")),
+        ),
+        move_time: Duration::from_millis(movetime),
+        seed,
+        tags: start::play_tags(auto, perfect, side.map(Side::color), &first),
+        rule50: config.syzygy_50_move_rule && !no_50_move_rule,
+    };
+    let mut out = stdout.lock();
+    session::play(&tb, first, &opts, stdin.lock(), &mut out)?;
+    Ok(())
+}
+
+/// `retro legal`.
+fn legal(args: LegalArgs) -> Result<(), CliError> {
+    let LegalArgs {
+        max_nodes,
+        time,
+        pgn,
+        fens,
+    } = args;
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+
+    let time = cli::time_limit(time)?;
+    let mut pgn_file = match &pgn {
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path).map_err(|source| CliError::Create {
+                path: path.clone(),
+                source,
+            })?,
+        )),
+        None => None,
+    };
+    cli::legal::run_legal(
+        &fens,
+        max_nodes,
+        time,
+        stdin.lock(),
+        stdout.lock(),
+        pgn_file.as_mut().map(|f| f as &mut dyn std::io::Write),
+    )?;
+    Ok(())
+}
+
+/// `retro datagen`.
+fn datagen(args: DatagenArgs, config: Config) -> Result<(), CliError> {
+    let DatagenArgs {
+        tables,
+        games,
+        nodes,
+        threads,
+        random_plies,
+        seed,
+        out,
+    } = args;
+
+    let tb = open_tables(&tables.unwrap_or(config.table_path))?;
+    let opts = DatagenOptions {
+        games,
+        nodes,
+        threads,
+        random_plies,
+        seed,
+        ..DatagenOptions::default()
+    };
+    let tables = (!tb.materials().is_empty()).then_some(&tb);
+    cli::tune::run_datagen(&opts, tables, &out)?;
     Ok(())
 }

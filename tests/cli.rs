@@ -310,14 +310,14 @@ fn legal_reads_stdin_in_order_and_goes_on_after_bad_lines() {
         "{lines:?}"
     );
     // The proof game printed replays from the start to the position.
-    let goal = ::retro::legality::RawPosition::from_fen(&lines[4][0]).expect("FEN");
+    let goal = ::retro_legality::RawPosition::from_fen(&lines[4][0]).expect("FEN");
     let moves: Vec<&str> = lines[4][3].split(' ').collect();
     assert_eq!(
         lines[4][2],
         format!("proof game: {} plies", moves.len()),
         "{lines:?}"
     );
-    assert_eq!(::retro::legality::replay::check_uci(&goal, &moves), Ok(()));
+    assert_eq!(::retro_legality::replay::check_uci(&goal, &moves), Ok(()));
     assert_eq!(lines[2][0], "not a fen");
     let bad = retro(&["legal", "--time=-1", "k7/8/8/8/8/8/8/K7 w - - 0 1"], "");
     assert_eq!(bad.status.code(), Some(2));
@@ -392,9 +392,9 @@ fn proofgame_prints_a_replayed_game_and_refuses_bad_input() {
     let stdout = text(&out.stdout);
     let f: Vec<&str> = stdout.trim().split('\t').collect();
     assert_eq!(&f[..3], &[fen, "legal", "proof game: 2 plies"], "{stdout}");
-    let goal = ::retro::legality::RawPosition::from_fen(fen).expect("FEN");
+    let goal = ::retro_legality::RawPosition::from_fen(fen).expect("FEN");
     let moves: Vec<&str> = f[3].split(' ').collect();
-    assert_eq!(::retro::legality::replay::check_uci(&goal, &moves), Ok(()));
+    assert_eq!(::retro_legality::replay::check_uci(&goal, &moves), Ok(()));
     assert!(text(&out.stderr).contains("proof game search: run 1"));
 
     let bad = retro(&["proofgame", "not a fen"], "");
@@ -430,9 +430,9 @@ fn legal_writes_its_proof_games_as_pgn() {
     assert_eq!(games.len(), 2, "{text_pgn}");
     for (game, fen) in games.iter().zip([fens[0], fens[2]]) {
         assert_eq!(game.tag("Goal"), Some(fen));
-        let goal = ::retro::legality::RawPosition::from_fen(fen).expect("FEN");
+        let goal = ::retro_legality::RawPosition::from_fen(fen).expect("FEN");
         assert_eq!(
-            ::retro::legality::replay::check(&goal, &game.moves),
+            ::retro_legality::replay::check(&goal, &game.moves),
             Ok(()),
             "{text_pgn}"
         );
@@ -643,9 +643,9 @@ fn count_legal_goes_on_from_the_verdicts_of_an_earlier_run() {
         let f: Vec<&str> = l.split('\t').collect();
         assert_eq!((f[3], f[4]), (fen, "legal"), "{l}");
         let moves: Vec<&str> = f[6].split(' ').collect();
-        let goal = retro::legality::RawPosition::from_fen(fen).expect("FEN");
+        let goal = retro_legality::RawPosition::from_fen(fen).expect("FEN");
         assert_eq!(
-            retro::legality::replay::check_uci(&goal, &moves),
+            retro_legality::replay::check_uci(&goal, &moves),
             Ok(()),
             "{l}"
         );

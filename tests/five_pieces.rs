@@ -5,7 +5,7 @@ mod common;
 
 use std::io::{BufRead, BufReader, Write};
 
-use retro::tablebase::{Material, Tablebase, Value, Wdl};
+use retro_tables::{Material, Tablebase, Value, Wdl};
 use shakmaty::{fen::Fen, CastlingMode, Chess, Position};
 
 #[test]
@@ -65,7 +65,7 @@ fn kqrvkr_agrees_with_syzygy_and_brute_force_and_the_engine_plays_it() {
         "5R2/8/8/4K3/8/7k/3Q2r1/8 w - - 0 1",
     ] {
         let pos = position(fen);
-        let n = retro::engine::mate_moves(tb.probe(&pos).expect("covered")).expect("decided");
+        let n = retro_engine::mate_moves(tb.probe(&pos).expect("covered")).expect("decided");
         let cfg = dir.path().join("engine.toml");
         std::fs::write(
             &cfg,
@@ -194,7 +194,7 @@ fn sample_line(line: &str) -> (Chess, Wdl) {
 /// Whether Retro's DTZ50 `got` agrees with Syzygy's `wdl` and `dtz`: `Some(true)` when equal,
 /// `Some(false)` when one ply off the way Syzygy's values stored in full moves are (a win of
 /// even DTZ one ply short, a loss of odd DTZ one ply nearer zero), `None` otherwise.
-fn dtz_agrees(got: retro::tablebase::Dtz, wdl: i32, dtz: i32) -> Option<bool> {
+fn dtz_agrees(got: retro_tables::Dtz, wdl: i32, dtz: i32) -> Option<bool> {
     if i32::from(got.wdl50().to_i8()) != wdl {
         return None;
     }

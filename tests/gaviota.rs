@@ -12,7 +12,7 @@ use std::{
 };
 
 use rayon::prelude::*;
-use retro::tablebase::{
+use retro_tables::{
     index::IndexScheme,
     pieces::{attacked, occupancy},
     Material, Tablebase, Tables, Value,
@@ -137,7 +137,7 @@ fn en_passant_positions_agree_with_gaviota() {
     let tb = Tablebase::open(common::all_tables()).expect("tables");
     let (mut n, mut bad) = (0, 0);
     for fen in common::en_passant_positions() {
-        let pos = retro::fen::parse_fen(&fen).expect("legal");
+        let pos = retro_engine::fen::parse_fen(&fen).expect("legal");
         let ours = tb.probe(&pos).expect("probe");
         let board = pos.board();
         let mut slots = Vec::new();

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use retro::legality::{
+use retro_legality::{
     analyze, replay,
     revmoves::{castling_letters, generate, Kind, RevMove},
     Limits, RawPosition, Status,
@@ -44,7 +44,7 @@ fn status(fen: &str) -> (Status, String) {
         ..Limits::default()
     };
     let v = analyze(&position(fen), limits);
-    (v.status, v.reason)
+    (v.status, v.reason.to_string())
 }
 
 /// The full analysis with a proof game search of `proof_nodes` positions; a `legal` verdict
@@ -413,7 +413,12 @@ fn figures_per_file() {
                 .map(|(fen, label, _)| {
                     let t = std::time::Instant::now();
                     let v = analyze(&position(fen), Limits::default());
-                    (label.clone(), v.status, v.reason, t.elapsed().as_secs_f64())
+                    (
+                        label.clone(),
+                        v.status,
+                        v.reason.to_string(),
+                        t.elapsed().as_secs_f64(),
+                    )
                 })
                 .collect()
         });
@@ -476,7 +481,7 @@ fn figures_per_file() {
 /// texel's two positions without a kernel have none here either.
 #[test]
 fn proof_kernels_agree_with_texels() {
-    use retro::legality::{kernel::search, KernelResult, Kind};
+    use retro_legality::{kernel::search, KernelResult, Kind};
     let start = RawPosition::start();
     let (mut found, mut none) = (0, 0);
     for (fen, label, _) in rows("texel_tests.tsv") {
@@ -514,7 +519,7 @@ fn proof_kernels_agree_with_texels() {
 /// kernel, the ones ours also has none for are counted, with a floor.
 #[test]
 fn extended_kernels_agree_with_texels() {
-    use retro::legality::{kernel::search, KernelResult, Kind};
+    use retro_legality::{kernel::search, KernelResult, Kind};
     let start = RawPosition::start();
     let (mut found, mut out_of_nodes, mut none, mut refuted) = (0, 0, 0, 0);
     for (fen, label, _) in rows("texel_tests.tsv") {
@@ -554,8 +559,8 @@ fn extended_kernels_agree_with_texels() {
 }
 
 /// A budget of `max_nodes` nodes and no deadline.
-fn nodes(max_nodes: u64) -> retro::legality::limits::Counter {
-    retro::legality::Limits {
+fn nodes(max_nodes: u64) -> retro_legality::limits::Counter {
+    retro_legality::Limits {
         max_nodes,
         deadline: None,
         proof_nodes: 0,

@@ -7,14 +7,12 @@ mod common;
 use std::{path::Path, process::Output, sync::OnceLock, time::Duration};
 
 use common::{retro, text};
-use retro::{
-    play::{
-        pgn,
-        random::random_positions,
-        session::{play, Ending, PlayOptions},
-    },
-    tablebase::{Tablebase, Wdl},
+use retro::play::{
+    pgn,
+    random::random_positions,
+    session::{play, Ending, PlayOptions},
 };
+use retro_tables::{Tablebase, Wdl};
 use shakmaty::{fen::Fen, CastlingMode, Chess, Color, Position};
 
 /// KQvK, KRvK, KBNvK and KQvKR with their sub-tables, built once.

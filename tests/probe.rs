@@ -4,7 +4,8 @@
 
 mod common;
 
-use retro::{fen::parse_fen, tablebase::Wdl};
+use retro_engine::fen::parse_fen;
+use retro_tables::Wdl;
 use shakmaty::{Chess, Position};
 use shakmaty_syzygy::{Tablebase as Syzygy, Wdl as SWdl};
 
@@ -80,7 +81,7 @@ fn ranked_moves_start_with_the_probed_value() {
 /// value to the colour-flipped position, for random positions of materials in both orientations.
 #[test]
 fn probe_agrees_with_lookup_and_colour_flip() {
-    use retro::tablebase::{lookup, pieces::PieceList};
+    use retro_tables::{lookup, pieces::PieceList};
     use shakmaty::{Bitboard, Board, CastlingMode, Color, Piece, Setup, Square};
 
     let (_dir, tb) = common::tablebase_of(&["KQvKR", "KRvKP"]);

@@ -27,10 +27,8 @@ use std::{
 
 use random::{random_position, Rng};
 use rayon::prelude::*;
-use retro::{
-    engine::rule50,
-    tablebase::{Material, Tablebase, Wdl50},
-};
+use retro_engine::rule50;
+use retro_tables::{Material, Tablebase, Wdl50};
 use shakmaty::{Chess, Position};
 
 fn tables_dir() -> PathBuf {

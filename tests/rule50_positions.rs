@@ -6,12 +6,10 @@
 
 mod common;
 
-use retro::{
-    build::verify::entry_position,
-    engine::rule50::{self, Outcome},
-    fen::parse_fen,
-    tablebase::{index::IndexScheme, Material, Tablebase},
-};
+use retro_build::verify::entry_position;
+use retro_engine::fen::parse_fen;
+use retro_engine::rule50::{self, Outcome};
+use retro_tables::{index::IndexScheme, Material, Tablebase};
 use shakmaty::{fen::Fen, Chess, EnPassantMode, Position};
 
 /// The materials searched, with captures or pawn moves that a DTM line can postpone.

@@ -11,10 +11,8 @@ mod common;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
-use retro::{
-    build::verify::entry_position,
-    tablebase::{index::IndexScheme, Material, Tablebase, Wdl, Wdl50},
-};
+use retro_build::verify::entry_position;
+use retro_tables::{index::IndexScheme, Material, Tablebase, Wdl, Wdl50};
 use shakmaty::{Chess, Position};
 use shakmaty_syzygy::{MaybeRounded, Tablebase as Syzygy, Wdl as SWdl};
 

@@ -7,10 +7,8 @@ mod common;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
-use retro::{
-    build::verify::entry_position,
-    tablebase::{index::IndexScheme, Material, Tablebase, Tables, Wdl},
-};
+use retro_build::verify::entry_position;
+use retro_tables::{index::IndexScheme, Material, Tablebase, Tables, Wdl};
 use shakmaty::Chess;
 use shakmaty_syzygy::{Tablebase as Syzygy, Wdl as SWdl};
 

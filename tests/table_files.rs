@@ -6,15 +6,11 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
-use retro::{
-    build::{build, BuildOptions},
-    fen::parse_fen,
-    tablebase::{
-        format::{
-            file_name, write_table, Encoding, Stats, Table, TableData, TableError, HEADER_LEN,
-        },
-        Material, ProbeError, Tablebase,
-    },
+use retro_build::{build, BuildOptions};
+use retro_engine::fen::parse_fen;
+use retro_tables::{
+    format::{file_name, write_table, Encoding, Stats, Table, TableData, TableError, HEADER_LEN},
+    Material, ProbeError, Tablebase,
 };
 
 /// A directory with a freshly built KQvK table; returns it and the table's bytes.
@@ -328,11 +324,11 @@ proptest! {
 
 /// KRvKN built into a new directory, and its report from `verify`, which must be clean.
 fn clean_krvkn(
-    verify: fn(&Path, Material, bool) -> retro::build::verify::VerifyReport,
+    verify: fn(&Path, Material, bool) -> retro_build::verify::VerifyReport,
 ) -> (
     tempfile::TempDir,
     Material,
-    retro::build::verify::VerifyReport,
+    retro_build::verify::VerifyReport,
 ) {
     let m = common::material("KRvKN");
     let dir = tempfile::tempdir().expect("tempdir");
@@ -349,9 +345,9 @@ fn rewrite_and_verify(
     dir: &Path,
     t: Table,
     sides: (&[u8], &[u8]),
-    clean: &retro::build::verify::VerifyReport,
-) -> retro::build::verify::VerifyReport {
-    use retro::tablebase::format::{write_table_as, Metric};
+    clean: &retro_build::verify::VerifyReport,
+) -> retro_build::verify::VerifyReport {
+    use retro_tables::format::{write_table_as, Metric};
     let (metric, m, stats) = (t.metric(), t.material(), t.stats());
     drop(t);
     let data = TableData {
@@ -361,8 +357,8 @@ fn rewrite_and_verify(
     };
     write_table_as(dir, metric, m, data, stats, Encoding::Raw).expect("rewritten");
     let r = match metric {
-        Metric::Dtm => retro::build::verify::verify(dir, m, false),
-        Metric::Dtz => retro::build::verify::verify_dtz(dir, m, false),
+        Metric::Dtm => retro_build::verify::verify(dir, m, false),
+        Metric::Dtz => retro_build::verify::verify_dtz(dir, m, false),
     };
     assert_eq!(r.error, None);
     assert_eq!(r.checked, clean.checked);
@@ -386,7 +382,7 @@ fn stored_bytes(t: &Table) -> (Vec<u8>, Vec<u8>) {
 /// disagrees with its children.
 #[test]
 fn verify_finds_a_changed_value() {
-    let (dir, m, clean) = clean_krvkn(retro::build::verify::verify);
+    let (dir, m, clean) = clean_krvkn(retro_build::verify::verify);
     let path = dir.path().join(file_name(m));
     let t = Table::open(&path, Some(m)).expect("table");
     let (mut white, black) = stored_bytes(&t);
@@ -394,12 +390,12 @@ fn verify_finds_a_changed_value() {
     let i = white
         .iter()
         .position(|&b| {
-            let v = retro::tablebase::Value::from_byte(b);
-            v.wdl() == retro::tablebase::Wdl::Win && v.plies() > 10
+            let v = retro_tables::Value::from_byte(b);
+            v.wdl() == retro_tables::Wdl::Win && v.plies() > 10
         })
         .expect("a win");
-    let old = retro::tablebase::Value::from_byte(white[i]);
-    let new = retro::tablebase::Value::win(old.plies() + 2).expect("in range");
+    let old = retro_tables::Value::from_byte(white[i]);
+    let new = retro_tables::Value::win(old.plies() + 2).expect("in range");
     white[i] = new.to_byte();
     let r = rewrite_and_verify(dir.path(), t, (&white, &black), &clean);
     assert!(
@@ -413,7 +409,7 @@ fn verify_finds_a_changed_value() {
 
 #[test]
 fn recompressing_keeps_every_value_and_round_trips() {
-    use retro::tablebase::format::{recompress, Compression};
+    use retro_tables::format::{recompress, Compression};
     let (raw, packed, m) = raw_and_compressed("KRvKR");
     let path = packed.path().join(file_name(m));
     let original = std::fs::read(&path).expect("written");
@@ -465,15 +461,15 @@ fn recompressing_keeps_every_value_and_round_trips() {
 /// with its children, and so do the positions one move before it.
 #[test]
 fn dtz_verify_finds_a_changed_distance() {
-    use retro::tablebase::format::Metric;
-    let (dir, m, clean) = clean_krvkn(retro::build::verify::verify_dtz);
+    use retro_tables::format::Metric;
+    let (dir, m, clean) = clean_krvkn(retro_build::verify::verify_dtz);
     let path = dir.path().join(Metric::Dtz.file_name(m));
     let t = Table::open_dtz(&path, Some(m)).expect("dtz table");
     let (mut white, black) = stored_bytes(&t);
     let dtm = Table::open(&dir.path().join(file_name(m)), Some(m)).expect("dtm table");
     let won = |i: usize| {
         dtm.get(true, i as u64)
-            .is_ok_and(|v| v.wdl() == retro::tablebase::Wdl::Win)
+            .is_ok_and(|v| v.wdl() == retro_tables::Wdl::Win)
     };
     // A win's distance (a loss holds only its class).
     let i = (0..white.len())
@@ -495,8 +491,8 @@ fn dtz_verify_finds_a_changed_distance() {
 /// marked blessed): its moves give it another.
 #[test]
 fn dtz_verify_finds_a_loss_in_the_wrong_class() {
-    use retro::tablebase::format::Metric;
-    let (dir, m, clean) = clean_krvkn(retro::build::verify::verify_dtz);
+    use retro_tables::format::Metric;
+    let (dir, m, clean) = clean_krvkn(retro_build::verify::verify_dtz);
     let path = dir.path().join(Metric::Dtz.file_name(m));
     let t = Table::open_dtz(&path, Some(m)).expect("dtz table");
     let (white, mut black) = stored_bytes(&t);
@@ -507,9 +503,9 @@ fn dtz_verify_finds_a_loss_in_the_wrong_class() {
             black[i] == 1
                 && dtm
                     .get(false, i as u64)
-                    .is_ok_and(|v| v.wdl() == retro::tablebase::Wdl::Loss)
+                    .is_ok_and(|v| v.wdl() == retro_tables::Wdl::Loss)
                 && scheme.decode(i as u64).is_some_and(|sq| {
-                    retro::build::verify::entry_position(scheme.slots(), &sq, false).is_some()
+                    retro_build::verify::entry_position(scheme.slots(), &sq, false).is_some()
                 })
         })
         .expect("a loss");
@@ -528,7 +524,7 @@ fn dtz_verify_finds_a_loss_in_the_wrong_class() {
 /// no harm either way, but in KQRvKR one stopped the build before it did.)
 #[test]
 fn dtz_from_a_compressed_dtm_table_equals_the_solved_one() {
-    use retro::build::verify::entry_position;
+    use retro_build::verify::entry_position;
     let m = common::material("KRvKN");
     let solved = tempfile::tempdir().expect("tempdir");
     common::build_into(solved.path(), &[m]);
@@ -596,8 +592,8 @@ fn dtz_from_a_compressed_dtm_table_equals_the_solved_one() {
 /// value of the good file or an error, and those of the damaged block an error.
 #[test]
 fn corrupted_dtz_files_are_refused_and_dtm_probes_go_on() {
-    use retro::build::verify::entry_position;
-    use retro::tablebase::format::Metric;
+    use retro_build::verify::entry_position;
+    use retro_tables::format::Metric;
     let (dir, dtm_path, dtm_bytes) = kqvk();
     let m = common::material("KQvK");
     let path = dir.path().join(Metric::Dtz.file_name(m));
@@ -659,81 +655,13 @@ fn corrupted_dtz_files_are_refused_and_dtm_probes_go_on() {
     assert_eq!(std::fs::read(&dtm_path).expect("dtm"), dtm_bytes);
 }
 
-/// A DTZ50 file stores a loss by its class only; the probe's one-ply search gives every loss the
-/// distance the solver computed. A file written with the solver's exact distances (as earlier
-/// builds wrote) answers every probe the same, and `recompress_dtz` rewrites it as a build
-/// does now: smaller, with the same answers.
-#[test]
-fn losses_searched_by_the_probe_equal_the_solved_distances() {
-    use retro::build::{
-        dtz::{dtm_values, DtzSolver, Wdl50Tables},
-        verify::entry_position,
-    };
-    use retro::tablebase::format::{recompress_dtz, write_table_as, Compression, Metric};
-    let m = common::material("KRvKN");
-    let dir = tempfile::tempdir().expect("tempdir");
-    common::build_into(dir.path(), &[m]);
-    let dtz_path = dir.path().join(Metric::Dtz.file_name(m));
-    let built = std::fs::read(&dtz_path).expect("dtz written");
-    let dtm_table = Table::open(&dir.path().join(file_name(m)), Some(m)).expect("dtm");
-    let dtm = dtm_values(&dtm_table).expect("dtm values");
-    let sub = Wdl50Tables::open_for(dir.path(), m).expect("sub-tables");
-    let [solved_white, solved_black] = DtzSolver::new(m, [&dtm[0], &dtm[1]], &sub)
-        .solve_exact()
-        .expect("solved");
-    let scheme = dtm_table.scheme().clone();
-    let probe_all = |tb: &Tablebase| -> (u64, u64) {
-        let (mut losses, mut compared) = (0, 0);
-        for (white, values) in [(true, &solved_white), (false, &solved_black)] {
-            for (i, &want) in values.iter().enumerate() {
-                let Some(pos) = scheme
-                    .decode(i as u64)
-                    .and_then(|sq| entry_position(scheme.slots(), &sq, white))
-                else {
-                    continue;
-                };
-                assert_eq!(tb.probe_dtz(&pos), Ok(want), "entry {i}");
-                compared += 1;
-                losses += u64::from(want.0 < 0);
-            }
-        }
-        (losses, compared)
-    };
-    let tb = Tablebase::open(dir.path()).expect("tables");
-    let (losses, compared) = probe_all(&tb);
-    assert!(
-        losses > 100_000 && compared > 1_000_000,
-        "{losses} {compared}"
-    );
-    drop(tb);
-    // The exact distances, raw.
-    let exact =
-        |v: &[retro::tablebase::Dtz]| -> Vec<u8> { v.iter().map(|d| d.plies() as u8).collect() };
-    let (white, black) = (exact(&solved_white), exact(&solved_black));
-    let stats = Table::open_dtz(&dtz_path, Some(m)).expect("dtz").stats();
-    let data = TableData {
-        white: &white,
-        black: &black,
-        legal: None,
-    };
-    write_table_as(dir.path(), Metric::Dtz, m, data, stats, Encoding::Raw).expect("written");
-    let exact_len = std::fs::metadata(&dtz_path).expect("file").len();
-    let tb = Tablebase::open(dir.path()).expect("tables");
-    assert_eq!(probe_all(&tb), (losses, compared));
-    drop(tb);
-    let w = recompress_dtz(&dtz_path, Compression::default()).expect("recompressed");
-    assert!(w.bytes < exact_len && w.bytes <= built.len() as u64 + built.len() as u64 / 50);
-    let tb = Tablebase::open(dir.path()).expect("tables");
-    assert_eq!(probe_all(&tb), (losses, compared));
-}
-
 /// A build solves DTZ50 from what the DTM init recorded (captures and promotions valued there);
 /// with the DTM table already present it generates every move itself. Both give the same file,
 /// for a material without pawns and for one with pawns on both sides (pushes, promotions and
 /// en passant).
 #[test]
 fn dtz50_from_the_dtm_init_records_equals_dtz50_from_its_own_moves() {
-    use retro::tablebase::format::Metric;
+    use retro_tables::format::Metric;
     for name in ["KRvKN", "KPvKP"] {
         let m = common::material(name);
         let dir = tempfile::tempdir().expect("tempdir");

@@ -47,7 +47,7 @@ fn datagen_then_tune_writes_a_readable_weights_file() {
         // A game the tables decide ends with the position they cover, written last.
         let run_ends = rows.get(i + 1).is_none_or(|next| next[2] != "table");
         if cols[2] == "table" && run_ends {
-            let pos = retro::fen::parse_fen(cols[0]).expect("FEN");
+            let pos = retro_engine::fen::parse_fen(cols[0]).expect("FEN");
             assert!(
                 shakmaty::Position::board(&pos).occupied().count() <= 4,
                 "{cols:?}"

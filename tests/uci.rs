@@ -10,7 +10,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use retro::engine::mate_moves;
+use retro_engine::mate_moves;
 use shakmaty::{fen::Fen, uci::UciMove, CastlingMode, Chess, Position};
 
 /// How long any single answer may take before the test calls the engine hung.
@@ -314,7 +314,7 @@ fn quit_ends_a_running_search() {
 
 /// The table's mate distance of a FEN in moves (`None` for a draw), from the library.
 fn table_mate(dir: &Path, fen: &str) -> Option<i32> {
-    let tb = retro::tablebase::Tablebase::open(dir).expect("tables");
+    let tb = retro_tables::Tablebase::open(dir).expect("tables");
     mate_moves(tb.probe(&position(fen)).expect("covered"))
 }
 
@@ -345,7 +345,7 @@ fn table_positions_are_played_from_the_tables_with_mate_scores() {
             assert_eq!(last_score(&lines), "cp 0", "{fen}: {lines:?}");
         }
         // The move keeps the table's value: the fastest mate or the longest defence.
-        let tb = retro::tablebase::Tablebase::open(tables.path()).expect("tables");
+        let tb = retro_tables::Tablebase::open(tables.path()).expect("tables");
         let v = tb.move_value(&pos, &m).expect("covered");
         assert_eq!(mate_moves(v), n, "{fen}: {best}");
         assert!(lines
@@ -376,7 +376,7 @@ fn table_positions_under_the_50_move_rule() {
     common::build_into(tables.path(), &[common::material("KRvK")]);
     let mut e = Engine::start(&format!("table_path = {:?}", tables.path()));
     e.handshake();
-    let tb = retro::tablebase::Tablebase::open(tables.path()).expect("tables");
+    let tb = retro_tables::Tablebase::open(tables.path()).expect("tables");
     let fen = |clock: u32| format!("8/8/8/4k3/8/8/8/R3K3 w - - {clock} 80");
     assert_eq!(
         tb.probe_dtz(&position(&fen(0))).expect("dtz").0,
@@ -410,11 +410,7 @@ fn table_positions_under_the_50_move_rule() {
 /// Plays `fen` out: the engine (the side to move, at depth 1, so from its tables) against the
 /// longest defence under the 50-move rule of the tables `tb`; asserts that it mates before the
 /// halfmove clock reaches 100. Returns whether any of its searches reported table hits.
-fn play_to_mate_under_the_rule(
-    e: &mut Engine,
-    tb: &retro::tablebase::Tablebase,
-    fen: &str,
-) -> bool {
+fn play_to_mate_under_the_rule(e: &mut Engine, tb: &retro_tables::Tablebase, fen: &str) -> bool {
     let mut pos = position(fen);
     let side = pos.turn();
     let mut moves: Vec<String> = Vec::new();
@@ -436,7 +432,7 @@ fn play_to_mate_under_the_rule(
                 .any(|l| l.contains("tbhits") && !l.contains("tbhits 0"));
             best_move(&pos, &best)
         } else {
-            retro::engine::rule50::rank_moves(tb, &pos).expect("covered")[0].mv
+            retro_engine::rule50::rank_moves(tb, &pos).expect("covered")[0].mv
         };
         moves.push(m.to_uci(CastlingMode::Standard).to_string());
         pos.play_unchecked(m);
@@ -452,7 +448,7 @@ fn play_to_mate_under_the_rule(
 #[test]
 fn wins_within_the_50_move_rule_where_the_fastest_mate_would_not() {
     let dir = common::all_tables();
-    let tb = retro::tablebase::Tablebase::open(dir).expect("tables");
+    let tb = retro_tables::Tablebase::open(dir).expect("tables");
     let set = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rule50.fen"),
     )
@@ -487,7 +483,7 @@ fn syzygy_tables_play_where_retros_own_are_missing() {
         "setoption name SyzygyPath value {}",
         syzygy.display()
     ));
-    let tb = retro::tablebase::Tablebase::open(common::all_tables()).expect("tables");
+    let tb = retro_tables::Tablebase::open(common::all_tables()).expect("tables");
     for fen in [
         "8/8/8/4k3/8/8/8/R3K3 w - - 0 1",
         "8/8/3k4/8/8/2r5/8/1Q2K3 w - - 0 1",
@@ -569,10 +565,10 @@ fn limited_strength_searches_within_its_budget_without_the_tables() {
         assert!(lines.iter().any(|l| l.starts_with(opt)), "{opt}: {lines:?}");
     }
     e.send("setoption name UCI_LimitStrength value true");
-    let range = retro::engine::strength::ELO_RANGE;
+    let range = retro_engine::strength::ELO_RANGE;
     for elo in [*range.start(), *range.end()] {
         e.send(&format!("setoption name UCI_Elo value {elo}"));
-        let budget = retro::engine::strength::Strength::new(elo, 0).nodes();
+        let budget = retro_engine::strength::Strength::new(elo, 0).nodes();
         for fen in [
             "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
             "8/8/8/4k3/8/8/8/R3K3 w - - 0 1",
@@ -644,7 +640,7 @@ fn self_play_game_ends_with_a_legal_result() {
         if pos.halfmoves() >= 100 {
             break "fifty moves";
         }
-        let key = retro::engine::search::hash_of(&pos);
+        let key = retro_engine::search::hash_of(&pos);
         let count = seen.entry(key).or_insert(0);
         *count += 1;
         if *count >= 3 {
@@ -800,8 +796,8 @@ fn console_commands() {
         .expect("moves")
         .split(' ')
         .collect();
-    let goal = retro::legality::RawPosition::from_fen(fen).expect("FEN");
-    assert_eq!(retro::legality::replay::check_uci(&goal, &moves), Ok(()));
+    let goal = retro_legality::RawPosition::from_fen(fen).expect("FEN");
+    assert_eq!(retro_legality::replay::check_uci(&goal, &moves), Ok(()));
     e.send("probe");
     let lines = e.until("probe", |l| l.starts_with("info string"));
     assert!(

@@ -13,10 +13,8 @@ use proptest::{
     prelude::*,
     test_runner::{Config as ProptestConfig, TestCaseError, TestRunner},
 };
-use retro::{
-    config::Config,
-    uci::{command, Flow, Output, Protocol},
-};
+use retro::uci::{command, Flow, Output, Protocol};
+use retro_engine::config::Config;
 use shakmaty::Position;
 
 /// Lines every case draws from, whole or mutated.

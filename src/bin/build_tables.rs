@@ -5,17 +5,14 @@
 use std::{path::PathBuf, process::ExitCode, time::Instant};
 
 use clap::Parser;
-use retro::{
-    build::{
-        self,
-        verify::{verify, verify_dtz},
-        BuildOptions,
-    },
-    tablebase::{
-        format::{self, Compression, Metric},
-        material::MaterialError,
-        Material, TableError, Tablebase,
-    },
+use retro_build::{
+    verify::{verify, verify_dtz},
+    BuildOptions,
+};
+use retro_tables::{
+    format::{self, Compression, Metric},
+    material::MaterialError,
+    Material, TableError, Tablebase,
 };
 
 #[derive(Parser)]
@@ -104,7 +101,7 @@ enum BuildTablesError {
     },
     /// The build failed.
     #[error(transparent)]
-    Build(#[from] build::BuildError),
+    Build(#[from] retro_build::BuildError),
     /// Some tables failed their check or their recompression (reported above).
     #[error("{0}")]
     Failed(String),
@@ -187,7 +184,7 @@ fn run(args: &Args) -> Result<(), BuildTablesError> {
     let mut built = 0;
     let mut bytes = 0;
     let mut raw = 0;
-    let all = build::build(&materials, &opts, |s| {
+    let all = retro_build::build(&materials, &opts, |s| {
         println!("{s}");
         if !s.skipped {
             built += 1;

@@ -8,12 +8,10 @@ use std::{
 
 use rayon::prelude::*;
 
-use crate::{
-    legality::{
-        self, kernel, proofgame, FenError, KernelMove, KernelResult, Kind, Limits, ProofGame,
-        RawPosition, Stop,
-    },
-    play::pgn,
+use crate::play::pgn;
+use retro_legality::{
+    kernel, proofgame, FenError, KernelMove, KernelResult, Kind, Limits, ProofGame, RawPosition,
+    Stop,
 };
 
 /// Why `retro proofkernel` gave no answer.
@@ -57,7 +55,7 @@ struct Analysed {
     /// The line of [`legal_line`].
     line: String,
     /// The verdict (unknown for a malformed FEN).
-    status: legality::Status,
+    status: retro_legality::Status,
     /// The proof game of a position proven legal by one (not of the starting position).
     game: Option<ProofGame>,
 }
@@ -65,7 +63,7 @@ struct Analysed {
 /// [`legal_line`], with the verdict and the proof game.
 fn analyse(fen: &str, limits: Limits) -> Analysed {
     let fen = fen.trim();
-    match legality::analyze_fen(fen, limits) {
+    match retro_legality::analyze_fen(fen, limits) {
         Ok(v) => match v.proof.filter(|g| g.plies() > 0) {
             Some(game) => Analysed {
                 line: proven_line(fen, &game),
@@ -80,7 +78,7 @@ fn analyse(fen: &str, limits: Limits) -> Analysed {
         },
         Err(e) => Analysed {
             line: format!("{fen}\terror\t{e}"),
-            status: legality::Status::Unknown,
+            status: retro_legality::Status::Unknown,
             game: None,
         },
     }
@@ -183,7 +181,7 @@ pub fn proofgame_line(
 ) -> Result<String, FenError> {
     let fen = fen.trim();
     let goal = RawPosition::from_fen(fen)?;
-    if let Some(rule) = legality::rules::check(&goal) {
+    if let Some(rule) = retro_legality::rules::check(&goal) {
         return Ok(format!("{fen}\tillegal\t{rule}"));
     }
     let limits = limits_from_now(max_nodes, time);
@@ -215,7 +213,7 @@ pub fn proofgame_line(
 /// A malformed FEN.
 pub fn revmoves_lines(fen: &str) -> Result<Vec<String>, FenError> {
     let p = RawPosition::from_fen(fen)?;
-    Ok(legality::revmoves::generate(&p)
+    Ok(retro_legality::revmoves::generate(&p)
         .iter()
         .map(|m| format!("{m}\t{}", m.prior.fen()))
         .collect())
@@ -299,7 +297,7 @@ pub enum CountError {
         /// The file.
         path: std::path::PathBuf,
         /// What is wrong.
-        source: legality::count::SampleError,
+        source: retro_legality::count::SampleError,
     },
     /// A line of the earlier verdicts (`--known`) is malformed.
     #[error("{}:{line}: {message}", path.display())]
@@ -324,7 +322,7 @@ pub enum CountError {
 /// A verdict of an earlier run (`--known`): the line of `retro legal` with its seconds.
 struct Known {
     fen: String,
-    status: legality::Status,
+    status: retro_legality::Status,
     /// The moves of a legal verdict's proof game.
     moves: Vec<String>,
     /// `SECONDS<TAB>` and the line, as the earlier run wrote them.
@@ -363,8 +361,8 @@ fn read_known(
             .parse::<f64>()
             .map_err(|_| bad(&format!("seconds {seconds:?} is not a number")))?;
         let status = match *verdict {
-            "legal" => legality::Status::Legal,
-            "illegal" => legality::Status::Illegal,
+            "legal" => retro_legality::Status::Legal,
+            "illegal" => retro_legality::Status::Illegal,
             "unknown" | "error" => continue,
             other => {
                 return Err(bad(&format!(
@@ -374,7 +372,7 @@ fn read_known(
         };
         // A legal verdict without moves (the starting position) replays as the empty game.
         let moves = match (status, rest) {
-            (legality::Status::Legal, [_, moves, ..]) => {
+            (retro_legality::Status::Legal, [_, moves, ..]) => {
                 moves.split_whitespace().map(str::to_string).collect()
             }
             _ => Vec::new(),
@@ -395,11 +393,11 @@ fn read_known(
 
 /// The earlier verdict of sample position `fen` where it stands: a legal one only when its
 /// proof game replays to the position, an illegal one as it was proven.
-fn taken(known: Option<&Known>, fen: &str) -> Option<(legality::Status, String)> {
+fn taken(known: Option<&Known>, fen: &str) -> Option<(retro_legality::Status, String)> {
     let k = known.filter(|k| k.fen == fen)?;
-    if k.status == legality::Status::Legal {
+    if k.status == retro_legality::Status::Legal {
         let goal = RawPosition::from_fen(fen).ok()?;
-        if let Err(e) = legality::replay::check_uci(&goal, &k.moves) {
+        if let Err(e) = retro_legality::replay::check_uci(&goal, &k.moves) {
             log::warn!("an earlier proof game of {fen} does not replay ({e}): analysed again");
             return None;
         }
@@ -426,7 +424,7 @@ pub fn count_legal(
     time: Option<Duration>,
     verdicts: Option<&std::path::Path>,
     known: Option<&std::path::Path>,
-) -> Result<(legality::count::Estimate, Duration), CountError> {
+) -> Result<(retro_legality::count::Estimate, Duration), CountError> {
     let known = match known {
         Some(k) => read_known(k)?,
         None => std::collections::HashMap::new(),
@@ -435,10 +433,11 @@ pub fn count_legal(
         path: path.to_path_buf(),
         source,
     })?;
-    let sample = legality::count::parse_sample(&text).map_err(|source| CountError::Sample {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let sample =
+        retro_legality::count::parse_sample(&text).map_err(|source| CountError::Sample {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let started = Instant::now();
     let bar = indicatif::ProgressBar::new(sample.len() as u64);
     bar.set_style(
@@ -457,7 +456,7 @@ pub fn count_legal(
         None => None,
     };
     let legal_so_far = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<(u64, legality::Status, std::io::Result<()>)> = sample
+    let results: Vec<(u64, retro_legality::Status, std::io::Result<()>)> = sample
         .par_iter()
         .enumerate()
         .map(|(i, s)| {
@@ -482,7 +481,7 @@ pub fn count_legal(
                 },
                 None => Ok(()),
             };
-            if status == legality::Status::Legal {
+            if status == retro_legality::Status::Legal {
                 legal_so_far.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
             bar.set_message(format!(
@@ -509,5 +508,8 @@ pub fn count_legal(
     if unwritten > 0 {
         log::error!("{unwritten} verdicts could not be written");
     }
-    Ok((legality::count::Estimate::new(&decided), started.elapsed()))
+    Ok((
+        retro_legality::count::Estimate::new(&decided),
+        started.elapsed(),
+    ))
 }

@@ -8,11 +8,9 @@ pub mod legal;
 pub mod probe;
 pub mod tune;
 
-use crate::{
-    config::ConfigError,
-    play::{pgn::GameFileError, start::StartError},
-    tablebase::format::TableError,
-};
+use crate::play::{pgn::GameFileError, start::StartError};
+use retro_engine::config::ConfigError;
+use retro_tables::format::TableError;
 
 /// What ends a command of `retro` early.
 #[derive(Debug, thiserror::Error)]
@@ -28,7 +26,7 @@ pub enum CliError {
     Seconds(f64),
     /// A FEN the legality analysis cannot read.
     #[error(transparent)]
-    Fen(#[from] crate::legality::FenError),
+    Fen(#[from] retro_legality::FenError),
     /// No start position for `retro play` or `retro random-position`.
     #[error(transparent)]
     Start(#[from] StartError),

@@ -2,7 +2,8 @@
 
 use std::io::{BufRead, Write};
 
-use crate::{fen::parse_fen, tablebase::Tablebase};
+use retro_engine::fen::parse_fen;
+use retro_tables::Tablebase;
 
 /// The output line for one FEN: `FEN<TAB>win|draw|loss<TAB>plies` or `FEN<TAB>error<TAB>reason`;
 /// with `dtz`, `<TAB>WDL50<TAB>DTZ` follow the plies.

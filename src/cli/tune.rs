@@ -11,15 +11,13 @@ use std::{
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::CliError;
-use crate::{
-    engine::eval::{weights::WEIGHTS, S},
-    tablebase::Tablebase,
-    tune::{
-        datagen::{self, DatagenOptions, DatagenSummary},
-        texel::{self, Sample, TuneOptions},
-        weights_file,
-    },
+use crate::tune::{
+    datagen::{self, DatagenOptions, DatagenSummary},
+    texel::{self, Sample, TuneOptions},
+    weights_file,
 };
+use retro_engine::eval::{weights::WEIGHTS, S};
+use retro_tables::Tablebase;
 
 fn bar(len: u64, template: &str) -> ProgressBar {
     let pb = ProgressBar::new(len);

@@ -3,13 +3,11 @@
 
 use shakmaty::{Chess, Color, File, Move, Position, Rank, Role, Square};
 
-use crate::{
-    engine::{
-        mate_moves,
-        rule50::{self, Outcome},
-    },
-    tablebase::{Dtz, Tablebase, Value, Wdl},
+use retro_engine::{
+    mate_moves,
+    rule50::{self, Outcome},
 };
+use retro_tables::{Dtz, Tablebase, Value, Wdl};
 
 fn glyph(color: Color, role: Role, ascii: bool) -> char {
     if ascii {

@@ -596,7 +596,7 @@ mod tests {
     use super::*;
 
     fn pos(fen: &str) -> Chess {
-        crate::fen::parse_fen(fen).expect("a legal FEN")
+        retro_engine::fen::parse_fen(fen).expect("a legal FEN")
     }
 
     fn play(start: &Chess, ucis: &[&str]) -> Vec<Move> {

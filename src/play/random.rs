@@ -9,7 +9,7 @@
 
 use shakmaty::{Bitboard, Board, CastlingMode, Chess, Color, Piece, Position, Setup, Square};
 
-use crate::tablebase::Material;
+use retro_tables::Material;
 
 /// Draws at most per position before giving up (no material a table holds needs more than a
 /// handful: most placements are legal).

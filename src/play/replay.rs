@@ -10,7 +10,7 @@ use super::{
     board::{render, status},
     pgn::Game,
 };
-use crate::tablebase::{Tablebase, Wdl};
+use retro_tables::{Tablebase, Wdl};
 
 /// A move that changed the table's verdict for the side that played it.
 #[derive(Debug, Clone, PartialEq, Eq)]

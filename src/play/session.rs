@@ -15,17 +15,12 @@ use super::{
     moves::parse_move,
     pgn::{self, Game},
 };
-use crate::{
-    engine::{
-        heuristics::HeuristicsPool,
-        rule50::{self, Outcome},
-        search::{hash_of, SearchControl, SearchParams},
-        think,
-        time::SearchLimits,
-        tt::TranspositionTable,
-    },
-    tablebase::{Tablebase, Wdl},
+use retro_engine::{
+    rule50::{self, Outcome},
+    search::{hash_of, SearchControl, SearchParams},
+    think, HeuristicsPool, SearchLimits, TranspositionTable,
 };
+use retro_tables::{Tablebase, Wdl};
 
 /// How a game is played.
 #[derive(Debug, Clone)]
@@ -421,7 +416,7 @@ fn ask(
 /// When the directory or the file cannot be written.
 pub fn save(dir: &Path, game: &Game) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(dir)?;
-    let material = crate::tablebase::Material::of_board(game.start.board());
+    let material = retro_tables::Material::of_board(game.start.board());
     let stamp = pgn::stamp(SystemTime::now());
     let text = pgn::write(game);
     for n in 0..1000 {
@@ -462,7 +457,7 @@ mod tests {
     use super::*;
 
     fn pos(fen: &str) -> Chess {
-        crate::fen::parse_fen(fen).expect("a legal FEN")
+        retro_engine::fen::parse_fen(fen).expect("a legal FEN")
     }
 
     #[test]

@@ -1,13 +1,11 @@
 //! How a game of `retro play` starts: the position (a FEN, a random position of a material, or
 //! of a random material whose table is present), the players' tags, and the seed.
 
-use shakmaty::{Chess, Position};
+use shakmaty::{Chess, Color, Position};
 
 use super::random::{random_position, random_positions, RandomError};
-use crate::{
-    fen::{parse_fen, FenError},
-    tablebase::{material::MaterialError, Material, Tablebase},
-};
+use retro_engine::fen::{parse_fen, FenError};
+use retro_tables::{material::MaterialError, Material, Tablebase};
 
 /// Why no start position was found.
 #[derive(Debug, thiserror::Error)]
@@ -120,13 +118,10 @@ pub fn play_start(
 pub fn play_tags(
     auto: bool,
     perfect: bool,
-    side: Option<&str>,
+    side: Option<Color>,
     start: &Chess,
 ) -> Vec<(String, String)> {
-    let human_white = match side {
-        Some(s) => s == "white",
-        None => start.turn().is_white(),
-    };
+    let human_white = side.unwrap_or(start.turn()).is_white();
     let retro = format!("Retro {}", env!("CARGO_PKG_VERSION"));
     let other = match (auto, perfect) {
         (false, _) => std::env::var("USER").unwrap_or_else(|_| "Human".to_string()),

@@ -17,15 +17,11 @@ use std::{
 
 use shakmaty::{Chess, Color, EnPassantMode, Position};
 
-use crate::{
-    engine::{
-        heuristics::HeuristicsPool,
-        search::{self, hash_of, SearchControl, SearchParams, MATE_BOUND},
-        time::SearchLimits,
-        tt::{HashError, TranspositionTable},
-    },
-    tablebase::{Tablebase, Wdl},
+use retro_engine::{
+    search::{self, hash_of, SearchControl, SearchParams, MATE_BOUND},
+    HashError, HeuristicsPool, SearchLimits, TranspositionTable,
 };
+use retro_tables::{Tablebase, Wdl};
 
 /// How the games are played.
 #[derive(Clone, Debug)]
@@ -346,7 +342,7 @@ mod tests {
         for line in a.lines() {
             let cols: Vec<&str> = line.split('\t').collect();
             assert_eq!(cols.len(), 3, "{line}");
-            let pos = crate::fen::parse_fen(cols[0]).expect("a legal FEN");
+            let pos = retro_engine::fen::parse_fen(cols[0]).expect("a legal FEN");
             assert!(!pos.is_check(), "{line}");
             assert!(Source::parse(cols[2]).is_some());
         }
@@ -354,9 +350,9 @@ mod tests {
 
     #[test]
     fn rules_end_games() {
-        let mate = crate::fen::parse_fen("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1").expect("FEN");
+        let mate = retro_engine::fen::parse_fen("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1").expect("FEN");
         assert_eq!(rule_result(&mate, &[]), Some(0.0));
-        let stalemate = crate::fen::parse_fen("7k/8/6QK/8/8/8/8/8 b - - 0 1").expect("FEN");
+        let stalemate = retro_engine::fen::parse_fen("7k/8/6QK/8/8/8/8/8 b - - 0 1").expect("FEN");
         assert_eq!(rule_result(&stalemate, &[]), Some(0.5));
         let start = Chess::default();
         assert_eq!(rule_result(&start, &[]), None);

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use shakmaty::{Board, Color, Position};
 
 use super::datagen::Source;
-use crate::engine::eval::{self, params, Terms, MAX_PHASE, S, TEMPO};
+use retro_engine::eval::{self, params, Terms, MAX_PHASE, S, TEMPO};
 
 /// One labelled position, reduced to what the evaluation needs.
 #[derive(Clone, Debug, PartialEq)]
@@ -134,7 +134,7 @@ pub fn read_samples(input: impl BufRead) -> Result<(Vec<Sample>, [usize; 3]), Da
 fn parse_line(line: &str) -> Result<(Sample, Source), String> {
     let mut cols = line.split('\t');
     let fen = cols.next().unwrap_or("");
-    let pos = crate::fen::parse_fen(fen).map_err(|e| format!("{fen}: {e}"))?;
+    let pos = retro_engine::fen::parse_fen(fen).map_err(|e| format!("{fen}: {e}"))?;
     let label = match cols.next().map(str::trim) {
         Some("1") => 1.0,
         Some("0.5") => 0.5,
@@ -275,7 +275,7 @@ pub fn as_reals(weights: &[S]) -> Vec<[f64; 2]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::eval::weights::WEIGHTS;
+    use retro_engine::eval::weights::WEIGHTS;
 
     #[test]
     fn the_sample_evaluation_is_the_engine_evaluation() {
@@ -286,7 +286,7 @@ mod tests {
             "4k3/8/8/8/8/8/8/3NK3 b - - 0 1",
             "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
         ] {
-            let pos = crate::fen::parse_fen(fen).expect("FEN");
+            let pos = retro_engine::fen::parse_fen(fen).expect("FEN");
             let s = Sample::new(pos.board(), pos.turn(), 0.5);
             let (v, _) = s.evaluate(&as_reals(&WEIGHTS));
             let engine = eval::evaluate(&pos);

@@ -1,8 +1,8 @@
 //! The weights file: the evaluation's parameters as a Rust source file
-//! (`src/engine/eval/weights.rs`), written by `retro tune` and compiled into the engine, and
+//! (`crates/retro-engine/src/eval/weights.rs`), written by `retro tune` and compiled into the engine, and
 //! read back by the tuner as its starting point.
 
-use crate::engine::eval::{params, S};
+use retro_engine::eval::{params, S};
 
 /// Why a weights file cannot be read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -123,7 +123,7 @@ pub fn parse(text: &str) -> Result<Vec<S>, WeightsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::eval::weights::WEIGHTS;
+    use retro_engine::eval::weights::WEIGHTS;
 
     #[test]
     fn the_compiled_weights_round_trip() {
@@ -133,7 +133,7 @@ mod tests {
 
     #[test]
     fn the_source_file_is_what_render_writes() {
-        let source = include_str!("../engine/eval/weights.rs");
+        let source = include_str!("../../crates/retro-engine/src/eval/weights.rs");
         assert_eq!(parse(source), Ok(WEIGHTS.to_vec()));
     }
 

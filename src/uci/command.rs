@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use vampirc_uci::{UciMessage, UciSearchControl, UciTimeControl};
 
-use crate::engine::SearchLimits;
+use retro_engine::SearchLimits;
 
 /// Where a `position` command starts.
 #[derive(Clone, Debug, PartialEq, Eq)]

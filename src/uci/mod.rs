@@ -18,12 +18,10 @@ pub use command::{Command, Start, UciError};
 pub use output::Output;
 use shakmaty::{fen::Fen, EnPassantMode, Position};
 
-use crate::{
-    config::Config,
-    engine::{bench, Dtm, Engine, Legality, OptionChange, Reporter},
-    play::board,
-    tablebase::Dtz,
-};
+use crate::play::board;
+use retro_engine::config::Config;
+use retro_engine::{bench, Dtm, Engine, Legality, OptionChange, Reporter};
+use retro_tables::Dtz;
 
 /// The engine's name as `id name` gives it.
 pub const NAME: &str = concat!("Retro ", env!("CARGO_PKG_VERSION"));

@@ -8,7 +8,7 @@ use std::{
 
 use shakmaty::{CastlingMode, Move};
 
-use crate::engine::{OptionKind, OptionSpec, Report, SearchInfo};
+use retro_engine::{OptionKind, OptionSpec, Report, SearchInfo};
 
 /// Where UCI output goes: one line at a time, flushed, from any thread.
 #[derive(Clone)]
@@ -123,7 +123,7 @@ mod tests {
     use shakmaty::{uci::UciMove, Chess};
 
     use super::*;
-    use crate::engine::{Notice, Options, Score};
+    use retro_engine::{Notice, Options, Score};
 
     #[test]
     fn reports_as_uci_lines() {
@@ -175,14 +175,14 @@ mod tests {
 
     #[test]
     fn option_declarations() {
-        let o = Options::from_config(&crate::config::Config::default());
+        let o = Options::from_config(&retro_engine::config::Config::default());
         let lines: Vec<String> = o.specs().iter().map(option_line).collect();
         assert_eq!(lines.len(), 13);
         assert!(lines.contains(&"option name SyzygyPath type string default <empty>".to_string()));
         assert!(lines
             .contains(&"option name SyzygyProbeLimit type spin default 7 min 0 max 7".to_string()));
         assert!(lines.contains(&"option name Syzygy50MoveRule type check default true".to_string()));
-        let elo = crate::engine::strength::ELO_RANGE;
+        let elo = retro_engine::strength::ELO_RANGE;
         let elo_line = format!(
             "option name UCI_Elo type spin default 1500 min {} max {}",
             elo.start(),

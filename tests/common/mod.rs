@@ -8,10 +8,8 @@ use std::{
     sync::OnceLock,
 };
 
-use retro::{
-    build::{build, BuildOptions},
-    tablebase::Material,
-};
+use retro_build::{build, BuildOptions};
+use retro_tables::Material;
 
 /// A directory holding all 3- and 4-piece tables, built once per test binary (or taken from
 /// `RETRO_TEST_TABLES` when set, to reuse tables built earlier).
@@ -43,11 +41,11 @@ pub fn build_into(dir: &Path, materials: &[Material]) {
 }
 
 /// A temporary directory with the tables of `names` (and their sub-tables), opened.
-pub fn tablebase_of(names: &[&str]) -> (tempfile::TempDir, retro::tablebase::Tablebase) {
+pub fn tablebase_of(names: &[&str]) -> (tempfile::TempDir, retro_tables::Tablebase) {
     let dir = tempfile::tempdir().expect("tempdir");
     let materials: Vec<Material> = names.iter().map(|n| material(n)).collect();
     build_into(dir.path(), &materials);
-    let tb = retro::tablebase::Tablebase::open(dir.path()).expect("tables");
+    let tb = retro_tables::Tablebase::open(dir.path()).expect("tables");
     (dir, tb)
 }
 
@@ -112,7 +110,7 @@ pub fn en_passant_positions() -> Vec<String> {
                         };
                         let turn = if white_to_move { "w" } else { "b" };
                         let fen = format!("{fen} {turn} - {ep} 0 1");
-                        if let Ok(pos) = retro::fen::parse_fen(&fen) {
+                        if let Ok(pos) = retro_engine::fen::parse_fen(&fen) {
                             if shakmaty::Position::legal_ep_square(&pos).is_some() {
                                 out.push(fen);
                             }

@@ -1,7 +1,7 @@
 //! Random positions from a small deterministic generator, for tests and benchmarks (the bench
 //! includes this file by path).
 
-use retro::tablebase::Material;
+use retro_tables::Material;
 use shakmaty::{Bitboard, Board, CastlingMode, Chess, Color, Piece, Position, Setup, Square};
 
 /// A small deterministic generator (xorshift64*).

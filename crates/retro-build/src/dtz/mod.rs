@@ -1,0 +1,1438 @@
+//! DTZ50 by retrograde analysis: for every position of a material, the distance in plies to the
+//! next zeroing move under best play with the 50-move rule, as Syzygy defines it (see
+//! [`retro_tables::Dtz`]).
+//!
+//! The material's DTM values come in solved: they say who wins without the rule, so only wins
+//! and losses take part (a draw stays a draw under the rule) and the solve only has to find how
+//! far each is from its zeroing move, and whether that is within the rule.
+//!
+//! - Zeroing moves (captures, promotions, pawn moves) are exits: the position after one is
+//!   valued by its class under the rule alone (the clock is reset), from a sub-table, or for a
+//!   pawn move from this table's own values of a more advanced pawn structure. A winner's best
+//!   exit makes it 1 (into a loss) or 101 (into a blessed loss); a loser's worst is 1 or 101.
+//! - The other moves stay within the pawn structure. Pawn structures are solved from the most
+//!   advanced (the sum of the pawns' ranks counted from their own side, which every pawn move
+//!   raises) to the least, so that pawn moves lead to values already final.
+//! - Within a structure, depth by depth: a checkmated position is a loss at depth 0; the
+//!   predecessors (by un-moves of pieces other than pawns, without captures) of a loss at `d`
+//!   win at `d + 1`; a loser is decided when its last successor is, at the larger of `d + 1` and
+//!   its worst exit. Depths past 100 are the cursed wins and blessed losses.
+//!
+//! Syzygy's convention, which these values follow: a loss whose best move zeroes (every move
+//! zeroes, or the best leads into a cursed win, 101) has the DTZ of its zeroing move (-1 or
+//! -101, as a checkmated side has -1), but the winner's moves into it count from one ply less
+//! (depth 0 or 100), as they do from a mate. So a winning move that leaves the loser only
+//! zeroing moves is 1, like a mate in one or a winning capture, although the zeroing move
+//! comes one ply later: DTZ then counts the plies to a position whose every move zeroes. On
+//! every position of the 35 tables of 3 and 4 pieces these are Syzygy's values (tests/
+//! syzygy_dtz.rs).
+//!
+//! Speed: in a build the DTM solve's init pass, which generates every legal move of every
+//! position anyway, records what this init needs (see [`Records`]): each capture and promotion
+//! valued by its class under the rule (a mate within 100 plies is within the rule, so only
+//! sub-tables with longer mates have their DTZ50 file read), the distinct quiet successors of
+//! pieces other than pawns, and the legal pawn pushes; the records become this solve's cells,
+//! and its init only values the pushes, from this table's more advanced structures. Without
+//! records (a DTM table already present), each pawn structure's init decodes only its own
+//! entries (their ranks are computed once) and generates their legal moves as the DTM solve's
+//! init does (checks and pins once per position, no move tried and taken back); a loser's quiet
+//! moves are counted by bitboard, listed only where two may reach the same entry, and a
+//! winner's are not generated at all. Both give the same values. A win by a winning zeroing
+//! move is decided in the init (1 ply is the least a win has) and joins the frontier from the
+//! seeds; the pawn structure rank of each entry comes from the pawns' index digits, and a run of
+//! one rank is decoded as a whole. The un-moves
+//! leave out origins from which the piece would have left the other king in check, step the index
+//! by the piece's stride where they can, look at a bitmap of the still open wins before the cell
+//! of a loss's predecessor (for a lone piece, by lines of that piece: one load for all its
+//! origins, as the DTM passes do; a win's predecessors are mostly open losses, whose cells are
+//! read anyway), and run as a software pipeline: one node's predecessors are generated and their
+//! cells prefetched before the previous node's are updated. The passes split their nodes by the
+//! side to move and its king's square class, so that no two threads share a predecessor and
+//! cells are updated without atomic exchanges; each part's nodes are put in index order (a
+//! radix sort), so that neighbouring nodes have neighbouring predecessors, and each node carries
+//! whether it is a loss, so that its own cell is not read again.
+
+mod records;
+mod sub;
+
+use std::{
+    collections::BTreeMap,
+    sync::{
+        atomic::{AtomicU16, AtomicU64, Ordering::Relaxed},
+        Mutex,
+    },
+};
+
+use rayon::prelude::*;
+use shakmaty::{Color, Role};
+
+pub(crate) use self::records::Record;
+pub use self::records::Records;
+pub use self::sub::Wdl50Tables;
+use super::{
+    atomics::{Atomics, Pages},
+    solve::{
+        bitmaps::LineBits,
+        exits::{exit_plans, for_each_en_passant, plan_slot, ExitPlan},
+        moves::{legal_targets, LegalTargets},
+        unmoves::{discovery_masks, legal_origins, prefetch},
+    },
+};
+use retro_tables::{
+    index::{IndexScheme, PawnDigit, Squares},
+    pieces::{attacks_from, occupancy},
+    Dtz, Material, Value, Wdl, Wdl50,
+};
+
+/// A decided cell: the depth in the low bits, `LOSS` for a loss.
+const DECIDED: u16 = 1 << 15;
+const LOSS: u16 = 1 << 14;
+const DEPTH: u16 = 0x0FFF;
+/// An undecided win (DTM says so).
+const WINNER: u16 = 1 << 13;
+/// An undecided loss: successors still open in the low byte, its worst exit in bits 8..10
+/// (0 none, 1 a zeroing move into a win, 2 into a cursed win).
+const LOSER: u16 = 1 << 12;
+/// In a decided loss: its best move zeroes (or it is mate), so that its DTZ is one more than
+/// its depth (see `DtzSolver::unmove`).
+const ZEROES: u16 = 1 << 12;
+/// In a decided win: decided by its exit in the init (a winning zeroing move: 1 ply, the least
+/// a win can have), it joins the frontier from the seeds.
+const SEEDED: u16 = 1 << 12;
+const EXIT_SHIFT: u32 = 8;
+const COUNT: u16 = 0xFF;
+
+/// A node: entry index (from bit 2), whether it is a loss (bit 1: `LOST`, set in the frontier
+/// of a pass; a seed's is read from its cell when it joins) and side to move (bit 0).
+type Item = u64;
+
+/// The bit of an `Item` in a frontier that marks a loss: the pass then knows which un-moves
+/// it makes without reading the node's cell again.
+const LOST: Item = 2;
+
+/// Bits of an `Item` sorted per pass of `radix_sort`.
+const RADIX_BITS: u32 = 11;
+
+/// Sorts `v` ascending: by least significant digits first (`RADIX_BITS` at a time, as many
+/// passes as its largest value needs), a stable counting sort per digit; short vectors by
+/// comparison. The passes sort millions of nodes per depth, which comparison sorts took 4 to 5%
+/// of a DTZ50 build to do.
+fn radix_sort(v: &mut Vec<u64>) {
+    if v.len() < 1 << 10 {
+        v.sort_unstable();
+        return;
+    }
+    let max = v.iter().copied().max().unwrap_or(0);
+    let bits = u64::BITS - max.leading_zeros();
+    let mask = (1u64 << RADIX_BITS) - 1;
+    let mut from = std::mem::take(v);
+    let mut to = vec![0u64; from.len()];
+    let mut shift = 0;
+    while shift < bits {
+        let mut start = vec![0usize; 1 << RADIX_BITS];
+        for &x in &from {
+            start[((x >> shift) & mask) as usize] += 1;
+        }
+        let mut sum = 0;
+        for c in start.iter_mut() {
+            let n = *c;
+            *c = sum;
+            sum += n;
+        }
+        for &x in &from {
+            let b = &mut start[((x >> shift) & mask) as usize];
+            if let Some(slot) = to.get_mut(*b) {
+                *slot = x;
+            }
+            *b += 1;
+        }
+        std::mem::swap(&mut from, &mut to);
+        shift += RADIX_BITS;
+    }
+    *v = from;
+}
+
+/// Nodes by partition of the retrograde passes (see `DtzSolver::pass`).
+type Parts = Vec<Vec<Item>>;
+
+/// The seeds one task of an init pass finds, by depth (a few depths only: 0, 1, 100, 101).
+#[derive(Default)]
+struct Seeds(Vec<(u16, Vec<Item>)>);
+
+impl Seeds {
+    fn push(&mut self, d: u16, it: Item) {
+        match self.0.iter_mut().find(|(x, _)| *x == d) {
+            Some((_, v)) => v.push(it),
+            None => self.0.push((d, vec![it])),
+        }
+    }
+
+    /// The seeds of all tasks by depth, each depth's gathered in parallel.
+    fn gather(parts: Vec<Seeds>) -> BTreeMap<u16, Vec<Item>> {
+        let mut depths: Vec<u16> = parts
+            .iter()
+            .flat_map(|p| p.0.iter().map(|(d, _)| *d))
+            .collect();
+        depths.sort_unstable();
+        depths.dedup();
+        depths
+            .into_par_iter()
+            .map(|d| {
+                let at_d = parts
+                    .iter()
+                    .flat_map(|p| p.0.iter().filter(move |(x, _)| *x == d))
+                    .map(|(_, v)| v.as_slice());
+                (d, at_d.collect::<Vec<_>>().concat())
+            })
+            .collect()
+    }
+}
+
+/// Partitions: per side to move, one per class of its king's square.
+const PARTS: usize = 128;
+
+const fn item(idx: u64, side: usize) -> Item {
+    (idx << 2) | side as u64
+}
+
+/// The entry index of a node.
+const fn item_idx(it: Item) -> u64 {
+    it >> 2
+}
+
+fn set_bit(bits: &[AtomicU64], idx: u64) {
+    bits[(idx / 64) as usize].fetch_or(1 << (idx % 64), Relaxed);
+}
+
+fn clear_bit(bits: &[AtomicU64], idx: u64) {
+    bits[(idx / 64) as usize].fetch_and(!(1 << (idx % 64)), Relaxed);
+}
+
+fn has_bit(bits: &[AtomicU64], idx: u64) -> bool {
+    bits.get((idx / 64) as usize)
+        .is_some_and(|w| w.load(Relaxed) & (1 << (idx % 64)) != 0)
+}
+
+/// Why a DTZ solve failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DtzError {
+    /// A table a zeroing move leads to is not available.
+    #[error("the WDL50 values of {0} are needed and missing")]
+    MissingSubTable(String),
+    /// A position could not be indexed in a sub-table.
+    #[error("a position of {0} cannot be indexed")]
+    NotIndexable(String),
+    /// The moves of a position contradict its DTM value (a bug, or tables that do not match).
+    #[error("{material}: entry {idx} with {side} to move: {why}")]
+    Inconsistent {
+        /// The material.
+        material: String,
+        /// The entry.
+        idx: u64,
+        /// `white` or `black`.
+        side: &'static str,
+        /// What does not fit.
+        why: Inconsistency,
+    },
+    /// A table could not be read.
+    #[error(transparent)]
+    Table(#[from] retro_tables::TableError),
+    /// A table could not be probed.
+    #[error(transparent)]
+    Probe(#[from] retro_tables::ProbeError),
+    /// A distance longer than the cells hold.
+    #[error("{0}: a distance to zeroing is longer than 4095 plies")]
+    Overflow(String),
+    /// A distance to zeroing longer than the DTZ table's byte holds.
+    #[error("{0}: a DTZ of {1} plies, more than the format's 255")]
+    TooLong(String, Dtz),
+}
+
+/// What contradicts the DTM values in a position's moves ([`DtzError::Inconsistent`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Inconsistency {
+    /// A lost position has a zeroing move into a position that is not won for the opponent.
+    #[error("a loss with a move to {0}")]
+    LossWithMoveTo(Wdl50),
+    /// A lost position with moves, none of which leaves the table, and no successor counted.
+    #[error("a loss with {0} moves and no exit")]
+    LossWithoutExit(u32),
+    /// Pawn pushes recorded for a material without pawns.
+    #[error("pawn pushes without pawns")]
+    PushesWithoutPawns,
+    /// More distinct successors than a cell counts.
+    #[error("{0} successors")]
+    Successors(usize),
+    /// A lost position with no move and no exit (and not mated).
+    #[error("a loss with no move and no exit")]
+    NoMoveNoExit,
+    /// A won or lost position still open when a pawn move reaches it.
+    #[error("undecided when a pawn move reaches it")]
+    UndecidedAfterPawnMove,
+    /// A loser with more decided successors than moves.
+    #[error("more decided successors than moves")]
+    MoreDecidedThanMoves,
+    /// A won or lost position the passes never decided.
+    #[error("never decided")]
+    NeverDecided,
+}
+
+/// The result: per entry, white to move then black to move, the DTZ table's byte
+/// ([`Dtz::to_table_byte`]; 0 for draws and unused entries).
+pub struct DtzSolved {
+    /// Table bytes with white to move.
+    pub white: Vec<u8>,
+    /// Table bytes with black to move.
+    pub black: Vec<u8>,
+    /// The longest win (plies).
+    pub longest_win: u32,
+    /// The longest loss (plies).
+    pub longest_loss: u32,
+    /// Per side, a bit per entry (bit `i % 64` of word `i / 64`) set for the wins and losses:
+    /// the only entries whose DTZ a probe reads (for a draw the DTM table says draw, and the
+    /// other entries are no position), so a compressed file may store anything elsewhere.
+    pub kept: [Vec<u64>; 2],
+}
+
+/// One legal move, as the solve needs it.
+#[derive(Clone, Copy)]
+struct Mv {
+    slot: usize,
+    /// The slot captured, `usize::MAX` for none.
+    capture: usize,
+    double: bool,
+    promotion: Option<Role>,
+}
+
+/// The predecessors of one node of a retrograde pass, before their cells are updated.
+#[derive(Default)]
+struct Found {
+    preds: Vec<u64>,
+    /// The side to move in them.
+    mover: usize,
+    /// Whether the node is a loss (its predecessors win).
+    lost: bool,
+}
+
+/// Solves DTZ50 for one material.
+pub struct DtzSolver<'a> {
+    material: Material,
+    ix: IndexScheme,
+    slots: Vec<(Color, Role)>,
+    n: usize,
+    dtm: [&'a [u8]; 2],
+    sub: &'a Wdl50Tables,
+    plans: Vec<Option<ExitPlan>>,
+    cells: [Atomics<AtomicU16>; 2],
+    /// Whether the cells start as the DTM init's records (see [`Records`]): each is replaced
+    /// by the init of its pawn structure.
+    recorded: bool,
+    /// Per side, a bit per entry that is an undecided win or loss: the un-moves look here
+    /// first (an eighth of the cells' memory, so mostly in cache) and touch the cells of these
+    /// entries only. Draws and entries that are no position never have it.
+    open: [Atomics<AtomicU64>; 2],
+    /// Per side, per slot of a lone piece of that side, the open bits again by lines of that
+    /// piece (see `LineBits`): the un-moves of that piece from a loss find which of their
+    /// predecessors are open with one load.
+    lines: [Vec<Option<LineBits>>; 2],
+    /// The pawns' index digits (`IndexScheme::pawn_digits`), lowest stride first: the pawn
+    /// structure rank of an entry without decoding it.
+    pawn_digits: Vec<PawnDigit>,
+    /// Per side to move, the class of that side's king square (`IndexScheme::square_class`)
+    /// in each king placement: the pass's partitions.
+    king_class: [Vec<u8>; 2],
+    error: Mutex<Option<DtzError>>,
+}
+
+const fn color_of(side: usize) -> Color {
+    if side == 0 {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
+const fn side_name(side: usize) -> &'static str {
+    if side == 0 {
+        "white"
+    } else {
+        "black"
+    }
+}
+
+/// The plies a loser's worst exit (cell code) stands for.
+const fn exit_plies(code: u16) -> u16 {
+    match code {
+        0 => 0,
+        1 => 1,
+        _ => 101,
+    }
+}
+
+impl<'a> DtzSolver<'a> {
+    /// A solver for `material` (canonical), whose DTM values per side to move (one byte per
+    /// entry, index order) are `dtm`, with its zeroing moves' tables in `sub`.
+    pub fn new(material: Material, dtm: [&'a [u8]; 2], sub: &'a Wdl50Tables) -> DtzSolver<'a> {
+        let size = IndexScheme::new(material).size() as usize;
+        let mk = || Atomics::<AtomicU16>::zeroed(size, Pages::Default);
+        DtzSolver::with_cells(material, dtm, sub, [mk(), mk()], false)
+    }
+
+    /// A solver that starts from the records of the material's DTM init pass (see
+    /// [`Records`]): its init generates only pawn pushes, and `sub` needs only the tables of
+    /// en passant captures ([`Wdl50Tables::open_stage`] of `Stage::Retro`).
+    pub fn from_records(
+        material: Material,
+        dtm: [&'a [u8]; 2],
+        sub: &'a Wdl50Tables,
+        records: Records,
+    ) -> DtzSolver<'a> {
+        DtzSolver::with_cells(material, dtm, sub, records.into_cells(), true)
+    }
+
+    fn with_cells(
+        material: Material,
+        dtm: [&'a [u8]; 2],
+        sub: &'a Wdl50Tables,
+        cells: [Atomics<AtomicU16>; 2],
+        recorded: bool,
+    ) -> DtzSolver<'a> {
+        let ix = IndexScheme::new(material);
+        let size = ix.size() as usize;
+        let bits = || Atomics::<AtomicU64>::zeroed(size.div_ceil(64), Pages::Default);
+        let king_class = [0, 1].map(|side| {
+            ix.king_placements()
+                .iter()
+                .map(|&(wk, bk)| ix.square_class(if side == 0 { wk } else { bk }))
+                .collect()
+        });
+        let lines = LineBits::by_side(&ix);
+        let mut pawn_digits = ix.pawn_digits();
+        pawn_digits.sort_by_key(|g| g.stride);
+        DtzSolver {
+            material,
+            slots: ix.slots().to_vec(),
+            n: ix.piece_count(),
+            plans: exit_plans(ix.slots()),
+            ix,
+            dtm,
+            sub,
+            cells,
+            recorded,
+            open: [bits(), bits()],
+            lines,
+            pawn_digits,
+            king_class,
+            error: Mutex::new(None),
+        }
+    }
+
+    fn note(&self, e: DtzError) {
+        if let Ok(mut g) = self.error.lock() {
+            if g.is_none() {
+                *g = Some(e);
+            }
+        }
+    }
+
+    fn inconsistent(&self, idx: u64, side: usize, why: Inconsistency) {
+        self.note(DtzError::Inconsistent {
+            material: self.material.name(),
+            idx,
+            side: side_name(side),
+            why,
+        });
+    }
+
+    fn check(&self) -> Result<(), DtzError> {
+        match self.error.lock() {
+            Ok(mut g) => g.take().map_or(Ok(()), Err),
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// Solves every pawn structure, most advanced first: the table's bytes.
+    ///
+    /// # Errors
+    /// A missing sub-table, or values that contradict the DTM values given.
+    pub fn solve(self) -> Result<DtzSolved, DtzError> {
+        self.solve_levels()?;
+        self.finish()
+    }
+
+    /// Solves as [`DtzSolver::solve`], and gives every entry's exact DTZ (a loss's too, which
+    /// the table's byte keeps only as its class), white to move then black.
+    ///
+    /// # Errors
+    /// As [`DtzSolver::solve`].
+    #[cfg(test)]
+    pub(crate) fn solve_exact(self) -> Result<[Vec<Dtz>; 2], DtzError> {
+        self.solve_levels()?;
+        let values = |side: usize| -> Vec<Dtz> {
+            self.cells[side]
+                .par_iter()
+                .map(|c| {
+                    let cell = c.load(Relaxed);
+                    if cell & DECIDED != 0 {
+                        Self::dtz_of(cell)
+                    } else {
+                        Dtz::DRAW
+                    }
+                })
+                .collect()
+        };
+        self.check()?;
+        Ok([values(0), values(1)])
+    }
+
+    fn solve_levels(&self) -> Result<(), DtzError> {
+        let pawns = self.slots.iter().filter(|s| s.1 == Role::Pawn).count() as u8;
+        let (mut init, mut passes) = (0.0, 0.0);
+        let t = std::time::Instant::now();
+        let levels = (pawns > 0).then(|| self.levels());
+        init += t.elapsed().as_secs_f64();
+        log::debug!(
+            "{}: DTZ50 pawn structure ranks {init:.2} s",
+            self.material.name()
+        );
+        for level in (0..=6 * pawns).rev() {
+            let t = std::time::Instant::now();
+            let seeds = self.init_level(level, levels.as_deref());
+            self.check()?;
+            init += t.elapsed().as_secs_f64();
+            log::debug!(
+                "{}: DTZ50 init of rank {level}: {:.2} s, {} seeds",
+                self.material.name(),
+                t.elapsed().as_secs_f64(),
+                seeds.values().map(Vec::len).sum::<usize>()
+            );
+            let t = std::time::Instant::now();
+            self.passes(seeds)?;
+            self.check()?;
+            passes += t.elapsed().as_secs_f64();
+        }
+        log::info!(
+            "{}: DTZ50 init {init:.2} s, retrograde passes {passes:.2} s",
+            self.material.name()
+        );
+        Ok(())
+    }
+
+    /// The pawn structure rank of every entry (the sum of each pawn's rank counted from its
+    /// own side, which every pawn move raises), so that each rank's init visits only its own
+    /// entries. From the pawns' index digits alone, without decoding an entry: the rank is
+    /// constant over runs of the lowest pawn digit's stride, and over a block of that digit's
+    /// values only that digit changes.
+    fn levels(&self) -> Vec<u8> {
+        let mut out = vec![0u8; self.ix.size() as usize];
+        let Some((low, high)) = self.pawn_digits.split_first() else {
+            return out;
+        };
+        let run = low.stride as usize;
+        let block = run * low.size as usize;
+        // Blocks per task: about 2^16 entries.
+        let per_task = block * (1usize << 16).div_ceil(block);
+        out.par_chunks_mut(per_task)
+            .enumerate()
+            .for_each(|(t, part)| {
+                for (b, block_out) in part.chunks_mut(block).enumerate() {
+                    let start = (t * per_task + b * block) as u64;
+                    let base: u8 = high
+                        .iter()
+                        .map(|g| g.ranks[(start / g.stride % g.size) as usize])
+                        .sum();
+                    for (&r, cells) in low.ranks.iter().zip(block_out.chunks_mut(run)) {
+                        cells.fill(base + r);
+                    }
+                }
+            });
+        out
+    }
+
+    /// The init pass over the entries of one pawn structure rank (`levels`: the rank of every
+    /// entry, `None` without pawns): exits valued, losers' successors counted; returns the
+    /// seeds by depth.
+    fn init_level(&self, level: u8, levels: Option<&[u8]>) -> BTreeMap<u16, Vec<Item>> {
+        let size = self.ix.size();
+        let chunk = 1u64 << 14;
+        // Entries over which the rank is constant: the lowest pawn digit's stride.
+        let rank_run = self.pawn_digits.first().map_or(1, |g| g.stride);
+        let parts: Vec<Seeds> = (0..size.div_ceil(chunk))
+            .into_par_iter()
+            .map(|c| {
+                let mut seeds = Seeds::default();
+                let mut keys = Vec::with_capacity(128);
+                let (start, end) = (c * chunk, ((c + 1) * chunk).min(size));
+                let mut entry = |idx: u64, sq: Option<&Squares>, seeds: &mut Seeds| {
+                    for side in 0..2 {
+                        match sq {
+                            Some(sq) if !self.recorded => {
+                                self.init_entry(sq, idx, side, seeds, &mut keys);
+                            }
+                            _ => self.init_recorded(sq, idx, side, seeds),
+                        }
+                    }
+                };
+                match levels {
+                    // Without pawns a record holds all the init needs: no entry is decoded.
+                    None if self.recorded => {
+                        for idx in start..end {
+                            entry(idx, None, &mut seeds);
+                        }
+                    }
+                    None => self
+                        .ix
+                        .for_each_used(start, end, |idx, sq| entry(idx, Some(sq), &mut seeds)),
+                    // The rank is constant over runs of the lowest pawn digit's stride: a run of
+                    // this rank is decoded as a whole (the pieces before the last group once).
+                    Some(levels) if rank_run > 1 => {
+                        let mut from = start;
+                        while from < end {
+                            let to = ((from / rank_run + 1) * rank_run).min(end);
+                            if levels.get(from as usize) == Some(&level) {
+                                self.ix.for_each_used(from, to, |idx, sq| {
+                                    entry(idx, Some(sq), &mut seeds);
+                                });
+                            }
+                            from = to;
+                        }
+                    }
+                    Some(levels) => {
+                        let here = levels.get(start as usize..end as usize).unwrap_or(&[]);
+                        for (k, _) in here.iter().enumerate().filter(|(_, &l)| l == level) {
+                            let idx = start + k as u64;
+                            // A record without pawn pushes needs no squares.
+                            if self.recorded && !self.has_pushes(idx) {
+                                entry(idx, None, &mut seeds);
+                            } else if let Some(sq) = self.ix.decode(idx) {
+                                entry(idx, Some(&sq), &mut seeds);
+                            }
+                        }
+                    }
+                }
+                seeds
+            })
+            .collect();
+        Seeds::gather(parts)
+    }
+
+    fn init_entry(
+        &self,
+        sq: &Squares,
+        idx: u64,
+        side: usize,
+        seeds: &mut Seeds,
+        keys: &mut Vec<u64>,
+    ) {
+        let Some(&byte) = self.dtm[side].get(idx as usize) else {
+            return;
+        };
+        let v = Value::from_byte(byte);
+        let cell = &self.cells[side][idx as usize];
+        let winner = match v.wdl() {
+            Wdl::Draw => return,
+            Wdl::Win => true,
+            Wdl::Loss => false,
+        };
+        // No position: the side not to move is in check. A compressed DTM table holds whatever
+        // compresses best there.
+        let mut legal = LegalTargets::new();
+        if !legal_targets(&self.slots, sq, self.n, side, &mut legal) {
+            return;
+        }
+        if v == Value::MATED {
+            cell.store(DECIDED | LOSS | ZEROES, Relaxed);
+            seeds.push(0, item(idx, side));
+            return;
+        }
+        keys.clear();
+        // A loser's counter counts distinct successors: only where two moves may reach the same
+        // entry are the entries listed and deduplicated.
+        let dedupe = !winner && self.ix.may_coincide(sq, 1 - side);
+        let mut counted = 0usize;
+        // Winner: the fewest plies an exit gives (1 or 101); loser: the most.
+        let mut exit: u16 = 0;
+        let mut moves = 0u32;
+        let occ = legal.occ;
+        for i in 0..self.n {
+            let all = legal.targets[i];
+            if all == 0 {
+                continue;
+            }
+            let pawn = self.slots[i].1 == Role::Pawn;
+            // A winner's quiet moves count only through the retrograde passes; a loser's are
+            // counted at once unless two of them may reach the same entry.
+            let quiet = if pawn { 0 } else { all & !occ };
+            if !winner && !dedupe {
+                counted += quiet.count_ones() as usize;
+            }
+            moves += quiet.count_ones();
+            let mut listed = if winner || !dedupe { all & !quiet } else { all };
+            while listed != 0 {
+                let to = listed.trailing_zeros() as u8;
+                listed &= listed - 1;
+                let mut after = *sq;
+                after[i] = to;
+                if quiet & (1u64 << to) != 0 {
+                    // A loser's quiet move, listed to be deduplicated.
+                    let key = self
+                        .ix
+                        .moved(idx, sq, i, to)
+                        .or_else(|| self.ix.index(&after));
+                    if let Some(k) = key {
+                        keys.push(k);
+                    }
+                    continue;
+                }
+                let capture = if occ & (1u64 << to) != 0 {
+                    match (0..self.n).find(|&j| sq[j] == to) {
+                        Some(j) if j >= 2 => j,
+                        _ => continue, // a king is never taken
+                    }
+                } else {
+                    usize::MAX
+                };
+                let mv = Mv {
+                    slot: i,
+                    capture,
+                    double: legal.double[i] & (1u64 << to) != 0,
+                    promotion: None,
+                };
+                let promotions: &[Option<Role>] = if pawn && (to >> 3 == 7 || to >> 3 == 0) {
+                    &[
+                        Some(Role::Queen),
+                        Some(Role::Rook),
+                        Some(Role::Bishop),
+                        Some(Role::Knight),
+                    ]
+                } else {
+                    &[None]
+                };
+                for &promotion in promotions {
+                    moves += 1;
+                    let mv = Mv { promotion, ..mv };
+                    let Some(theirs) = self.zeroing_class((idx, sq), &after, &mv, 1 - side) else {
+                        return;
+                    };
+                    let plies = match (winner, theirs) {
+                        (true, Wdl50::Loss) | (false, Wdl50::Win) => 1,
+                        (true, Wdl50::BlessedLoss) | (false, Wdl50::CursedWin) => 101,
+                        (true, _) => continue,
+                        (false, c) => {
+                            self.inconsistent(idx, side, Inconsistency::LossWithMoveTo(c));
+                            return;
+                        }
+                    };
+                    exit = if exit == 0 {
+                        plies
+                    } else if winner {
+                        exit.min(plies)
+                    } else {
+                        exit.max(plies)
+                    };
+                }
+            }
+        }
+        if winner {
+            self.init_winner(cell, idx, side, exit, seeds);
+            return;
+        }
+        if dedupe {
+            keys.sort_unstable();
+            keys.dedup();
+            counted = keys.len();
+        }
+        if counted == 0 && exit == 0 {
+            self.inconsistent(idx, side, Inconsistency::LossWithoutExit(moves));
+            return;
+        }
+        self.init_loser(cell, idx, side, counted, exit, seeds);
+    }
+
+    /// The init of entry `idx` with `side` to move from its record (see [`Records`]; the cell
+    /// holds it and is replaced): as `init_entry`, with the captures and promotions valued and
+    /// the quiet moves counted by the DTM init, and only the pawn pushes, whose values this
+    /// table's more advanced pawn structures give, generated here (from `sq`, the decoded
+    /// entry; `None` without pawns).
+    fn init_recorded(&self, sq: Option<&Squares>, idx: u64, side: usize, seeds: &mut Seeds) {
+        let Some(cell) = self.cells[side].get(idx as usize) else {
+            return;
+        };
+        let record = Record::decode(cell.load(Relaxed));
+        cell.store(0, Relaxed); // a draw, or no position, unless decided below
+        let (Some(record), Some(&byte)) = (record, self.dtm[side].get(idx as usize)) else {
+            return;
+        };
+        let v = Value::from_byte(byte);
+        let winner = match v.wdl() {
+            Wdl::Draw => return,
+            Wdl::Win => true,
+            Wdl::Loss => false,
+        };
+        if v == Value::MATED {
+            cell.store(DECIDED | LOSS | ZEROES, Relaxed);
+            seeds.push(0, item(idx, side));
+            return;
+        }
+        // The mover's best class over its zeroing moves.
+        let mut best = record.best;
+        if record.pushes != 0 {
+            let Some(sq) = sq else {
+                self.inconsistent(idx, side, Inconsistency::PushesWithoutPawns);
+                return;
+            };
+            for (i, k) in self.pawn_slots(side) {
+                for double in [false, true] {
+                    if record.pushes & records::push_bit(k, double) == 0 {
+                        continue;
+                    }
+                    let step: i16 = if side == 0 { 8 } else { -8 };
+                    let to = i16::from(sq[i]) + if double { 2 * step } else { step };
+                    let mut after = *sq;
+                    after[i] = to as u8;
+                    let mv = Mv {
+                        slot: i,
+                        capture: usize::MAX,
+                        double,
+                        promotion: None,
+                    };
+                    let Some(theirs) = self.zeroing_class((idx, sq), &after, &mv, 1 - side) else {
+                        return;
+                    };
+                    let mine = theirs.flip();
+                    best = Some(best.map_or(mine, |b| b.max(mine)));
+                }
+            }
+        }
+        // Winner: the fewest plies an exit gives (1 or 101); loser: the most.
+        let exit: u16 = match (winner, best) {
+            (true, Some(Wdl50::Win)) | (false, Some(Wdl50::Loss)) => 1,
+            (true, Some(Wdl50::CursedWin)) | (false, Some(Wdl50::BlessedLoss)) => 101,
+            (true, _) | (false, None) => 0,
+            (false, Some(c)) => {
+                self.inconsistent(idx, side, Inconsistency::LossWithMoveTo(c.flip()));
+                return;
+            }
+        };
+        if winner {
+            self.init_winner(cell, idx, side, exit, seeds);
+            return;
+        }
+        self.init_loser(cell, idx, side, usize::from(record.quiet), exit, seeds);
+    }
+
+    /// Whether the record of entry `idx` has a pawn push for either side to move (so that the
+    /// init needs its squares).
+    fn has_pushes(&self, idx: u64) -> bool {
+        self.cells.iter().any(|c| {
+            c.get(idx as usize)
+                .and_then(|c| Record::decode(c.load(Relaxed)))
+                .is_some_and(|r| r.pushes != 0)
+        })
+    }
+
+    /// The pawns of `side`: their slots, each with its index among them.
+    fn pawn_slots(&self, side: usize) -> impl Iterator<Item = (usize, u8)> + '_ {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(move |(_, &s)| s == (color_of(side), Role::Pawn))
+            .enumerate()
+            .map(|(k, (i, _))| (i, k as u8))
+    }
+
+    /// A winner's cell and its seed at its best exit (plies, 0 for none): with a winning
+    /// zeroing move it is decided at once (1 ply, the least a win has), else open.
+    fn init_winner(&self, cell: &AtomicU16, idx: u64, side: usize, exit: u16, seeds: &mut Seeds) {
+        if exit == 1 {
+            cell.store(DECIDED | SEEDED | 1, Relaxed);
+        } else {
+            cell.store(WINNER, Relaxed);
+            self.open_winner(side, idx);
+        }
+        if exit > 0 {
+            seeds.push(exit, item(idx, side));
+        }
+    }
+
+    /// A loser's cell from its distinct quiet successors (`counted`) and its worst exit (plies,
+    /// 0 for none); a seed when every move zeroes.
+    fn init_loser(
+        &self,
+        cell: &AtomicU16,
+        idx: u64,
+        side: usize,
+        counted: usize,
+        exit: u16,
+        seeds: &mut Seeds,
+    ) {
+        if counted > usize::from(COUNT) {
+            self.inconsistent(idx, side, Inconsistency::Successors(counted));
+            return;
+        }
+        if counted == 0 {
+            if exit == 0 {
+                self.inconsistent(idx, side, Inconsistency::NoMoveNoExit);
+                return;
+            }
+            // Every move zeroes: like a mate, depth one less than its DTZ (see the module docs).
+            cell.store(DECIDED | LOSS | ZEROES | (exit - 1), Relaxed);
+            seeds.push(exit - 1, item(idx, side));
+            return;
+        }
+        let code = match exit {
+            0 => 0,
+            1 => 1,
+            _ => 2,
+        };
+        cell.store(LOSER | (code << EXIT_SHIFT) | counted as u16, Relaxed);
+        set_bit(&self.open[side], idx);
+    }
+
+    /// The class of the position after the zeroing move `mv` (`after`) from entry `before.0`
+    /// (squares `before.1`), for `side`, who is to move there. `None` after noting an error.
+    fn zeroing_class(
+        &self,
+        before: (u64, &Squares),
+        after: &Squares,
+        mv: &Mv,
+        side: usize,
+    ) -> Option<Wdl50> {
+        if mv.capture != usize::MAX || mv.promotion.is_some() {
+            return self.sub_class(after, mv.capture, mv.promotion.map(|r| (mv.slot, r)), side);
+        }
+        // A pawn push: this table, a more advanced structure, already final. Its index by the
+        // pawn's stride where it has one.
+        let (from, sq) = before;
+        let to = after[mv.slot];
+        let pushed = self.ix.moved(from, sq, mv.slot, to);
+        let Some(idx) = pushed.or_else(|| self.ix.index(after)) else {
+            self.note(DtzError::NotIndexable(self.material.name()));
+            return None;
+        };
+        let mut class = self.own_class(side, idx)?;
+        if mv.double {
+            if let Some(ep) = self.en_passant(after, side, mv.slot) {
+                class = class.max(ep);
+            }
+        }
+        Some(class)
+    }
+
+    /// A sub-table's class of `sq` without slot `skip` and with the promotion `promo`.
+    fn sub_class(
+        &self,
+        sq: &Squares,
+        skip: usize,
+        promo: Option<(usize, Role)>,
+        side: usize,
+    ) -> Option<Wdl50> {
+        let Some(Some(plan)) = self.plans.get(plan_slot(skip, promo)) else {
+            self.note(DtzError::MissingSubTable(format!(
+                "{} (no exit plan for slot {skip})",
+                self.material.name()
+            )));
+            return None;
+        };
+        match self.sub.class(plan, sq, side) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                self.note(e);
+                None
+            }
+        }
+    }
+
+    /// The final class of one of this table's entries (a more advanced pawn structure).
+    fn own_class(&self, side: usize, idx: u64) -> Option<Wdl50> {
+        let cell = self.cells[side].get(idx as usize)?.load(Relaxed);
+        if cell & DECIDED != 0 {
+            return Some(Self::dtz_of(cell).wdl50());
+        }
+        if cell & (WINNER | LOSER) != 0 {
+            self.inconsistent(idx, side, Inconsistency::UndecidedAfterPawnMove);
+            return None;
+        }
+        Some(Wdl50::Draw)
+    }
+
+    /// The best en passant capture for `side` after the opponent's pawn in slot `pawn` pushed
+    /// two squares, as `side`'s class; `None` without a legal one.
+    fn en_passant(&self, sq: &Squares, side: usize, pawn: usize) -> Option<Wdl50> {
+        let mut best: Option<Wdl50> = None;
+        let mut failed = false;
+        for_each_en_passant(&self.slots, sq, side, pawn, |after| {
+            match self.sub_class(after, pawn, None, 1 - side) {
+                Some(theirs) => {
+                    let mine = theirs.flip();
+                    best = Some(best.map_or(mine, |b| b.max(mine)));
+                }
+                None => failed = true,
+            }
+        });
+        if failed {
+            return None;
+        }
+        best
+    }
+
+    fn dtz_of(cell: u16) -> Dtz {
+        let d = (cell & DEPTH) as i16;
+        if cell & LOSS != 0 {
+            Dtz(-d - i16::from(cell & ZEROES != 0))
+        } else {
+            Dtz(d)
+        }
+    }
+
+    /// The passes of one pawn structure rank, depth by depth from its seeds.
+    fn passes(&self, mut seeds: BTreeMap<u16, Vec<Item>>) -> Result<(), DtzError> {
+        let mut frontier: Parts = vec![Vec::new(); PARTS];
+        let mut d: u16 = 0;
+        let mut times = [0f64; 2];
+        loop {
+            let t0 = std::time::Instant::now();
+            if let Some(s) = seeds.remove(&d) {
+                self.join_seeds(&s, d, &mut frontier);
+            }
+            if frontier.iter().all(Vec::is_empty) {
+                match seeds.keys().next() {
+                    Some(&next) => {
+                        d = next;
+                        continue;
+                    }
+                    None => {
+                        log::debug!(
+                            "{}: DTZ50 passes: seeds {:.2} s, un-moves {:.2} s",
+                            self.material.name(),
+                            times[0],
+                            times[1]
+                        );
+                        return Ok(());
+                    }
+                }
+            }
+            if d >= DEPTH - 1 {
+                return Err(DtzError::Overflow(self.material.name()));
+            }
+            let t1 = std::time::Instant::now();
+            let (next, late) = self.pass(frontier, d);
+            times[0] += (t1 - t0).as_secs_f64();
+            times[1] += t1.elapsed().as_secs_f64();
+            self.check()?;
+            for (v, it) in late {
+                seeds.entry(v).or_default().push(it);
+            }
+            frontier = next;
+            d += 1;
+        }
+    }
+
+    /// The partition of a node in the retrograde passes (see `pass`): its side to move and the
+    /// class of that side's king square.
+    fn part_of(&self, it: Item) -> usize {
+        let side = (it & 1) as usize;
+        let placement = (item_idx(it) / self.ix.king_stride()) as usize;
+        let class = self.king_class[side].get(placement).copied().unwrap_or(0);
+        side * 64 + usize::from(class & 63)
+    }
+
+    /// The seeds that join the frontier of depth `d` (see `join_seed`), added to it by
+    /// partition: split in parallel slices, then each partition gathered from the slices at
+    /// once (a fold and reduce would copy them again at every level of the reduction).
+    fn join_seeds(&self, seeds: &[Item], d: u16, frontier: &mut Parts) {
+        let slices: Vec<Parts> = seeds
+            .par_chunks(1 << 16)
+            .map(|slice| {
+                let mut parts: Parts = vec![Vec::new(); PARTS];
+                for &it in slice {
+                    if let Some(lost) = self.join_seed(it, d) {
+                        let it = if lost { it | LOST } else { it & !LOST };
+                        parts[self.part_of(it)].push(it);
+                    }
+                }
+                parts
+            })
+            .collect();
+        frontier.par_iter_mut().enumerate().for_each(|(k, f)| {
+            f.reserve(slices.iter().map(|p| p[k].len()).sum());
+            for p in &slices {
+                f.extend_from_slice(&p[k]);
+            }
+        });
+    }
+
+    /// Whether a seed joins the frontier of depth `d`, and if so whether it is a loss: a winner
+    /// not decided sooner is decided now; a loser (decided by its exits) joins at its depth.
+    fn join_seed(&self, it: Item, d: u16) -> Option<bool> {
+        let (idx, side) = (item_idx(it) as usize, (it & 1) as usize);
+        let cell = self.cells[side].get(idx)?;
+        let cur = cell.load(Relaxed);
+        if cur & DECIDED != 0 {
+            // Decided in the init: a loss whose moves all zero, a late loss, or a win by its
+            // exit (each seeded once, at its depth).
+            let joins = (cur & LOSS != 0 || cur & SEEDED != 0) && cur & DEPTH == d;
+            return joins.then_some(cur & LOSS != 0);
+        }
+        let won = cur & WINNER != 0
+            && cell
+                .compare_exchange(cur, DECIDED | d, Relaxed, Relaxed)
+                .is_ok();
+        if won {
+            self.close_winner(side, idx as u64, false);
+        }
+        won.then_some(false)
+    }
+
+    /// The un-moves from the frontier of depth `d` (by partition): what they decide at `d + 1`
+    /// (by partition), and the losses their exits decide later, with their depth.
+    ///
+    /// A predecessor differs from its node only in a piece of the side that moved, so the king
+    /// of the side to move in the node stands on the same square there (up to the symmetry of
+    /// its index): split by that side and the class of that king's square, the nodes of
+    /// different parts have no predecessor in common, and each part updates its predecessors'
+    /// cells with plain loads and stores (the atomic read-modify-write operations of shared
+    /// updates stall the thread's outstanding cache misses).
+    #[allow(clippy::type_complexity)]
+    fn pass(&self, frontier: Parts, d: u16) -> (Parts, Vec<(u16, Item)>) {
+        let outputs: Vec<(Parts, Vec<(u16, Item)>)> = frontier
+            .into_par_iter()
+            .filter(|p| !p.is_empty())
+            .map(|mut part| {
+                // In index order, so that neighbouring nodes have neighbouring predecessors.
+                radix_sort(&mut part);
+                let mut next: Parts = vec![Vec::new(); PARTS];
+                let mut late = Vec::new();
+                // A software pipeline: the predecessors of one node are generated and their
+                // cells prefetched before those of the node before it are updated, so that the
+                // cache misses overlap the work.
+                let mut found = [Found::default(), Found::default()];
+                let mut k = 0;
+                for &it in &part {
+                    self.predecessors_of(it, &mut found[k]);
+                    self.update(&found[1 - k], d, &mut next, &mut late);
+                    k = 1 - k;
+                }
+                self.update(&found[1 - k], d, &mut next, &mut late);
+                (next, late)
+            })
+            .collect();
+        // What the tasks decided, gathered by partition.
+        let mut by_part: Vec<Vec<Vec<Item>>> = vec![Vec::new(); PARTS];
+        let mut late = Vec::new();
+        for (parts, l) in outputs {
+            for (k, v) in parts.into_iter().enumerate() {
+                if !v.is_empty() {
+                    by_part[k].push(v);
+                }
+            }
+            late.extend(l);
+        }
+        let next = by_part.into_par_iter().map(|vs| vs.concat()).collect();
+        (next, late)
+    }
+
+    /// The open predecessors of node `it` into `found` (replaced), their cells prefetched.
+    fn predecessors_of(&self, it: Item, found: &mut Found) {
+        let (idx, side) = (item_idx(it), (it & 1) as usize);
+        found.preds.clear();
+        let Some(sq) = self.ix.decode(idx) else {
+            return;
+        };
+        found.lost = it & LOST != 0;
+        found.mover = 1 - side;
+        let dedupe = self.ix.may_coincide(&sq, side);
+        self.predecessors(&sq, idx, side, found.lost, dedupe, &mut found.preds);
+        if !found.lost && dedupe {
+            // A loser's counter counts distinct successors, and two un-moves may reach the
+            // same entry here.
+            found.preds.sort_unstable();
+            found.preds.dedup();
+        }
+        for &p in &found.preds {
+            prefetch(&self.cells[found.mover], p as usize);
+        }
+    }
+
+    /// Updates the predecessors `found` of a node decided at depth `d`: a predecessor of a loss
+    /// wins at `d + 1`, one of a win has its counter lowered and is lost when it runs out; what
+    /// is decided at `d + 1` goes to `next` (by partition), a loss its exits make longer to
+    /// `late`.
+    fn update(&self, found: &Found, d: u16, next: &mut Parts, late: &mut Vec<(u16, Item)>) {
+        let (ps, lost) = (found.mover, found.lost);
+        for &p in found.preds.iter() {
+            let Some(c) = self.cells[ps].get(p as usize) else {
+                continue;
+            };
+            // This part alone updates this cell (see `pass`).
+            let cur = c.load(Relaxed);
+            if cur & DECIDED != 0 {
+                continue;
+            }
+            if lost {
+                if cur & WINNER != 0 {
+                    c.store(DECIDED | (d + 1), Relaxed);
+                    self.close_winner(ps, p, true);
+                    let it = item(p, ps);
+                    next[self.part_of(it)].push(it);
+                }
+            } else if cur & LOSER != 0 {
+                let prev = cur;
+                if prev & COUNT != 0 {
+                    c.store(prev - 1, Relaxed);
+                }
+                match prev & COUNT {
+                    0 => self.inconsistent(p, ps, Inconsistency::MoreDecidedThanMoves),
+                    1 => {
+                        // Its depth, from which the winner's moves into it count, is one ply
+                        // less than its DTZ when its best move zeroes.
+                        let exit = exit_plies((prev >> EXIT_SHIFT) & 3);
+                        let (v, zeroes) = if exit > d + 1 {
+                            (exit - 1, ZEROES)
+                        } else {
+                            (d + 1, 0)
+                        };
+                        c.store(DECIDED | LOSS | zeroes | v, Relaxed);
+                        clear_bit(&self.open[ps], p);
+                        if v == d + 1 {
+                            let it = item(p, ps) | LOST;
+                            next[self.part_of(it)].push(it);
+                        } else {
+                            late.push((v, item(p, ps)));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// The predecessors, with the other side to move, from which a move of a piece other than
+    /// a pawn, capturing nothing, leads to `sq` (entry `idx`, `side` to move): for a loss
+    /// (`lost`) only the undecided wins, by the open bits; for a win every legal one (see below).
+    /// Un-moves that leave the king of `side` in check before the move give no position and
+    /// are not generated. `dedupe`: two un-moves may reach the same entry (`may_coincide`), so
+    /// the index is computed in full, never by stride.
+    fn predecessors(
+        &self,
+        sq: &Squares,
+        idx: u64,
+        side: usize,
+        lost: bool,
+        dedupe: bool,
+        out: &mut Vec<u64>,
+    ) {
+        let mover = color_of(1 - side);
+        let open = &self.open[1 - side];
+        let occ = occupancy(sq, self.n);
+        let discovered = discovery_masks(&self.slots, self.n, sq, occ, side);
+        // The predecessors of a loss are mostly decided wins already, which the open bits drop
+        // without touching their cells; those of a win are mostly open losses, whose cells are
+        // read anyway (a draw's cell is neither a winner nor a loser).
+        let keep = |pi: u64| !lost || has_bit(open, pi);
+        for i in 0..self.n {
+            let (c, r) = self.slots[i];
+            if c != mover || r == Role::Pawn {
+                continue;
+            }
+            let at = sq[i];
+            let mut origins = attacks_from(c, r, at, occ)
+                & !occ
+                & legal_origins(&self.slots, sq, occ, side, i, &discovered);
+            match self.ix.stride(sq, i) {
+                // A lone piece other than a king: the index moves by its stride per square.
+                Some(st) if !dedupe => {
+                    let base = idx - u64::from(at) * st;
+                    // The open ones among a loss's predecessors, by one load where the piece's
+                    // line has its word.
+                    let line = if lost {
+                        self.open_on_line(1 - side, i, idx)
+                    } else {
+                        None
+                    };
+                    if let Some(open_squares) = line {
+                        origins &= open_squares;
+                    }
+                    while origins != 0 {
+                        let pi = base + u64::from(origins.trailing_zeros()) * st;
+                        origins &= origins - 1;
+                        if line.is_some() || keep(pi) {
+                            out.push(pi);
+                        }
+                    }
+                }
+                _ => {
+                    while origins != 0 {
+                        let from = origins.trailing_zeros() as u8;
+                        origins &= origins - 1;
+                        let pi = self.ix.moved(idx, sq, i, from).or_else(|| {
+                            let mut p = *sq;
+                            p[i] = from;
+                            self.ix.index(&p)
+                        });
+                        if let Some(pi) = pi.filter(|&pi| keep(pi)) {
+                            out.push(pi);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Marks the undecided win `idx` (`side` to move) open, in the open bits and its lines.
+    fn open_winner(&self, side: usize, idx: u64) {
+        set_bit(&self.open[side], idx);
+        for l in self.lines[side].iter().flatten() {
+            l.set(idx);
+        }
+    }
+
+    /// Clears the open bits of the win `idx` (`side` to move) just decided; `owned`: by the
+    /// part of a pass that alone updates its line (see `pass`), with plain stores.
+    fn close_winner(&self, side: usize, idx: u64, owned: bool) {
+        clear_bit(&self.open[side], idx);
+        for l in self.lines[side].iter().flatten() {
+            if owned {
+                l.clear_owned(idx);
+            } else {
+                l.clear(idx);
+            }
+        }
+    }
+
+    /// The squares of the piece in `slot` whose entries, with the other pieces as in entry
+    /// `idx`, are open wins with `side` to move, as one word: from the piece's line bitmap, or
+    /// for the lowest digit (a piece other than a pawn) from the open bitmap, whose words are
+    /// its lines; `None` for other pieces.
+    #[inline]
+    fn open_on_line(&self, side: usize, slot: usize, idx: u64) -> Option<u64> {
+        LineBits::word_on_line(&self.lines[side], &self.open[side], &self.ix, slot, idx)
+    }
+
+    /// The table bytes of both sides, with the entries kept and the longest win and loss, in
+    /// one pass over each side's cells; an error if a win or loss was never decided.
+    fn finish(self) -> Result<DtzSolved, DtzError> {
+        /// One word's worth of cells: kept bits, longest win and loss, or the first error.
+        type Words = Result<(u64, u32, u32), DtzError>;
+        let side_out = |side: usize| -> Result<(Vec<u8>, Vec<u64>, u32, u32), DtzError> {
+            let cells = &self.cells[side];
+            let mut bytes = vec![0u8; cells.len()];
+            let words: Vec<Words> = bytes
+                .par_chunks_mut(64)
+                .zip(cells.par_chunks(64))
+                .enumerate()
+                .map(|(w, (out, cells))| {
+                    let (mut kept, mut win, mut loss) = (0u64, 0u32, 0u32);
+                    for (i, (b, c)) in out.iter_mut().zip(cells).enumerate() {
+                        let cell = c.load(Relaxed);
+                        if cell & DECIDED == 0 {
+                            if cell & (WINNER | LOSER) != 0 {
+                                return Err(DtzError::Inconsistent {
+                                    material: self.material.name(),
+                                    idx: (w * 64 + i) as u64,
+                                    side: side_name(side),
+                                    why: Inconsistency::NeverDecided,
+                                });
+                            }
+                            continue;
+                        }
+                        let dtz = Self::dtz_of(cell);
+                        *b = dtz
+                            .to_table_byte()
+                            .ok_or_else(|| DtzError::TooLong(self.material.name(), dtz))?;
+                        kept |= 1 << i;
+                        if dtz.0 > 0 {
+                            win = win.max(dtz.plies());
+                        } else {
+                            loss = loss.max(dtz.plies());
+                        }
+                    }
+                    Ok((kept, win, loss))
+                })
+                .collect();
+            let (mut kept, mut win, mut loss) = (Vec::with_capacity(words.len()), 0, 0);
+            for w in words {
+                let (k, wi, lo) = w?;
+                kept.push(k);
+                win = win.max(wi);
+                loss = loss.max(lo);
+            }
+            Ok((bytes, kept, win, loss))
+        };
+        let (white, kept_white, win_w, loss_w) = side_out(0)?;
+        let (black, kept_black, win_b, loss_b) = side_out(1)?;
+        Ok(DtzSolved {
+            white,
+            black,
+            longest_win: win_w.max(win_b),
+            longest_loss: loss_w.max(loss_b),
+            kept: [kept_white, kept_black],
+        })
+    }
+}
+
+/// The DTM values of a material, both sides, read from its table (entries that are no legal
+/// position hold anything in a compressed table).
+///
+/// # Errors
+/// A block that cannot be read.
+pub fn dtm_values(
+    table: &retro_tables::format::Table,
+) -> Result<[Vec<u8>; 2], retro_tables::ProbeError> {
+    let n = table.scheme().size();
+    let side = |white: bool| -> Result<Vec<u8>, retro_tables::ProbeError> {
+        if let Some(bytes) = table.side_in_memory(white) {
+            return Ok(bytes
+                .par_iter()
+                .map(|&b| Value::from_byte(b).to_byte())
+                .collect());
+        }
+        (0..n)
+            .into_par_iter()
+            .map(|idx| table.get(white, idx).map(Value::to_byte))
+            .collect()
+    };
+    Ok([side(true)?, side(false)?])
+}
+
+#[cfg(test)]
+mod exact_tests;
+
+#[cfg(test)]
+mod tests {
+    use super::radix_sort;
+
+    #[test]
+    fn radix_sort_sorts_as_the_standard_sort() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for (len, bits) in [
+            (0, 8),
+            (5, 8),
+            (1000, 33),
+            (5000, 1),
+            (70_000, 33),
+            (70_000, 64),
+        ] {
+            let v: Vec<u64> = (0..len)
+                .map(|_| {
+                    if bits == 64 {
+                        next()
+                    } else {
+                        next() >> (64 - bits)
+                    }
+                })
+                .collect();
+            let mut expected = v.clone();
+            expected.sort_unstable();
+            let mut sorted = v;
+            radix_sort(&mut sorted);
+            assert_eq!(sorted, expected, "{len} values of {bits} bits");
+        }
+    }
+}

@@ -1,0 +1,598 @@
+//! The generator behind `build-tables`: plans the materials in dependency order
+//! ([`plan`]), solves each by retrograde analysis (DTM in the `solve` module, DTZ50 from the
+//! DTM values in `dtz`), writes its tables atomically
+//! ([`retro_tables::format::write_table`]) and checks tables independently ([`verify`]).
+//!
+//! Its public API is what `build-tables` and the engine's background build call: [`build`]
+//! with [`BuildOptions`], [`build_one`], and [`verify`]. It depends on `retro-tables` only.
+
+#![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+mod atomics;
+mod dtz;
+mod solve;
+pub mod verify;
+
+use std::{
+    path::{Path, PathBuf},
+    time::Instant,
+};
+
+use indicatif::ProgressBar;
+use rayon::prelude::*;
+use shakmaty::{Color, Role};
+
+use self::{
+    dtz::{DtzError, DtzSolver, Records, Wdl50Tables},
+    solve::{SolveError, Solver, Stage},
+};
+use retro_tables::{
+    format::{
+        file_name, write_table, write_table_as, Compression, Encoding, Metric, Stats, Table,
+        TableData, TableError,
+    },
+    index::IndexScheme,
+    Material, ProbeError, Tables, Value, Wdl,
+};
+
+/// Why a build failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// A table file could not be written or a sub-table read.
+    #[error(transparent)]
+    Table(#[from] TableError),
+    /// The solver failed.
+    #[error(transparent)]
+    Solve(#[from] SolveError),
+    /// The DTZ50 solve failed.
+    #[error(transparent)]
+    Dtz(#[from] DtzError),
+    /// The output directory could not be created.
+    #[error("cannot create {path}: {source}")]
+    OutDir {
+        /// The directory.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+}
+
+/// What to build and how.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// Directory of the tables (sub-tables are read from it too).
+    pub out: PathBuf,
+    /// Rebuild tables that are present and valid.
+    pub force: bool,
+    /// Show progress bars.
+    pub progress: bool,
+    /// Block length and level of the compressed tables ([`Encoding::for_material`]).
+    pub compression: Compression,
+}
+
+/// Figures of one table.
+#[derive(Clone, Debug)]
+pub struct TableSummary {
+    /// The material.
+    pub material: Material,
+    /// Whether valid tables were already there (nothing was built).
+    pub skipped: bool,
+    /// Whether a valid DTM table was there, so that only the DTZ50 table was built.
+    pub dtm_present: bool,
+    /// Legal positions, both sides to move.
+    pub positions: u64,
+    /// Wins for the side to move.
+    pub wins: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Losses for the side to move.
+    pub losses: u64,
+    /// Longest mate, in plies.
+    pub longest: u32,
+    /// Build time in seconds.
+    pub seconds: f64,
+    /// Of it, the retrograde solve.
+    pub solve_seconds: f64,
+    /// File size in bytes.
+    pub bytes: u64,
+    /// Size of the values uncompressed (one byte per entry and side, DTM and DTZ).
+    pub raw_bytes: u64,
+    /// The DTZ50 table, when it was built.
+    pub dtz: Option<DtzSummary>,
+}
+
+/// Figures of one DTZ50 table.
+#[derive(Clone, Copy, Debug)]
+pub struct DtzSummary {
+    /// Longest distance to zeroing of a win (cursed ones included), in plies.
+    pub longest_win: u32,
+    /// Longest of a loss.
+    pub longest_loss: u32,
+    /// Time to build it, seconds.
+    pub seconds: f64,
+    /// Of it, the solve.
+    pub solve_seconds: f64,
+    /// File size in bytes.
+    pub bytes: u64,
+}
+
+impl std::fmt::Display for TableSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.skipped {
+            return write!(
+                f,
+                "{:<8} present and valid, skipped ({} bytes; --force rebuilds)",
+                self.material.name(),
+                self.bytes
+            );
+        }
+        if self.dtm_present {
+            write!(f, "{:<8} DTM present", self.material.name())?;
+        } else {
+            write!(
+                f,
+                "{:<8} positions {:>10}  wins {:>10}  draws {:>10}  losses {:>10}  longest mate {:>3} plies  {:>7.2} s (solve {:.2} s)",
+                self.material.name(),
+                self.positions,
+                self.wins,
+                self.draws,
+                self.losses,
+                self.longest,
+                self.seconds,
+                self.solve_seconds,
+            )?;
+        }
+        if let Some(z) = &self.dtz {
+            write!(
+                f,
+                "  DTZ50 longest {}/{} plies {:.2} s (solve {:.2} s, {} bytes)",
+                z.longest_win, z.longest_loss, z.seconds, z.solve_seconds, z.bytes
+            )?;
+        }
+        write!(f, "  {} bytes", self.bytes)?;
+        if self.bytes < self.raw_bytes {
+            write!(
+                f,
+                " (ratio {:.2})",
+                self.raw_bytes as f64 / self.bytes.max(1) as f64
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Tables already built, for looking up exits.
+#[derive(Default)]
+pub struct SubTables {
+    /// Each table with its material's key and its colour-swapped key.
+    tables: Vec<(u64, u64, Table)>,
+}
+
+impl Tables for SubTables {
+    fn table_by_key(&self, key: u64) -> Result<(&Table, bool), ProbeError> {
+        for (own, swapped, t) in &self.tables {
+            if *own == key {
+                return Ok((t, false));
+            }
+            if *swapped == key {
+                return Ok((t, true));
+            }
+        }
+        Err(ProbeError::MissingTable(
+            Material::from_key(key).canonical().name(),
+        ))
+    }
+}
+
+impl SubTables {
+    /// Opens what one stage of solving `material` looks up. Tables of up to 4 pieces are raw and
+    /// stay memory-mapped. A compressed table is read into memory, and only the side to move
+    /// the stage reaches: in the init pass of one side, exits are that side's moves, so the
+    /// other side is to move after them; the retrograde passes look up en passant captures
+    /// only, which lead to 4 pieces. This keeps a 5-piece build with 5-piece promotion tables
+    /// within a few GB.
+    ///
+    /// # Errors
+    /// A missing or invalid sub-table.
+    pub fn open_for(dir: &Path, material: Material, stage: Stage) -> Result<SubTables, TableError> {
+        let mut tables = Vec::new();
+        for (m, halves) in stage_successors(material, stage) {
+            let path = dir.join(file_name(m));
+            let t = if m.piece_count() >= 5 {
+                Table::open_sides_in_memory(&path, Some(m), halves)?
+            } else {
+                Table::open(&path, Some(m))?
+            };
+            tables.push((m.key(), m.swapped().key(), t));
+        }
+        Ok(SubTables { tables })
+    }
+}
+
+/// The canonical materials one stage of solving `material` can look up, each with the sides to
+/// move (white, black) of their tables that it reads.
+fn stage_successors(material: Material, stage: Stage) -> Vec<(Material, [bool; 2])> {
+    let mut out: Vec<(Material, [bool; 2])> = Vec::new();
+    let mut add = |m: Material, mover: usize| {
+        if m.piece_count() <= 2 {
+            return;
+        }
+        // After a move of `mover`, the other side is to move; a table stored in the other
+        // orientation holds that position with the colours exchanged.
+        let child_white = mover == 1;
+        let c = m.canonical();
+        let white = if m == c { child_white } else { !child_white };
+        let side = usize::from(!white);
+        match out.iter_mut().find(|(k, _)| *k == c) {
+            Some((_, h)) => h[side] = true,
+            None => {
+                let mut h = [false; 2];
+                h[side] = true;
+                out.push((c, h));
+            }
+        }
+    };
+    let en_passant = material.count(Color::White, Role::Pawn) > 0
+        && material.count(Color::Black, Role::Pawn) > 0;
+    for (m, mover) in material.successors_by_mover() {
+        match stage {
+            Stage::Init(side) if side == mover => add(m, mover),
+            Stage::InitBoth => add(m, mover),
+            Stage::Retro
+                if en_passant && m.piece_count() <= 4 && m.pawn_count() < material.pawn_count() =>
+            {
+                add(m, mover)
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The requested materials with all they depend on, in build order.
+pub fn plan(requested: &[Material]) -> Vec<Material> {
+    let mut all: Vec<Material> = requested.iter().flat_map(|m| m.closure()).collect();
+    all.sort();
+    all.dedup();
+    retro_tables::sort_build_order(&mut all);
+    all
+}
+
+fn summarize(
+    material: Material,
+    white: &[u8],
+    black: &[u8],
+    positions: u64,
+) -> (TableSummary, Stats) {
+    // A histogram of the bytes (four interleaved, so that runs of one value do not wait on
+    // one counter), then wins, losses and the longest of each from it.
+    let histogram = |bytes: &[u8]| {
+        let mut h = [[0u64; 256]; 4];
+        let mut quads = bytes.chunks_exact(4);
+        for q in &mut quads {
+            for (k, &b) in q.iter().enumerate() {
+                h[k][usize::from(b)] += 1;
+            }
+        }
+        for &b in quads.remainder() {
+            h[0][usize::from(b)] += 1;
+        }
+        let mut total = [0u64; 256];
+        for (b, t) in total.iter_mut().enumerate() {
+            *t = h.iter().map(|row| row[b]).sum();
+        }
+        total
+    };
+    let total = white
+        .par_chunks(1 << 20)
+        .chain(black.par_chunks(1 << 20))
+        .map(histogram)
+        .reduce(
+            || [0u64; 256],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                a
+            },
+        );
+    let (mut wins, mut losses, mut longest_win, mut longest_loss) = (0, 0, 0, 0);
+    for (b, &n) in total.iter().enumerate() {
+        let v = Value::from_byte(b as u8);
+        match v.wdl() {
+            Wdl::Win if n > 0 => {
+                wins += n;
+                longest_win = longest_win.max(v.plies());
+            }
+            Wdl::Loss if n > 0 => {
+                losses += n;
+                longest_loss = longest_loss.max(v.plies());
+            }
+            _ => {}
+        }
+    }
+    let stats = Stats {
+        longest_win,
+        longest_loss,
+    };
+    let longest = stats.longest_win.max(stats.longest_loss);
+    let summary = TableSummary {
+        material,
+        skipped: false,
+        dtm_present: false,
+        positions,
+        wins,
+        draws: positions.saturating_sub(wins + losses),
+        losses,
+        longest,
+        seconds: 0.0,
+        solve_seconds: 0.0,
+        bytes: 0,
+        raw_bytes: 2 * white.len() as u64,
+        dtz: None,
+    };
+    (summary, stats)
+}
+
+/// Builds one material whose sub-tables are in `opts.out`: its DTM table, then its DTZ50
+/// table from the DTM values (each skipped when a valid file is present, unless `opts.force`).
+///
+/// # Errors
+/// A sub-table that is missing or invalid, a solver error, or an I/O error writing a file.
+pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary, BuildError> {
+    let path = opts.out.join(file_name(material));
+    let dtz_path = opts.out.join(Metric::Dtz.file_name(material));
+    let present = |p: &Path, open: fn(&Path, Option<Material>) -> Result<Table, TableError>| {
+        !opts.force && open(p, Some(material)).is_ok_and(|t| t.check_blocks().is_ok())
+    };
+    let have_dtm = present(&path, Table::open);
+    let have_dtz = have_dtm && present(&dtz_path, Table::open_dtz);
+    let file_bytes = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    if have_dtz {
+        let raw_bytes = 4 * IndexScheme::new(material).size();
+        return Ok(TableSummary {
+            material,
+            skipped: true,
+            dtm_present: true,
+            positions: 0,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            longest: 0,
+            seconds: 0.0,
+            solve_seconds: 0.0,
+            bytes: file_bytes(&path) + file_bytes(&dtz_path),
+            raw_bytes,
+            dtz: None,
+        });
+    }
+    let start = Instant::now();
+    let (dtm, mut summary, records) = if have_dtm {
+        let t = Table::open(&path, Some(material))?.into_memory([true, true])?;
+        let dtm = dtz::dtm_values(&t).map_err(|e| BuildError::Dtz(e.into()))?;
+        let (mut summary, _) = summarize(material, &dtm[0], &dtm[1], 0);
+        summary.dtm_present = true;
+        summary.bytes = file_bytes(&path);
+        (dtm, summary, None)
+    } else {
+        build_dtm(material, opts)?
+    };
+    let z = build_dtz(material, opts, &dtm, records)?;
+    summary.dtz = Some(z);
+    summary.raw_bytes = 4 * dtm[0].len() as u64;
+    summary.bytes += z.bytes;
+    summary.seconds = start.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// A built DTM table: its values (white, black to move), its summary, and what its init pass
+/// recorded for the DTZ50 solve.
+type BuiltDtm = ([Vec<u8>; 2], TableSummary, Option<Records>);
+
+/// Solves and writes the DTM table of `material`.
+fn build_dtm(material: Material, opts: &BuildOptions) -> Result<BuiltDtm, BuildError> {
+    let start = Instant::now();
+    let bar = if opts.progress {
+        ProgressBar::new(0)
+    } else {
+        ProgressBar::hidden()
+    };
+    let mut solver = Solver::new(material, SubTables::default());
+    if let Some(r) = Records::new(opts.out.clone(), material) {
+        solver = solver.with_records(r);
+    }
+    let mut solved = solver.solve(&bar, |stage| {
+        SubTables::open_for(&opts.out, material, stage).map_err(|e| SolveError::SubTable {
+            material: material.name(),
+            source: e.into(),
+        })
+    })?;
+    let (mut summary, stats) = summarize(
+        material,
+        &solved.white,
+        &solved.black,
+        solved.positions[0] + solved.positions[1],
+    );
+    summary.solve_seconds = start.elapsed().as_secs_f64();
+    let data = TableData {
+        white: &solved.white,
+        black: &solved.black,
+        legal: Some([&solved.legal[0], &solved.legal[1]]),
+    };
+    let written = write_table(
+        &opts.out,
+        material,
+        data,
+        stats,
+        Encoding::for_material(material, opts.compression),
+    )?;
+    log::info!(
+        "{}: written in {:.2} s, digit orders {:?}",
+        material.name(),
+        start.elapsed().as_secs_f64() - summary.solve_seconds,
+        written.orders
+    );
+    summary.bytes = written.bytes;
+    let records = solved.records.take();
+    Ok(([solved.white, solved.black], summary, records))
+}
+
+/// Solves and writes the DTZ50 table of `material` from its DTM values `dtm` (white, black to
+/// move) and the DTZ50 tables of its sub-materials. Only the wins and losses are kept, a
+/// loss by its class ([`Dtz::to_table_byte`]): the file stores whatever compresses best at
+/// draws and at entries that are no position.
+fn build_dtz(
+    material: Material,
+    opts: &BuildOptions,
+    dtm: &[Vec<u8>; 2],
+    records: Option<Records>,
+) -> Result<DtzSummary, BuildError> {
+    let start = Instant::now();
+    let dtm = [&dtm[0][..], &dtm[1][..]];
+    let solved = match records {
+        // The captures and promotions were valued in the DTM init: only en passant captures
+        // are looked up here.
+        Some(r) => {
+            let sub = Wdl50Tables::open_stage(&opts.out, material, Stage::Retro)?;
+            DtzSolver::from_records(material, dtm, &sub, r).solve()?
+        }
+        None => {
+            let sub = Wdl50Tables::open_for(&opts.out, material)?;
+            DtzSolver::new(material, dtm, &sub).solve()?
+        }
+    };
+    let solve_seconds = start.elapsed().as_secs_f64();
+    let stats = Stats {
+        longest_win: solved.longest_win,
+        longest_loss: solved.longest_loss,
+    };
+    let written = write_table_as(
+        &opts.out,
+        Metric::Dtz,
+        material,
+        TableData {
+            white: &solved.white,
+            black: &solved.black,
+            legal: Some([&solved.kept[0], &solved.kept[1]]),
+        },
+        stats,
+        Encoding::for_dtz(opts.compression),
+    )?;
+    log::info!(
+        "{}: DTZ50 written in {:.2} s, digit orders {:?}",
+        material.name(),
+        start.elapsed().as_secs_f64() - solve_seconds,
+        written.orders
+    );
+    Ok(DtzSummary {
+        longest_win: stats.longest_win,
+        longest_loss: stats.longest_loss,
+        seconds: start.elapsed().as_secs_f64(),
+        solve_seconds,
+        bytes: written.bytes,
+    })
+}
+
+/// Builds the requested materials and everything they depend on, calling `report` after each.
+///
+/// # Errors
+/// The first table that fails.
+pub fn build(
+    requested: &[Material],
+    opts: &BuildOptions,
+    mut report: impl FnMut(&TableSummary),
+) -> Result<Vec<TableSummary>, BuildError> {
+    std::fs::create_dir_all(&opts.out).map_err(|source| BuildError::OutDir {
+        path: opts.out.clone(),
+        source,
+    })?;
+    let mut out = Vec::new();
+    for m in plan(requested) {
+        let s = build_one(m, opts)?;
+        report(&s);
+        out.push(s);
+    }
+    Ok(out)
+}
+
+/// Builds `materials` with their sub-tables into `dir`, quietly: the tables the unit tests
+/// compare against.
+#[cfg(test)]
+pub(crate) fn build_for_test(dir: &Path, materials: &[Material]) {
+    let opts = BuildOptions {
+        out: dir.to_path_buf(),
+        force: false,
+        progress: false,
+        compression: Compression::default(),
+    };
+    build(materials, &opts, |_| {}).expect("tables build");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(name: &str) -> Material {
+        name.parse().expect("material")
+    }
+
+    fn names(v: &[(Material, [bool; 2])]) -> Vec<(String, [bool; 2])> {
+        let mut out: Vec<_> = v.iter().map(|(m, h)| (m.name(), *h)).collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn each_stage_reads_the_side_its_exits_reach() {
+        // White's moves in KRPvKR: captures of the black rook, and promotions (with or without
+        // that capture); black is to move after them. Black's moves: captures only.
+        let white = stage_successors(m("KRPvKR"), Stage::Init(0));
+        let want: Vec<(String, [bool; 2])> = [
+            "KQRvK", "KQRvKR", "KRBvK", "KRBvKR", "KRNvK", "KRNvKR", "KRPvK", "KRRvK", "KRRvKR",
+        ]
+        .iter()
+        .map(|n| (n.to_string(), [false, true]))
+        .collect();
+        assert_eq!(names(&white), want);
+        // Black's captures lead to KPvKR, stored as KRvKP with the colours exchanged, so the
+        // pawn side (white to move after black's move) is black there; and to KRvKR, with white
+        // to move.
+        let black = stage_successors(m("KRPvKR"), Stage::Init(1));
+        assert_eq!(
+            names(&black),
+            vec![
+                ("KRvKP".to_string(), [false, true]),
+                ("KRvKR".to_string(), [true, false]),
+            ]
+        );
+        // One pawn: no en passant, nothing to look up in the retrograde passes.
+        assert!(stage_successors(m("KRPvKR"), Stage::Retro).is_empty());
+        // With pawns on both sides, en passant captures lead to 4 pieces.
+        let retro = stage_successors(m("KRPvKP"), Stage::Retro);
+        assert!(retro.iter().all(|(x, _)| x.piece_count() <= 4), "{retro:?}");
+        assert!(retro.iter().any(|(x, _)| x.name() == "KRPvK"));
+    }
+
+    #[test]
+    fn the_init_of_both_sides_reads_what_each_side_reads() {
+        // Without pawns, one init pass handles both sides: it reads the union of the two
+        // sides' tables, all of fewer pieces.
+        for name in ["KQRvKR", "KRRvKQ", "KBNvKN"] {
+            let both = stage_successors(m(name), Stage::InitBoth);
+            let mut want = stage_successors(m(name), Stage::Init(0));
+            for (x, h) in stage_successors(m(name), Stage::Init(1)) {
+                match want.iter_mut().find(|(y, _)| *y == x) {
+                    Some((_, g)) => {
+                        g[0] |= h[0];
+                        g[1] |= h[1];
+                    }
+                    None => want.push((x, h)),
+                }
+            }
+            want.sort_by_key(|(x, _)| x.name());
+            let mut got = both.clone();
+            got.sort_by_key(|(x, _)| x.name());
+            assert_eq!(names(&got), names(&want), "{name}");
+            assert!(both.iter().all(|(x, _)| x.piece_count() < 5), "{name}");
+        }
+    }
+}

@@ -1,0 +1,369 @@
+//! Forward move generation for the init pass: a position's legal moves, with exits valued and
+//! in-table moves counted, and when two moves may reach the same entry.
+
+use shakmaty::{attacks, Color, Role};
+
+use super::{color_of, item::item, Solver};
+use crate::dtz::{Record, Records};
+use retro_tables::{
+    index::Squares,
+    pieces::{attacks_from, occupancy, square},
+    Tables, Value, Wdl, MAX_PIECES,
+};
+
+/// How a position's in-table moves are counted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Keys {
+    /// One per move.
+    Count,
+    /// One per distinct successor entry.
+    Dedupe,
+}
+
+/// Summary of one position's moves.
+pub(super) struct MoveSummary {
+    /// Number of legal moves.
+    pub(super) moves: u32,
+    /// Best value of a move leaving the table.
+    pub(super) best_exit: Option<Value>,
+    /// Longest loss through an exit (plies, for the mover).
+    pub(super) longest_losing_exit: u32,
+    /// Distinct in-table successors.
+    pub(super) keys: [u64; 128],
+    pub(super) nkeys: usize,
+    /// For the DTZ50 records (only when the solver keeps them): the mover's best class under
+    /// the 50-move rule after a capture or promotion, the distinct successors by quiet moves of
+    /// pieces other than pawns, and the legal pawn pushes (see `crate::dtz::Record`).
+    pub(super) record: Record,
+    /// The legal targets of the position's pieces (see [`legal_targets`]), kept here so that
+    /// they are filled in place.
+    legal: LegalTargets,
+}
+
+impl MoveSummary {
+    pub(super) fn new() -> MoveSummary {
+        MoveSummary {
+            moves: 0,
+            best_exit: None,
+            longest_losing_exit: 0,
+            keys: [0; 128],
+            nkeys: 0,
+            record: Record {
+                quiet: 0,
+                best: None,
+                pushes: 0,
+            },
+            legal: LegalTargets::new(),
+        }
+    }
+}
+
+/// The legal moves of one side in a position, as target squares per piece.
+pub(crate) struct LegalTargets {
+    /// Per slot, the squares its piece may legally move to (none for the other side's pieces):
+    /// quiet moves, captures (never of the king) and, for a pawn, pushes and promotions.
+    pub(crate) targets: [u64; MAX_PIECES],
+    /// Per slot of a pawn, the square of its double push when legal.
+    pub(crate) double: [u64; MAX_PIECES],
+    /// The occupied squares.
+    pub(crate) occ: u64,
+}
+
+impl LegalTargets {
+    /// No moves, to be filled by [`legal_targets`].
+    pub(crate) const fn new() -> LegalTargets {
+        LegalTargets {
+            targets: [0; MAX_PIECES],
+            double: [0; MAX_PIECES],
+            occ: 0,
+        }
+    }
+}
+
+/// The legal moves of `side` (0 white) in `sq` (pieces `slots`, `n` of them), without en
+/// passant, into `out`; `false` when the position is no legal one (the king of the side not to
+/// move is attacked; `out` is then left partly filled). Checks and pins are computed once, so
+/// no move is tried and taken back. `out` belongs to the caller so that nothing is returned by
+/// value: the init passes call this for every entry.
+#[inline(always)]
+pub(crate) fn legal_targets(
+    slots: &[(Color, Role)],
+    sq: &Squares,
+    n: usize,
+    side: usize,
+    out: &mut LegalTargets,
+) -> bool {
+    let me = color_of(side);
+    let occ = occupancy(sq, n);
+    let their_king = 1u64 << sq[1 - side];
+    let mut own = 0u64;
+    let mut own_attacks = [0u64; MAX_PIECES];
+    for i in 0..n {
+        let (c, r) = slots[i];
+        if c == me {
+            own |= 1u64 << sq[i];
+            let a = attacks_from(c, r, sq[i], occ);
+            if a & their_king != 0 {
+                return false;
+            }
+            own_attacks[i] = a;
+        }
+    }
+    let king = side; // slot of the mover's king
+    let ksq = sq[king];
+    let kbit = 1u64 << ksq;
+    // Squares the enemy attacks with our king lifted, and pinned pieces with their lines.
+    let mut danger = 0u64;
+    let mut pinned = 0u64;
+    let mut pin_lines = [0u64; MAX_PIECES];
+    // The squares a move other than the king's must reach when in check: the checker's, or
+    // one between it and the king; none in double check.
+    let mut evasions = !0u64;
+    let mut checkers = 0u32;
+    for j in 0..n {
+        let (c, r) = slots[j];
+        if c == me {
+            continue;
+        }
+        // With the king lifted, a piece attacks its square exactly when it gives check.
+        let a = attacks_from(c, r, sq[j], occ & !kbit);
+        danger |= a;
+        let (ks, js) = (square(ksq), square(sq[j]));
+        if a & kbit != 0 {
+            checkers += 1;
+            evasions = if checkers == 1 {
+                (1u64 << sq[j]) | attacks::between(ks, js).0
+            } else {
+                0
+            };
+        }
+        let lines = match r {
+            Role::Rook => ks.file() == js.file() || ks.rank() == js.rank(),
+            Role::Bishop => ks.file() != js.file() && ks.rank() != js.rank(),
+            Role::Queen => true,
+            _ => false,
+        };
+        if lines && attacks::ray(ks, js).any() {
+            let between = attacks::between(ks, js).0;
+            let blockers = between & occ;
+            if blockers.count_ones() == 1 && blockers & own != 0 {
+                pinned |= blockers;
+                let slot = (0..n).find(|&k| sq[k] == blockers.trailing_zeros() as u8);
+                if let Some(k) = slot {
+                    pin_lines[k] = between | (1u64 << sq[j]);
+                }
+            }
+        }
+    }
+    out.occ = occ;
+    for i in 0..n {
+        let (c, role) = slots[i];
+        if c != me {
+            out.targets[i] = 0;
+            out.double[i] = 0;
+            continue;
+        }
+        let from = sq[i];
+        let mut targets;
+        let mut double = 0u64;
+        if role == Role::Pawn {
+            let (fwd, start_rank): (i8, u8) = if side == 0 { (8, 1) } else { (-8, 6) };
+            let one = (from as i8 + fwd) as u8;
+            targets = own_attacks[i] & occ & !own;
+            if occ & (1u64 << one) == 0 {
+                targets |= 1u64 << one;
+                if from >> 3 == start_rank {
+                    let two = (one as i8 + fwd) as u8;
+                    if occ & (1u64 << two) == 0 {
+                        double = 1u64 << two;
+                        targets |= double;
+                    }
+                }
+            }
+        } else {
+            targets = own_attacks[i] & !own;
+        }
+        if i == king {
+            targets &= !danger;
+        } else {
+            targets &= evasions;
+            if pinned & (1u64 << from) != 0 {
+                targets &= pin_lines[i];
+            }
+        }
+        out.targets[i] = targets;
+        out.double[i] = double & targets;
+    }
+    true
+}
+
+impl<T: Tables + Sync + Default> Solver<T> {
+    /// Generates the legal moves of `side` in the decoded position `sq` (entry `idx`): exits
+    /// are valued; in-table moves are counted (`Keys::Count`) or recorded as distinct entries
+    /// (`Keys::Dedupe`). `false`, with `out`'s counts untouched, when the position is no legal
+    /// one (the king of the side not to move is attacked): the mover's attacks are computed
+    /// once, for that test and for the moves.
+    pub(super) fn summarize(
+        &self,
+        sq: &Squares,
+        idx: u64,
+        side: usize,
+        keys: Keys,
+        out: &mut MoveSummary,
+    ) -> bool {
+        if !legal_targets(&self.slots, sq, self.n, side, &mut out.legal) {
+            return false;
+        }
+        let occ = out.legal.occ;
+        out.moves = 0;
+        out.best_exit = None;
+        out.longest_losing_exit = 0;
+        out.nkeys = 0;
+        let records = self.records.as_ref();
+        out.record = Record {
+            quiet: 0,
+            best: None,
+            pushes: 0,
+        };
+        for i in 0..self.n {
+            let mut targets = out.legal.targets[i];
+            if targets == 0 {
+                continue;
+            }
+            let role = self.slots[i].1;
+            let double = out.legal.double[i];
+            if keys == Keys::Count {
+                // Every target is legal here: count the quiet moves at once and enumerate only
+                // the captures and promotions.
+                let promo_ranks = if role == Role::Pawn {
+                    0xFF00_0000_0000_00FFu64
+                } else {
+                    0
+                };
+                let quiet = targets & !occ & !promo_ranks;
+                let n = quiet.count_ones();
+                out.moves += n;
+                out.nkeys += n as usize;
+                targets &= !quiet;
+                if let Some(r) = records {
+                    if role == Role::Pawn {
+                        if quiet & !double != 0 {
+                            out.record.pushes |= r.push_bit(i, false);
+                        }
+                        if quiet & double != 0 {
+                            out.record.pushes |= r.push_bit(i, true);
+                        }
+                    } else {
+                        out.record.quiet += n as u16;
+                    }
+                }
+            }
+            while targets != 0 {
+                let to = targets.trailing_zeros() as u8;
+                targets &= targets - 1;
+                let to_bit = 1u64 << to;
+                let captured = if occ & to_bit != 0 {
+                    (0..self.n).find(|&j| sq[j] == to)
+                } else {
+                    None
+                };
+                if let Some(j) = captured {
+                    if j < 2 {
+                        continue; // a king cannot be taken in a legal position
+                    }
+                }
+                let mut after = *sq;
+                after[i] = to;
+                let skip = captured.unwrap_or(usize::MAX);
+                out.moves += 1;
+                let promotes = role == Role::Pawn && (to >> 3 == 7 || to >> 3 == 0);
+                if promotes {
+                    for p in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
+                        self.add_exit_move(records, out, &after, skip, Some((i, p)), side);
+                    }
+                    out.moves += 3;
+                } else if captured.is_some() {
+                    self.add_exit_move(records, out, &after, skip, None, side);
+                } else {
+                    if let (Some(r), true) = (records, role == Role::Pawn) {
+                        out.record.pushes |= r.push_bit(i, double & to_bit != 0);
+                    }
+                    match keys {
+                        Keys::Count => {
+                            out.nkeys += 1;
+                            if role != Role::Pawn && records.is_some() {
+                                out.record.quiet += 1;
+                            }
+                        }
+                        Keys::Dedupe => {
+                            let child = self
+                                .ix
+                                .moved(idx, sq, i, to)
+                                .or_else(|| self.ix.index(&after));
+                            let Some(child) = child else {
+                                continue;
+                            };
+                            let mut key = child;
+                            if double & to_bit != 0 && self.ep_value(&after, 1 - side, i).is_some()
+                            {
+                                key = item(child, 0, (to & 7) + 1);
+                            }
+                            if !out.keys[..out.nkeys].contains(&key) && out.nkeys < out.keys.len() {
+                                out.keys[out.nkeys] = key;
+                                out.nkeys += 1;
+                                // A pawn move changes the pawn structure, a piece move does
+                                // not: their successors never coincide.
+                                if role != Role::Pawn && records.is_some() {
+                                    out.record.quiet += 1;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// How in-table moves from `sq` (with `side` to move) must be counted: as distinct entries
+    /// only where two of them may reach the same one (see `may_coincide`).
+    pub(super) fn keys_mode(&self, sq: &Squares, side: usize) -> Keys {
+        if self.ix.may_coincide(sq, 1 - side) {
+            Keys::Dedupe
+        } else {
+            Keys::Count
+        }
+    }
+
+    /// Adds a capture or promotion of `side` to `out`: the position after it, `after` without
+    /// slot `skip` and with `promo`, is looked up in the sub-tables, for the DTZ50 record too
+    /// when there is one.
+    fn add_exit_move(
+        &self,
+        records: Option<&Records>,
+        out: &mut MoveSummary,
+        after: &Squares,
+        skip: usize,
+        promo: Option<(usize, Role)>,
+        side: usize,
+    ) {
+        let Some(r) = records else {
+            let child = self.exit_value(after, skip, promo, 1 - side);
+            self.add_exit(out, self.exit_move_value(child));
+            return;
+        };
+        let (child, theirs) = self.exit_value_and_class(r, after, skip, promo, 1 - side);
+        self.add_exit(out, self.exit_move_value(child));
+        if let Some(theirs) = theirs {
+            let mine = theirs.flip();
+            out.record.best = Some(out.record.best.map_or(mine, |b| b.max(mine)));
+        }
+    }
+
+    fn add_exit(&self, out: &mut MoveSummary, v: Value) {
+        out.best_exit = Some(out.best_exit.map_or(v, |b| b.max(v)));
+        if v.wdl() == Wdl::Loss {
+            out.longest_losing_exit = out.longest_losing_exit.max(v.plies());
+        }
+    }
+}

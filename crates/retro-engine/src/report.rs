@@ -1,0 +1,262 @@
+//! What the engine tells its front end, as typed values: search information, the best move,
+//! the lines of console jobs, and notices (tables loaded, built or refused, options that could
+//! not be applied). The engine never writes text to a stream; the UCI front end turns these
+//! into `info`, `bestmove` and `info string` lines.
+
+use std::{fmt, path::PathBuf, sync::Arc, time::Duration};
+
+use shakmaty::Move;
+
+use super::{
+    bench::{BenchPosition, BenchResult},
+    search::{MATE, MATE_BOUND},
+};
+use retro_tables::{Dtz, Material, Value};
+
+/// A score as a front end shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// Centipawns for the side to move.
+    Cp(i32),
+    /// Mate in this many moves: positive when the side to move mates, negative when it is
+    /// mated.
+    Mate(i32),
+}
+
+impl Score {
+    /// The score of a search value (centipawns, or a mate score around
+    /// [`MATE`]).
+    pub fn from_search(score: i32) -> Score {
+        if score >= MATE_BOUND {
+            Score::Mate((MATE - score + 1) / 2)
+        } else if score <= -MATE_BOUND {
+            Score::Mate(-((MATE + score) / 2))
+        } else {
+            Score::Cp(score)
+        }
+    }
+}
+
+impl fmt::Display for Score {
+    /// `cp N` or `mate N`, as UCI and `bench` write it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Score::Cp(n) => write!(f, "cp {n}"),
+            Score::Mate(n) => write!(f, "mate {n}"),
+        }
+    }
+}
+
+/// The state of a search after an iteration, or of a move played from the tables.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchInfo {
+    /// Depth in plies.
+    pub depth: u32,
+    /// Selective depth in plies.
+    pub seldepth: u32,
+    /// The score.
+    pub score: Score,
+    /// Nodes searched by all threads.
+    pub nodes: u64,
+    /// Nodes per second.
+    pub nps: u64,
+    /// Per mille of the transposition table in use.
+    pub hashfull: u32,
+    /// Table probes that gave a value.
+    pub tbhits: u64,
+    /// Time since the search started.
+    pub time: Duration,
+    /// The principal variation.
+    pub pv: Vec<Move>,
+}
+
+/// Something the engine reports while it works.
+#[derive(Clone, Debug)]
+pub enum Report {
+    /// The search finished an iteration, or played a move from the tables.
+    Info(SearchInfo),
+    /// The root position has no legal move: checkmate (`mated`) or stalemate.
+    NoMoves {
+        /// Whether the side to move is checkmated.
+        mated: bool,
+    },
+    /// The search ended: the move to play (`None` without legal moves) and the expected reply.
+    BestMove {
+        /// The move.
+        best: Option<Move>,
+        /// The expected reply.
+        ponder: Option<Move>,
+    },
+    /// `perft`: the move paths below one root move.
+    PerftMove {
+        /// The root move.
+        mv: Move,
+        /// Paths below it.
+        nodes: u64,
+    },
+    /// `perft` ended: the total.
+    PerftDone {
+        /// The depth.
+        depth: u32,
+        /// Paths in all.
+        nodes: u64,
+        /// Wall time.
+        time: Duration,
+    },
+    /// `perft` was stopped.
+    PerftStopped {
+        /// The depth.
+        depth: u32,
+    },
+    /// `bench`: one position searched.
+    BenchPosition(BenchPosition),
+    /// `bench` ended.
+    BenchDone(BenchResult),
+    /// A notice for the user.
+    Notice(Notice),
+}
+
+/// A notice for the user: what the engine did on its own, or could not do.
+#[derive(Clone, Debug)]
+pub enum Notice {
+    /// The hash table of the configured size could not be made at start; 1 MB is used.
+    HashFallback(String),
+    /// A new hash table could not be made; the current one stays.
+    HashKept(String),
+    /// The tables of a directory could not be opened.
+    TablesUnavailable(String),
+    /// Tables were opened (after `setoption name TablePath`).
+    TablesOpened {
+        /// How many.
+        count: usize,
+        /// Where.
+        dir: PathBuf,
+    },
+    /// Tables were switched off.
+    TablesOff,
+    /// Syzygy tables were opened (`SyzygyPath`).
+    SyzygyOpened {
+        /// How many files.
+        files: usize,
+        /// The most pieces of any.
+        pieces: usize,
+    },
+    /// The Syzygy path could not be used; no Syzygy tables are probed.
+    SyzygyUnavailable(String),
+    /// Syzygy tables were switched off.
+    SyzygyOff,
+    /// A table failed validation and will not be probed.
+    TableRefused {
+        /// Its material.
+        material: Material,
+        /// Why.
+        reason: String,
+    },
+    /// Missing 3-4-piece tables are being built in the background.
+    BuildingTables {
+        /// How many are missing.
+        missing: usize,
+        /// Where they are built.
+        dir: PathBuf,
+    },
+    /// A background build is running already, so no other starts.
+    BuildRunning,
+    /// The background build ended and its tables are in use.
+    TablesReady {
+        /// How many tables.
+        count: usize,
+        /// Where.
+        dir: PathBuf,
+    },
+    /// The background build failed.
+    BuildFailed(String),
+    /// `ucinewgame` arrived during a search, which is stopped.
+    NewGameStopsSearch,
+    /// `go` arrived before any `position`.
+    NoPosition,
+    /// A `searchmoves` move is not legal in the position.
+    SearchMoveIgnored(String),
+    /// The tables say the position is won or lost without the 50-move rule, but drawn with it
+    /// (a cursed win or blessed loss, or a win the halfmove clock has spoiled).
+    DrawnByRule {
+        /// Its value without the rule, for the side to move.
+        dtm: Value,
+        /// Its DTZ50 for the side to move.
+        dtz: Dtz,
+        /// The halfmove clock.
+        clock: u32,
+    },
+}
+
+impl fmt::Display for Notice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Notice::HashFallback(e) => write!(f, "{e}; using 1 MB"),
+            Notice::HashKept(e) => write!(f, "Hash: {e}; keeping the current table"),
+            Notice::TablesUnavailable(e) => write!(f, "cannot open tables: {e}"),
+            Notice::TablesOpened { count, dir } => {
+                write!(f, "{count} tables in {}", dir.display())
+            }
+            Notice::TablesOff => write!(f, "tables off"),
+            Notice::SyzygyOpened { files, pieces } => {
+                write!(f, "Syzygy: {files} table files, up to {pieces} pieces")
+            }
+            Notice::SyzygyUnavailable(e) => write!(f, "Syzygy tables not used: {e}"),
+            Notice::SyzygyOff => write!(f, "Syzygy tables off"),
+            Notice::TableRefused { material, reason } => {
+                write!(f, "table {} refused: {reason}", material.name())
+            }
+            Notice::BuildingTables { missing, dir } => write!(
+                f,
+                "{missing} of the 35 3-4-piece tables are missing in {}: building them in the \
+                 background; the search runs without them until they are ready",
+                dir.display()
+            ),
+            Notice::BuildRunning => {
+                write!(
+                    f,
+                    "a table build is already running; try again when it ends"
+                )
+            }
+            Notice::TablesReady { count, dir } => {
+                write!(f, "tables ready: {count} tables in {}", dir.display())
+            }
+            Notice::BuildFailed(e) => write!(f, "building tables failed: {e}"),
+            Notice::NewGameStopsSearch => write!(f, "ucinewgame during a search: stopping it"),
+            Notice::NoPosition => write!(f, "go before position: searching the start position"),
+            Notice::DrawnByRule { dtm, dtz, clock } => write!(
+                f,
+                "{} ({dtm} without the 50-move rule, DTZ {dtz}, halfmove clock {clock}): a draw \
+                 under the rule",
+                if dtz.plies() > 100 {
+                    dtz.wdl50().as_str()
+                } else if dtz.0 > 0 {
+                    "win spoiled by the clock"
+                } else {
+                    "loss saved by the clock"
+                }
+            ),
+            Notice::SearchMoveIgnored(m) => {
+                write!(f, "searchmoves: '{m}' is not legal here, ignored")
+            }
+        }
+    }
+}
+
+/// Where the engine sends its reports; called from any of its threads, in the order of events.
+pub type Reporter = Arc<dyn Fn(Report) + Send + Sync>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_as_front_ends_write_them() {
+        assert_eq!(Score::from_search(35).to_string(), "cp 35");
+        assert_eq!(Score::from_search(-120).to_string(), "cp -120");
+        assert_eq!(Score::from_search(MATE - 1).to_string(), "mate 1");
+        assert_eq!(Score::from_search(MATE - 27).to_string(), "mate 14");
+        assert_eq!(Score::from_search(-(MATE - 2)).to_string(), "mate -1");
+        assert_eq!(Score::from_search(-(MATE - 26)).to_string(), "mate -13");
+    }
+}

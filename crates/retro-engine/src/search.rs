@@ -1,0 +1,1575 @@
+//! The search: iterative deepening with principal-variation alpha-beta, aspiration windows,
+//! quiescence search (with the transposition table: cutoffs, stored results, its move first), a
+//! shared transposition table, move ordering (hash move, captures by MVV-LVA with static exchange
+//! evaluation, killers, history kept from search to search), null-move pruning, late-move
+//! reductions, late-move and futility pruning of quiet moves, reverse futility pruning, pruning
+//! by static exchange (captures and quiet moves that lose material), internal iterative
+//! reduction, check extensions, draw detection and exact scores from the endgame tables.
+//! Several threads search the same tree through the shared table (lazy SMP).
+
+use std::{
+    sync::{
+        atomic::{AtomicBool, AtomicU64, Ordering},
+        Arc, Condvar, LazyLock, Mutex,
+    },
+    time::{Duration, Instant},
+};
+
+use shakmaty::{
+    attacks, zobrist::Zobrist64, Bitboard, Chess, Color, EnPassantMode, Move, MoveList, Position,
+    Role,
+};
+
+use super::rule50::{self, Outcome};
+use super::tunables::*;
+use super::{
+    eval::{evaluate, piece_value},
+    heuristics::{Heuristics, HeuristicsPool},
+    report::{Score, SearchInfo},
+    strength::Strength,
+    time::{Budget, SearchLimits},
+    tt::{Bound, Entry, TranspositionTable},
+};
+use retro_tables::{Syzygy, Tablebase, Wdl, Wdl50};
+
+/// The score of being checkmated now, negated; a mate in `n` plies scores `MATE - n`.
+pub const MATE: i32 = 32_000;
+/// Scores beyond this are mates.
+pub const MATE_BOUND: i32 = MATE - 1_000;
+/// The score of a table win under the 50-move rule whose mate the tables cannot promise within
+/// the rule (less the plies to it and to the zeroing move): above every evaluation, below every
+/// mate.
+pub const TB_WIN: i32 = 20_000;
+const INF: i32 = 32_500;
+/// The deepest ply the search reaches.
+pub const MAX_PLY: usize = 128;
+
+/// State shared by the search threads and the protocol thread.
+#[derive(Debug)]
+pub struct SearchControl {
+    /// Set to end the search.
+    pub stop: AtomicBool,
+    /// Set while pondering: no time limit applies until `ponderhit` clears it.
+    pub pondering: AtomicBool,
+    start: Instant,
+    /// Milliseconds from `start` to the moment the clock started (ponderhit).
+    clock_offset_ms: AtomicU64,
+    nodes: AtomicU64,
+    tbhits: AtomicU64,
+    /// Wakes [`SearchControl::wait_for_release`] on `stop` and `ponderhit`.
+    release: (Mutex<()>, Condvar),
+}
+
+impl SearchControl {
+    /// A control for a search starting now.
+    pub fn new(pondering: bool) -> SearchControl {
+        SearchControl {
+            stop: AtomicBool::new(false),
+            pondering: AtomicBool::new(pondering),
+            start: Instant::now(),
+            clock_offset_ms: AtomicU64::new(0),
+            nodes: AtomicU64::new(0),
+            tbhits: AtomicU64::new(0),
+            release: (Mutex::new(()), Condvar::new()),
+        }
+    }
+
+    /// The opponent played the expected move: the clock starts now.
+    pub fn ponderhit(&self) {
+        let ms = self.start.elapsed().as_millis() as u64;
+        self.clock_offset_ms.store(ms, Ordering::Relaxed);
+        self.pondering.store(false, Ordering::Relaxed);
+        self.wake();
+    }
+
+    /// Asks the search to end.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.wake();
+    }
+
+    /// Wakes the waiters of [`SearchControl::wait_for_release`]. The flags are set before the
+    /// lock is taken and read under it, so no wake-up is lost.
+    fn wake(&self) {
+        let _guard = self
+            .release
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        self.release.1.notify_all();
+    }
+
+    /// Blocks until a finished search may give its move: at once for a bounded search that is
+    /// not pondering; else (`unbounded`: `go infinite`, or pondering) until `stop`, or until
+    /// `ponderhit` ends the pondering of a bounded search.
+    pub fn wait_for_release(&self, unbounded: bool) {
+        let mut guard = self
+            .release
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        while (unbounded || self.pondering.load(Ordering::Relaxed)) && !self.stopped() {
+            guard = self
+                .release
+                .1
+                .wait(guard)
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+        }
+    }
+
+    /// Whether the search was asked to end.
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Time since the search started.
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// Time on the clock used by this move (zero while pondering).
+    fn clock_elapsed(&self) -> Duration {
+        let off = Duration::from_millis(self.clock_offset_ms.load(Ordering::Relaxed));
+        self.start.elapsed().saturating_sub(off)
+    }
+
+    /// Nodes searched so far by all threads.
+    pub fn nodes(&self) -> u64 {
+        self.nodes.load(Ordering::Relaxed)
+    }
+
+    /// Counts `n` table probes made outside the search threads.
+    pub fn add_tbhits(&self, n: u64) {
+        self.tbhits.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Table probes that gave a value, all threads.
+    pub fn tbhits(&self) -> u64 {
+        self.tbhits.load(Ordering::Relaxed)
+    }
+}
+
+/// One search request.
+#[derive(Clone, Debug)]
+pub struct SearchParams {
+    /// The root position.
+    pub pos: Chess,
+    /// Zobrist keys of the earlier positions of the game, oldest first (for repetitions).
+    pub history: Vec<u64>,
+    /// The limits of `go`.
+    pub limits: SearchLimits,
+    /// Time kept back per move (Move Overhead).
+    pub overhead: Duration,
+    /// Search threads.
+    pub threads: usize,
+    /// Only these root moves (all when empty).
+    pub root_moves: Vec<Move>,
+    /// Print `info` lines.
+    pub report: bool,
+    /// A limited playing strength (`UCI_LimitStrength`): a node budget and random offsets
+    /// on the root moves' scores.
+    pub strength: Option<Strength>,
+    /// Table positions under the 50-move rule (`Syzygy50MoveRule`), else by pure DTM.
+    pub rule50: bool,
+    /// Syzygy tables for positions beyond Retro's own (`SyzygyPath`).
+    pub syzygy: Option<Arc<Syzygy>>,
+    /// The most pieces a position may have to be probed in them (`SyzygyProbeLimit`).
+    pub syzygy_limit: usize,
+}
+
+impl SearchParams {
+    /// A one-thread search of `pos` to `depth` plies, without game history or output.
+    pub fn fixed_depth(pos: Chess, depth: u32) -> SearchParams {
+        SearchParams {
+            pos,
+            history: Vec::new(),
+            limits: SearchLimits {
+                depth: Some(depth),
+                ..SearchLimits::default()
+            },
+            overhead: Duration::ZERO,
+            threads: 1,
+            root_moves: Vec::new(),
+            report: false,
+            strength: None,
+            rule50: true,
+            syzygy: None,
+            syzygy_limit: 0,
+        }
+    }
+}
+
+/// What a search found.
+#[derive(Clone, Debug, Default)]
+pub struct SearchResult {
+    /// The move to play (`None` only without legal moves).
+    pub best: Option<Move>,
+    /// The expected reply.
+    pub ponder: Option<Move>,
+    /// Score in centipawns or a mate score (see [`MATE`]).
+    pub score: i32,
+    /// The last completed depth.
+    pub depth: u32,
+    /// Nodes searched by all threads.
+    pub nodes: u64,
+}
+
+/// The Zobrist key of a position (en passant squares only when a capture is legal).
+pub fn hash_of(pos: &Chess) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
+/// A move in 16 bits: from, to, promotion role and a castling flag. 0 is no move.
+pub fn encode_move(m: &Move) -> u16 {
+    match *m {
+        Move::Normal {
+            from,
+            to,
+            promotion,
+            ..
+        } => from as u16 | (to as u16) << 6 | promotion.map_or(0, |r| r as u16) << 12,
+        Move::EnPassant { from, to } => from as u16 | (to as u16) << 6,
+        Move::Castle { king, rook } => king as u16 | (rook as u16) << 6 | 1 << 15,
+        Move::Put { .. } => 0,
+    }
+}
+
+static LMR: LazyLock<[[i32; 64]; 64]> = LazyLock::new(|| {
+    let mut t = [[0; 64]; 64];
+    for (d, row) in t.iter_mut().enumerate().skip(1) {
+        for (m, r) in row.iter_mut().enumerate().skip(1) {
+            *r = (LMR_BASE + (d as f64).ln() * (m as f64).ln() / LMR_DIVISOR) as i32;
+        }
+    }
+    t
+});
+
+/// Searches `params.pos` with `params.threads` threads and returns the best move found. Calls
+/// `report` with the state after each iteration of the main thread (when `params.report`).
+/// Each thread takes its move-ordering statistics from `heuristics` and puts them back, as
+/// this search leaves them, for the next.
+pub fn search(
+    params: &SearchParams,
+    tt: &TranspositionTable,
+    heuristics: &HeuristicsPool,
+    tables: Option<&Tablebase>,
+    control: &SearchControl,
+    report: &(dyn Fn(SearchInfo) + Sync),
+) -> SearchResult {
+    tt.new_search();
+    let budget = params.limits.budget(params.pos.turn(), params.overhead);
+    let threads = params.threads.max(1);
+    let mut taken = heuristics.take(threads).into_iter();
+    let main_heuristics = taken.next().unwrap_or_default();
+    std::thread::scope(|s| {
+        let helpers: Vec<_> = taken
+            .enumerate()
+            .map(|(i, h)| {
+                s.spawn(move || {
+                    let mut w = Worker::new(i + 1, params, tt, tables, control, budget, h);
+                    w.iterate(&params.pos, |_| {});
+                    w.heur
+                })
+            })
+            .collect();
+        let mut main = Worker::new(0, params, tt, tables, control, budget, main_heuristics);
+        let result = main.iterate(&params.pos, report);
+        control.stop();
+        let mut back = vec![main.heur];
+        // A helper that panicked loses its statistics; the next search starts it afresh.
+        back.extend(helpers.into_iter().map_while(|h| h.join().ok()));
+        heuristics.put_back(back);
+        result
+    })
+}
+
+/// One search that carries nothing over and reports nothing: a fresh history, no tables, no
+/// `info` (`retro bench`, and searches of single positions).
+pub fn search_alone(params: &SearchParams, tt: &TranspositionTable) -> SearchResult {
+    let control = SearchControl::new(false);
+    search(params, tt, &HeuristicsPool::new(), None, &control, &|_| {})
+}
+
+struct Worker<'a> {
+    id: usize,
+    tt: &'a TranspositionTable,
+    tables: Option<&'a Tablebase>,
+    tables_max: usize,
+    /// Table positions under the 50-move rule.
+    rule50: bool,
+    /// Syzygy tables, and the most pieces probed in them.
+    syzygy: Option<&'a Syzygy>,
+    syzygy_limit: usize,
+    control: &'a SearchControl,
+    limits: &'a SearchLimits,
+    /// The node limit of `go nodes` or of a limited strength, whichever is less.
+    node_limit: Option<u64>,
+    /// Offsets added to the scores of root moves at a limited strength.
+    root_noise: Vec<(Move, i32)>,
+    budget: Option<Budget>,
+    report_info: bool,
+    root_filter: &'a [Move],
+    nodes: u64,
+    flushed: u64,
+    tbhits: u64,
+    seldepth: usize,
+    stopped: bool,
+    hashes: Vec<u64>,
+    killers: Vec<[u16; 2]>,
+    /// The static evaluation of the node at each ply of the current line (`-INF` in check).
+    evals: Vec<i32>,
+    /// The statistics kept from search to search (history).
+    heur: Heuristics,
+    pv: Vec<Vec<Move>>,
+    /// The best root move of the unfinished iteration and its expected reply.
+    root_best: Option<(Move, Option<Move>)>,
+}
+
+impl<'a> Worker<'a> {
+    fn new(
+        id: usize,
+        params: &'a SearchParams,
+        tt: &'a TranspositionTable,
+        tables: Option<&'a Tablebase>,
+        control: &'a SearchControl,
+        budget: Option<Budget>,
+        heur: Heuristics,
+    ) -> Worker<'a> {
+        let mut hashes = params.history.clone();
+        hashes.reserve(MAX_PLY + 2);
+        let strength_nodes = params.strength.map(Strength::nodes);
+        let node_limit = match (params.limits.nodes, strength_nodes) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let root_noise = params
+            .strength
+            .map(|s| s.root_noise(&params.pos.legal_moves()))
+            .unwrap_or_default();
+        Worker {
+            id,
+            tt,
+            tables,
+            tables_max: tables.map_or(0, Tablebase::max_pieces),
+            rule50: params.rule50,
+            syzygy: params.syzygy.as_deref(),
+            syzygy_limit: params.syzygy_limit,
+            control,
+            limits: &params.limits,
+            node_limit,
+            root_noise,
+            budget,
+            report_info: params.report,
+            root_filter: &params.root_moves,
+            nodes: 0,
+            flushed: 0,
+            tbhits: 0,
+            seldepth: 0,
+            stopped: false,
+            hashes,
+            killers: vec![[0; 2]; MAX_PLY + 2],
+            evals: vec![-INF; MAX_PLY + 2],
+            heur,
+            pv: (0..MAX_PLY + 2)
+                .map(|_| Vec::with_capacity(MAX_PLY))
+                .collect(),
+            root_best: None,
+        }
+    }
+
+    fn flush_counts(&mut self) {
+        self.control
+            .nodes
+            .fetch_add(self.nodes - self.flushed, Ordering::Relaxed);
+        self.flushed = self.nodes;
+        self.control
+            .tbhits
+            .fetch_add(std::mem::take(&mut self.tbhits), Ordering::Relaxed);
+    }
+
+    /// Counts a node and tells whether the search must end.
+    fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if self.stopped {
+            return true;
+        }
+        if self.id == 0 {
+            if let Some(n) = self.node_limit {
+                if self.control.nodes() + self.nodes - self.flushed >= n {
+                    self.control.stop();
+                }
+            }
+        }
+        if self.nodes & 255 == 0 {
+            self.flush_counts();
+            if self.id == 0 && !self.control.pondering.load(Ordering::Relaxed) {
+                if let Some(b) = self.budget {
+                    if self.control.clock_elapsed() >= b.hard {
+                        self.control.stop();
+                    }
+                }
+            }
+        }
+        if self.control.stopped() {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    fn iterate(&mut self, root: &Chess, report: impl Fn(SearchInfo)) -> SearchResult {
+        let root_hash = hash_of(root);
+        let max_depth = self
+            .limits
+            .depth
+            .unwrap_or(MAX_PLY as u32 - 1)
+            .clamp(1, MAX_PLY as u32 - 1);
+        let mut result = SearchResult::default();
+        let mut moves = root.legal_moves();
+        if !self.root_filter.is_empty() {
+            moves.retain(|m| self.root_filter.contains(m));
+        }
+        result.best = moves.first().copied();
+        let single_reply = moves.len() == 1;
+        let mut prev = 0;
+        let mut mate_streak = 0;
+        for depth in 1..=max_depth {
+            // Helper threads search some iterations one ply deeper to spread the work.
+            let d = depth as i32 + i32::from(self.id % 2 == 1 && depth > 1);
+            self.seldepth = 0;
+            self.root_best = None;
+            let mut delta = ASPIRATION_DELTA;
+            let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH {
+                (prev - delta, prev + delta)
+            } else {
+                (-INF, INF)
+            };
+            let score = loop {
+                let s = self.negamax(root, root_hash, alpha, beta, d, 0, true);
+                if self.stopped {
+                    break s;
+                }
+                if s <= alpha {
+                    beta = (alpha + beta) / 2;
+                    alpha = (s - delta).max(-INF);
+                } else if s >= beta {
+                    beta = (s + delta).min(INF);
+                } else {
+                    break s;
+                }
+                delta *= 2;
+            };
+            if self.stopped {
+                if let Some((m, reply)) = self.root_best {
+                    // A move that beat the previous best in the unfinished iteration, with
+                    // its own expected reply.
+                    result.best = Some(m);
+                    result.ponder = reply;
+                }
+                break;
+            }
+            prev = score;
+            let mut score = score;
+            if let Some(m) = self.pv[0].first() {
+                result.best = Some(*m);
+                result.ponder = self.pv[0].get(1).copied();
+                // The score as the engine sees it, without the offset of a limited strength.
+                score -= self.noise_of(m);
+            }
+            result.score = score;
+            result.depth = depth;
+            self.flush_counts();
+            if self.report_info && self.id == 0 {
+                report(self.info(depth, score));
+            }
+            if self.id != 0 {
+                continue;
+            }
+            // Stop conditions of the main thread.
+            if let Some(n) = self.limits.mate {
+                if score >= MATE_BOUND && (MATE - score + 1) / 2 <= n as i32 {
+                    break;
+                }
+            }
+            mate_streak = if score.abs() >= MATE_BOUND {
+                mate_streak + 1
+            } else {
+                0
+            };
+            let timed = self.budget.is_some() || self.node_limit.is_some();
+            if timed
+                && !self.limits.infinite
+                && (mate_streak >= MATE_STREAK_STOP || (single_reply && depth >= 2))
+            {
+                break;
+            }
+            if let Some(b) = self.budget {
+                if !self.control.pondering.load(Ordering::Relaxed)
+                    && self.control.clock_elapsed() >= b.soft
+                {
+                    break;
+                }
+            }
+        }
+        self.flush_counts();
+        result.nodes = self.control.nodes();
+        result
+    }
+
+    /// The search state after iteration `depth` with `score`.
+    fn info(&self, depth: u32, score: i32) -> SearchInfo {
+        let elapsed = self.control.elapsed();
+        let nodes = self.control.nodes();
+        SearchInfo {
+            depth,
+            seldepth: self.seldepth.max(depth as usize) as u32,
+            score: Score::from_search(score),
+            nodes,
+            nps: (nodes as f64 / elapsed.as_secs_f64().max(1e-3)) as u64,
+            hashfull: self.tt.hashfull(),
+            tbhits: self.control.tbhits(),
+            time: elapsed,
+            pv: self.pv[0].clone(),
+        }
+    }
+
+    /// The offset of root move `m` at a limited strength (0 at full strength).
+    fn noise_of(&self, m: &Move) -> i32 {
+        self.root_noise
+            .iter()
+            .find(|(r, _)| r == m)
+            .map_or(0, |&(_, n)| n)
+    }
+
+    fn is_repetition(&self, hash: u64, halfmoves: u32) -> bool {
+        let n = self.hashes.len();
+        let mut back = 4;
+        while back <= halfmoves as usize && back <= n {
+            if self.hashes[n - back] == hash {
+                return true;
+            }
+            back += 2;
+        }
+        false
+    }
+
+    /// The exact score of a position the tables cover: by DTM, or under the 50-move rule by
+    /// its DTZ50 and the clock (a mate score where the DTM mate comes within the rule, a
+    /// [`TB_WIN`] score where only the DTZ says it wins in time, a draw where the rule saves
+    /// it). Positions whose DTZ50 table is missing are scored by DTM.
+    fn probe_tables(&mut self, pos: &Chess, ply: usize) -> Option<i32> {
+        let pieces = pos.board().occupied().count();
+        let own = self
+            .tables
+            .filter(|_| pieces <= self.tables_max && !pos.castles().any())
+            .and_then(|tb| tb.probe(pos).ok().map(|v| (tb, v)));
+        let Some((tb, v)) = own else {
+            return self.probe_syzygy(pos, ply, pieces);
+        };
+        self.tbhits += 1;
+        let d = ply as i32 + v.plies() as i32;
+        let mate = match v.wdl() {
+            Wdl::Win => MATE - d,
+            Wdl::Loss => -(MATE - d),
+            Wdl::Draw => 0,
+        };
+        if !self.rule50 || v.wdl() == Wdl::Draw {
+            return Some(mate);
+        }
+        let clock = pos.halfmoves();
+        if rule50::mate_fits(v, clock) {
+            // A mate within the rule bounds the DTZ (|DTZ| <= DTM), so the outcome is the
+            // mate's: no DTZ probe (a loss's would search its moves).
+            return Some(mate);
+        }
+        let Ok(dtz) = tb.probe_dtz(pos) else {
+            return Some(mate);
+        };
+        let far = ply as i32 + dtz.plies() as i32;
+        Some(match rule50::outcome(dtz, clock) {
+            Outcome::Draw => 0,
+            _ if rule50::mate_fits(v, clock) => mate,
+            Outcome::Win => TB_WIN - far,
+            Outcome::Loss => -(TB_WIN - far),
+        })
+    }
+
+    /// The score of a position beyond Retro's own tables from the Syzygy tables: only just
+    /// after a zeroing move (the clock at 0), by its class under the 50-move rule (a
+    /// [`TB_WIN`] score for a win, a draw for a cursed win or blessed loss); `None` elsewhere.
+    fn probe_syzygy(&mut self, pos: &Chess, ply: usize, pieces: usize) -> Option<i32> {
+        let sz = self.syzygy?;
+        if pieces > self.syzygy_limit || pos.halfmoves() != 0 {
+            return None;
+        }
+        let class = sz.probe_wdl(pos)?;
+        self.tbhits += 1;
+        let ply = ply as i32;
+        Some(match class {
+            Wdl50::Win => TB_WIN - ply,
+            Wdl50::Loss => -(TB_WIN - ply),
+            _ => 0,
+        })
+    }
+
+    /// The key of the position after `m` (from `pos`, key `hash`) where it can be updated
+    /// incrementally, its hash bucket prefetched while the move is played.
+    fn prefetch_child(&self, pos: &Chess, hash: u64, m: Move) -> Option<u64> {
+        let key = child_key(pos, hash, m);
+        if let Some(k) = key {
+            self.tt.prefetch(k);
+        }
+        key
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let line = &mut head[ply];
+        line.clear();
+        line.push(m);
+        line.extend_from_slice(&tail[0]);
+    }
+
+    /// Principal-variation alpha-beta search of `pos` to `depth` plies, then quiescence: the
+    /// node's early ends (draws, mate distance, tables), the hash table's cutoff, pruning before
+    /// any move is searched, then the moves in order, and the result stored in the hash table.
+    #[allow(clippy::too_many_arguments)]
+    fn negamax(
+        &mut self,
+        pos: &Chess,
+        hash: u64,
+        mut alpha: i32,
+        mut beta: i32,
+        depth: i32,
+        ply: usize,
+        null_ok: bool,
+    ) -> i32 {
+        if depth <= 0 {
+            return self.qsearch(pos, hash, alpha, beta, ply);
+        }
+        self.pv[ply].clear();
+        if self.tick() {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let pv = beta - alpha > 1;
+        let in_check = pos.is_check();
+        if ply > 0 {
+            if let Some(s) = self.ends_early(pos, hash, in_check, &mut alpha, &mut beta, ply) {
+                return s;
+            }
+        }
+
+        let entry = self.tt.probe(hash);
+        let tt_move = entry.map_or(0, |e| e.mv);
+        if !pv && ply > 0 {
+            if let Some(s) = entry.and_then(|e| tt_cutoff(&e, depth, alpha, beta, ply)) {
+                return s;
+            }
+        }
+        // Internal iterative reduction: a node without a hash move is searched a ply less
+        // deep; its next visit finds the move this search stores.
+        let depth = if depth >= 4 && tt_move == 0 {
+            depth - 1
+        } else {
+            depth
+        };
+        let static_eval = if in_check {
+            -INF
+        } else {
+            entry.map_or_else(|| evaluate(pos), |e| i32::from(e.eval))
+        };
+        self.evals[ply] = static_eval;
+        let node = Node {
+            hash,
+            depth,
+            ply,
+            pv,
+            in_check,
+            static_eval,
+            improving: self.improving(ply, static_eval),
+        };
+        if !pv && !in_check && ply > 0 && beta.abs() < MATE_BOUND {
+            if let Some(s) = self.prune_node(pos, &node, beta, null_ok) {
+                return s;
+            }
+        }
+
+        let mut moves = pos.legal_moves();
+        if ply == 0 && !self.root_filter.is_empty() {
+            moves.retain(|m| self.root_filter.contains(m));
+        }
+        if moves.is_empty() {
+            return if in_check { -MATE + ply as i32 } else { 0 };
+        }
+        let scores = self.order(pos, &moves, tt_move, ply);
+        let Some((best, best_move)) = self.search_moves(pos, &node, alpha, beta, moves, scores)
+        else {
+            return 0;
+        };
+        self.store_node(&node, best, best_move, beta);
+        best
+    }
+
+    /// Whether the static evaluation `eval` at `ply` is above that of our previous node on the
+    /// line (two plies up, or four when that one was in check); true where none is known.
+    fn improving(&self, ply: usize, eval: i32) -> bool {
+        if eval == -INF {
+            return false;
+        }
+        let mut before = if ply >= 2 { self.evals[ply - 2] } else { -INF };
+        if before == -INF && ply >= 4 {
+            before = self.evals[ply - 4];
+        }
+        before == -INF || eval > before
+    }
+
+    /// The score of a node (not the root) that ends before its moves are searched: a draw by
+    /// the 50-move rule, repetition or bare kings, a table position, the deepest ply. Narrows
+    /// the window to the mate distances still possible (mate-distance pruning), which may end
+    /// the node too.
+    fn ends_early(
+        &mut self,
+        pos: &Chess,
+        hash: u64,
+        in_check: bool,
+        alpha: &mut i32,
+        beta: &mut i32,
+        ply: usize,
+    ) -> Option<i32> {
+        if pos.halfmoves() >= 100 && (!in_check || !pos.legal_moves().is_empty()) {
+            return Some(0);
+        }
+        if self.is_repetition(hash, pos.halfmoves()) {
+            return Some(0);
+        }
+        if pos.board().occupied().count() <= 4 && pos.is_insufficient_material() {
+            return Some(0);
+        }
+        *alpha = (*alpha).max(-MATE + ply as i32);
+        *beta = (*beta).min(MATE - ply as i32 - 1);
+        if *alpha >= *beta {
+            return Some(*alpha);
+        }
+        if let Some(s) = self.probe_tables(pos, ply) {
+            return Some(s);
+        }
+        if ply >= MAX_PLY - 1 {
+            return Some(evaluate(pos));
+        }
+        None
+    }
+
+    /// Pruning of a non-PV node not in check before its moves: reverse futility (the static
+    /// evaluation beats beta by a margin) and the null move (passing still beats beta).
+    fn prune_node(&mut self, pos: &Chess, node: &Node, beta: i32, null_ok: bool) -> Option<i32> {
+        let depth = node.depth;
+        if depth <= RFP_MAX_DEPTH
+            && node.static_eval - RFP_MARGIN_PER_PLY * (depth - i32::from(node.improving)) >= beta
+        {
+            return Some(node.static_eval);
+        }
+        if !(null_ok && depth >= NMP_MIN_DEPTH && node.static_eval >= beta && has_pieces(pos)) {
+            return None;
+        }
+        let r = NMP_BASE_REDUCTION + depth / NMP_DEPTH_DIVISOR;
+        let child = pos.clone().swap_turn().ok()?;
+        let child_hash = hash_of(&child);
+        self.hashes.push(node.hash);
+        let s = -self.negamax(
+            &child,
+            child_hash,
+            -beta,
+            -beta + 1,
+            depth - 1 - r,
+            node.ply + 1,
+            false,
+        );
+        self.hashes.pop();
+        if self.stopped {
+            return Some(0);
+        }
+        (s >= beta).then_some(if s >= MATE_BOUND { beta } else { s })
+    }
+
+    /// Searches the moves of a node in order (late quiet moves pruned, the first searched with
+    /// the full window, the others with a null window and reductions), updating the principal
+    /// variation, the killers and the history. The best score and the move that raised alpha,
+    /// or `None` when the search was stopped.
+    fn search_moves(
+        &mut self,
+        pos: &Chess,
+        node: &Node,
+        mut alpha: i32,
+        beta: i32,
+        mut moves: MoveList,
+        mut scores: Vec<i32>,
+    ) -> Option<(i32, Option<Move>)> {
+        let ply = node.ply;
+        let us = pos.turn();
+        let mut best = -INF;
+        let mut best_move: Option<Move> = None;
+        let mut searched = 0;
+        let mut quiets: [u16; 64] = [0; 64];
+        let mut n_quiets = 0;
+        for i in 0..moves.len() {
+            pick(&mut moves, &mut scores, i);
+            let m = moves[i];
+            let quiet = !m.is_capture() && !m.is_promotion();
+            let gives_check = gives_check(pos, &m);
+            let plain = quiet && !node.in_check && !gives_check;
+            if ply > 0 && best > -MATE_BOUND && searched > 0 {
+                if plain && prunes_late_quiet(node, searched, alpha) {
+                    continue;
+                }
+                if !node.in_check && !gives_check && loses_material(pos, &m, quiet, node.depth) {
+                    continue;
+                }
+            }
+            let key = self.prefetch_child(pos, node.hash, m);
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let child_hash = key.unwrap_or_else(|| hash_of(&child));
+            let ext = i32::from(gives_check && ply < MAX_PLY / 2);
+            let new_depth = node.depth - 1 + ext;
+            self.hashes.push(node.hash);
+            // At a limited strength a root move's score has its offset added: the window is
+            // shifted by it, so the search still finds the best move of the offset scores.
+            let noise = if ply == 0 { self.noise_of(&m) } else { 0 };
+            let (a, b) = (alpha - noise, beta - noise);
+            let score = noise
+                + if searched == 0 {
+                    -self.negamax(&child, child_hash, -b, -a, new_depth, ply + 1, true)
+                } else {
+                    let r = if node.depth >= LMR_MIN_DEPTH && searched >= LMR_MIN_SEARCHED && plain
+                    {
+                        self.reduction(node, us, &m, searched, new_depth)
+                    } else {
+                        0
+                    };
+                    self.search_later(&child, child_hash, a, b, new_depth, r, ply)
+                };
+            self.hashes.pop();
+            if self.stopped {
+                return None;
+            }
+            searched += 1;
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    best_move = Some(m);
+                    self.update_pv(ply, m);
+                    if ply == 0 {
+                        self.root_best = Some((m, self.pv[0].get(1).copied()));
+                    }
+                    if score >= beta {
+                        if quiet {
+                            self.reward_quiet(us, &m, ply, node.depth, &quiets[..n_quiets]);
+                        }
+                        break;
+                    }
+                }
+            }
+            if quiet && n_quiets < quiets.len() {
+                quiets[n_quiets] = encode_move(&m);
+                n_quiets += 1;
+            }
+        }
+        Some((best, best_move))
+    }
+
+    /// The late-move reduction of the `searched`-th quiet move `m`: from the table, one less in
+    /// a PV node, for a killer and for a move with a good history, leaving at least one ply.
+    fn reduction(&self, node: &Node, us: Color, m: &Move, searched: i32, new_depth: i32) -> i32 {
+        let mut r = LMR[node.depth.min(63) as usize][searched.min(63) as usize];
+        if node.pv {
+            r -= 1;
+        }
+        if !node.improving {
+            r += 1;
+        }
+        let code = encode_move(m);
+        if self.killers[node.ply].contains(&code) {
+            r -= 1;
+        }
+        if self.heur.history[history_index(us, code)] > LMR_GOOD_HISTORY {
+            r -= 1;
+        }
+        r.clamp(0, new_depth - 1)
+    }
+
+    /// A move after the first: a null-window search reduced by `r`, again unreduced when it
+    /// beats alpha, and with the full window when it lands inside it.
+    #[allow(clippy::too_many_arguments)]
+    fn search_later(
+        &mut self,
+        child: &Chess,
+        child_hash: u64,
+        alpha: i32,
+        beta: i32,
+        new_depth: i32,
+        r: i32,
+        ply: usize,
+    ) -> i32 {
+        let mut s = -self.negamax(
+            child,
+            child_hash,
+            -alpha - 1,
+            -alpha,
+            new_depth - r,
+            ply + 1,
+            true,
+        );
+        if s > alpha && r > 0 {
+            s = -self.negamax(
+                child,
+                child_hash,
+                -alpha - 1,
+                -alpha,
+                new_depth,
+                ply + 1,
+                true,
+            );
+        }
+        if s > alpha && s < beta {
+            s = -self.negamax(child, child_hash, -beta, -alpha, new_depth, ply + 1, true);
+        }
+        s
+    }
+
+    /// Stores a searched node: a lower bound after a cutoff, exact when a move raised alpha,
+    /// else an upper bound.
+    fn store_node(&self, node: &Node, best: i32, best_move: Option<Move>, beta: i32) {
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best_move.is_some() {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(
+            node.hash,
+            Entry {
+                mv: best_move.map_or(0, |m| encode_move(&m)),
+                score: score_to_tt(best, node.ply) as i16,
+                eval: node.static_eval.clamp(-30_000, 30_000) as i16,
+                depth: node.depth.clamp(0, 255) as u8,
+                bound,
+            },
+        );
+    }
+
+    fn reward_quiet(&mut self, us: Color, m: &Move, ply: usize, depth: i32, tried: &[u16]) {
+        let code = encode_move(m);
+        let k = &mut self.killers[ply];
+        if k[0] != code {
+            k[1] = k[0];
+            k[0] = code;
+        }
+        let bonus = (depth * depth).min(HISTORY_MAX_BONUS);
+        let h = &mut self.heur.history[history_index(us, code)];
+        *h += HISTORY_SCALE * bonus - *h * bonus / HISTORY_GRAVITY;
+        for &t in tried {
+            let h = &mut self.heur.history[history_index(us, t)];
+            *h -= HISTORY_SCALE * bonus + *h * bonus / HISTORY_GRAVITY;
+        }
+    }
+
+    /// Ordering scores: hash move, winning captures and queen promotions, killers, history,
+    /// losing captures.
+    fn order(&self, pos: &Chess, moves: &MoveList, tt_move: u16, ply: usize) -> Vec<i32> {
+        let us = pos.turn();
+        moves
+            .iter()
+            .map(|m| {
+                let code = encode_move(m);
+                if code == tt_move && tt_move != 0 {
+                    return ORDER_HASH_MOVE;
+                }
+                if let Some(victim) = m.capture() {
+                    let mvv = MVV_FACTOR * piece_value(victim) - piece_value(m.role());
+                    if see(pos, m) >= 0 {
+                        ORDER_GOOD_CAPTURE + mvv
+                    } else {
+                        ORDER_BAD_CAPTURE + mvv
+                    }
+                } else if m.promotion() == Some(Role::Queen) {
+                    ORDER_QUEEN_PROMOTION
+                } else if m.is_promotion() {
+                    ORDER_UNDERPROMOTION
+                } else if self.killers[ply][0] == code {
+                    ORDER_KILLER_1
+                } else if self.killers[ply][1] == code {
+                    ORDER_KILLER_2
+                } else {
+                    self.heur.history[history_index(us, code)]
+                }
+            })
+            .collect()
+    }
+
+    /// Quiescence search: captures and queen promotions (every move in check) until the
+    /// position is quiet, with the static evaluation as the score of standing pat. Probes the
+    /// hash table (a cutoff outside PV nodes, its static evaluation, its move first) and stores
+    /// its result there at depth 0, below every entry of the main search.
+    fn qsearch(&mut self, pos: &Chess, hash: u64, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        self.pv[ply].clear();
+        if self.tick() {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        if ply > 0 {
+            if let Some(s) = self.probe_tables(pos, ply) {
+                return s;
+            }
+        }
+        if ply >= MAX_PLY - 1 {
+            return evaluate(pos);
+        }
+        let pv = beta - alpha > 1;
+        let entry = self.tt.probe(hash);
+        if !pv {
+            if let Some(s) = entry.and_then(|e| tt_cutoff(&e, 0, alpha, beta, ply)) {
+                return s;
+            }
+        }
+        let tt_move = entry.map_or(0, |e| e.mv);
+        let in_check = pos.is_check();
+        let mut best;
+        let stand;
+        let mut moves;
+        if in_check {
+            moves = pos.legal_moves();
+            if moves.is_empty() {
+                return -MATE + ply as i32;
+            }
+            best = -INF;
+            stand = -INF;
+        } else {
+            stand = entry.map_or_else(|| evaluate(pos), |e| i32::from(e.eval));
+            if stand >= beta {
+                self.store_quiet(hash, stand, None, stand, beta, ply);
+                return stand;
+            }
+            alpha = alpha.max(stand);
+            best = stand;
+            moves = pos.capture_moves();
+            // Quiet queen promotions, generated only when a pawn stands on the seventh rank.
+            let seventh = shakmaty::Bitboard::from_rank(
+                pos.turn()
+                    .fold_wb(shakmaty::Rank::Seventh, shakmaty::Rank::Second),
+            );
+            if (pos.our(Role::Pawn) & seventh).any() {
+                for p in pos.promotion_moves() {
+                    if !p.is_capture() && p.promotion() == Some(Role::Queen) {
+                        moves.push(p);
+                    }
+                }
+            }
+        }
+        let mut scores: Vec<i32> = moves
+            .iter()
+            .map(|m| {
+                if tt_move != 0 && encode_move(m) == tt_move {
+                    return 1_000_000;
+                }
+                m.capture()
+                    .map_or(0, |v| MVV_FACTOR * piece_value(v) - piece_value(m.role()))
+                    + m.promotion().map_or(0, piece_value)
+            })
+            .collect();
+        let mut best_move = None;
+        for i in 0..moves.len() {
+            pick(&mut moves, &mut scores, i);
+            let m = moves[i];
+            if !in_check && !m.is_promotion() {
+                if let Some(victim) = m.capture() {
+                    if stand + piece_value(victim) + DELTA_MARGIN <= alpha {
+                        continue;
+                    }
+                    if see(pos, &m) < 0 {
+                        continue;
+                    }
+                }
+            }
+            let key = self.prefetch_child(pos, hash, m);
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let child_hash = key.unwrap_or_else(|| hash_of(&child));
+            let score = -self.qsearch(&child, child_hash, -beta, -alpha, ply + 1);
+            if self.stopped {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    best_move = Some(m);
+                    self.update_pv(ply, m);
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.store_quiet(hash, best, best_move, stand, beta, ply);
+        best
+    }
+
+    /// Stores a quiescence result at depth 0 (see `store_node` for the bound).
+    fn store_quiet(
+        &self,
+        hash: u64,
+        best: i32,
+        best_move: Option<Move>,
+        eval: i32,
+        beta: i32,
+        ply: usize,
+    ) {
+        let node = Node {
+            hash,
+            depth: 0,
+            ply,
+            pv: false,
+            in_check: false,
+            static_eval: eval,
+            improving: false,
+        };
+        self.store_node(&node, best, best_move, beta);
+    }
+}
+
+/// What a node of the main search knows before its moves are searched.
+struct Node {
+    hash: u64,
+    depth: i32,
+    ply: usize,
+    /// A principal-variation node (a window wider than a null window).
+    pv: bool,
+    in_check: bool,
+    /// The static evaluation (`-INF` in check).
+    static_eval: i32,
+    /// The static evaluation is above that of our previous node on the line (two plies up,
+    /// or four when that one was in check); true where none is known.
+    improving: bool,
+}
+
+/// The score of a hash entry that settles a node searched to `depth` in the window
+/// (`alpha`, `beta`): deep enough, and exact or a bound on the right side of the window.
+fn tt_cutoff(e: &Entry, depth: i32, alpha: i32, beta: i32, ply: usize) -> Option<i32> {
+    if i32::from(e.depth) < depth {
+        return None;
+    }
+    let s = score_from_tt(i32::from(e.score), ply);
+    let cut = match e.bound {
+        Bound::Exact => true,
+        Bound::Lower => s >= beta,
+        Bound::Upper => s <= alpha,
+    };
+    cut.then_some(s)
+}
+
+/// Whether a quiet move after the first (no check given or escaped) is pruned in a non-PV node:
+/// late-move pruning by count at depth 7 and below (half as many moves when not improving),
+/// futility at depth 5 and below.
+fn prunes_late_quiet(node: &Node, searched: i32, alpha: i32) -> bool {
+    let depth = node.depth;
+    let late = (LMP_BASE + LMP_FACTOR * depth * depth) / (2 - i32::from(node.improving));
+    !node.pv
+        && ((depth <= LMP_MAX_DEPTH && searched >= late)
+            || (depth <= FUTILITY_MAX_DEPTH
+                && node.static_eval + FUTILITY_BASE + FUTILITY_PER_PLY * depth <= alpha))
+}
+
+/// The key of the position reached from `pos` (key `hash`) by `m`, updated incrementally; `None`
+/// where shakmaty cannot update it (the search then computes it afresh).
+fn child_key(pos: &Chess, hash: u64, m: Move) -> Option<u64> {
+    pos.update_zobrist_hash::<Zobrist64>(Zobrist64(hash), m, EnPassantMode::Legal)
+        .map(|z| z.0)
+}
+
+fn history_index(us: Color, code: u16) -> usize {
+    (us as usize) << 12 | (code & 0xfff) as usize
+}
+
+/// Whether the legal move `m` gives check, without playing it: the moved (or promoted) piece
+/// attacks the enemy king from its new square, or leaving its old square opens a line of one of
+/// our sliders to it. Castling and en passant are played on a copy.
+fn gives_check(pos: &Chess, m: &Move) -> bool {
+    let Move::Normal {
+        role,
+        from,
+        to,
+        promotion,
+        ..
+    } = *m
+    else {
+        let mut child = pos.clone();
+        child.play_unchecked(*m);
+        return child.is_check();
+    };
+    let board = pos.board();
+    let us = pos.turn();
+    let Some(king) = board.king_of(!us) else {
+        return false;
+    };
+    let occupied = (board.occupied() & !Bitboard::from_square(from)) | Bitboard::from_square(to);
+    let piece = promotion.unwrap_or(role).of(us);
+    if attacks::attacks(to, piece, occupied).contains(king) {
+        return true;
+    }
+    let ours = board.by_color(us) & !Bitboard::from_square(from);
+    let diagonal = (board.bishops() | board.queens()) & attacks::bishop_attacks(king, occupied);
+    let straight = (board.rooks() | board.queens()) & attacks::rook_attacks(king, occupied);
+    ((diagonal | straight) & ours).any()
+}
+
+/// Moves the best-scored move of `i..` to `i`.
+fn pick(moves: &mut MoveList, scores: &mut [i32], i: usize) {
+    // The first of the best: the maximum first (a loop the compiler vectorises), then where it
+    // is.
+    let rest = &scores[i..];
+    let max = rest.iter().copied().max().unwrap_or(i32::MIN);
+    let best = i + rest.iter().position(|&s| s == max).unwrap_or(0);
+    moves.swap(i, best);
+    scores.swap(i, best);
+}
+
+fn has_pieces(pos: &Chess) -> bool {
+    let b = pos.board();
+    (pos.us() & !b.pawns() & !b.kings()).any()
+}
+
+fn score_to_tt(s: i32, ply: usize) -> i32 {
+    if s >= MATE_BOUND {
+        s + ply as i32
+    } else if s <= -MATE_BOUND {
+        s - ply as i32
+    } else {
+        s
+    }
+}
+
+fn score_from_tt(s: i32, ply: usize) -> i32 {
+    if s >= MATE_BOUND {
+        s - ply as i32
+    } else if s <= -MATE_BOUND {
+        s + ply as i32
+    } else {
+        s
+    }
+}
+
+/// SEE pruning at depth 6 and below: a move after the first whose static exchange loses more
+/// than a margin that grows with the depth (more for quiet moves, which also give up tempo).
+fn loses_material(pos: &Chess, m: &Move, quiet: bool, depth: i32) -> bool {
+    if depth > SEE_PRUNE_MAX_DEPTH || m.is_promotion() {
+        return false;
+    }
+    let margin = if quiet {
+        SEE_QUIET_MARGIN * depth * depth
+    } else {
+        SEE_CAPTURE_MARGIN * depth
+    };
+    see(pos, m) < margin
+}
+
+/// Static exchange evaluation: the material the mover wins by `m` (a capture, or a quiet move
+/// to a square the opponent may capture on) and the best sequence of recaptures on its
+/// square, in centipawns. 0 for castling.
+pub fn see(pos: &Chess, m: &Move) -> i32 {
+    let Some(from) = m.from() else {
+        return 0;
+    };
+    if m.is_castle() {
+        return 0;
+    }
+    let to = m.to();
+    let board = pos.board();
+    let mut gain = [0i32; 34];
+    gain[0] = m.capture().map_or(0, piece_value);
+    let mut attacker = piece_value(m.promotion().unwrap_or(m.role()));
+    let mut occ = board.occupied() ^ shakmaty::Bitboard::from(from);
+    if m.is_en_passant() {
+        // The captured pawn is not on the target square.
+        if let Some(sq) = to.offset(if pos.turn() == Color::White { -8 } else { 8 }) {
+            occ ^= shakmaty::Bitboard::from(sq);
+        }
+    }
+    let mut side = !pos.turn();
+    let mut d = 0;
+    loop {
+        let att = board.attacks_to(to, side, occ) & occ;
+        let Some((sq, role)) = least_valuable(board, att) else {
+            break;
+        };
+        if role == Role::King
+            && (board.attacks_to(to, !side, occ ^ shakmaty::Bitboard::from(sq)) & occ).any()
+        {
+            break;
+        }
+        d += 1;
+        gain[d] = attacker - gain[d - 1];
+        if (-gain[d - 1]).max(gain[d]) < 0 || d == gain.len() - 1 {
+            break;
+        }
+        attacker = piece_value(role);
+        occ ^= shakmaty::Bitboard::from(sq);
+        side = !side;
+    }
+    while d > 0 {
+        gain[d - 1] = -(-gain[d - 1]).max(gain[d]);
+        d -= 1;
+    }
+    gain[0]
+}
+
+fn least_valuable(
+    board: &shakmaty::Board,
+    att: shakmaty::Bitboard,
+) -> Option<(shakmaty::Square, Role)> {
+    for role in Role::ALL {
+        if let Some(sq) = (att & board.by_role(role)).first() {
+            return Some((sq, role));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::{uci::UciMove, CastlingMode};
+
+    use super::*;
+
+    fn pos(fen: &str) -> Chess {
+        crate::fen::parse_fen(fen).expect("legal FEN")
+    }
+
+    fn run(p: &Chess, depth: u32) -> SearchResult {
+        let tt = TranspositionTable::new(8).expect("8 MB");
+        search_alone(&SearchParams::fixed_depth(p.clone(), depth), &tt)
+    }
+
+    /// Positions of the standard perft suites: castling, en passant, promotions, checks.
+    const PERFT_SUITE: [&str; 4] = [
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+    ];
+
+    fn uci(m: Option<Move>) -> String {
+        m.map(|m| m.to_uci(CastlingMode::Standard).to_string())
+            .unwrap_or_default()
+    }
+
+    /// The key the search carries from node to node (updated move by move) is the key of the
+    /// position reached, over every move of perft 3 from positions of the standard perft suites
+    /// (castling, en passant, promotions, checks).
+    #[test]
+    fn updated_keys_equal_full_keys() {
+        fn walk(p: &Chess, hash: u64, depth: u32, checked: &mut u64) {
+            assert_eq!(
+                hash,
+                hash_of(p),
+                "{}",
+                shakmaty::fen::Fen::from_position(p, EnPassantMode::Legal)
+            );
+            if depth == 0 {
+                return;
+            }
+            for m in p.legal_moves() {
+                let mut child = p.clone();
+                child.play_unchecked(m);
+                *checked += 1;
+                let key = child_key(p, hash, m).unwrap_or_else(|| hash_of(&child));
+                walk(&child, key, depth - 1, checked);
+            }
+        }
+        let mut checked = 0;
+        for fen in ["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"]
+            .into_iter()
+            .chain(PERFT_SUITE)
+        {
+            let p = pos(fen);
+            walk(&p, hash_of(&p), 3, &mut checked);
+        }
+        assert!(checked > 100_000, "{checked} moves");
+    }
+
+    /// `gives_check` says what playing the move says, over every move of perft 3 from the
+    /// standard perft suites (discovered checks, promotions with check, castling, en passant).
+    #[test]
+    fn gives_check_equals_playing_the_move() {
+        fn walk(p: &Chess, depth: u32, checks: &mut u64, moves: &mut u64) {
+            for m in p.legal_moves() {
+                let mut child = p.clone();
+                child.play_unchecked(m);
+                assert_eq!(
+                    gives_check(p, &m),
+                    child.is_check(),
+                    "{} {}",
+                    shakmaty::fen::Fen::from_position(p, EnPassantMode::Legal),
+                    uci(Some(m))
+                );
+                *moves += 1;
+                *checks += u64::from(child.is_check());
+                if depth > 1 {
+                    walk(&child, depth - 1, checks, moves);
+                }
+            }
+        }
+        let (mut checks, mut moves) = (0, 0);
+        for fen in PERFT_SUITE
+            .into_iter()
+            .chain(["r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10"])
+        {
+            walk(&pos(fen), 3, &mut checks, &mut moves);
+        }
+        assert!(
+            moves > 100_000 && checks > 1_000,
+            "{moves} moves, {checks} checks"
+        );
+    }
+
+    #[test]
+    fn finds_mates_and_reports_their_distance() {
+        // A back-rank mate in one.
+        let p = pos("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
+        let r = run(&p, 4);
+        assert_eq!(uci(r.best), "a1a8");
+        assert_eq!(Score::from_search(r.score).to_string(), "mate 1");
+        // Black to move is mated next move whatever it does (only the king moves).
+        let p = pos("k7/2K5/8/1Q6/8/8/8/8 b - - 0 1");
+        let r = run(&p, 4);
+        assert_eq!(Score::from_search(r.score).to_string(), "mate -1");
+    }
+
+    #[test]
+    fn wins_material_and_avoids_losing_it() {
+        // A hanging queen is taken.
+        let p = pos("4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1");
+        assert_eq!(uci(run(&p, 5).best), "d1d5");
+        // Stalemate is a draw: the only non-stalemating moves win.
+        let p = pos("7k/5Q2/6K1/8/8/8/8/8 w - - 0 1");
+        let r = run(&p, 5);
+        assert!(
+            r.score >= MATE_BOUND,
+            "{}",
+            Score::from_search(r.score).to_string()
+        );
+    }
+
+    #[test]
+    fn static_exchange() {
+        let p = pos("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1");
+        let m = UciMove::from_ascii(b"e4d5")
+            .expect("uci")
+            .to_move(&p)
+            .expect("legal");
+        assert_eq!(see(&p, &m), 100);
+        // Queen takes a pawn defended by a pawn.
+        let p = pos("4k3/8/2p5/3p4/8/8/8/3QK3 w - - 0 1");
+        let m = UciMove::from_ascii(b"d1d5")
+            .expect("uci")
+            .to_move(&p)
+            .expect("legal");
+        assert_eq!(see(&p, &m), 100 - 950);
+        // Rook takes a rook defended by a rook, backed by a second rook: an even trade.
+        let p = pos("3r3k/3r4/8/8/8/8/3R4/3R3K w - - 0 1");
+        let m = UciMove::from_ascii(b"d2d7")
+            .expect("uci")
+            .to_move(&p)
+            .expect("legal");
+        assert_eq!(see(&p, &m), 500);
+        // Quiet moves: a knight to a square a pawn guards, one to a safe square, castling.
+        let p = pos("4k3/8/8/2p5/8/1N6/8/4K2R w K - 0 1");
+        let see_of = |uci: &[u8]| {
+            let m = UciMove::from_ascii(uci)
+                .expect("uci")
+                .to_move(&p)
+                .expect("legal");
+            see(&p, &m)
+        };
+        assert_eq!(see_of(b"b3d4"), -piece_value(Role::Knight));
+        assert_eq!(see_of(b"b3a5"), 0);
+        assert_eq!(see_of(b"e1g1"), 0);
+    }
+
+    /// The second search of a game starts from the history the first left (so it searches
+    /// another tree, even with an empty hash table), and a cleared pool starts afresh (the
+    /// same tree as the first search).
+    #[test]
+    fn history_carries_over_to_the_next_search() {
+        let p = pos("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4");
+        let pool = HeuristicsPool::new();
+        let nodes = |pool: &HeuristicsPool| {
+            let tt = TranspositionTable::new(8).expect("8 MB");
+            let control = SearchControl::new(false);
+            let params = SearchParams::fixed_depth(p.clone(), 7);
+            search(&params, &tt, pool, None, &control, &|_| {}).nodes
+        };
+        let first = nodes(&pool);
+        let second = nodes(&pool);
+        assert_ne!(first, second);
+        assert!(pool.take(1)[0].history.iter().any(|&h| h != 0));
+        pool.clear();
+        assert_eq!(nodes(&pool), first);
+    }
+
+    /// A limited strength searches within its node budget and varies its moves with the seed
+    /// at the lowest level; no level leaves a queen en prise untaken.
+    #[test]
+    fn limited_strength() {
+        let run_at = |p: &Chess, elo: u32, seed: u64| {
+            let tt = TranspositionTable::new(1).expect("1 MB");
+            let params = SearchParams {
+                limits: SearchLimits::default(),
+                strength: Some(Strength::new(elo, seed)),
+                ..SearchParams::fixed_depth(p.clone(), 1)
+            };
+            search_alone(&params, &tt)
+        };
+        let hanging = pos("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1");
+        for elo in [1000, 2400] {
+            for seed in 0..10 {
+                let r = run_at(&hanging, elo, seed);
+                assert_eq!(uci(r.best), "d2d5", "elo {elo} seed {seed}");
+                assert!(
+                    r.nodes <= Strength::new(elo, seed).nodes() + 1,
+                    "{}",
+                    r.nodes
+                );
+            }
+        }
+        let start = Chess::default();
+        let mut firsts: Vec<String> = (0..20)
+            .map(|seed| uci(run_at(&start, 1000, seed).best))
+            .collect();
+        firsts.sort();
+        firsts.dedup();
+        assert!(firsts.len() >= 4, "{firsts:?}");
+    }
+
+    #[test]
+    fn move_codes_are_distinct() {
+        let p = pos("r3k2r/pPpp1ppp/8/3Pp3/8/8/P1PP1PPP/R3K2R w KQkq e6 0 1");
+        let codes: Vec<u16> = p.legal_moves().iter().map(encode_move).collect();
+        let mut sorted = codes.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), codes.len());
+        assert!(!codes.contains(&0));
+    }
+
+    #[test]
+    fn fixed_depth_searches_are_deterministic() {
+        let p = pos("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4");
+        let a = run(&p, 6);
+        let b = run(&p, 6);
+        assert_eq!(a.nodes, b.nodes);
+        assert_eq!(a.best, b.best);
+        assert!(a.nodes > 1000);
+    }
+}

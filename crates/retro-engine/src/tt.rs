@@ -1,0 +1,316 @@
+//! The transposition table: a fixed number of two-entry buckets shared by the search threads
+//! without locks.
+//!
+//! Each entry is two 64-bit words: the position's key XOR its data, and the data. A torn write
+//! (one word from one thread, the other from another) makes the key check fail, so a reader
+//! never takes data that belongs to another position.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The bound a stored score is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// The exact score.
+    Exact,
+    /// At least the score (a fail high).
+    Lower,
+    /// At most the score (a fail low).
+    Upper,
+}
+
+/// What the table remembers of a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The best move found, encoded by [`crate::search::encode_move`] (0: none).
+    pub mv: u16,
+    /// The score, with mate scores relative to this position.
+    pub score: i16,
+    /// The static evaluation.
+    pub eval: i16,
+    /// The depth searched.
+    pub depth: u8,
+    /// The kind of bound.
+    pub bound: Bound,
+}
+
+/// One entry: the key XOR the data, and the data.
+struct Slot<'a> {
+    check: &'a AtomicU64,
+    data: &'a AtomicU64,
+}
+
+/// Two entries of two words each, aligned so that a bucket never straddles two cache lines
+/// (a probe touches one line).
+#[repr(C, align(32))]
+struct Bucket([AtomicU64; 4]);
+
+/// A lock-free hash table of search results.
+pub struct TranspositionTable {
+    buckets: Vec<Bucket>,
+    age: AtomicU64,
+}
+
+const SLOT_BYTES: usize = 16;
+
+/// Why a hash table could not be made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HashError {
+    /// The size overflows the address space.
+    #[error("a hash table of {0} MB is too large")]
+    TooLarge(usize),
+    /// The allocator refused the memory.
+    #[error("cannot allocate a hash table of {0} MB")]
+    NoMemory(usize),
+}
+
+impl TranspositionTable {
+    /// A table of about `mb` megabytes (at least one bucket). The memory is zeroed by the
+    /// allocator, so pages are only touched as the search uses them.
+    ///
+    /// # Errors
+    /// When the memory cannot be had.
+    pub fn new(mb: usize) -> Result<TranspositionTable, HashError> {
+        let n = (mb.max(1).saturating_mul(1 << 20) / SLOT_BYTES / 2).max(1);
+        let layout = std::alloc::Layout::array::<Bucket>(n).map_err(|_| HashError::TooLarge(mb))?;
+        // SAFETY: the layout has a non-zero size (n >= 1 bucket of 32 bytes).
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<Bucket>();
+        if ptr.is_null() {
+            return Err(HashError::NoMemory(mb));
+        }
+        // SAFETY: `ptr` was allocated by the global allocator with the layout of `n` buckets
+        // (size and alignment), which is what a Vec of capacity `n` frees; all-zero bytes are a
+        // valid `Bucket` (four `AtomicU64`s of value 0), so all `n` elements are initialised.
+        let buckets = unsafe { Vec::from_raw_parts(ptr, n, n) };
+        Ok(TranspositionTable {
+            buckets,
+            age: AtomicU64::new(0),
+        })
+    }
+
+    fn slot(&self, i: usize) -> Slot<'_> {
+        let [c0, d0, c1, d1] = &self.buckets[i / 2].0;
+        if i.is_multiple_of(2) {
+            Slot {
+                check: c0,
+                data: d0,
+            }
+        } else {
+            Slot {
+                check: c1,
+                data: d1,
+            }
+        }
+    }
+
+    fn entries(&self) -> usize {
+        self.buckets.len() * 2
+    }
+
+    /// Forgets everything.
+    pub fn clear(&self) {
+        for w in self.buckets.iter().flat_map(|b| &b.0) {
+            w.store(0, Ordering::Relaxed);
+        }
+        self.age.store(0, Ordering::Relaxed);
+    }
+
+    /// Asks the processor to bring the bucket of `key` into its cache, so that a probe soon
+    /// after does not wait for memory. A hint only: it changes no result.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let ptr = std::ptr::from_ref(&self.buckets[self.bucket(key) / 2]).cast::<i8>();
+            // SAFETY: a prefetch reads nothing and cannot fault; the address is that of a
+            // bucket of the table anyway. SSE, which the instruction needs, is part of every
+            // x86_64 processor.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr);
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    /// Marks the start of a new search, so entries of older ones are replaced first.
+    pub fn new_search(&self) {
+        self.age.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn age(&self) -> u64 {
+        self.age.load(Ordering::Relaxed) & 0x3f
+    }
+
+    /// The index of the first entry of `key`'s bucket.
+    fn bucket(&self, key: u64) -> usize {
+        let buckets = self.buckets.len() as u128;
+        (((u128::from(key)) * buckets) >> 64) as usize * 2
+    }
+
+    /// The entry of `key`, if stored.
+    pub fn probe(&self, key: u64) -> Option<Entry> {
+        let b = self.bucket(key);
+        for i in b..b + 2 {
+            let s = self.slot(i);
+            let data = s.data.load(Ordering::Relaxed);
+            if data != 0 && s.check.load(Ordering::Relaxed) ^ data == key {
+                return Some(unpack(data));
+            }
+        }
+        None
+    }
+
+    /// Stores a result, replacing the same position or the less valuable entry of the bucket.
+    pub fn store(&self, key: u64, e: Entry) {
+        let b = self.bucket(key);
+        let age = self.age();
+        let mut victim = b;
+        let mut worst = i32::MAX;
+        for i in b..b + 2 {
+            let s = self.slot(i);
+            let data = s.data.load(Ordering::Relaxed);
+            if data == 0 || s.check.load(Ordering::Relaxed) ^ data == key {
+                // Keep the old move when the new result has none.
+                let mut e = e;
+                if e.mv == 0 && data != 0 {
+                    e.mv = unpack(data).mv;
+                }
+                write(&s, key, e, age);
+                return;
+            }
+            let old = unpack(data);
+            let old_age = (data >> 58) & 0x3f;
+            let value = i32::from(old.depth) - if old_age == age { 0 } else { 64 };
+            if value < worst {
+                worst = value;
+                victim = i;
+            }
+        }
+        write(&self.slot(victim), key, e, age);
+    }
+
+    /// Permille of a sample of entries written in the current search.
+    pub fn hashfull(&self) -> u32 {
+        let age = self.age();
+        let n = self.entries().min(1000);
+        let used = (0..n)
+            .filter(|&i| {
+                let d = self.slot(i).data.load(Ordering::Relaxed);
+                d != 0 && (d >> 58) & 0x3f == age
+            })
+            .count();
+        (used * 1000 / n.max(1)) as u32
+    }
+}
+
+fn write(s: &Slot<'_>, key: u64, e: Entry, age: u64) {
+    let data = pack(e, age);
+    s.data.store(data, Ordering::Relaxed);
+    s.check.store(key ^ data, Ordering::Relaxed);
+}
+
+fn pack(e: Entry, age: u64) -> u64 {
+    let bound = match e.bound {
+        Bound::Exact => 1u64,
+        Bound::Lower => 2,
+        Bound::Upper => 3,
+    };
+    u64::from(e.mv)
+        | u64::from(e.score as u16) << 16
+        | u64::from(e.eval as u16) << 32
+        | u64::from(e.depth) << 48
+        | bound << 56
+        | age << 58
+}
+
+fn unpack(d: u64) -> Entry {
+    Entry {
+        mv: d as u16,
+        score: (d >> 16) as u16 as i16,
+        eval: (d >> 32) as u16 as i16,
+        depth: (d >> 48) as u8,
+        bound: match (d >> 56) & 3 {
+            2 => Bound::Lower,
+            3 => Bound::Upper,
+            _ => Bound::Exact,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stores_and_finds_entries() {
+        let tt = TranspositionTable::new(1).expect("1 MB");
+        let e = Entry {
+            mv: 0x1234,
+            score: -31000,
+            eval: 55,
+            depth: 17,
+            bound: Bound::Lower,
+        };
+        tt.store(0xdead_beef_0000_0001, e);
+        assert_eq!(tt.probe(0xdead_beef_0000_0001), Some(e));
+        assert_eq!(tt.probe(0xdead_beef_0000_0002), None);
+        // A result without a move keeps the stored move.
+        tt.store(
+            0xdead_beef_0000_0001,
+            Entry {
+                mv: 0,
+                depth: 3,
+                ..e
+            },
+        );
+        assert_eq!(
+            tt.probe(0xdead_beef_0000_0001).map(|x| (x.mv, x.depth)),
+            Some((0x1234, 3))
+        );
+        tt.clear();
+        assert_eq!(tt.probe(0xdead_beef_0000_0001), None);
+    }
+
+    #[test]
+    fn deeper_entries_of_the_current_search_survive() {
+        let tt = TranspositionTable::new(1).expect("1 MB");
+        // Keys in one bucket: the same high bits.
+        let keys = [
+            0x8000_0000_0000_0001u64,
+            0x8000_0000_0000_0002,
+            0x8000_0000_0000_0003,
+        ];
+        let e = |depth| Entry {
+            mv: 1,
+            score: 0,
+            eval: 0,
+            depth,
+            bound: Bound::Exact,
+        };
+        tt.store(keys[0], e(20));
+        tt.store(keys[1], e(2));
+        tt.store(keys[2], e(5));
+        assert!(tt.probe(keys[0]).is_some());
+        assert!(tt.probe(keys[1]).is_none());
+        assert!(tt.probe(keys[2]).is_some());
+        assert!(tt.hashfull() <= 1000);
+    }
+
+    #[test]
+    fn buckets_lie_within_cache_lines() {
+        let tt = TranspositionTable::new(1).expect("1 MB");
+        assert_eq!(std::mem::size_of::<Bucket>(), 32);
+        assert_eq!(tt.buckets.as_ptr() as usize % 32, 0);
+        assert_eq!(tt.entries(), (1 << 20) / SLOT_BYTES);
+        // Prefetching any key is harmless.
+        tt.prefetch(u64::MAX);
+        tt.prefetch(0);
+    }
+
+    #[test]
+    fn impossible_sizes_are_errors() {
+        // More bytes than an allocation may have.
+        assert!(TranspositionTable::new(usize::MAX).is_err());
+        assert!(TranspositionTable::new(usize::MAX >> 20).is_err());
+    }
+}
