@@ -83,9 +83,9 @@ struct PlayArgs {
 #[derive(clap::Args)]
 struct LegalArgs {
     /// Positions analysed at most per FEN by the last-move analysis, and positions
-    /// expanded at most by the proof game search.
-    #[arg(long, default_value_t = 100_000)]
-    max_nodes: u64,
+    /// expanded at most by the proof game search [default: 100000, or no limit with --time]
+    #[arg(long)]
+    max_nodes: Option<u64>,
     /// Seconds at most per FEN.
     #[arg(long)]
     time: Option<f64>,
@@ -167,9 +167,9 @@ enum Command {
     /// tab-separated file with `fen` and `mult` columns) by deciding every position.
     CountLegal {
         /// Per position: nodes at most for the last-move analysis and as many for the proof
-        /// game search.
-        #[arg(long, default_value_t = 100_000)]
-        max_nodes: u64,
+        /// game search [default: 100000, or no limit with --time]
+        #[arg(long)]
+        max_nodes: Option<u64>,
         /// Seconds at most per position.
         #[arg(long)]
         time: Option<f64>,
@@ -188,9 +188,10 @@ enum Command {
     /// Searches a proof game (a game from the starting position) for one position:
     /// FEN<TAB>legal<TAB>proof game: N plies<TAB>MOVES, or FEN<TAB>illegal|unknown<TAB>reason.
     Proofgame {
-        /// Positions expanded at most, all restarts together.
-        #[arg(long, default_value_t = 1_000_000)]
-        max_nodes: u64,
+        /// Positions expanded at most, all restarts together [default: 1000000, or no limit
+        /// with --time]
+        #[arg(long)]
+        max_nodes: Option<u64>,
         /// Seconds at most.
         #[arg(long)]
         time: Option<f64>,
@@ -377,6 +378,7 @@ fn run(command: Option<Command>, config: Config) -> Result<(), CliError> {
             file,
         }) => {
             let time = cli::time_limit(time)?;
+            let max_nodes = cli::node_limit(max_nodes, time, cli::LEGAL_NODES);
             let (estimate, took) = cli::legal::count_legal(
                 &file,
                 max_nodes,
@@ -393,6 +395,7 @@ fn run(command: Option<Command>, config: Config) -> Result<(), CliError> {
             fen,
         }) => {
             let time = cli::time_limit(time)?;
+            let max_nodes = cli::node_limit(max_nodes, time, cli::PROOF_GAME_NODES);
             let line = cli::legal::proofgame_line(&fen, max_nodes, time)?;
             cli::print_lines(&[line], stdout.lock())?;
         }
@@ -521,6 +524,7 @@ fn legal(args: LegalArgs) -> Result<(), CliError> {
     let stdout = std::io::stdout();
 
     let time = cli::time_limit(time)?;
+    let max_nodes = cli::node_limit(max_nodes, time, cli::LEGAL_NODES);
     let mut pgn_file = match &pgn {
         Some(path) => Some(std::io::BufWriter::new(
             std::fs::File::create(path).map_err(|source| CliError::Create {

@@ -319,13 +319,28 @@ fn legal_reads_stdin_in_order_and_goes_on_after_bad_lines() {
     );
     assert_eq!(::retro_legality::replay::check_uci(&goal, &moves), Ok(()));
     assert_eq!(lines[2][0], "not a fen");
-    let bad = retro(&["legal", "--time=-1", "k7/8/8/8/8/8/8/K7 w - - 0 1"], "");
-    assert_eq!(bad.status.code(), Some(2));
-    assert!(
-        text(&bad.stderr).contains("--time"),
-        "{}",
-        text(&bad.stderr)
-    );
+    // Negative, not finite, or beyond any clock: a clear error (exit 2), never a panic.
+    for (command, time) in [
+        ("legal", "-1"),
+        ("legal", "1e20"),
+        ("legal", "nan"),
+        ("legal", "inf"),
+        ("proofgame", "1e300"),
+        ("count-legal", "-inf"),
+    ] {
+        let arg = format!("--time={time}");
+        let fen = "k7/8/8/8/8/8/8/K7 w - - 0 1";
+        let args = if command == "count-legal" {
+            vec![command, arg.as_str(), "no-such-file.tsv"]
+        } else {
+            vec![command, arg.as_str(), fen]
+        };
+        let bad = retro(&args, "");
+        let err = text(&bad.stderr);
+        assert_eq!(bad.status.code(), Some(2), "{command} {arg}: {err}");
+        assert!(err.contains("--time"), "{command} {arg}: {err}");
+        assert!(!err.contains("panicked"), "{command} {arg}: {err}");
+    }
 }
 
 #[test]

@@ -21,8 +21,8 @@ pub enum CliError {
     /// The table directory cannot be opened.
     #[error(transparent)]
     Tables(#[from] TableError),
-    /// A `--time` that is not a number of seconds.
-    #[error("--time {0}: expected a number of seconds >= 0")]
+    /// A `--time` that is not a number of seconds from 0 to a year.
+    #[error("--time {0}: expected a number of seconds from 0 to {MAX_SECONDS}")]
     Seconds(f64),
     /// A FEN the legality analysis cannot read.
     #[error(transparent)]
@@ -94,14 +94,35 @@ impl CliError {
 /// A `--time` value: seconds, finite and not negative, as a duration.
 ///
 /// # Errors
-/// [`CliError::Seconds`] for a negative or non-finite value.
+/// [`CliError::Seconds`] for a negative or non-finite value, or one over [`MAX_SECONDS`].
 pub fn time_limit(seconds: Option<f64>) -> Result<Option<std::time::Duration>, CliError> {
     match seconds {
-        Some(t) if !t.is_finite() || t < 0.0 => Err(CliError::Seconds(t)),
+        Some(t) if !(0.0..=MAX_SECONDS).contains(&t) => Err(CliError::Seconds(t)),
         Some(t) => Ok(Some(std::time::Duration::from_secs_f64(t))),
         None => Ok(None),
     }
 }
+
+/// The node limit of `retro legal` and `count-legal` per position when neither `--max-nodes`
+/// nor `--time` is given.
+pub const LEGAL_NODES: u64 = 100_000;
+
+/// The node limit of `retro proofgame` when neither `--max-nodes` nor `--time` is given.
+pub const PROOF_GAME_NODES: u64 = 1_000_000;
+
+/// The node limit of an analysis: `--max-nodes` when given; else none when a `--time` limits
+/// it (the search runs to its time), else `default`.
+pub fn node_limit(max_nodes: Option<u64>, time: Option<std::time::Duration>, default: u64) -> u64 {
+    match (max_nodes, time) {
+        (Some(n), _) => n,
+        (None, Some(_)) => u64::MAX,
+        (None, None) => default,
+    }
+}
+
+/// The longest `--time` taken: a year, so that the deadline it sets (now plus the limit) is a
+/// time the clock can hold.
+pub const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
 
 /// Writes `lines` to `out`; a closed pipe (`| head`) ends the listing quietly.
 ///
@@ -115,5 +136,33 @@ pub fn print_lines(lines: &[String], mut out: impl std::io::Write) -> Result<(),
     {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn a_time_limit_alone_lifts_the_node_limit() {
+        let t = Some(Duration::from_secs(30));
+        assert_eq!(node_limit(None, t, LEGAL_NODES), u64::MAX);
+        assert_eq!(node_limit(None, None, LEGAL_NODES), LEGAL_NODES);
+        assert_eq!(node_limit(Some(5), t, LEGAL_NODES), 5);
+        assert_eq!(node_limit(Some(5), None, PROOF_GAME_NODES), 5);
+    }
+
+    #[test]
+    fn time_limits_beyond_the_clock_are_refused() {
+        for bad in [-1.0, f64::NAN, f64::INFINITY, 1e20, MAX_SECONDS * 2.0] {
+            assert!(time_limit(Some(bad)).is_err(), "{bad}");
+        }
+        assert_eq!(
+            time_limit(Some(0.5)).ok(),
+            Some(Some(Duration::from_millis(500)))
+        );
+        assert_eq!(time_limit(None).ok(), Some(None));
     }
 }

@@ -457,6 +457,14 @@ impl Engine {
         let reporter = Arc::clone(&self.reporter);
         self.start_job(move |control| {
             let start = Instant::now();
+            if depth == 0 {
+                // The position itself is the one path of length 0.
+                return Report::PerftDone {
+                    depth,
+                    nodes: 1,
+                    time: start.elapsed(),
+                };
+            }
             let mut total = 0;
             for m in pos.legal_moves() {
                 let mut child = pos.clone();

@@ -212,7 +212,7 @@ pub fn find(
             }
         }
         spent += this_run;
-        run_limit += run_limit / 5;
+        run_limit = run_limit.saturating_add(run_limit / 5);
     }
     Ok(None)
 }
