@@ -276,11 +276,16 @@ pub fn search(
         let result = main.iterate(&params.pos, report);
         control.stop();
         let mut back = vec![main.heur];
-        // A helper that panicked loses its statistics; the next search starts it afresh.
-        back.extend(helpers.into_iter().map_while(|h| h.join().ok()));
+        back.extend(joined(helpers));
         heuristics.put_back(back);
         result
     })
+}
+
+/// The results of the helper threads `handles`, each joined: a helper that panicked loses only
+/// its own result (its statistics; the next search starts it afresh), the others' are kept.
+fn joined<T>(handles: Vec<std::thread::ScopedJoinHandle<'_, T>>) -> Vec<T> {
+    handles.into_iter().filter_map(|h| h.join().ok()).collect()
 }
 
 /// One search that carries nothing over and reports nothing: a fresh history, no tables, no
@@ -1338,6 +1343,24 @@ fn least_valuable(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_panicking_helper_loses_only_its_own_result() {
+        let kept = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..4)
+                .map(|i| {
+                    s.spawn(move || {
+                        if i == 1 {
+                            panic!("helper {i} fails (expected by the test)");
+                        }
+                        i
+                    })
+                })
+                .collect();
+            super::joined(handles)
+        });
+        assert_eq!(kept, vec![0, 2, 3]);
+    }
+
     use shakmaty::{uci::UciMove, CastlingMode};
 
     use super::*;
