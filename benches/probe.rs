@@ -103,12 +103,7 @@ fn bench(c: &mut Criterion) {
     if !to_build.contains(&kqvk) {
         to_build.push(kqvk);
     }
-    let opts = BuildOptions {
-        out: dir.clone(),
-        force: false,
-        progress: false,
-        compression: Default::default(),
-    };
+    let opts = BuildOptions::quiet(dir.clone());
     build(&to_build, &opts, |_| {}).expect("tables build");
     let tb = Tablebase::open(&dir).expect("tables");
     let positions = random_positions(4096, &materials);

@@ -123,12 +123,7 @@ fn a_corrupted_table_is_not_used_by_the_prober_and_is_rebuilt() {
         other => panic!("corrupted table used: {other:?}"),
     }
     // build-tables does not skip it: the file is rebuilt and valid again.
-    let opts = BuildOptions {
-        out: dir.path().to_path_buf(),
-        force: false,
-        progress: false,
-        compression: Default::default(),
-    };
+    let opts = BuildOptions::quiet(dir.path().to_path_buf());
     let done = build(&[common::material("KQvK")], &opts, |_| {}).expect("rebuild");
     assert!(done
         .iter()

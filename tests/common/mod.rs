@@ -31,12 +31,7 @@ pub fn all_tables() -> &'static Path {
 
 /// Builds `materials` (with their sub-tables) into `dir`.
 pub fn build_into(dir: &Path, materials: &[Material]) {
-    let opts = BuildOptions {
-        out: dir.to_path_buf(),
-        force: false,
-        progress: false,
-        compression: Default::default(),
-    };
+    let opts = BuildOptions::quiet(dir.to_path_buf());
     build(materials, &opts, |_| {}).expect("tables build");
 }
 

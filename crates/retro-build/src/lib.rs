@@ -71,6 +71,19 @@ pub struct BuildOptions {
     pub compression: Compression,
 }
 
+impl BuildOptions {
+    /// Options for a build into `out` without progress bars, keeping present tables, with the
+    /// default compression: what the engine's background build and the tests use.
+    pub fn quiet(out: PathBuf) -> BuildOptions {
+        BuildOptions {
+            out,
+            force: false,
+            progress: false,
+            compression: Compression::default(),
+        }
+    }
+}
+
 /// Figures of one table.
 #[derive(Clone, Debug)]
 pub struct TableSummary {
@@ -518,13 +531,7 @@ pub fn build(
 /// compare against.
 #[cfg(test)]
 pub(crate) fn build_for_test(dir: &Path, materials: &[Material]) {
-    let opts = BuildOptions {
-        out: dir.to_path_buf(),
-        force: false,
-        progress: false,
-        compression: Compression::default(),
-    };
-    build(materials, &opts, |_| {}).expect("tables build");
+    build(materials, &BuildOptions::quiet(dir.to_path_buf()), |_| {}).expect("tables build");
 }
 
 #[cfg(test)]

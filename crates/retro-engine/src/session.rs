@@ -458,11 +458,14 @@ impl Engine {
         self.start_job(move |control| {
             let start = Instant::now();
             if depth == 0 {
-                // The position itself is the one path of length 0.
-                return Report::PerftDone {
-                    depth,
-                    nodes: 1,
-                    time: start.elapsed(),
+                // No root moves to split by: the position itself is the one path.
+                return match perft::perft(&pos, 0, &control.stop) {
+                    Some(nodes) => Report::PerftDone {
+                        depth,
+                        nodes,
+                        time: start.elapsed(),
+                    },
+                    None => Report::PerftStopped { depth },
                 };
             }
             let mut total = 0;
@@ -617,12 +620,7 @@ impl Engine {
         let spawned = std::thread::Builder::new()
             .name("build".into())
             .spawn(move || {
-                let opts = BuildOptions {
-                    out: dir.clone(),
-                    force: false,
-                    progress: false,
-                    compression: Default::default(),
-                };
+                let opts = BuildOptions::quiet(dir.clone());
                 let built = retro_build::build(&missing, &opts, |s| log::info!("{s}"));
                 let mut slot = lock(&slot);
                 slot.building = None;

@@ -88,6 +88,18 @@ pub struct Verdict {
     pub proof: Option<ProofGame>,
 }
 
+impl Verdict {
+    /// The verdict that `reason` decides, its status derived from it.
+    fn new(reason: Reason, nodes: u64, proof: Option<ProofGame>) -> Verdict {
+        Verdict {
+            status: reason.status(),
+            reason,
+            nodes,
+            proof,
+        }
+    }
+}
+
 /// How a time limit is shared, in sixths of it: the last-move analysis takes the first
 /// `FIRST_SIXTHS`; when that is not enough, the proof game search goes on to `PROOF_SIXTHS` and
 /// the last-move analysis takes the rest. A legal position's time belongs to its proof game
@@ -104,20 +116,11 @@ const PROOF_SIXTHS: u32 = 5;
 /// what it has settled, the last sixth. Without one, each runs to its node limit in turn.
 pub fn analyze(p: &RawPosition, limits: Limits) -> Verdict {
     if let Some(rule) = rules::check(p) {
-        return Verdict {
-            status: Status::Illegal,
-            reason: Reason::Illegal(Illegality::Rule(rule)),
-            nodes: 0,
-            proof: None,
-        };
+        return Verdict::new(Reason::Illegal(Illegality::Rule(rule)), 0, None);
     }
     if p.is_start() {
-        return Verdict {
-            status: Status::Legal,
-            reason: Reason::StartingPosition,
-            nodes: 0,
-            proof: Some(ProofGame { moves: Vec::new() }),
-        };
+        let empty = ProofGame { moves: Vec::new() };
+        return Verdict::new(Reason::StartingPosition, 0, Some(empty));
     }
     let started = Instant::now();
     let sixths = |n: u32| {
@@ -131,16 +134,11 @@ pub fn analyze(p: &RawPosition, limits: Limits) -> Verdict {
     });
     let first = a.illegal(p);
     let cut = first == Err(Stop::Time) && time_left(limits.deadline);
-    let (mut status, mut reason) = judged(p, &a, first);
+    let mut reason = judged(p, &a, first);
     let searched =
-        status != Status::Illegal && limits.proof_nodes > 0 && time_left(limits.deadline);
+        reason.status() != Status::Illegal && limits.proof_nodes > 0 && time_left(limits.deadline);
     if !searched {
-        return Verdict {
-            status,
-            reason,
-            nodes: a.nodes,
-            proof: None,
-        };
+        return Verdict::new(reason, a.nodes, None);
     }
     let proof_limits = Limits {
         max_nodes: limits.proof_nodes,
@@ -153,14 +151,8 @@ pub fn analyze(p: &RawPosition, limits: Limits) -> Verdict {
     };
     let proof_stop = match proofgame::find(p, proof_limits, &mut |_| {}) {
         Ok(Some(game)) => {
-            return Verdict {
-                status: Status::Legal,
-                reason: Reason::ProofGame {
-                    plies: game.plies(),
-                },
-                nodes: a.nodes,
-                proof: Some(game),
-            };
+            let plies = game.plies();
+            return Verdict::new(Reason::ProofGame { plies }, a.nodes, Some(game));
         }
         Ok(None) => ProofSearchEnd::NotFound,
         Err(_) => ProofSearchEnd::TimeLimit,
@@ -168,17 +160,12 @@ pub fn analyze(p: &RawPosition, limits: Limits) -> Verdict {
     if cut && time_left(limits.deadline) {
         a.set_deadline(limits.deadline);
         let second = a.illegal(p);
-        (status, reason) = judged(p, &a, second);
+        reason = judged(p, &a, second);
     }
     if let Reason::Unknown { proof_search, .. } = &mut reason {
         *proof_search = Some(proof_stop);
     }
-    Verdict {
-        status,
-        reason,
-        nodes: a.nodes,
-        proof: None,
-    }
+    Verdict::new(reason, a.nodes, None)
 }
 
 /// Whether a deadline is still ahead (no deadline always is).
@@ -186,26 +173,17 @@ fn time_left(deadline: Option<Instant>) -> bool {
     deadline.is_none_or(|d| Instant::now() < d)
 }
 
-/// The status and reason of a last-move analysis `a` of `p` that ended with `result`.
-fn judged(
-    p: &RawPosition,
-    a: &Analysis,
-    result: Result<Option<Illegality>, Stop>,
-) -> (Status, Reason) {
-    let unknown = |why| {
-        (
-            Status::Unknown,
-            Reason::Unknown {
-                why,
-                proof_search: None,
-            },
-        )
+/// The reason (and so the status) of a last-move analysis `a` of `p` that ended with `result`.
+fn judged(p: &RawPosition, a: &Analysis, result: Result<Option<Illegality>, Stop>) -> Reason {
+    let unknown = |why| Reason::Unknown {
+        why,
+        proof_search: None,
     };
     match result {
-        Ok(Some(why)) => (Status::Illegal, Reason::Illegal(why)),
+        Ok(Some(why)) => Reason::Illegal(why),
         // The analysis checks the relaxed problem (see `unsolvable`) once it has a kernel; one
         // that stopped before gets the check here.
-        Err(_) if unsolvable(p) => (Status::Illegal, Reason::Illegal(Illegality::Unsolvable)),
+        Err(_) if unsolvable(p) => Reason::Illegal(Illegality::Unsolvable),
         Ok(None) if a.root_kernel == Some(true) => unknown(Undecided::KernelExists),
         Ok(None) => unknown(Undecided::NotProven),
         Err(Stop::Nodes) => unknown(Undecided::NodeLimit),

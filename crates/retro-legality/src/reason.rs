@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use super::rules::Rule;
+use super::{rules::Rule, Status};
 
 /// The proof of an `illegal` verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,6 +104,17 @@ pub enum Reason {
         /// The end of the proof game search, when one ran.
         proof_search: Option<ProofSearchEnd>,
     },
+}
+
+impl Reason {
+    /// The status this reason decides.
+    pub fn status(&self) -> Status {
+        match self {
+            Reason::Illegal(_) => Status::Illegal,
+            Reason::StartingPosition | Reason::ProofGame { .. } => Status::Legal,
+            Reason::Unknown { .. } => Status::Unknown,
+        }
+    }
 }
 
 impl fmt::Display for Reason {

@@ -154,28 +154,21 @@ fn the_init_pass_decides_mates_stalemates_and_exits() {
 }
 
 /// The position of `sq` (pieces in `slots` order, the piece in slot `skip` left out) with
-/// `side` (0 white, 1 black) to move, when it is a legal one.
+/// `side` (0 white, 1 black) to move, as the verifier builds one.
 fn position_without(
     slots: &[(shakmaty::Color, Role)],
     sq: &retro_tables::index::Squares,
     skip: usize,
     side: usize,
 ) -> Option<shakmaty::Chess> {
-    use shakmaty::{Board, CastlingMode, Chess, FromSetup, Piece, Setup, Square};
-    let mut board = Board::empty();
-    for (i, &(color, role)) in slots.iter().enumerate() {
-        if i != skip {
-            board.set_piece_at(Square::new(u32::from(sq[i])), Piece { color, role });
-        }
-    }
-    let mut setup = Setup::empty();
-    setup.board = board;
-    setup.turn = if side == 0 {
-        shakmaty::Color::White
-    } else {
-        shakmaty::Color::Black
-    };
-    Chess::from_setup(setup, CastlingMode::Standard).ok()
+    let (slots, sq): (Vec<_>, Vec<u8>) = slots
+        .iter()
+        .zip(sq)
+        .enumerate()
+        .filter(|&(i, _)| i != skip)
+        .map(|(_, (&slot, &s))| (slot, s))
+        .unzip();
+    crate::verify::entry_position(&slots, &sq, side == 0)
 }
 
 /// The exits against the sub-tables: the value the solver reads for a position with a piece

@@ -207,6 +207,7 @@ struct View<'a> {
     /// Their pieces other than pawns and the king.
     their_pieces: Bitboard,
     my_king: Option<Square>,
+    their_king: Option<Square>,
     mine: &'a Attacks,
     theirs_att: &'a Attacks,
 }
@@ -241,6 +242,7 @@ impl<'a> View<'a> {
             their_pawns: theirs & board.pawns(),
             their_pieces: theirs & !board.pawns() & !board.kings(),
             my_king: board.king_of(us),
+            their_king: board.king_of(them),
             mine,
             theirs_att,
         }
@@ -375,7 +377,7 @@ impl<'a> View<'a> {
         let (mine, theirs_att) = (self.mine, self.theirs_att);
         let their_pawn_attacks = theirs_att.pawns;
         let my_pawn_attacks = mine.pawns;
-        let their_king = board.king_of(them);
+        let their_king = self.their_king;
         let king_zone = their_king.map_or(Bitboard::EMPTY, |k| {
             attacks::king_attacks(k) | Bitboard::from(k)
         });
@@ -483,7 +485,7 @@ impl<'a> View<'a> {
         let (board, us, ours, theirs) = (self.board, self.us, self.ours, self.theirs);
         let (mine, theirs_att) = (self.mine, self.theirs_att);
         let (their_pawns, their_pieces) = (self.their_pawns, self.their_pieces);
-        let their_king = board.king_of(self.them);
+        let their_king = self.their_king;
         let (attackers, units, minor_attacks, rook_attacks) =
             (a.attackers, a.units, a.minor_attacks, a.rook_attacks);
         for (i, &any) in a.safe_checks.iter().enumerate() {
