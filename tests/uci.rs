@@ -854,3 +854,135 @@ fn logs_go_to_the_log_file_not_to_the_uci_output() {
     assert!(text.contains("<< uci"), "{text}");
     assert!(text.contains("<< isready"), "{text}");
 }
+
+/// The `info` lines of the deepest iteration, by their `multipv` number: (number, the rest of
+/// the line after `score`).
+fn multipv_lines(lines: &[String]) -> Vec<(u32, String)> {
+    let depth_of = |l: &str| -> u32 {
+        let mut w = l.split_whitespace().skip_while(|w| *w != "depth").skip(1);
+        w.next().and_then(|d| d.parse().ok()).unwrap_or(0)
+    };
+    let infos: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth") && l.contains(" multipv "))
+        .collect();
+    let deepest = infos.iter().map(|l| depth_of(l)).max().unwrap_or(0);
+    infos
+        .into_iter()
+        .filter(|l| depth_of(l) == deepest)
+        .map(|l| {
+            let mut w = l.split_whitespace().skip_while(|w| *w != "multipv").skip(1);
+            let k = w
+                .next()
+                .and_then(|k| k.parse().ok())
+                .expect("multipv number");
+            let rest = l.split(" score ").nth(1).expect("score").to_string();
+            (k, rest)
+        })
+        .collect()
+}
+
+#[test]
+fn multipv_search_reports_distinct_lines_best_first() {
+    let mut e = Engine::start("");
+    e.handshake();
+    e.send("setoption name MultiPV value 3");
+    e.send("position startpos");
+    let (best, lines) = e.go("depth 7");
+    let deepest = multipv_lines(&lines);
+    assert_eq!(
+        deepest.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
+        vec![1, 2, 3],
+        "{lines:?}"
+    );
+    let cp = |rest: &str| -> i32 {
+        let w: Vec<&str> = rest.split_whitespace().collect();
+        assert_eq!(w[0], "cp", "{rest}");
+        w[1].parse().expect("centipawns")
+    };
+    let first_move = |rest: &str| {
+        rest.split(" pv ")
+            .nth(1)
+            .and_then(|p| p.split_whitespace().next())
+            .map(str::to_string)
+    };
+    let scores: Vec<i32> = deepest.iter().map(|(_, r)| cp(r)).collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{deepest:?}");
+    let firsts: Vec<String> = deepest.iter().filter_map(|(_, r)| first_move(r)).collect();
+    assert_eq!(firsts.len(), 3);
+    assert!(firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2]);
+    assert_eq!(best.split_whitespace().nth(1), Some(firsts[0].as_str()));
+    // Every iteration reports its three lines.
+    let per_depth = lines.iter().filter(|l| l.contains(" multipv 3 ")).count();
+    assert_eq!(per_depth, 7, "{lines:?}");
+    // UCI_ShowWDL adds win, draw and loss chances summing to 1000.
+    e.send("setoption name UCI_ShowWDL value true");
+    e.send("setoption name MultiPV value 1");
+    let (_, lines) = e.go("depth 5");
+    for l in lines.iter().filter(|l| l.contains(" score ")) {
+        let mut w = l.split_whitespace().skip_while(|w| *w != "wdl").skip(1);
+        let n: Vec<u32> = (0..3)
+            .map(|_| w.next().and_then(|x| x.parse().ok()).expect("wdl W D L"))
+            .collect();
+        assert_eq!(n.iter().sum::<u32>(), 1000, "{l}");
+    }
+    e.quit();
+}
+
+#[test]
+fn multipv_in_table_positions_lists_every_move_with_its_table_value() {
+    let tables = tempfile::tempdir().expect("tempdir");
+    common::build_into(tables.path(), &[common::material("KQvKR")]);
+    let tb = retro_tables::Tablebase::open(tables.path()).expect("tables");
+    let mut e = Engine::start(&format!("table_path = {:?}", tables.path()));
+    e.handshake();
+    e.send("setoption name UCI_ShowWDL value true");
+    for fen in [
+        "8/8/3k4/8/8/2r5/8/1Q2K3 w - - 0 1",
+        "8/8/3k4/8/8/2r5/8/1Q2K3 b - - 0 1",
+        "8/8/8/3k4/8/8/3r4/K2Q4 b - - 0 1",
+        "6k1/8/8/8/8/8/1r6/KQ6 w - - 0 1",
+    ] {
+        let pos = position(fen);
+        e.send("setoption name MultiPV value 1");
+        e.send(&format!("position fen {fen}"));
+        let (best1, _) = e.go("depth 3");
+        e.send("setoption name MultiPV value 256");
+        let (best, lines) = e.go("depth 3");
+        assert_eq!(
+            best1.split_whitespace().nth(1),
+            best.split_whitespace().nth(1),
+            "{fen}"
+        );
+        let listed = multipv_lines(&lines);
+        let legal = pos.legal_moves();
+        assert_eq!(listed.len(), legal.len(), "{fen}: {lines:?}");
+        let mut seen = Vec::new();
+        for (k, rest) in &listed {
+            let text = rest
+                .split(" pv ")
+                .nth(1)
+                .and_then(|p| p.split_whitespace().next())
+                .expect("pv");
+            let m = UciMove::from_ascii(text.as_bytes())
+                .expect("uci")
+                .to_move(&pos)
+                .expect("legal");
+            assert!(!seen.contains(&m), "{fen}: {text} twice");
+            seen.push(m);
+            // The move's exact value, probed here: the mate distance in moves for its mover,
+            // a draw as cp 0 (every DTM of KQvKR fits the 50-move rule from a clock of 0).
+            let v = tb.move_value(&pos, &m).expect("covered");
+            let (score, wdl) = match mate_moves(v) {
+                Some(n) if n > 0 => (format!("mate {n}"), "1000 0 0"),
+                Some(n) => (format!("mate {n}"), "0 0 1000"),
+                None => ("cp 0".to_string(), "0 1000 0"),
+            };
+            assert!(
+                rest.starts_with(&format!("{score} wdl {wdl} ")),
+                "{fen} line {k} {text}: {rest}"
+            );
+        }
+    }
+    e.quit();
+}

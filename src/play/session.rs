@@ -334,6 +334,8 @@ fn table_or_search(
         rule50: opts.rule50,
         syzygy: None,
         syzygy_limit: 0,
+        multipv: 1,
+        show_wdl: false,
     };
     let control = SearchControl::new(false);
     let r = think(

@@ -2,10 +2,12 @@
 //! move from random openings, each quiet position written with the game's result, or with the
 //! exact result of the tables once the game reaches a position they cover.
 //!
-//! One line per position: `FEN<TAB>RESULT<TAB>SOURCE`, RESULT `1`, `0.5` or `0` for white,
-//! SOURCE `game` (the game was played out or ended by a rule), `adjudicated` (both sides saw a
-//! decisive score for several moves) or `table` (the game reached a position the tables cover,
-//! written as its last, and their exact value for it is the result).
+//! One line per position: `FEN<TAB>RESULT<TAB>SOURCE<TAB>SCORE`, RESULT `1`, `0.5` or `0` for
+//! white, SOURCE `game` (the game was played out or ended by a rule), `adjudicated` (both sides
+//! saw a decisive score for several moves) or `table` (the game reached a position the tables
+//! cover, written as its last, and their exact value for it is the result), SCORE the search's
+//! score of the position in centipawns for white (for the last position of a `table` game: 0
+//! for a draw, the adjudication score of 1000 for a win or loss).
 
 use std::{
     io::Write,
@@ -91,8 +93,8 @@ impl Source {
 /// One game's positions and result.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Game {
-    /// The FENs of the quiet positions after the opening.
-    pub fens: Vec<String>,
+    /// The quiet positions after the opening: each FEN with the search's score for white.
+    pub positions: Vec<(String, i32)>,
     /// The result for white: 1, 0.5 or 0.
     pub result: f32,
     /// How the result was reached.
@@ -104,9 +106,9 @@ pub struct Game {
 impl Game {
     /// The data lines of the game.
     pub fn lines(&self) -> impl Iterator<Item = String> + '_ {
-        self.fens
+        self.positions
             .iter()
-            .map(|f| format!("{f}\t{}\t{}", self.result, self.source.as_str()))
+            .map(|(f, s)| format!("{f}\t{}\t{}\t{s}", self.result, self.source.as_str()))
     }
 }
 
@@ -164,7 +166,7 @@ pub fn run(
                             writeln!(out, "{line}")?;
                         }
                         summary.games += 1;
-                        summary.positions += game.fens.len();
+                        summary.positions += game.positions.len();
                         summary.results[result_index(game.result)] += 1;
                         summary.table_results += usize::from(game.source == Source::Table);
                         progress(summary);
@@ -214,7 +216,7 @@ pub fn play_game(
         tt.clear();
         let heuristics = HeuristicsPool::new();
         let mut hashes: Vec<u64> = Vec::new();
-        let mut fens = Vec::new();
+        let mut positions = Vec::new();
         let mut decisive = 0usize;
         let mut plies = opts.random_plies;
         let (result, source) = loop {
@@ -226,12 +228,13 @@ pub fn play_game(
             if let Some(tb) = tables {
                 if pos.board().occupied().count() <= tables_max && !pos.castles().any() {
                     if let Ok(v) = tb.probe(&pos) {
-                        fens.push(fen_of(&pos));
                         let r = match v.wdl() {
                             Wdl::Win => 1.0,
                             Wdl::Draw => 0.5,
                             Wdl::Loss => 0.0,
                         };
+                        let score = table_score(v.wdl());
+                        positions.push((fen_of(&pos), if white { score } else { -score }));
                         break (for_white(r), Source::Table);
                     }
                 }
@@ -266,7 +269,8 @@ pub fn play_game(
             }
             let quiet = !best.is_capture() && !best.is_promotion();
             if quiet && !pos.is_check() && found.score.abs() < MATE_BOUND {
-                fens.push(fen_of(&pos));
+                let score = if white { found.score } else { -found.score };
+                positions.push((fen_of(&pos), score));
             }
             hashes.push(hash_of(&pos));
             pos.play_unchecked(best);
@@ -277,11 +281,21 @@ pub fn play_game(
             continue;
         }
         return Game {
-            fens,
+            positions,
             result,
             source,
             plies,
         };
+    }
+}
+
+/// The score written for a table position of value `wdl` for the side to move: the adjudication
+/// score for a win or loss (the tables know the result; a search score would not), 0 for a draw.
+fn table_score(wdl: Wdl) -> i32 {
+    match wdl {
+        Wdl::Win => ADJUDICATE_SCORE,
+        Wdl::Draw => 0,
+        Wdl::Loss => -ADJUDICATE_SCORE,
     }
 }
 
@@ -341,7 +355,9 @@ mod tests {
         assert!(a.plies > opts.random_plies);
         for line in a.lines() {
             let cols: Vec<&str> = line.split('\t').collect();
-            assert_eq!(cols.len(), 3, "{line}");
+            assert_eq!(cols.len(), 4, "{line}");
+            let score: i32 = cols[3].parse().expect("a score");
+            assert!(score.abs() < MATE_BOUND, "{line}");
             let pos = retro_engine::fen::parse_fen(cols[0]).expect("a legal FEN");
             assert!(!pos.is_check(), "{line}");
             assert!(Source::parse(cols[2]).is_some());

@@ -82,10 +82,12 @@ pub fn report_line(report: &Report) -> String {
 /// An `info` line of the search.
 fn info_line(i: &SearchInfo) -> String {
     let pv: Vec<String> = i.pv.iter().map(|m| uci_move(*m)).collect();
+    let wdl = i.wdl.map(|w| format!(" wdl {w}")).unwrap_or_default();
     format!(
-        "info depth {} seldepth {} multipv 1 score {} nodes {} nps {} hashfull {} tbhits {} time {} pv {}",
+        "info depth {} seldepth {} multipv {} score {}{wdl} nodes {} nps {} hashfull {} tbhits {} time {} pv {}",
         i.depth,
         i.seldepth,
+        i.multipv,
         i.score,
         i.nodes,
         i.nps,
@@ -136,7 +138,9 @@ mod tests {
         let info = SearchInfo {
             depth: 3,
             seldepth: 5,
+            multipv: 1,
             score: Score::Cp(20),
+            wdl: None,
             nodes: 1234,
             nps: 5000,
             hashfull: 7,
@@ -177,7 +181,12 @@ mod tests {
     fn option_declarations() {
         let o = Options::from_config(&retro_engine::config::Config::default());
         let lines: Vec<String> = o.specs().iter().map(option_line).collect();
-        assert_eq!(lines.len(), 13);
+        assert_eq!(lines.len(), 16);
+        assert!(
+            lines.contains(&"option name MultiPV type spin default 1 min 1 max 500".to_string())
+        );
+        assert!(lines.contains(&"option name UCI_ShowWDL type check default false".to_string()));
+        assert!(lines.contains(&"option name UCI_Chess960 type check default false".to_string()));
         assert!(lines.contains(&"option name SyzygyPath type string default <empty>".to_string()));
         assert!(lines
             .contains(&"option name SyzygyProbeLimit type spin default 7 min 0 max 7".to_string()));

@@ -32,6 +32,7 @@ mod think;
 mod time;
 mod tt;
 mod tunables;
+pub mod winrate;
 
 pub use self::{
     error::{DtmError, EngineError, LegalityError, PositionError},
@@ -42,4 +43,5 @@ pub use self::{
     think::{mate_moves, table_line, think},
     time::SearchLimits,
     tt::{HashError, TranspositionTable},
+    winrate::WdlChances,
 };

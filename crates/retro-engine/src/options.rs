@@ -30,7 +30,17 @@ pub struct Options {
     pub syzygy_path: String,
     /// SyzygyProbeLimit: the most pieces a position may have to be probed in them.
     pub syzygy_probe_limit: usize,
+    /// MultiPV: how many best lines a search reports (every legal move, from the tables, when
+    /// it is at least their number).
+    pub multipv: usize,
+    /// UCI_ShowWDL: win, draw and loss chances in `info` lines.
+    pub show_wdl: bool,
+    /// UCI_Chess960: positions and moves of Chess960 (castling written king takes rook).
+    pub chess960: bool,
 }
+
+/// The values `MultiPV` takes (Stockfish's range).
+pub const MULTIPV_RANGE: std::ops::RangeInclusive<usize> = 1..=500;
 
 /// What a `setoption` changed that the engine must act on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,6 +159,9 @@ impl Options {
             syzygy_path: c.syzygy_path.clone().unwrap_or_default(),
             syzygy_probe_limit: c.syzygy_probe_limit,
             elo: DEFAULT_ELO,
+            multipv: 1,
+            show_wdl: false,
+            chess960: false,
         }
     }
 
@@ -211,6 +224,17 @@ impl Options {
                 wide(*SYZYGY_PROBE_LIMIT_RANGE.start()),
                 wide(*SYZYGY_PROBE_LIMIT_RANGE.end()),
             ),
+            OptionId::MultiPv => spin(
+                wide(self.multipv),
+                wide(*MULTIPV_RANGE.start()),
+                wide(*MULTIPV_RANGE.end()),
+            ),
+            OptionId::ShowWdl => OptionKind::Check {
+                default: self.show_wdl,
+            },
+            OptionId::Chess960 => OptionKind::Check {
+                default: self.chess960,
+            },
             OptionId::ClearHash | OptionId::ShowDtm | OptionId::ShowLegality => OptionKind::Button,
         }
     }
@@ -292,6 +316,18 @@ impl Options {
                 self.syzygy_probe_limit = spin(name, &need(value)?, SYZYGY_PROBE_LIMIT_RANGE)?;
                 Ok(OptionChange::None)
             }
+            OptionId::MultiPv => {
+                self.multipv = spin(name, &need(value)?, MULTIPV_RANGE)?;
+                Ok(OptionChange::None)
+            }
+            OptionId::ShowWdl => {
+                self.show_wdl = check(name, &need(value)?)?;
+                Ok(OptionChange::None)
+            }
+            OptionId::Chess960 => {
+                self.chess960 = check(name, &need(value)?)?;
+                Ok(OptionChange::None)
+            }
             OptionId::ClearHash => Ok(OptionChange::ClearHash),
             OptionId::ShowDtm => Ok(OptionChange::ShowDtm),
             OptionId::ShowLegality => Ok(OptionChange::ShowLegality),
@@ -312,6 +348,9 @@ enum OptionId {
     Rule50,
     SyzygyPath,
     SyzygyProbeLimit,
+    MultiPv,
+    ShowWdl,
+    Chess960,
     ClearHash,
     ShowDtm,
     ShowLegality,
@@ -330,6 +369,9 @@ const OPTIONS: &[(OptionId, &str)] = &[
     (OptionId::Rule50, "Syzygy50MoveRule"),
     (OptionId::SyzygyPath, "SyzygyPath"),
     (OptionId::SyzygyProbeLimit, "SyzygyProbeLimit"),
+    (OptionId::MultiPv, "MultiPV"),
+    (OptionId::ShowWdl, "UCI_ShowWDL"),
+    (OptionId::Chess960, "UCI_Chess960"),
     (OptionId::ClearHash, "Clear Hash"),
     (OptionId::ShowDtm, "Show DTM"),
     (OptionId::ShowLegality, "Show Legality"),
@@ -449,7 +491,15 @@ mod tests {
             Ok(OptionChange::SyzygyPath)
         );
         assert_eq!(o.syzygy_path, "/a:/b");
-        assert_eq!(o.specs().len(), 13);
+        assert_eq!(o.set("MultiPV", Some("256")), Ok(OptionChange::None));
+        assert_eq!(o.multipv, 256);
+        assert!(o.set("MultiPV", Some("0")).is_err());
+        assert!(o.set("MultiPV", Some("501")).is_err());
+        assert_eq!(o.multipv, 256);
+        assert_eq!(o.set("uci_showwdl", Some("true")), Ok(OptionChange::None));
+        assert_eq!(o.set("UCI_Chess960", Some("true")), Ok(OptionChange::None));
+        assert!(o.show_wdl && o.chess960);
+        assert_eq!(o.specs().len(), 16);
     }
 
     #[test]

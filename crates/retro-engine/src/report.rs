@@ -10,6 +10,7 @@ use shakmaty::Move;
 use super::{
     bench::{BenchPosition, BenchResult},
     search::{MATE, MATE_BOUND},
+    winrate::WdlChances,
 };
 use retro_tables::{Dtz, Material, Value};
 
@@ -54,8 +55,12 @@ pub struct SearchInfo {
     pub depth: u32,
     /// Selective depth in plies.
     pub seldepth: u32,
+    /// Which line: 1 for the best, 2 for the second best, ... (`MultiPV`).
+    pub multipv: u32,
     /// The score.
     pub score: Score,
+    /// Win, draw and loss chances (with `UCI_ShowWDL`).
+    pub wdl: Option<WdlChances>,
     /// Nodes searched by all threads.
     pub nodes: u64,
     /// Nodes per second.
@@ -176,6 +181,18 @@ pub enum Notice {
     NoPosition,
     /// A `searchmoves` move is not legal in the position.
     SearchMoveIgnored(String),
+    /// A root move the tables value as a draw under the 50-move rule that wins or loses
+    /// without it (`MultiPV` line `multipv`).
+    MoveDrawnByRule {
+        /// The line.
+        multipv: u32,
+        /// The move.
+        mv: Move,
+        /// Its value for the mover without the rule.
+        dtm: Value,
+        /// Its DTZ50 for the mover.
+        dtz: Dtz,
+    },
     /// The tables say the position is won or lost without the 50-move rule, but drawn with it
     /// (a cursed win or blessed loss, or a win the halfmove clock has spoiled).
     DrawnByRule {
@@ -228,6 +245,24 @@ impl fmt::Display for Notice {
                 f,
                 "{} ({dtm} without the 50-move rule, DTZ {dtz}, halfmove clock {clock}): a draw \
                  under the rule",
+                if dtz.plies() > 100 {
+                    dtz.wdl50().as_str()
+                } else if dtz.0 > 0 {
+                    "win spoiled by the clock"
+                } else {
+                    "loss saved by the clock"
+                }
+            ),
+            Notice::MoveDrawnByRule {
+                multipv,
+                mv,
+                dtm,
+                dtz,
+            } => write!(
+                f,
+                "multipv {multipv} {}: {} ({dtm} without the 50-move rule, DTZ {dtz}): a draw \
+                 under the rule",
+                mv.to_uci(shakmaty::CastlingMode::Chess960),
                 if dtz.plies() > 100 {
                     dtz.wdl50().as_str()
                 } else if dtz.0 > 0 {

@@ -29,6 +29,7 @@ use super::{
     strength::Strength,
     time::{Budget, SearchLimits},
     tt::{Bound, Entry, TranspositionTable},
+    winrate as wdl,
 };
 use retro_tables::{Syzygy, Tablebase, Wdl, Wdl50};
 
@@ -40,6 +41,9 @@ pub const MATE_BOUND: i32 = MATE - 1_000;
 /// the rule (less the plies to it and to the zeroing move): above every evaluation, below every
 /// mate.
 pub const TB_WIN: i32 = 20_000;
+/// Scores beyond this (and below [`MATE_BOUND`]) are table wins: like mates, they count from
+/// the root, so the transposition table stores them relative to the node's ply.
+pub const TB_BOUND: i32 = TB_WIN - 1_000;
 const INF: i32 = 32_500;
 /// The deepest ply the search reaches.
 pub const MAX_PLY: usize = 128;
@@ -175,6 +179,11 @@ pub struct SearchParams {
     pub syzygy: Option<Arc<Syzygy>>,
     /// The most pieces a position may have to be probed in them (`SyzygyProbeLimit`).
     pub syzygy_limit: usize,
+    /// Principal variations to report (`MultiPV`): the best root moves, each searched with
+    /// the ones before it left out. 1 searches for the best move alone.
+    pub multipv: usize,
+    /// Win, draw and loss chances in `info` lines (`UCI_ShowWDL`).
+    pub show_wdl: bool,
 }
 
 impl SearchParams {
@@ -195,6 +204,8 @@ impl SearchParams {
             rule50: true,
             syzygy: None,
             syzygy_limit: 0,
+            multipv: 1,
+            show_wdl: false,
         }
     }
 }
@@ -313,7 +324,13 @@ struct Worker<'a> {
     root_noise: Vec<(Move, i32)>,
     budget: Option<Budget>,
     report_info: bool,
+    /// Whether `info` lines carry win, draw and loss chances.
+    show_wdl: bool,
     root_filter: &'a [Move],
+    /// Principal variations the main thread searches (`MultiPV`; 1 in helpers).
+    multipv: usize,
+    /// Root moves left out of the current search: the first moves of the better lines.
+    excluded: Vec<Move>,
     nodes: u64,
     flushed: u64,
     tbhits: u64,
@@ -365,7 +382,10 @@ impl<'a> Worker<'a> {
             root_noise,
             budget,
             report_info: params.report,
+            show_wdl: params.show_wdl,
             root_filter: &params.root_moves,
+            multipv: if id == 0 { params.multipv.max(1) } else { 1 },
+            excluded: Vec::new(),
             nodes: 0,
             flushed: 0,
             tbhits: 0,
@@ -435,36 +455,34 @@ impl<'a> Worker<'a> {
         }
         result.best = moves.first().copied();
         let single_reply = moves.len() == 1;
-        let mut prev = 0;
+        let wanted = self.multipv.clamp(1, moves.len().max(1));
+        let mut prev = vec![0; wanted];
         let mut mate_streak = 0;
         for depth in 1..=max_depth {
             // Helper threads search some iterations one ply deeper to spread the work.
             let d = depth as i32 + i32::from(self.id % 2 == 1 && depth > 1);
             self.seldepth = 0;
-            self.root_best = None;
-            let mut delta = ASPIRATION_DELTA;
-            let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH {
-                (prev - delta, prev + delta)
-            } else {
-                (-INF, INF)
-            };
-            let score = loop {
-                let s = self.negamax(root, root_hash, alpha, beta, d, 0, true);
+            let mut lines: Vec<(i32, Vec<Move>)> = Vec::with_capacity(wanted);
+            self.excluded.clear();
+            for &guess in &prev {
+                self.root_best = None;
+                let score = self.aspiration(root, root_hash, d, depth, guess);
                 if self.stopped {
-                    break s;
+                    break;
                 }
-                if s <= alpha {
-                    beta = (alpha + beta) / 2;
-                    alpha = (s - delta).max(-INF);
-                } else if s >= beta {
-                    beta = (s + delta).min(INF);
-                } else {
-                    break s;
-                }
-                delta *= 2;
-            };
+                let Some(&first) = self.pv[0].first() else {
+                    break;
+                };
+                self.excluded.push(first);
+                lines.push((score, self.pv[0].clone()));
+            }
+            self.excluded.clear();
             if self.stopped {
-                if let Some((m, reply)) = self.root_best {
+                if let Some((_, pv)) = lines.first() {
+                    // The best line of this iteration was complete.
+                    result.best = pv.first().copied();
+                    result.ponder = pv.get(1).copied();
+                } else if let Some((m, reply)) = self.root_best {
                     // A move that beat the previous best in the unfinished iteration, with
                     // its own expected reply.
                     result.best = Some(m);
@@ -472,19 +490,30 @@ impl<'a> Worker<'a> {
                 }
                 break;
             }
-            prev = score;
-            let mut score = score;
-            if let Some(m) = self.pv[0].first() {
-                result.best = Some(*m);
-                result.ponder = self.pv[0].get(1).copied();
-                // The score as the engine sees it, without the offset of a limited strength.
-                score -= self.noise_of(m);
+            // The lines best first (a later line may have found more than an earlier one).
+            lines.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
+            for (k, (score, _)) in lines.iter().enumerate() {
+                prev[k] = *score;
             }
+            // The scores as the engine sees them, without the offsets of a limited strength.
+            for (score, pv) in &mut lines {
+                if let Some(m) = pv.first() {
+                    *score -= self.noise_of(m);
+                }
+            }
+            let Some((score, pv)) = lines.first() else {
+                break;
+            };
+            let score = *score;
+            result.best = pv.first().copied();
+            result.ponder = pv.get(1).copied();
             result.score = score;
             result.depth = depth;
             self.flush_counts();
             if self.report_info && self.id == 0 {
-                report(self.info(depth, score));
+                for (k, (score, pv)) in lines.into_iter().enumerate() {
+                    report(self.info(depth, k + 1, score, pv, root));
+                }
             }
             if self.id != 0 {
                 continue;
@@ -520,20 +549,57 @@ impl<'a> Worker<'a> {
         result
     }
 
-    /// The search state after iteration `depth` with `score`.
-    fn info(&self, depth: u32, score: i32) -> SearchInfo {
+    /// One root search to depth `d` (iteration `depth`) with an aspiration window around
+    /// `guess`, the score of the same line in the previous iteration, widened until the score
+    /// falls inside it; the root moves in `excluded` are left out.
+    fn aspiration(&mut self, root: &Chess, root_hash: u64, d: i32, depth: u32, guess: i32) -> i32 {
+        let mut delta = ASPIRATION_DELTA;
+        let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH {
+            (guess - delta, guess + delta)
+        } else {
+            (-INF, INF)
+        };
+        loop {
+            let s = self.negamax(root, root_hash, alpha, beta, d, 0, true);
+            if self.stopped {
+                return s;
+            }
+            if s <= alpha {
+                beta = (alpha + beta) / 2;
+                alpha = (s - delta).max(-INF);
+            } else if s >= beta {
+                beta = (s + delta).min(INF);
+            } else {
+                return s;
+            }
+            delta *= 2;
+        }
+    }
+
+    /// The search state after iteration `depth`: line `multipv` (1 the best) of `score`
+    /// and principal variation `pv` from `root`.
+    fn info(
+        &self,
+        depth: u32,
+        multipv: usize,
+        score: i32,
+        pv: Vec<Move>,
+        root: &Chess,
+    ) -> SearchInfo {
         let elapsed = self.control.elapsed();
         let nodes = self.control.nodes();
         SearchInfo {
             depth,
             seldepth: self.seldepth.max(depth as usize) as u32,
+            multipv: multipv as u32,
             score: Score::from_search(score),
+            wdl: self.show_wdl.then(|| wdl::of_search(score, root)),
             nodes,
             nps: (nodes as f64 / elapsed.as_secs_f64().max(1e-3)) as u64,
             hashfull: self.tt.hashfull(),
             tbhits: self.control.tbhits(),
             time: elapsed,
-            pv: self.pv[0].clone(),
+            pv,
         }
     }
 
@@ -703,6 +769,9 @@ impl<'a> Worker<'a> {
         if ply == 0 && !self.root_filter.is_empty() {
             moves.retain(|m| self.root_filter.contains(m));
         }
+        if ply == 0 && !self.excluded.is_empty() {
+            moves.retain(|m| !self.excluded.contains(m));
+        }
         if moves.is_empty() {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
@@ -711,7 +780,10 @@ impl<'a> Worker<'a> {
         else {
             return 0;
         };
-        self.store_node(&node, best, best_move, beta);
+        // A root searched without its better moves (MultiPV) is not the position's value.
+        if ply > 0 || self.excluded.is_empty() {
+            self.store_node(&node, best, best_move, beta);
+        }
         best
     }
 
@@ -793,7 +865,7 @@ impl<'a> Worker<'a> {
         if self.stopped {
             return Some(0);
         }
-        (s >= beta).then_some(if s >= MATE_BOUND { beta } else { s })
+        null_move_result(s, beta)
     }
 
     /// Searches the moves of a node in order (late quiet moves pruned, the first searched with
@@ -1245,20 +1317,30 @@ fn has_pieces(pos: &Chess) -> bool {
     (pos.us() & !b.pawns() & !b.kings()).any()
 }
 
+/// What a null-move search's score `s` proves against `beta`: a cutoff at `s`, or at `beta`
+/// when `s` is a mate or a table win (found after passing, which is not a move: neither is
+/// proven for the node itself); `None` when it does not reach `beta`.
+fn null_move_result(s: i32, beta: i32) -> Option<i32> {
+    (s >= beta).then_some(if s >= TB_BOUND { beta } else { s })
+}
+
+/// A score as the transposition table stores it: mates and table wins counted from the node
+/// at `ply` rather than from the root, so an entry is right wherever the position recurs.
 fn score_to_tt(s: i32, ply: usize) -> i32 {
-    if s >= MATE_BOUND {
+    if s >= TB_BOUND {
         s + ply as i32
-    } else if s <= -MATE_BOUND {
+    } else if s <= -TB_BOUND {
         s - ply as i32
     } else {
         s
     }
 }
 
+/// The score of an entry stored by [`score_to_tt`], read at `ply`.
 fn score_from_tt(s: i32, ply: usize) -> i32 {
-    if s >= MATE_BOUND {
+    if s >= TB_BOUND {
         s - ply as i32
-    } else if s <= -MATE_BOUND {
+    } else if s <= -TB_BOUND {
         s + ply as i32
     } else {
         s
@@ -1573,6 +1655,30 @@ mod tests {
         firsts.sort();
         firsts.dedup();
         assert!(firsts.len() >= 4, "{firsts:?}");
+    }
+
+    #[test]
+    fn table_wins_are_stored_relative_to_the_node() {
+        // A table win 30 plies from a node at ply 5 (TB_WIN - 35 from the root), stored there
+        // and read where the position recurs at ply 9: 30 plies from there, TB_WIN - 39.
+        let stored = score_to_tt(TB_WIN - 35, 5);
+        assert_eq!(score_from_tt(stored, 9), TB_WIN - 39);
+        assert_eq!(
+            score_from_tt(score_to_tt(-(TB_WIN - 35), 5), 9),
+            -(TB_WIN - 39)
+        );
+        // Mates as before; evaluations unchanged.
+        assert_eq!(score_from_tt(score_to_tt(MATE - 7, 3), 1), MATE - 5);
+        assert_eq!(score_from_tt(score_to_tt(850, 3), 1), 850);
+        assert_eq!(score_from_tt(score_to_tt(-850, 3), 1), -850);
+    }
+
+    #[test]
+    fn a_null_move_never_proves_a_table_win_or_mate() {
+        assert_eq!(null_move_result(TB_WIN - 12, 100), Some(100));
+        assert_eq!(null_move_result(MATE - 12, 100), Some(100));
+        assert_eq!(null_move_result(350, 100), Some(350));
+        assert_eq!(null_move_result(50, 100), None);
     }
 
     #[test]

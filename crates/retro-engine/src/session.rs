@@ -237,6 +237,8 @@ impl Engine {
             rule50: self.options.rule50,
             syzygy: self.syzygy.clone(),
             syzygy_limit: self.options.syzygy_probe_limit,
+            multipv: self.options.multipv,
+            show_wdl: self.options.show_wdl,
         };
         let control = Arc::new(SearchControl::new(params.limits.ponder));
         let tt = Arc::clone(&self.tt);

@@ -14,8 +14,9 @@ use super::{
     rule50::{self, Outcome, RuleMove},
     search::{self, SearchControl, SearchParams, SearchResult, MATE, TB_WIN},
     tt::TranspositionTable,
+    winrate::WdlChances,
 };
-use retro_tables::{Tablebase, Value, Wdl};
+use retro_tables::{Dtz, Syzygy, Tablebase, Value, Wdl};
 
 /// The mate distance in moves that UCI reports for a table value: positive when the side to
 /// move mates, negative when it is mated, `None` for a draw.
@@ -50,7 +51,8 @@ pub fn table_line(tb: &Tablebase, pos: &Chess, max: usize) -> Vec<Move> {
 
 /// Chooses the move to play: from the tables when they cover the root (fastest mate, longest
 /// resistance, or the search's choice among the drawing moves), else by the search. Reports
-/// the search's progress to `report` when `params.report` is set.
+/// the search's progress to `report` when `params.report` is set; in a table position, the
+/// `params.multipv` best moves as the tables rank them, each with its exact score.
 pub fn think(
     params: &SearchParams,
     tt: &TranspositionTable,
@@ -75,207 +77,228 @@ pub fn think(
         // A limited strength plays every position by its weakened search, without the tables.
         return search::search(params, tt, heuristics, None, control, &on_info);
     }
+    let Some((source, mut ranked, probes)) = table_moves(params, tables) else {
+        return search::search(params, tt, heuristics, tables, control, &on_info);
+    };
+    control.add_tbhits(probes);
+    ranked.retain(|t| params.root_moves.is_empty() || params.root_moves.contains(&t.mv));
+    let Some(best) = ranked.first().copied() else {
+        return search::search(params, tt, heuristics, tables, control, &on_info);
+    };
+    let syzygy = matches!(source, Source::Syzygy(_));
+    if best.score == 0 && (best.drawn_by_rule.is_none() || syzygy) {
+        // Drawn by the position itself: the search picks among the moves that keep the draw
+        // without the rule's help (Syzygy's: among all drawing moves), silently; its choice
+        // leads the drawing lines. (A draw only by the rule, a cursed win, plays the tables'
+        // best, which keeps the mate in reach should the opponent zero the clock.)
+        let drawing: Vec<Move> = ranked
+            .iter()
+            .filter(|t| t.score == 0 && (t.drawn_by_rule.is_none() || syzygy))
+            .map(|t| t.mv)
+            .collect();
+        let restricted = SearchParams {
+            root_moves: drawing,
+            report: false,
+            multipv: 1,
+            ..params.clone()
+        };
+        let found = search::search(&restricted, tt, heuristics, tables, control, &|_| {});
+        if let Some(i) = found
+            .best
+            .and_then(|m| ranked.iter().position(|t| t.mv == m))
+        {
+            let chosen = ranked.remove(i);
+            ranked.insert(0, chosen);
+        }
+    }
+    let lines: Vec<Vec<Move>> = ranked
+        .iter()
+        .take(params.multipv.max(1))
+        .map(|t| source.line(pos, t.mv))
+        .collect();
+    let depth = ranked[0].plies.max(1);
+    if params.report {
+        if best.score == 0 {
+            if let Some(tb) = tables.filter(|_| matches!(source, Source::Rule(_))) {
+                if let (Ok(dtm), Ok(dtz)) = (tb.probe(pos), tb.probe_dtz(pos)) {
+                    if dtm.wdl() != Wdl::Draw {
+                        report(Report::Notice(Notice::DrawnByRule {
+                            dtm,
+                            dtz,
+                            clock: pos.halfmoves(),
+                        }));
+                    }
+                }
+            }
+        }
+        for (k, (t, line)) in ranked.iter().zip(&lines).enumerate() {
+            if let Some((dtm, dtz)) = t.drawn_by_rule.filter(|_| k > 0) {
+                report(Report::Notice(Notice::MoveDrawnByRule {
+                    multipv: k as u32 + 1,
+                    mv: t.mv,
+                    dtm,
+                    dtz,
+                }));
+            }
+            report(Report::Info(SearchInfo {
+                depth,
+                seldepth: depth,
+                multipv: k as u32 + 1,
+                score: Score::from_search(t.score),
+                wdl: params.show_wdl.then_some(t.wdl),
+                nodes: 0,
+                nps: 0,
+                hashfull: 0,
+                tbhits: control.tbhits(),
+                time: control.elapsed(),
+                pv: line.clone(),
+            }));
+        }
+    }
+    let first = &lines[0];
+    SearchResult {
+        best: first.first().copied(),
+        ponder: first.get(1).copied(),
+        score: ranked[0].score,
+        depth,
+        nodes: 0,
+    }
+}
+
+/// A root move as the tables value it.
+#[derive(Clone, Copy, Debug)]
+struct TableMove {
+    mv: Move,
+    /// Its exact score on the search's scale: a mate score where the mate is certain (within
+    /// the 50-move rule when it applies), a [`TB_WIN`] score where only the DTZ promises the
+    /// result in time, 0 for a draw.
+    score: i32,
+    /// Win, draw or loss for the mover.
+    wdl: WdlChances,
+    /// Plies to mate (or to the zeroing move where no mate is promised).
+    plies: u32,
+    /// Drawn only by the 50-move rule: the mover's value without the rule and its DTZ.
+    drawn_by_rule: Option<(Value, Dtz)>,
+}
+
+/// Which tables value the root moves.
+#[derive(Clone, Copy)]
+enum Source<'t> {
+    /// Retro's tables under the 50-move rule (DTZ50 and DTM).
+    Rule(&'t Tablebase),
+    /// Retro's tables by pure DTM.
+    Dtm(&'t Tablebase),
+    /// Syzygy's, under the 50-move rule, by DTZ alone.
+    Syzygy(&'t Syzygy),
+}
+
+/// Plies of a table line shown as a principal variation.
+const LINE_PLIES: usize = 40;
+
+impl Source<'_> {
+    /// The table line that starts with `mv` from `pos`: the move, then the best move of each
+    /// position while the result is not a draw.
+    fn line(self, pos: &Chess, mv: Move) -> Vec<Move> {
+        let mut line = vec![mv];
+        let mut p = pos.clone();
+        p.play_unchecked(mv);
+        match self {
+            Source::Dtm(tb) => line.extend(table_line(tb, &p, LINE_PLIES - 1)),
+            Source::Rule(_) | Source::Syzygy(_) => {
+                while line.len() < LINE_PLIES {
+                    let ranked = match self {
+                        Source::Rule(tb) => rule50::rank_moves(tb, &p).ok(),
+                        Source::Syzygy(sz) => rule50::rank_moves_syzygy(sz, &p),
+                        Source::Dtm(_) => None,
+                    };
+                    match ranked.as_deref().and_then(<[RuleMove]>::first) {
+                        Some(r) if r.outcome != Outcome::Draw => {
+                            line.push(r.mv);
+                            p.play_unchecked(r.mv);
+                        }
+                        _ => break,
+                    }
+                }
+            }
+        }
+        line
+    }
+}
+
+/// Every legal move of the root valued by the tables that cover it (Retro's, else Syzygy's),
+/// best first, with the number of probes; `None` where no table covers the root and its moves.
+fn table_moves<'t>(
+    params: &'t SearchParams,
+    tables: Option<&'t Tablebase>,
+) -> Option<(Source<'t>, Vec<TableMove>, u64)> {
+    let pos = &params.pos;
+    if pos.castles().any() {
+        return None;
+    }
     if let Some(tb) = tables {
         if params.rule50 {
             if let Ok(ranked) = rule50::rank_moves(tb, pos) {
-                let allowed = allowed(params, &ranked);
-                if let Some(&&best) = allowed.first() {
-                    control.add_tbhits(2 * ranked.len() as u64);
-                    if best.outcome != Outcome::Draw || best.dtm.wdl() != Wdl::Draw {
-                        return rule_move(params, tb, control, report, best, ranked.len());
-                    }
-                    // Drawn by the position itself: the search picks among the moves that keep
-                    // the draw without the rule's help.
-                    let drawing = allowed
-                        .iter()
-                        .filter(|r| r.outcome == Outcome::Draw && r.dtm.wdl() == Wdl::Draw);
-                    let restricted = SearchParams {
-                        root_moves: drawing.map(|r| r.mv).collect(),
-                        ..params.clone()
-                    };
-                    return search::search(&restricted, tt, heuristics, tables, control, &on_info);
-                }
+                let clock = pos.halfmoves();
+                let moves = ranked.iter().map(|r| rule_move(r, clock)).collect();
+                return Some((Source::Rule(tb), moves, 2 * ranked.len() as u64));
             }
         }
         if let Ok(ranked) = tb.rank_moves(pos) {
-            let allowed: Vec<&(Move, Value)> = ranked
-                .iter()
-                .filter(|(m, _)| params.root_moves.is_empty() || params.root_moves.contains(m))
-                .collect();
-            if let Some(&&(best, value)) = allowed.first() {
-                control.add_tbhits(ranked.len() as u64);
-                if value.wdl() != Wdl::Draw {
-                    return table_move(params, tb, control, report, best, value, ranked.len());
-                }
-                // Drawn: let the search pick among the drawing moves.
-                let drawing: Vec<Move> = allowed
-                    .iter()
-                    .filter(|(_, v)| v.wdl() == Wdl::Draw)
-                    .map(|(m, _)| *m)
-                    .collect();
-                let restricted = SearchParams {
-                    root_moves: drawing,
-                    ..params.clone()
-                };
-                return search::search(&restricted, tt, heuristics, tables, control, &on_info);
-            }
+            let n = ranked.len() as u64;
+            let moves = ranked.into_iter().map(|(m, v)| dtm_move(m, v)).collect();
+            return Some((Source::Dtm(tb), moves, n));
         }
     }
-    if let Some(sz) = params.syzygy.as_deref() {
-        let pieces = pos.board().occupied().count();
-        if pieces <= params.syzygy_limit && !pos.castles().any() {
-            if let Some(ranked) = rule50::rank_moves_syzygy(sz, pos) {
-                let allowed = allowed(params, &ranked);
-                if let Some(&&best) = allowed.first() {
-                    control.add_tbhits(ranked.len() as u64);
-                    if best.outcome != Outcome::Draw {
-                        let to_zero = best.dtz_after.plies() as i32 + 1;
-                        let score = if best.outcome == Outcome::Win {
-                            TB_WIN - to_zero
-                        } else {
-                            -(TB_WIN - to_zero)
-                        };
-                        let probes = ranked.len() as u64;
-                        return table_result(
-                            params,
-                            control,
-                            report,
-                            vec![best.mv],
-                            score,
-                            to_zero,
-                            probes,
-                        );
-                    }
-                    let drawing = allowed.iter().filter(|r| r.outcome == Outcome::Draw);
-                    let restricted = SearchParams {
-                        root_moves: drawing.map(|r| r.mv).collect(),
-                        ..params.clone()
-                    };
-                    return search::search(&restricted, tt, heuristics, tables, control, &on_info);
-                }
-            }
-        }
+    let sz = params.syzygy.as_deref()?;
+    if pos.board().occupied().count() > params.syzygy_limit {
+        return None;
     }
-    search::search(params, tt, heuristics, tables, control, &on_info)
-}
-
-/// The ranked moves that `go searchmoves` allows (all when it named none).
-fn allowed<'r>(params: &SearchParams, ranked: &'r [RuleMove]) -> Vec<&'r RuleMove> {
-    ranked
+    let ranked = rule50::rank_moves_syzygy(sz, pos)?;
+    let moves = ranked
         .iter()
-        .filter(|r| params.root_moves.is_empty() || params.root_moves.contains(&r.mv))
-        .collect()
+        .map(|r| rule_move(r, pos.halfmoves()))
+        .collect();
+    Some((Source::Syzygy(sz), moves, ranked.len() as u64))
 }
 
-/// The table's move under the 50-move rule, reported with the line of such moves as its
-/// principal variation: a mate score where the DTM mate comes within the rule from the current
-/// clock, a [`TB_WIN`] score where only the DTZ promises the win in time, 0 (with a notice)
-/// where the rule draws a position won or lost without it.
-fn rule_move(
-    params: &SearchParams,
-    tb: &Tablebase,
-    control: &SearchControl,
-    report: &(dyn Fn(Report) + Sync),
-    best: RuleMove,
-    probes: usize,
-) -> SearchResult {
-    let mut line = vec![best.mv];
-    let mut p = params.pos.clone();
-    p.play_unchecked(best.mv);
-    while line.len() < 40 {
-        let Ok(ranked) = rule50::rank_moves(tb, &p) else {
-            break;
-        };
-        match ranked.first() {
-            Some(r) if r.outcome != Outcome::Draw => {
-                line.push(r.mv);
-                p.play_unchecked(r.mv);
-            }
-            _ => break,
-        }
-    }
-    let clock = params.pos.halfmoves();
-    let plies = best.dtm.plies() as i32;
-    let to_zero = best.dtz_after.plies() as i32 + 1;
-    let score = match best.outcome {
-        Outcome::Win if rule50::mate_fits(best.dtm, clock) => MATE - plies,
-        Outcome::Loss if rule50::mate_fits(best.dtm, clock) => -(MATE - plies),
-        Outcome::Win => TB_WIN - to_zero,
-        Outcome::Loss => -(TB_WIN - to_zero),
-        Outcome::Draw => 0,
+/// The value of a move ranked under the 50-move rule from the clock at `clock`: a mate score
+/// where the DTM mate comes within the rule, a [`TB_WIN`] score where only the DTZ promises
+/// the result in time, 0 where the rule draws it (noting a position won or lost without it).
+fn rule_move(r: &RuleMove, clock: u32) -> TableMove {
+    let plies = r.dtm.plies();
+    let to_zero = r.dtz_after.plies() + 1;
+    let fits = rule50::mate_fits(r.dtm, clock);
+    let (score, wdl, plies) = match r.outcome {
+        Outcome::Win if fits => (MATE - plies as i32, WdlChances::WIN, plies),
+        Outcome::Loss if fits => (-(MATE - plies as i32), WdlChances::LOSS, plies),
+        Outcome::Win => (TB_WIN - to_zero as i32, WdlChances::WIN, to_zero),
+        Outcome::Loss => (-(TB_WIN - to_zero as i32), WdlChances::LOSS, to_zero),
+        Outcome::Draw => (0, WdlChances::DRAW, 0),
     };
-    if params.report && best.outcome == Outcome::Draw {
-        if let (Ok(dtm), Ok(dtz)) = (tb.probe(&params.pos), tb.probe_dtz(&params.pos)) {
-            report(Report::Notice(Notice::DrawnByRule { dtm, dtz, clock }));
-        }
-    }
-    table_result(
-        params,
-        control,
-        report,
-        line,
+    let drawn_by_rule =
+        (r.outcome == Outcome::Draw && r.dtz_after.0 != 0).then_some((r.dtm, Dtz(-r.dtz_after.0)));
+    TableMove {
+        mv: r.mv,
         score,
+        wdl,
         plies,
-        2 * probes as u64,
-    )
-}
-
-/// The table's move `best` of value `value`, reported with the table's line as its principal
-/// variation.
-fn table_move(
-    params: &SearchParams,
-    tb: &Tablebase,
-    control: &SearchControl,
-    report: &(dyn Fn(Report) + Sync),
-    best: Move,
-    value: Value,
-    probes: usize,
-) -> SearchResult {
-    let mut after = params.pos.clone();
-    after.play_unchecked(best);
-    let mut line = vec![best];
-    line.extend(table_line(tb, &after, 40));
-    let plies = value.plies() as i32;
-    let score = if value.wdl() == Wdl::Win {
-        MATE - plies
-    } else {
-        -(MATE - plies)
-    };
-    table_result(params, control, report, line, score, plies, probes as u64)
-}
-
-/// The result of a move the tables chose (the first of `line`, their principal variation), of
-/// search value `score`, `plies` from mate, reported as one `info` line.
-fn table_result(
-    params: &SearchParams,
-    control: &SearchControl,
-    report: &(dyn Fn(Report) + Sync),
-    line: Vec<Move>,
-    score: i32,
-    plies: i32,
-    tbhits: u64,
-) -> SearchResult {
-    let depth = plies.max(1) as u32;
-    let best = line.first().copied();
-    let ponder = line.get(1).copied();
-    if params.report {
-        report(Report::Info(SearchInfo {
-            depth,
-            seldepth: depth,
-            score: Score::from_search(score),
-            nodes: 0,
-            nps: 0,
-            hashfull: 0,
-            tbhits,
-            time: control.elapsed(),
-            pv: line,
-        }));
+        drawn_by_rule,
     }
-    SearchResult {
-        best,
-        ponder,
+}
+
+/// The value of a move by pure DTM (`v` for the mover).
+fn dtm_move(mv: Move, v: Value) -> TableMove {
+    let plies = v.plies();
+    let (score, wdl) = match v.wdl() {
+        Wdl::Win => (MATE - plies as i32, WdlChances::WIN),
+        Wdl::Loss => (-(MATE - plies as i32), WdlChances::LOSS),
+        Wdl::Draw => (0, WdlChances::DRAW),
+    };
+    TableMove {
+        mv,
         score,
-        depth,
-        nodes: 0,
+        wdl,
+        plies,
+        drawn_by_rule: None,
     }
 }
