@@ -986,3 +986,118 @@ fn multipv_in_table_positions_lists_every_move_with_its_table_value() {
     }
     e.quit();
 }
+
+/// The Chess960 perft suite of tests/data/chess960.perft: (FEN, [(depth, count)]).
+fn chess960_suite() -> Vec<(String, Vec<(u32, u64)>)> {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/chess960.perft"),
+    )
+    .expect("tests/data/chess960.perft");
+    let mut suite: Vec<(String, Vec<(u32, u64)>)> = Vec::new();
+    for line in text.lines() {
+        if let Some(fen) = line.strip_prefix("epd ") {
+            suite.push((fen.to_string(), Vec::new()));
+        } else if let Some(p) = line.strip_prefix("perft ") {
+            let mut w = p.split_whitespace();
+            let depth = w.next().and_then(|d| d.parse().ok()).expect("depth");
+            let count = w.next().and_then(|c| c.parse().ok()).expect("count");
+            suite
+                .last_mut()
+                .expect("an epd line first")
+                .1
+                .push((depth, count));
+        }
+    }
+    suite
+}
+
+/// Runs the engine's `perft` on every suite position up to `max_depth`; returns the
+/// mismatches and the counts compared.
+fn chess960_perft(max_depth: u32) -> (Vec<String>, usize) {
+    let mut e = Engine::start("");
+    e.handshake();
+    e.send("setoption name UCI_Chess960 value true");
+    let mut wrong = Vec::new();
+    let mut compared = 0;
+    for (fen, counts) in chess960_suite() {
+        e.send(&format!("position fen {fen}"));
+        for &(depth, count) in counts.iter().filter(|(d, _)| *d <= max_depth) {
+            e.send(&format!("perft {depth}"));
+            let done = e.until("perft total", |l| l.starts_with(&format!("perft {depth}:")));
+            let got: u64 = done
+                .last()
+                .and_then(|l| l.split_whitespace().nth(2))
+                .and_then(|n| n.parse().ok())
+                .expect("perft N: COUNT nodes");
+            compared += 1;
+            if got != count {
+                wrong.push(format!("{fen} perft {depth}: {got}, expected {count}"));
+            }
+        }
+    }
+    e.quit();
+    (wrong, compared)
+}
+
+#[test]
+fn chess960_perft_suite_to_depth_4() {
+    let (wrong, compared) = chess960_perft(4);
+    assert_eq!(compared, 960 * 4);
+    assert!(wrong.is_empty(), "{} mismatches: {wrong:?}", wrong.len());
+}
+
+/// The whole suite to depth 5 (about 16 billion moves in all: minutes).
+#[test]
+#[ignore]
+fn chess960_perft_suite_to_depth_5() {
+    let (wrong, compared) = chess960_perft(5);
+    assert_eq!(compared, 960 * 5);
+    assert!(wrong.is_empty(), "{} mismatches: {wrong:?}", wrong.len());
+}
+
+#[test]
+fn chess960_positions_and_castling_in_uci() {
+    let mut e = Engine::start("");
+    e.handshake();
+    // Standard chess refuses a Chess960 castling field with a clear message.
+    let fen = "nrkbbrqn/pppppppp/8/8/8/8/PPPPPPPP/NRKBBRQN w FBfb - 0 1";
+    e.send(&format!("position fen {fen}"));
+    e.send("isready");
+    let lines = e.until("readyok", |l| l == "readyok");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string") && l.contains("castling")),
+        "{lines:?}"
+    );
+    e.send("setoption name UCI_Chess960 value true");
+    // The bishops make way; White castles queenside, king c1 takes rook b1 (the king stays on
+    // c1, the rook goes to d1).
+    let chess960 = |f: &str| {
+        f.parse::<Fen>()
+            .expect("fen")
+            .into_position::<Chess>(CastlingMode::Chess960)
+            .expect("legal")
+    };
+    e.send(&format!("position fen {fen} moves c2c3 c7c6 d1c2 d8c7"));
+    let (best, _) = e.go("depth 3 searchmoves c1b1");
+    assert_eq!(best.split_whitespace().nth(1), Some("c1b1"), "{best}");
+    e.send(&format!(
+        "position fen {fen} moves c2c3 c7c6 d1c2 d8c7 c1b1"
+    ));
+    assert_eq!(
+        chess960(&e.fen()),
+        chess960("nrk1brqn/ppbppppp/2p5/8/8/2P5/PPBPPPPP/N1KRBRQN b fb - 3 3")
+    );
+    // Standard chess writes castling as the king's two-square move, with the option on as
+    // king takes rook.
+    let ruy = "r3k2r/pppq1ppp/2npbn2/4p3/4P3/2NPBN2/PPPQ1PPP/R3K2R w KQkq - 0 1";
+    e.send(&format!("position fen {ruy}"));
+    let (best, _) = e.go("depth 2 searchmoves e1h1");
+    assert_eq!(best.split_whitespace().nth(1), Some("e1h1"), "{best}");
+    e.send("setoption name UCI_Chess960 value false");
+    e.send(&format!("position fen {ruy}"));
+    let (best, _) = e.go("depth 2 searchmoves e1g1");
+    assert_eq!(best.split_whitespace().nth(1), Some("e1g1"), "{best}");
+    e.quit();
+}

@@ -10,6 +10,7 @@
 
 use std::time::Duration;
 
+use shakmaty::uci::UciMove;
 use vampirc_uci::{UciMessage, UciSearchControl, UciTimeControl};
 
 use retro_engine::SearchLimits;
@@ -185,7 +186,7 @@ pub fn parse(line: &str) -> Result<Command, UciError> {
     }
     let prepared = match first.to_ascii_lowercase().as_str() {
         "go" => prepare_go(&rest)?,
-        "position" => prepare_position(&rest)?,
+        "position" => return parse_position(&rest, line),
         _ => line.to_string(),
     };
     let ponder =
@@ -202,19 +203,6 @@ pub fn parse(line: &str) -> Result<Command, UciError> {
         UciMessage::Quit => Command::Quit,
         UciMessage::Register { .. } => Command::Register,
         UciMessage::SetOption { name, value } => Command::SetOption { name, value },
-        UciMessage::Position {
-            startpos,
-            fen,
-            moves,
-        } => {
-            let start = match fen {
-                Some(f) if !startpos => Start::Fen(f.as_str().to_string()),
-                _ => Start::StartPos,
-            };
-            let moves: Vec<String> = moves.iter().map(ToString::to_string).collect();
-            check_moves(&rest, &moves)?;
-            Command::Position { start, moves }
-        }
         UciMessage::Go {
             time_control,
             search_control,
@@ -263,54 +251,43 @@ fn prepare_go(rest: &[&str]) -> Result<String, UciError> {
     Ok(out.join(" "))
 }
 
-/// Adds missing move counters to a FEN (`position fen <4 fields> [moves ...]`).
-fn prepare_position(rest: &[&str]) -> Result<String, UciError> {
-    let mut words: Vec<String> = rest.iter().map(|s| s.to_string()).collect();
-    if words.first().is_some_and(|w| w.eq_ignore_ascii_case("fen")) {
-        let end = words
-            .iter()
-            .position(|w| w.eq_ignore_ascii_case("moves"))
-            .unwrap_or(words.len());
-        let fields = end - 1;
-        if fields == 0 {
-            return Err(UciError::NoFen);
-        }
-        if fields == 4 || fields == 5 {
-            let missing = if fields == 4 {
-                vec!["0", "1"]
-            } else {
-                vec!["1"]
-            };
-            for (k, m) in missing.into_iter().enumerate() {
-                words.insert(end + k, m.to_string());
-            }
-        }
-        // Check the FEN here for a clear message.
-        let fen_end = words
-            .iter()
-            .position(|w| w.eq_ignore_ascii_case("moves"))
-            .unwrap_or(words.len());
-        let fen = words[1..fen_end].join(" ");
-        if let Err(reason) = fen.parse::<shakmaty::fen::Fen>() {
-            return Err(UciError::Fen { fen, reason });
-        }
-    }
-    Ok(format!("position {}", words.join(" ")))
-}
-
-/// vampirc-uci stops at the first move token it cannot read; every token must be a move.
-fn check_moves(rest: &[&str], parsed: &[String]) -> Result<(), UciError> {
-    let tokens: Vec<&str> = rest
+/// `position startpos|fen FEN [moves M ...]`, read here rather than by vampirc-uci, whose FEN
+/// grammar has no Chess960 castling fields (Shredder-FEN `HAha`): a FEN without move counters
+/// gets `0 1`, and every token after `moves` must be a move in UCI notation.
+fn parse_position(rest: &[&str], line: &str) -> Result<Command, UciError> {
+    let moves_at = rest
         .iter()
-        .skip_while(|w| !w.eq_ignore_ascii_case("moves"))
+        .position(|w| w.eq_ignore_ascii_case("moves"))
+        .unwrap_or(rest.len());
+    let (head, tail) = rest.split_at(moves_at);
+    let start = match head.split_first() {
+        Some((w, [])) if w.eq_ignore_ascii_case("startpos") => Start::StartPos,
+        Some((w, fields)) if w.eq_ignore_ascii_case("fen") => {
+            let mut fields: Vec<&str> = fields.to_vec();
+            match fields.len() {
+                0 => return Err(UciError::NoFen),
+                4 => fields.extend(["0", "1"]),
+                5 => fields.push("1"),
+                _ => {}
+            }
+            let fen = fields.join(" ");
+            if let Err(reason) = fen.parse::<shakmaty::fen::Fen>() {
+                return Err(UciError::Fen { fen, reason });
+            }
+            Start::Fen(fen)
+        }
+        _ => return Err(UciError::Position(line.to_string())),
+    };
+    let moves = tail
+        .iter()
         .skip(1)
-        .copied()
-        .collect();
-    if tokens.len() != parsed.len() {
-        let bad = tokens.get(parsed.len()).copied().unwrap_or("?");
-        return Err(UciError::NotAMove(bad.to_string()));
-    }
-    Ok(())
+        .map(|w| {
+            UciMove::from_ascii(w.as_bytes())
+                .map(|_| w.to_string())
+                .map_err(|_| UciError::NotAMove(w.to_string()))
+        })
+        .collect::<Result<Vec<String>, UciError>>()?;
+    Ok(Command::Position { start, moves })
 }
 
 fn duration(d: Option<vampirc_uci::Duration>) -> Option<Duration> {
@@ -436,6 +413,19 @@ mod tests {
                 moves: vec!["e1e2".into()]
             })
         );
+        // Chess960 castling fields and king-takes-rook castling.
+        assert_eq!(
+            parse("position fen bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9 moves g1h1"),
+            Ok(Command::Position {
+                start: Start::Fen(
+                    "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9".into()
+                ),
+                moves: vec!["g1h1".into()]
+            })
+        );
+        assert!(parse("position").is_err());
+        assert!(parse("position sideways").is_err());
+        assert!(parse("position startpos e2e4").is_err());
         let e = parse("position startpos moves e2e4 zzzz").expect_err("bad move");
         assert!(e.to_string().contains("'zzzz'"), "{e}");
         let e = parse("position fen garbage").expect_err("bad fen");

@@ -94,7 +94,9 @@ impl Protocol {
             Command::IsReady => out.line("readyok"),
             Command::NewGame => self.engine.new_game(),
             Command::SetOption { name, value } => {
-                match self.engine.set_option(&name, value.as_deref()) {
+                let result = self.engine.set_option(&name, value.as_deref());
+                out.set_chess960(self.engine.options().chess960);
+                match result {
                     Ok(OptionChange::ShowDtm) => self.show_dtm(),
                     Ok(OptionChange::ShowLegality) => self.legal(None),
                     Ok(_) => {}
@@ -204,7 +206,7 @@ impl Protocol {
                             let mine = after.map(|d| Dtz(-d.0));
                             self.out.info(&format!(
                                 "dtm move {} {}{}",
-                                output::uci_move(m),
+                                output::uci_move(m, self.out.castling_mode()),
                                 board::value_text(v, turn),
                                 rule(mine)
                             ));

@@ -3,27 +3,52 @@
 
 use std::{
     io::Write,
-    sync::{Arc, Mutex},
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc, Mutex,
+    },
 };
 
 use shakmaty::{CastlingMode, Move};
 
 use retro_engine::{OptionKind, OptionSpec, Report, SearchInfo};
 
-/// Where UCI output goes: one line at a time, flushed, from any thread.
+/// Where UCI output goes: one line at a time, flushed, from any thread; moves written with
+/// the castling notation in force.
 #[derive(Clone)]
-pub struct Output(Arc<Mutex<Box<dyn Write + Send>>>);
+pub struct Output {
+    writer: Arc<Mutex<Box<dyn Write + Send>>>,
+    /// Castling written king takes rook (`UCI_Chess960`).
+    chess960: Arc<AtomicBool>,
+}
 
 impl Output {
-    /// Output to `w`.
+    /// Output to `w`, castling in standard notation.
     pub fn new(w: Box<dyn Write + Send>) -> Output {
-        Output(Arc::new(Mutex::new(w)))
+        Output {
+            writer: Arc::new(Mutex::new(w)),
+            chess960: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Writes castling king takes rook (Chess960) or as the king's two-square move.
+    pub fn set_chess960(&self, on: bool) {
+        self.chess960.store(on, Ordering::Relaxed);
+    }
+
+    /// The castling notation in force.
+    pub fn castling_mode(&self) -> CastlingMode {
+        if self.chess960.load(Ordering::Relaxed) {
+            CastlingMode::Chess960
+        } else {
+            CastlingMode::Standard
+        }
     }
 
     /// Writes one line and flushes. A closed output (the GUI went away) is ignored; the
     /// engine ends at the end of its input.
     pub fn line(&self, s: &str) {
-        let mut w = match self.0.lock() {
+        let mut w = match self.writer.lock() {
             Ok(w) => w,
             Err(poisoned) => poisoned.into_inner(),
         };
@@ -38,19 +63,20 @@ impl Output {
 
     /// Writes the lines of an engine report.
     pub fn report(&self, report: &Report) {
-        self.line(&report_line(report));
+        self.line(&report_line(report, self.castling_mode()));
     }
 }
 
-/// A move in UCI notation.
-pub fn uci_move(m: Move) -> String {
-    m.to_uci(CastlingMode::Standard).to_string()
+/// A move in UCI notation, castling written as `mode` has it.
+pub fn uci_move(m: Move, mode: CastlingMode) -> String {
+    m.to_uci(mode).to_string()
 }
 
-/// The line of an engine report.
-pub fn report_line(report: &Report) -> String {
+/// The line of an engine report, castling written as `mode` has it.
+pub fn report_line(report: &Report, mode: CastlingMode) -> String {
+    let uci_move = |m: Move| uci_move(m, mode);
     match report {
-        Report::Info(info) => info_line(info),
+        Report::Info(info) => info_line(info, mode),
         Report::NoMoves { mated: true } => "info depth 0 score mate 0".to_string(),
         Report::NoMoves { mated: false } => "info depth 0 score cp 0".to_string(),
         Report::BestMove { best: None, .. } => "bestmove 0000".to_string(),
@@ -80,8 +106,8 @@ pub fn report_line(report: &Report) -> String {
 }
 
 /// An `info` line of the search.
-fn info_line(i: &SearchInfo) -> String {
-    let pv: Vec<String> = i.pv.iter().map(|m| uci_move(*m)).collect();
+fn info_line(i: &SearchInfo, mode: CastlingMode) -> String {
+    let pv: Vec<String> = i.pv.iter().map(|m| uci_move(*m, mode)).collect();
     let wdl = i.wdl.map(|w| format!(" wdl {w}")).unwrap_or_default();
     format!(
         "info depth {} seldepth {} multipv {} score {}{wdl} nodes {} nps {} hashfull {} tbhits {} time {} pv {}",
@@ -149,30 +175,47 @@ mod tests {
             pv: vec![e4],
         };
         assert_eq!(
-            report_line(&Report::Info(info)),
+            report_line(&Report::Info(info), CastlingMode::Standard),
             "info depth 3 seldepth 5 multipv 1 score cp 20 nodes 1234 nps 5000 hashfull 7 \
              tbhits 0 time 250 pv e2e4"
         );
         assert_eq!(
-            report_line(&Report::BestMove {
-                best: Some(e4),
-                ponder: None
-            }),
+            report_line(
+                &Report::BestMove {
+                    best: Some(e4),
+                    ponder: None
+                },
+                CastlingMode::Standard
+            ),
             "bestmove e2e4"
         );
+        // Castling: the king's two-square move, or king takes rook with UCI_Chess960.
+        let castle = shakmaty::Move::Castle {
+            king: shakmaty::Square::E1,
+            rook: shakmaty::Square::H1,
+        };
+        let best = Report::BestMove {
+            best: Some(castle),
+            ponder: None,
+        };
+        assert_eq!(report_line(&best, CastlingMode::Standard), "bestmove e1g1");
+        assert_eq!(report_line(&best, CastlingMode::Chess960), "bestmove e1h1");
         assert_eq!(
-            report_line(&Report::BestMove {
-                best: None,
-                ponder: None
-            }),
+            report_line(
+                &Report::BestMove {
+                    best: None,
+                    ponder: None
+                },
+                CastlingMode::Standard
+            ),
             "bestmove 0000"
         );
         assert_eq!(
-            report_line(&Report::NoMoves { mated: true }),
+            report_line(&Report::NoMoves { mated: true }, CastlingMode::Standard),
             "info depth 0 score mate 0"
         );
         assert_eq!(
-            report_line(&Report::Notice(Notice::TablesOff)),
+            report_line(&Report::Notice(Notice::TablesOff), CastlingMode::Standard),
             "info string tables off"
         );
     }

@@ -82,4 +82,11 @@ pub enum LegalityError {
     /// The current position could not be handed to the analysis.
     #[error(transparent)]
     Position(retro_legality::FenError),
+    /// With `UCI_Chess960` on: the analysis proves positions from the standard starting
+    /// position only, so it gives no verdict on Chess960 games.
+    #[error(
+        "the legality analysis proves positions from the standard starting position only; \
+         it gives no verdict with UCI_Chess960 on"
+    )]
+    Chess960,
 }

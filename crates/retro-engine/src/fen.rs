@@ -24,14 +24,27 @@ pub enum FenError {
 /// [`FenError::Malformed`] when the text is not a FEN, [`FenError::Illegal`] when the position
 /// breaks the rules.
 pub fn parse_fen(fen: &str) -> Result<Chess, FenError> {
+    parse_fen_in(fen, CastlingMode::Standard)
+}
+
+/// Parses a FEN as [`parse_fen`] does, for standard chess or for Chess960 (`mode`), where the
+/// castling field may name the rooks' files (Shredder-FEN, `HAha`) or use `KQkq` for the
+/// outermost rooks (X-FEN).
+///
+/// # Errors
+/// As [`parse_fen`]; in standard chess, castling rights of a rook or king off its standard
+/// square make the position illegal.
+pub fn parse_fen_in(fen: &str, mode: CastlingMode) -> Result<Chess, FenError> {
     let parsed: Fen = fen.trim().parse()?;
     parsed
-        .into_position(CastlingMode::Standard)
+        .into_position(mode)
         .map_err(|e| FenError::Illegal(Box::new(e)))
 }
 
 #[cfg(test)]
 mod tests {
+    use shakmaty::Position;
+
     use super::*;
 
     #[test]
@@ -43,5 +56,18 @@ mod tests {
         let e = parse_fen("8/8/8/8/8/8/8/4K3 w - - 0 1").expect_err("no black king");
         assert!(matches!(e, FenError::Illegal(_)));
         assert!(e.to_string().starts_with("illegal position"), "{e}");
+    }
+
+    #[test]
+    fn chess960_castling_fields() {
+        // Shredder-FEN and X-FEN of one position: rooks on b1 and g1, king on d1.
+        let shredder = "1r1k2r1/pppppppp/8/8/8/8/PPPPPPPP/1R1K2R1 w GBgb - 0 1";
+        let xfen = "1r1k2r1/pppppppp/8/8/8/8/PPPPPPPP/1R1K2R1 w KQkq - 0 1";
+        let a = parse_fen_in(shredder, CastlingMode::Chess960).expect("Shredder-FEN");
+        let b = parse_fen_in(xfen, CastlingMode::Chess960).expect("X-FEN");
+        assert_eq!(a, b);
+        assert_eq!(a.castles().castling_rights().count(), 4);
+        let e = parse_fen(shredder).expect_err("not standard chess");
+        assert!(matches!(e, FenError::Illegal(_)), "{e}");
     }
 }

@@ -1501,6 +1501,21 @@ mod tests {
             walk(&p, hash_of(&p), 3, &mut checked);
         }
         assert!(checked > 100_000, "{checked} moves");
+        // Chess960: castling with the king or rook on other squares, or not moving at all.
+        for fen in [
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+            "2nnrbkr/p1qppppp/8/1ppb4/6PP/3PP3/PPP2P2/BQNNRBKR w HEhe - 1 9",
+            "qnr1bkrb/pppp2pp/3np3/5p2/8/P2P2P1/NPP1PP1P/QN1RBKRB w GDg - 3 9",
+            "1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1",
+            "rk5r/pppppppp/8/8/8/8/PPPPPPPP/RK5R w HAha - 0 1",
+        ] {
+            let p: Chess = fen
+                .parse::<shakmaty::fen::Fen>()
+                .expect("FEN")
+                .into_position(shakmaty::CastlingMode::Chess960)
+                .expect("legal");
+            walk(&p, hash_of(&p), 3, &mut checked);
+        }
     }
 
     /// `gives_check` says what playing the move says, over every move of perft 3 from the

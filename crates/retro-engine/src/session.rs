@@ -11,7 +11,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use shakmaty::{uci::UciMove, Chess, EnPassantMode, Move, Position};
+use shakmaty::{uci::UciMove, CastlingMode, Chess, EnPassantMode, Move, Position};
 
 use super::{
     bench,
@@ -29,7 +29,7 @@ use super::{
     tt::TranspositionTable,
 };
 use crate::config::Config;
-use crate::fen::parse_fen;
+use crate::fen::parse_fen_in;
 use retro_build::BuildOptions;
 use retro_legality::{RawPosition, Verdict};
 use retro_tables::{Dtz, Material, Syzygy, Tablebase, Value};
@@ -147,6 +147,16 @@ impl Engine {
         &self.options
     }
 
+    /// How castling is read and written: Chess960's king-takes-rook and rook files with
+    /// `UCI_Chess960`, else standard chess.
+    pub fn castling_mode(&self) -> CastlingMode {
+        if self.options.chess960 {
+            CastlingMode::Chess960
+        } else {
+            CastlingMode::Standard
+        }
+    }
+
     /// The tables in use, if any.
     pub fn tables(&self) -> Option<Arc<Tablebase>> {
         lock(&self.tables).tables.clone()
@@ -173,10 +183,12 @@ impl Engine {
     ) -> Result<(), PositionError> {
         let mut pos = match fen {
             None => Chess::default(),
-            Some(f) => parse_fen(f).map_err(|source| PositionError::Fen {
-                fen: f.to_string(),
-                source,
-            })?,
+            Some(f) => {
+                parse_fen_in(f, self.castling_mode()).map_err(|source| PositionError::Fen {
+                    fen: f.to_string(),
+                    source,
+                })?
+            }
         };
         let mut history = Vec::with_capacity(moves.len());
         for (i, text) in moves.iter().enumerate() {
@@ -422,8 +434,11 @@ impl Engine {
     /// was reached by moves from the starting position), within a few seconds.
     ///
     /// # Errors
-    /// The FEN cannot be read.
+    /// The FEN cannot be read, or `UCI_Chess960` is on.
     pub fn legality(&self, fen: Option<&str>) -> Result<Legality, LegalityError> {
+        if self.options.chess960 {
+            return Err(LegalityError::Chess960);
+        }
         let limits = retro_legality::Limits {
             deadline: Some(Instant::now() + LEGALITY_TIME),
             ..retro_legality::Limits::default()
