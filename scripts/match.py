@@ -31,6 +31,16 @@ Gauntlet at a time control:
 
 Both print W/D/L, the score, the Elo difference with its 95% interval, and every time loss,
 illegal move or crash, and write the games as PGN with --pgn.
+
+Chess960 (Fischer random): with --chess960 the book is not read; each pair's opening is one of
+the 960 start positions drawn with the seed (python-chess's chess.Board.from_chess960_pos), the
+games are played on a chess960 board, so python-chess sets `UCI_Chess960 true` in every engine
+(and sends Shredder-FEN and king-takes-rook castling), and the PGN carries `Variant "Chess960"`
+with the `FEN` and `SetUp` headers. --uci-log FILE writes the UCI traffic (python-chess's debug
+log) to FILE, e.g. to check that for a game or two:
+
+    scripts/match.py gauntlet --chess960 --engine target/release/retro,Hash=64 --games 100 \\
+        --opponent /usr/games/ethereal-chess --tc 10+0.1 --concurrency 1 --pgn chess960.pgn
 """
 
 import argparse
@@ -147,7 +157,7 @@ def play_game(engines, names, fen, key, args, tc):
     """Plays one game from `fen`: `engines[colour]` moves for `colour`. Returns the result, the
     termination, the loser's colour when it lost by a fault (time, illegal move, crash), and the
     PGN text."""
-    board = chess.Board(fen)
+    board = chess.Board(fen, chess960=args.chess960)
     adj = Adjudicator(args.resign, args.resign_moves)
     clock = {chess.WHITE: tc[0], chess.BLACK: tc[0]} if tc else None
     fault = None
@@ -209,6 +219,11 @@ def play_game(engines, names, fen, key, args, tc):
     game.headers["Black"] = names[chess.BLACK]
     game.headers["Result"] = result
     game.headers["Termination"] = termination
+    if args.chess960:
+        # from_board leaves out FEN and SetUp for the standard start position (number 518).
+        game.headers["Variant"] = "Chess960"
+        game.headers["FEN"] = board.root().fen()
+        game.headers["SetUp"] = "1"
     # Thinking time: seconds used over moves played, and the clock left at the end.
     for colour, side in ((chess.WHITE, "White"), (chess.BLACK, "Black")):
         left = f" left {clock[colour]:.2f}" if tc else ""
@@ -393,8 +408,11 @@ def run(args, pairings, on_pair, should_stop):
 
 
 def openings(args):
-    book = read_book(args.book)
     rng = random.Random(args.seed)
+    if args.chess960:
+        while True:
+            yield chess.Board.from_chess960_pos(rng.randrange(960)).fen()
+    book = read_book(args.book)
     while True:
         yield rng.choice(book)
 
@@ -486,6 +504,10 @@ def main():
     common.add_argument("--resign", type=int, default=1000,
                         help="adjudication threshold in centipawns (0: play every game out)")
     common.add_argument("--resign-moves", type=int, default=4)
+    common.add_argument("--chess960", action="store_true",
+                        help="Chess960: random start positions (of the 960) instead of the book")
+    common.add_argument("--uci-log", default=None,
+                        help="write the UCI traffic (python-chess's debug log) to this file")
     s = sub.add_parser("sprt", parents=[common], help="SPRT of a new build against an old one")
     s.add_argument("--new", required=True)
     s.add_argument("--old", required=True)
@@ -502,12 +524,18 @@ def main():
     g.add_argument("--games", type=int, default=200, help="games per opponent")
     g.add_argument("--tc", default="10+0.1")
     args = p.parse_args()
-    args.event = f"Retro {args.mode}"
+    args.event = f"Retro {args.mode}" + (" (Chess960)" if args.chess960 else "")
     if args.mode == "sprt" and not args.tc and args.nodes <= 0:
         raise SystemExit("--nodes must be positive")
     errors = ProtocolErrors()
     logging.getLogger("chess.engine").addHandler(errors)
     logging.getLogger("chess.engine").propagate = False
+    if args.uci_log:
+        traffic = logging.FileHandler(args.uci_log, mode="w")
+        traffic.setLevel(logging.DEBUG)
+        traffic.setFormatter(logging.Formatter("%(relativeCreated)d %(threadName)s %(message)s"))
+        logging.getLogger("chess.engine").addHandler(traffic)
+        logging.getLogger("chess.engine").setLevel(logging.DEBUG)
     code = cmd_sprt(args) if args.mode == "sprt" else cmd_gauntlet(args)
     print(f"protocol errors logged by python-chess: {len(errors.messages)}")
     for m in sorted(set(errors.messages))[:10]:

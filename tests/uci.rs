@@ -798,6 +798,20 @@ fn console_commands() {
         .collect();
     let goal = retro_legality::RawPosition::from_fen(fen).expect("FEN");
     assert_eq!(retro_legality::replay::check_uci(&goal, &moves), Ok(()));
+    // The analysis runs off the protocol thread: isready is answered while it runs (this
+    // position takes the whole 5 s budget), and stop ends it with an unknown verdict.
+    let hard = "nr2BK2/Q1NBb1R1/4pkb1/1R4R1/R1rq1rQ1/1n1r1Q2/3qqP1q/3Q4 w - - 0 1";
+    e.send(&format!("legal {hard}"));
+    e.send("isready");
+    let lines = e.until("readyok", |l| l == "readyok");
+    assert!(lines.iter().all(|l| !l.contains("legal:")), "{lines:?}");
+    e.send("stop");
+    let lines = e.until("legality", |l| l.starts_with("info string legal"));
+    let last = lines.last().expect("line");
+    assert!(
+        last.contains("legal: unknown") && last.contains("[stopped]"),
+        "{lines:?}"
+    );
     e.send("probe");
     let lines = e.until("probe", |l| l.starts_with("info string"));
     assert!(

@@ -40,6 +40,7 @@ fn limits_from_now(max_nodes: u64, time: Option<Duration>) -> Limits {
         max_nodes,
         deadline: time.map(|t| Instant::now() + t),
         proof_nodes: max_nodes,
+        cancel: None,
     }
 }
 

@@ -20,7 +20,7 @@ use shakmaty::{fen::Fen, EnPassantMode, Position};
 
 use crate::play::board;
 use retro_engine::config::Config;
-use retro_engine::{bench, Dtm, Engine, Legality, OptionChange, Reporter};
+use retro_engine::{bench, Dtm, Engine, OptionChange, Reporter};
 use retro_tables::Dtz;
 
 /// The engine's name as `id name` gives it.
@@ -218,26 +218,11 @@ impl Protocol {
         }
     }
 
-    /// The `legal` command and the Show Legality button.
-    fn legal(&self, fen: Option<&str>) {
-        match self.engine.legality(fen) {
-            Err(e) => self.out.info(&format!("legal: {e}")),
-            Ok(Legality::FromStart { moves }) => self.out.info(&format!(
-                "legal: legal (reached from the starting position by the {moves} moves given)"
-            )),
-            Ok(Legality::Analysed { verdict, fen }) => {
-                self.out.info(&format!(
-                    "legal: {} ({}) {fen}",
-                    verdict.status, verdict.reason
-                ));
-                if let Some(game) = verdict.proof.as_ref().filter(|g| g.plies() > 0) {
-                    self.out.info(&format!(
-                        "legal: proof game {} plies: {}",
-                        game.plies(),
-                        game.uci().join(" ")
-                    ));
-                }
-            }
+    /// The `legal` command and the Show Legality button: the analysis runs on a job thread,
+    /// its answer arrives as a report.
+    fn legal(&mut self, fen: Option<&str>) {
+        if let Err(e) = self.engine.legality(fen) {
+            self.out.info(&format!("legal: {e}"));
         }
     }
 }

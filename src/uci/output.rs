@@ -11,7 +11,7 @@ use std::{
 
 use shakmaty::{CastlingMode, Move};
 
-use retro_engine::{OptionKind, OptionSpec, Report, SearchInfo};
+use retro_engine::{Legality, OptionKind, OptionSpec, Report, SearchInfo};
 
 /// Where UCI output goes: one line at a time, flushed, from any thread; moves written with
 /// the castling notation in force.
@@ -102,6 +102,37 @@ pub fn report_line(report: &Report, mode: CastlingMode) -> String {
             r.time.as_millis()
         ),
         Report::Notice(n) => format!("info string {n}"),
+        Report::Legality(l) => legality_lines(l, mode),
+    }
+}
+
+/// The `info string` lines of the legality analysis's answer (one, or two with a proof game).
+fn legality_lines(l: &Legality, mode: CastlingMode) -> String {
+    match l {
+        Legality::FromStart { moves } => format!(
+            "info string legal: legal (reached from the starting position by the {moves} moves \
+             given)"
+        ),
+        Legality::Analysed {
+            verdict,
+            fen,
+            stopped,
+        } => {
+            let stop = if *stopped { " [stopped]" } else { "" };
+            let mut text = format!(
+                "info string legal: {} ({}){stop} {fen}",
+                verdict.status, verdict.reason
+            );
+            if let Some(game) = verdict.proof.as_ref().filter(|g| g.plies() > 0) {
+                let moves: Vec<String> = game.moves.iter().map(|m| uci_move(*m, mode)).collect();
+                text.push_str(&format!(
+                    "\ninfo string legal: proof game {} plies: {}",
+                    game.plies(),
+                    moves.join(" ")
+                ));
+            }
+            text
+        }
     }
 }
 

@@ -89,4 +89,7 @@ pub enum LegalityError {
          it gives no verdict with UCI_Chess960 on"
     )]
     Chess960,
+    /// A search or another job runs: `stop` it first.
+    #[error("busy with a search or job: send stop first")]
+    Busy,
 }

@@ -12,6 +12,7 @@ use super::{
     search::{MATE, MATE_BOUND},
     winrate::WdlChances,
 };
+use retro_legality::Verdict;
 use retro_tables::{Dtz, Material, Value};
 
 /// A score as a front end shows it.
@@ -75,6 +76,25 @@ pub struct SearchInfo {
     pub pv: Vec<Move>,
 }
 
+/// The answer of the legality analysis (the `legal` command, the Show Legality button).
+#[derive(Clone, Debug)]
+pub enum Legality {
+    /// The position was reached by legal moves from the starting position.
+    FromStart {
+        /// How many moves.
+        moves: usize,
+    },
+    /// The analysis's verdict on the position given by its FEN.
+    Analysed {
+        /// The verdict.
+        verdict: Verdict,
+        /// The position analysed.
+        fen: String,
+        /// `stop` ended the analysis early.
+        stopped: bool,
+    },
+}
+
 /// Something the engine reports while it works.
 #[derive(Clone, Debug)]
 pub enum Report {
@@ -119,6 +139,8 @@ pub enum Report {
     BenchDone(BenchResult),
     /// A notice for the user.
     Notice(Notice),
+    /// The legality analysis (`legal`, Show Legality) ended, or was stopped.
+    Legality(Legality),
 }
 
 /// A notice for the user: what the engine did on its own, or could not do.

@@ -7,7 +7,10 @@
 
 use std::{
     path::{Path, PathBuf},
-    sync::{Arc, Mutex, MutexGuard},
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc, Mutex, MutexGuard,
+    },
     time::{Duration, Instant},
 };
 
@@ -21,7 +24,7 @@ use super::{
     job::{Job, JobKind},
     options::{OptionChange, OptionError, Options},
     perft,
-    report::{Notice, Report, Reporter},
+    report::{Legality, Notice, Report, Reporter},
     search::{hash_of, SearchControl, SearchParams},
     strength::Strength,
     think::think,
@@ -31,7 +34,7 @@ use super::{
 use crate::config::Config;
 use crate::fen::parse_fen_in;
 use retro_build::BuildOptions;
-use retro_legality::{RawPosition, Verdict};
+use retro_legality::RawPosition;
 use retro_tables::{Dtz, Material, Syzygy, Tablebase, Value};
 
 /// How long the legality analysis of the console and the Show Legality button may take.
@@ -65,23 +68,6 @@ pub struct Dtm {
     pub moves: Result<Vec<(Move, Value)>, retro_tables::ProbeError>,
 }
 
-/// The answer of the legality analysis (the `legal` command, the Show Legality button).
-#[derive(Debug)]
-pub enum Legality {
-    /// The position was reached by legal moves from the starting position.
-    FromStart {
-        /// How many moves.
-        moves: usize,
-    },
-    /// The analysis's verdict on the position given by its FEN.
-    Analysed {
-        /// The verdict.
-        verdict: Verdict,
-        /// The position analysed.
-        fen: String,
-    },
-}
-
 /// The engine's state between commands.
 pub struct Engine {
     reporter: Reporter,
@@ -101,6 +87,9 @@ pub struct Engine {
     syzygy: Option<Arc<Syzygy>>,
     job: Option<Job>,
     build_missing: bool,
+    /// Set to end a running legality analysis (`stop`); one flag for the engine's lifetime
+    /// (see [`retro_legality::Limits::cancel`]).
+    legality_stop: &'static AtomicBool,
 }
 
 impl Engine {
@@ -130,6 +119,9 @@ impl Engine {
             syzygy: None,
             job: None,
             build_missing: config.build_missing_tables,
+            // One small allocation per engine, kept for the process's life: the analysis's
+            // limits are `Copy` and hold the flag by a `'static` reference.
+            legality_stop: Box::leak(Box::new(AtomicBool::new(false))),
         };
         let dir = engine.options.table_path.clone();
         engine.load_tables(&dir, true);
@@ -295,6 +287,7 @@ impl Engine {
     /// Asks a running search or job to end, without waiting for it.
     pub fn stop(&mut self) {
         if let Some(j) = &self.job {
+            self.legality_stop.store(true, Ordering::Relaxed);
             j.stop();
         }
         self.join_finished();
@@ -311,6 +304,7 @@ impl Engine {
     /// it to end.
     pub fn stop_and_wait(&mut self) {
         if let Some(j) = self.job.take() {
+            self.legality_stop.store(true, Ordering::Relaxed);
             j.stop();
             j.join();
         }
@@ -320,6 +314,7 @@ impl Engine {
     /// console job.
     pub fn quit(&mut self) {
         if let Some(j) = self.job.take() {
+            self.legality_stop.store(true, Ordering::Relaxed);
             j.stop();
             if j.kind() == JobKind::Search {
                 j.join();
@@ -430,38 +425,52 @@ impl Engine {
         })
     }
 
-    /// The legality analysis of `fen`, or of the current position (legal outright when it
-    /// was reached by moves from the starting position), within a few seconds.
+    /// Starts the legality analysis of `fen`, or of the current position (legal outright when
+    /// it was reached by moves from the starting position), on a job thread: it takes up to a
+    /// few seconds, `stop` ends it, and its answer arrives as [`Report::Legality`].
     ///
     /// # Errors
-    /// The FEN cannot be read, or `UCI_Chess960` is on.
-    pub fn legality(&self, fen: Option<&str>) -> Result<Legality, LegalityError> {
+    /// The FEN cannot be read, `UCI_Chess960` is on, or a search or job runs already.
+    pub fn legality(&mut self, fen: Option<&str>) -> Result<(), LegalityError> {
         if self.options.chess960 {
             return Err(LegalityError::Chess960);
         }
-        let limits = retro_legality::Limits {
-            deadline: Some(Instant::now() + LEGALITY_TIME),
-            ..retro_legality::Limits::default()
-        };
         let p = match fen {
             Some(f) => RawPosition::from_fen(f).map_err(|source| LegalityError::Fen {
                 fen: f.to_string(),
                 source,
             })?,
             None if self.from_start => {
-                return Ok(Legality::FromStart {
+                (self.reporter)(Report::Legality(Legality::FromStart {
                     moves: self.history.len(),
-                })
+                }));
+                return Ok(());
             }
             None => {
                 let fen = shakmaty::fen::Fen::from_position(&self.pos, EnPassantMode::Legal);
                 RawPosition::from_fen(&fen.to_string()).map_err(LegalityError::Position)?
             }
         };
-        Ok(Legality::Analysed {
-            verdict: retro_legality::analyze(&p, limits),
-            fen: p.fen(),
+        let cancel = self.legality_stop;
+        self.join_finished();
+        if self.job.is_some() {
+            return Err(LegalityError::Busy);
+        }
+        cancel.store(false, Ordering::Relaxed);
+        let limits = retro_legality::Limits {
+            deadline: Some(Instant::now() + LEGALITY_TIME),
+            cancel: Some(cancel),
+            ..retro_legality::Limits::default()
+        };
+        self.start_job(move |_| {
+            let verdict = retro_legality::analyze(&p, limits);
+            Report::Legality(Legality::Analysed {
+                verdict,
+                fen: p.fen(),
+                stopped: cancel.load(Ordering::Relaxed),
+            })
         })
+        .map_err(|_| LegalityError::Busy)
     }
 
     /// Starts `perft depth` on the position: the paths below each root move, then the

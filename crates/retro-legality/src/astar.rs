@@ -28,6 +28,8 @@ pub struct Params {
     pub seed: u64,
     /// When to give up.
     pub deadline: Option<Instant>,
+    /// Set by another thread to give up now (see [`crate::Limits::cancel`]).
+    pub cancel: Option<&'static std::sync::atomic::AtomicBool>,
 }
 
 /// How a search ended.
@@ -193,7 +195,12 @@ pub fn search_counted(
                 best: tree.path(best.1),
             });
         }
-        if this_search.is_multiple_of(64) && params.deadline.is_some_and(|d| Instant::now() >= d) {
+        if this_search.is_multiple_of(64)
+            && (params.deadline.is_some_and(|d| Instant::now() >= d)
+                || params
+                    .cancel
+                    .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)))
+        {
             return Err(Stop::Time);
         }
         let moves = e.pos.legal_moves();
@@ -290,6 +297,7 @@ mod tests {
             max_nodes: 20_000,
             seed,
             deadline: None,
+            cancel: None,
         }
     }
 

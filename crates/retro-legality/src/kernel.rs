@@ -915,6 +915,7 @@ mod tests {
         let limits = crate::Limits {
             max_nodes: 1_000_000,
             deadline: None,
+            cancel: None,
             proof_nodes: 0,
         };
         search(&i, &g, Kind::Plain, &mut limits.counter()).expect("in budget")
@@ -978,6 +979,7 @@ mod tests {
             max_nodes: 1_000_000,
             deadline: None,
             proof_nodes: 0,
+            cancel: None,
         };
         let mut kernels = Vec::new();
         for seed in 1..=6 {

@@ -133,10 +133,10 @@ pub fn analyze(p: &RawPosition, limits: Limits) -> Verdict {
         ..limits
     });
     let first = a.illegal(p);
-    let cut = first == Err(Stop::Time) && time_left(limits.deadline);
+    let cut = first == Err(Stop::Time) && !limits.expired();
     let mut reason = judged(p, &a, first);
     let searched =
-        reason.status() != Status::Illegal && limits.proof_nodes > 0 && time_left(limits.deadline);
+        reason.status() != Status::Illegal && limits.proof_nodes > 0 && !limits.expired();
     if !searched {
         return Verdict::new(reason, a.nodes, None);
     }
@@ -157,7 +157,7 @@ pub fn analyze(p: &RawPosition, limits: Limits) -> Verdict {
         Ok(None) => ProofSearchEnd::NotFound,
         Err(_) => ProofSearchEnd::TimeLimit,
     };
-    if cut && time_left(limits.deadline) {
+    if cut && !limits.expired() {
         a.set_deadline(limits.deadline);
         let second = a.illegal(p);
         reason = judged(p, &a, second);
@@ -166,11 +166,6 @@ pub fn analyze(p: &RawPosition, limits: Limits) -> Verdict {
         *proof_search = Some(proof_stop);
     }
     Verdict::new(reason, a.nodes, None)
-}
-
-/// Whether a deadline is still ahead (no deadline always is).
-fn time_left(deadline: Option<Instant>) -> bool {
-    deadline.is_none_or(|d| Instant::now() < d)
 }
 
 /// The reason (and so the status) of a last-move analysis `a` of `p` that ended with `result`.

@@ -1,7 +1,10 @@
 //! The budget of a legality search: how many nodes and how much time it may take ([`Limits`]),
 //! why it stopped ([`Stop`]), and the counter a search ticks once per node ([`Budget`]).
 
-use std::time::Instant;
+use std::{
+    sync::atomic::{AtomicBool, Ordering},
+    time::Instant,
+};
 
 /// How far the analysis of one position may go.
 #[derive(Clone, Copy, Debug)]
@@ -13,6 +16,10 @@ pub struct Limits {
     /// Positions the proof game search expands at most, all its restarts together (0: no
     /// proof game search).
     pub proof_nodes: u64,
+    /// A flag another thread sets to end the analysis now, as if its time ran out (the UCI
+    /// `stop`). A `'static` reference keeps the limits `Copy`: its owner makes one flag for
+    /// its lifetime.
+    pub cancel: Option<&'static AtomicBool>,
 }
 
 impl Default for Limits {
@@ -21,6 +28,7 @@ impl Default for Limits {
             max_nodes: 100_000,
             deadline: None,
             proof_nodes: 100_000,
+            cancel: None,
         }
     }
 }
@@ -35,10 +43,16 @@ impl Limits {
         if nodes > self.max_nodes {
             return Err(Stop::Nodes);
         }
-        if nodes.is_multiple_of(64) && self.deadline.is_some_and(|d| Instant::now() >= d) {
+        if nodes.is_multiple_of(64) && self.expired() {
             return Err(Stop::Time);
         }
         Ok(())
+    }
+
+    /// Whether the time is up: the deadline passed, or the analysis was cancelled.
+    pub fn expired(&self) -> bool {
+        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 }
 
@@ -87,5 +101,30 @@ impl Budget for Counter {
     fn tick(&mut self) -> Result<(), Stop> {
         self.nodes += 1;
         self.limits.check(self.nodes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cancelled_analysis_stops_as_if_out_of_time() {
+        static FLAG: AtomicBool = AtomicBool::new(false);
+        let limits = Limits {
+            cancel: Some(&FLAG),
+            ..Limits::default()
+        };
+        assert_eq!(limits.check(64), Ok(()));
+        FLAG.store(true, Ordering::Relaxed);
+        assert!(limits.expired());
+        assert_eq!(limits.check(128), Err(Stop::Time));
+        // The whole analysis of a position ends at once with an unknown verdict.
+        let p = crate::RawPosition::from_fen(
+            "nr2BK2/Q1NBb1R1/4pkb1/1R4R1/R1rq1rQ1/1n1r1Q2/3qqP1q/3Q4 w - - 0 1",
+        )
+        .expect("FEN");
+        let v = crate::analyze(&p, limits);
+        assert_eq!(v.status, crate::Status::Unknown, "{v:?}");
     }
 }

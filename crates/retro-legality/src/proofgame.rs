@@ -19,8 +19,6 @@
 //! (`replay`) before it is returned: a game that fails the replay is a bug,
 //! logged and never reported.
 
-use std::time::Instant;
-
 use shakmaty::{CastlingMode, Chess, Color, Move, Position, Rank, Role, Square};
 
 use super::{
@@ -142,7 +140,7 @@ pub fn find(
         if spent >= limits.max_nodes {
             return Ok(None);
         }
-        if limits.deadline.is_some_and(|d| Instant::now() >= d) {
+        if limits.expired() {
             return Err(Stop::Time);
         }
         let this_run = run_limit.min(limits.max_nodes - spent);
@@ -177,6 +175,7 @@ pub fn find(
             max_nodes: this_run,
             seed: u64::from(run),
             deadline: limits.deadline,
+            cancel: limits.cancel,
         };
         let exact = Exact {
             h: &t.h,

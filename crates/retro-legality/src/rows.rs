@@ -899,6 +899,7 @@ mod tests {
         let limits = Limits {
             max_nodes: 100_000,
             deadline: None,
+            cancel: None,
             proof_nodes: 0,
         };
         let plain = search(&start, &g, Kind::Plain, &mut limits.counter()).expect("budget");

@@ -1846,6 +1846,7 @@ mod tests {
                 max_nodes: 20_000,
                 seed: 1,
                 deadline: None,
+                cancel: None,
             };
             match astar::search(&pos, &leg, params) {
                 Ok(Outcome::Found(moves)) => {
