@@ -145,7 +145,7 @@ echo "game.png done"
 analyse() { # FEN-FILE PNG
     start_xboard "$(basename "$2" .png)" -lpf "$1" -initialMode Analysis \
         -firstOptions "MultiPV=5" -periodicUpdates false \
-        -engineOutputUp true -engineOutputW 1030 -engineOutputH 420
+        -engineOutputUp true -engineOutputW 1030 -engineOutputH 300
     place '^Engine output$' 545 0
     place "$(basename "$1")" 0 0
     wait_log 'Engine->Adapter: info .*multipv 5 ' 1 60
@@ -159,7 +159,7 @@ analyse "$WORK/kqk.fen" "$OUT/multipv.png"
 analyse "$WORK/kqkr.fen" "$OUT/multipv-kqkr.png"
 
 # Small copy for the docs: the board and the Engine Output window, scaled, 8-bit palette.
-convert "$OUT/multipv.png" -crop 1580x545+0+0 +repage -resize 1000x \
+convert "$OUT/multipv.png" -crop 1576x626+0+0 +repage -resize 1100x \
     -colors 64 "PNG8:$OUT/multipv-small.png"
 
 ls -l "$OUT"/*.png "$OUT"/game.pgn

@@ -564,6 +564,7 @@ fn nodes(max_nodes: u64) -> retro_legality::limits::Counter {
         max_nodes,
         deadline: None,
         proof_nodes: 0,
+        cancel: None,
     }
     .counter()
 }
