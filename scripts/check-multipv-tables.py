@@ -16,11 +16,13 @@ move for the side that plays it, under the 50-move rule from the position's half
 
 Positions come from Retro's own generator (`retro random-position MATERIAL --count N --seed S`,
 uniformly random legal positions, no mates or stalemates) over every 3- and 4-piece material;
-most keep a halfmove clock of 0, a fraction get a random clock 1..99. For every position the
-script checks the number of lines, that every legal move appears exactly once, each line's
-score and wdl against the oracles (Gaviota DTM for the mate distance, Syzygy WDL/DTZ for the
-rule, both from ../shared/oracle, never used by Retro), the order of the lines (mate wins by
-distance, other wins, draws, other losses, mate losses by distance) and that the first line and
+most keep a halfmove clock of 0, a fraction get a random clock 1..99, and a fraction the clock
+100 - |DTM| at which the side to move's mate (or mated line) exactly fits the rule (where a mate
+competes with wins that only the DTZ promises). For every position the script checks the number
+of lines, that every legal move appears exactly once, each line's score and wdl against the
+oracles (Gaviota DTM for the mate distance, Syzygy WDL/DTZ for the rule, both from
+../shared/oracle, never used by Retro), the order of the lines (mate wins by distance, other
+wins, draws, other losses, mate losses by distance) and that the first line and
 `bestmove` are a best move.
 
 python-chess's DTZ may count one ply less than the real zeroing distance ("DTZ50'' with
@@ -32,7 +34,7 @@ Syzygy's DTZ for information only.
     python3 scripts/check-multipv-tables.py [--engine /work/data/bin/retro-mpv]
         [--positions 1000] [--seed 1] [--tables /work/data/tables]
         [--gaviota ../shared/oracle/gaviota] [--syzygy ../shared/oracle/syzygy]
-        [--clock-fraction 0.35] [--show 10]
+        [--clock-fraction 0.35] [--edge-fraction 0.1] [--show 10]
 
 Prints a summary (positions, moves checked, mismatches with the first few FEN + move + expected +
 got, boundary cases, time); exits 1 on any mismatch.
@@ -42,6 +44,7 @@ import argparse
 import collections
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -69,8 +72,10 @@ def materials():
     return out
 
 
-def generate(engine, cfg, count, seed, clock_fraction):
-    """`count` positions spread evenly over the materials, some with a nonzero clock."""
+def generate(engine, cfg, count, seed, clock_fraction, edge_fraction, gtb):
+    """`count` positions spread evenly over the materials, some with a nonzero clock: a random
+    one (`clock_fraction`), or (`edge_fraction`) the clock at which the side to move's DTM mate
+    (or its mated line) exactly fits the rule, 100 - |DTM| (Gaviota chooses it)."""
     mats = materials()
     rng = random.Random(seed)
     per = [count // len(mats) + (1 if i < count % len(mats) else 0) for i in range(len(mats))]
@@ -91,8 +96,14 @@ def generate(engine, cfg, count, seed, clock_fraction):
             if not board.is_valid():
                 raise SystemExit(f"random-position {mat}: invalid position {fen}")
             # A nonzero clock only where no en passant square says the last move was a pawn's.
-            if board.ep_square is None and rng.random() < clock_fraction:
+            r = rng.random()
+            clock = 0
+            if board.ep_square is None and r < edge_fraction:
+                clock = 100 - abs(gtb.probe_dtm(board))
+                clock = clock if 1 <= clock <= 99 else 0
+            elif board.ep_square is None and r < edge_fraction + clock_fraction:
                 clock = rng.randint(1, 99)
+            if clock:
                 board.halfmove_clock = clock
                 # Enough moves played for that many plies since the last zeroing move.
                 board.fullmove_number = max(board.fullmove_number, clock // 2 + 2)
@@ -208,10 +219,14 @@ def main():
     ap.add_argument("--positions", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--tables", default="/work/data/tables")
-    ap.add_argument("--gaviota", default=os.path.normpath(os.path.join(ROOT, "../shared/oracle/gaviota")))
-    ap.add_argument("--syzygy", default=os.path.normpath(os.path.join(ROOT, "../shared/oracle/syzygy")))
+    oracle = os.path.normpath(os.path.join(ROOT, "../shared/oracle"))
+    ap.add_argument("--gaviota", default=os.path.join(oracle, "gaviota"))
+    ap.add_argument("--syzygy", default=os.path.join(oracle, "syzygy"))
     ap.add_argument("--clock-fraction", type=float, default=0.35,
                     help="fraction of positions given a random halfmove clock 1..99")
+    ap.add_argument("--edge-fraction", type=float, default=0.1,
+                    help="fraction of positions given the clock 100 - |DTM| at which the mate "
+                    "exactly fits the rule")
     ap.add_argument("--show", type=int, default=10, help="mismatches printed in full")
     args = ap.parse_args()
 
@@ -222,8 +237,9 @@ def main():
         f.write("build_missing_tables = false\n")
         f.write(f"table_path = \"{os.path.abspath(args.tables)}\"\n")
 
-    boards = generate(args.engine, cfg, args.positions, args.seed, args.clock_fraction)
     gtb = chess.gaviota.open_tablebase(args.gaviota)
+    boards = generate(args.engine, cfg, args.positions, args.seed, args.clock_fraction,
+                      args.edge_fraction, gtb)
     syz = chess.syzygy.open_tablebase(args.syzygy)
     engine = chess.engine.SimpleEngine.popen_uci([args.engine, "--config", cfg], cwd=tmp.name)
     engine.configure({"UCI_ShowWDL": True})
@@ -284,7 +300,8 @@ def main():
                     elif ok:
                         boundary["engine takes the other reading"] += 1
                 if not ok:
-                    bad(board, move, " or ".join(map(show, acceptable)), str(info["score"].relative),
+                    bad(board, move, " or ".join(map(show, acceptable)),
+                        str(info["score"].relative),
                         f"line {k} score (clock {board.halfmove_clock})")
                     continue
                 e = next(e for e in acceptable if same(e, g))
@@ -341,7 +358,11 @@ def main():
         print(f"oracle disagreements (not counted): {len(oracle_errors)}")
         for fen, mv, why in oracle_errors[: args.show]:
             print(f"  {fen}  {mv}: {why}")
-    print(f"mismatches: {len(mismatches)}")
+    kinds = collections.Counter(re.sub(r"^line \d+ ?", "", w.split(" (")[0]) or "pv"
+                                for _, _, _, _, w in mismatches)
+    print(f"mismatches: {len(mismatches)}"
+          + (" (" + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())) + ")"
+             if mismatches else ""))
     for fen, mv, expected, got, what in mismatches[: args.show]:
         print(f"  {fen}  move {mv.uci() if mv else '-'}  [{what}] expected {expected}, got {got}")
     print(f"time: {elapsed:.1f} s")

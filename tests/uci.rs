@@ -1115,3 +1115,96 @@ fn chess960_positions_and_castling_in_uci() {
     assert_eq!(best.split_whitespace().nth(1), Some("e1g1"), "{best}");
     e.quit();
 }
+
+/// What arrives while a search runs: `position` and `setoption` apply to the next search (the
+/// running one keeps its own), a second `go` is refused with an `info string`, `isready` is
+/// answered at once, `ucinewgame` stops the search (which still gives its best move).
+#[test]
+fn commands_during_a_search_have_defined_effects() {
+    let mut e = Engine::start("");
+    e.handshake();
+    e.send("position startpos moves d2d4");
+    e.send("go infinite");
+    let other = "4k3/8/8/8/8/8/3PP3/4K3 w - - 0 1";
+    e.send(&format!("position fen {other}"));
+    e.send("setoption name MultiPV value 2");
+    e.send("go depth 1");
+    e.send("isready");
+    let lines = e.until("readyok", |l| l == "readyok");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "info string already searching: send stop first; go ignored"),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().all(|l| !l.starts_with("bestmove")),
+        "{lines:?}"
+    );
+    e.send("stop");
+    let lines = e.until("bestmove", |l| l.starts_with("bestmove"));
+    // The stopped search was of the first position, and searched one line.
+    let first = position("rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1");
+    best_move(&first, lines.last().expect("bestmove"));
+    assert!(
+        lines.iter().all(|l| !l.contains(" multipv 2 ")),
+        "{lines:?}"
+    );
+    // The next search is of the new position, with two lines.
+    let (best, lines) = e.go("depth 3");
+    best_move(&position(other), &best);
+    assert!(lines.iter().any(|l| l.contains(" multipv 2 ")), "{lines:?}");
+    // ucinewgame stops a running search, says so, and the search gives its move.
+    e.send("go infinite");
+    e.send("ucinewgame");
+    let lines = e.until("bestmove", |l| l.starts_with("bestmove"));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "info string ucinewgame during a search: stopping it"),
+        "{lines:?}"
+    );
+    best_move(&position(other), lines.last().expect("bestmove"));
+    e.quit();
+}
+
+/// `go mate N` ends by itself once a mate in N or fewer moves is proven, and reports it.
+#[test]
+fn go_mate_stops_at_a_proven_mate() {
+    let mut e = Engine::start("");
+    e.handshake();
+    // The back-rank mate Rd8#: mate in 1, within the 2 asked for.
+    e.send("position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1");
+    let (best, lines) = e.go("mate 2");
+    assert_eq!(last_score(&lines), "mate 1", "{lines:?}");
+    assert_eq!(best.split_whitespace().nth(1), Some("d1d8"), "{best}");
+    e.quit();
+}
+
+/// A mate that fits the 50-move rule exactly (3 plies from a clock of 97) is certain: it ranks
+/// above a win that only the DTZ promises (a queen sacrifice that zeroes the clock), so it is
+/// line 1 and the move played. Found by scripts/check-multipv-tables.py.
+#[test]
+fn a_mate_that_fits_the_rule_exactly_ranks_first() {
+    let tables = tempfile::tempdir().expect("tempdir");
+    common::build_into(tables.path(), &[common::material("KQRvK")]);
+    let mut e = Engine::start(&format!("table_path = {:?}", tables.path()));
+    e.handshake();
+    e.send("setoption name MultiPV value 4");
+    e.send("position fen 1QR5/8/8/7K/8/8/k7/8 w - - 97 50");
+    let (best, lines) = e.go("depth 1");
+    let listed = multipv_lines(&lines);
+    assert!(listed[0].1.starts_with("mate 2 "), "{lines:?}");
+    let scores: Vec<&str> = listed
+        .iter()
+        .map(|(_, r)| r.split(" nodes ").next().unwrap_or(""))
+        .collect();
+    // Every mate before every other win.
+    let first_cp = scores.iter().position(|s| s.starts_with("cp"));
+    let last_mate = scores.iter().rposition(|s| s.starts_with("mate"));
+    if let (Some(c), Some(m)) = (first_cp, last_mate) {
+        assert!(m < c, "{scores:?}");
+    }
+    assert_eq!(best.split_whitespace().nth(1), Some("c8c1"), "{best}");
+    e.quit();
+}

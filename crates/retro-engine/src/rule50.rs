@@ -52,6 +52,9 @@ pub struct RuleMove {
     pub dtz_after: Dtz,
     /// The clock after it.
     pub clock_after: u32,
+    /// Its DTM mate (a win or a loss) comes within the rule from the root's clock, whatever
+    /// the defence: certain, whatever the DTZ says.
+    pub mate_fits: bool,
     /// Its outcome for the mover under the rule.
     pub outcome: Outcome,
 }
@@ -63,25 +66,29 @@ impl RuleMove {
         i64::from(RULE_PLIES) - i64::from(self.clock_after) - i64::from(self.dtz_after.plies())
     }
 
-    /// The sort key, best first: wins (those with a ply to spare first, since a DTZ can count
-    /// one ply less than the zeroing move, then the fastest mate by DTM, then the nearest
+    /// The sort key, best first: wins (the mates that fit the rule first, fastest first; then
+    /// those with a ply to spare, since a DTZ can count one ply less than the zeroing move,
+    /// then the fastest mate by DTM, then the nearest
     /// zeroing move); draws, the best DTM value first (a cursed win keeps playing for the mate
     /// in case the opponent zeroes, a blessed loss resists the longest); losses, the longest
     /// DTM resistance, then the opponent's zeroing move farthest (the order by DTZ alone
     /// without DTM, from Syzygy).
-    fn key(&self) -> (u8, i64, i64, i64) {
+    fn key(&self) -> (u8, i64, i64, i64, i64) {
         match self.outcome {
+            Outcome::Win if self.mate_fits => (0, 0, i64::from(self.dtm.plies()), 0, 0),
             Outcome::Win => (
                 0,
+                1,
                 -i64::from(self.margin() >= 1 || self.dtz_after.0 == -1),
                 i64::from(self.dtm.plies()),
                 i64::from(self.dtz_after.plies()),
             ),
-            Outcome::Draw => (1, -i64::from(self.dtm.rank()), 0, 0),
+            Outcome::Draw => (1, -i64::from(self.dtm.rank()), 0, 0, 0),
             Outcome::Loss => (
                 2,
                 -i64::from(self.dtm.rank()),
                 -i64::from(self.dtz_after.plies()),
+                0,
                 0,
             ),
         }
@@ -105,8 +112,17 @@ pub fn rank_moves(tb: &Tablebase, pos: &Chess) -> Result<Vec<RuleMove>, ProbeErr
         let dtm = Value::from_child(tb.probe(&after)?).ok_or(ProbeError::Overflow)?;
         let dtz_after = tb.probe_dtz(&after)?;
         let clock_after = if m.is_zeroing() { 0 } else { clock + 1 };
+        let fits = mate_fits(dtm, clock);
         let outcome = if after.is_checkmate() {
             Outcome::Win
+        } else if fits {
+            // A mate within the rule whatever the defence: the DTZ (which may count a ply
+            // more than the zeroing move) cannot turn it into a draw.
+            if dtm.wdl() == Wdl::Win {
+                Outcome::Win
+            } else {
+                Outcome::Loss
+            }
         } else {
             match outcome(dtz_after, clock_after) {
                 Outcome::Win => Outcome::Loss,
@@ -119,6 +135,7 @@ pub fn rank_moves(tb: &Tablebase, pos: &Chess) -> Result<Vec<RuleMove>, ProbeErr
             dtm,
             dtz_after,
             clock_after,
+            mate_fits: fits,
             outcome,
         });
     }
@@ -161,6 +178,7 @@ pub fn rank_moves_syzygy(sz: &Syzygy, pos: &Chess) -> Option<Vec<RuleMove>> {
             dtm: Value::DRAW,
             dtz_after,
             clock_after,
+            mate_fits: false,
             outcome,
         });
     }
