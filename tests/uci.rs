@@ -1208,3 +1208,63 @@ fn a_mate_that_fits_the_rule_exactly_ranks_first() {
     assert_eq!(best.split_whitespace().nth(1), Some("c8c1"), "{best}");
     e.quit();
 }
+
+/// MultiPV from the Syzygy tables alone (Retro's own absent): every legal move, each valued by
+/// Syzygy's WDL under the 50-move rule (wins as `cp 20000` less the plies to zeroing, draws
+/// `cp 0`, losses negative), checked against shakmaty-syzygy's WDL of the position after it.
+#[test]
+fn multipv_from_syzygy_tables_lists_every_move() {
+    let empty = tempfile::tempdir().expect("tempdir");
+    let mut e = Engine::start(&format!("table_path = {:?}", empty.path()));
+    e.handshake();
+    let syzygy = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/syzygy");
+    e.send(&format!(
+        "setoption name SyzygyPath value {}",
+        syzygy.display()
+    ));
+    e.send("setoption name MultiPV value 256");
+    let mut tables = shakmaty_syzygy::Tablebase::<Chess>::new();
+    tables.add_directory(&syzygy).expect("syzygy");
+    for fen in [
+        "8/8/3k4/8/8/2r5/8/1Q2K3 w - - 0 1",
+        "8/8/3k4/8/8/2r5/8/1Q2K3 b - - 0 1",
+        "8/8/8/4k3/8/8/1r6/K7 w - - 0 1",
+    ] {
+        let pos = position(fen);
+        e.send(&format!("position fen {fen}"));
+        let (_, lines) = e.go("depth 1");
+        let listed = multipv_lines(&lines);
+        assert_eq!(listed.len(), pos.legal_moves().len(), "{fen}: {lines:?}");
+        for (_, rest) in &listed {
+            let text = rest
+                .split(" pv ")
+                .nth(1)
+                .and_then(|p| p.split_whitespace().next())
+                .expect("pv");
+            let m = UciMove::from_ascii(text.as_bytes())
+                .expect("uci")
+                .to_move(&pos)
+                .expect("legal");
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            let cp: i32 = rest
+                .strip_prefix("cp ")
+                .and_then(|r| r.split_whitespace().next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("{fen} {text}: a cp score from Syzygy: {rest}"));
+            let expected = if after.is_checkmate() {
+                shakmaty_syzygy::Wdl::Loss
+            } else {
+                tables.probe_wdl_after_zeroing(&after).expect("covered")
+            };
+            // The child's class for the opponent; the move's value is its negation (the clock
+            // is 0 after zeroing moves and small otherwise: no cursed results here).
+            match expected {
+                shakmaty_syzygy::Wdl::Loss => assert!(cp >= 19_000, "{fen} {text}: {rest}"),
+                shakmaty_syzygy::Wdl::Win => assert!(cp <= -19_000, "{fen} {text}: {rest}"),
+                _ => assert_eq!(cp, 0, "{fen} {text}: {rest}"),
+            }
+        }
+    }
+    e.quit();
+}
