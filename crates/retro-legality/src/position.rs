@@ -24,8 +24,18 @@ pub struct RawPosition {
 
 /// Why a FEN could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("malformed FEN: {0}")]
-pub struct FenError(#[from] pub shakmaty::fen::ParseFenError);
+pub enum FenError {
+    /// Not a FEN.
+    #[error("malformed FEN: {0}")]
+    Malformed(#[from] shakmaty::fen::ParseFenError),
+    /// A castling field that names rook files (Shredder-FEN): a Chess960 position, while the
+    /// analysis proves positions from the standard starting position only.
+    #[error(
+        "castling field '{0}' names rook files (Chess960): the legality analysis proves \
+         positions from the standard starting position only"
+    )]
+    Chess960(String),
+}
 
 impl RawPosition {
     /// Reads a FEN without judging the position. Move counters are ignored.
@@ -33,7 +43,13 @@ impl RawPosition {
     /// # Errors
     /// A malformed FEN.
     pub fn from_fen(fen: &str) -> Result<RawPosition, FenError> {
-        let fen: Fen = fen.trim().parse()?;
+        let text = fen.trim();
+        if let Some(castling) = text.split_whitespace().nth(2) {
+            if castling != "-" && !castling.chars().all(|c| "KQkq".contains(c)) {
+                return Err(FenError::Chess960(castling.to_string()));
+            }
+        }
+        let fen: Fen = text.parse()?;
         let setup = fen.into_setup();
         Ok(RawPosition {
             board: setup.board,
@@ -189,6 +205,19 @@ mod tests {
         assert_eq!(p.fen(), "8/8/8/8/8/8/8/Kk6 w - - 0 1");
         assert!(RawPosition::from_fen("8/8/8/8/8/8/8/Kk5 w - - 0 1").is_err());
         assert!(RawPosition::start().is_start());
+    }
+
+    #[test]
+    fn chess960_castling_fields_are_refused_by_name() {
+        let e = RawPosition::from_fen("nrkbbrqn/pppppppp/8/8/8/8/PPPPPPPP/NRKBBRQN w FBfb - 0 1")
+            .expect_err("Chess960");
+        assert_eq!(e, FenError::Chess960("FBfb".to_string()));
+        assert!(e.to_string().contains("standard starting position only"), "{e}");
+        assert!(RawPosition::from_fen("4k3/8/8/8/8/8/8/4K2R w K - 0 1").is_ok());
+        assert!(matches!(
+            RawPosition::from_fen("garbage"),
+            Err(FenError::Malformed(_))
+        ));
     }
 
     #[test]
