@@ -11,7 +11,7 @@ use std::{
 
 use shakmaty::{CastlingMode, Move};
 
-use retro_engine::{Legality, OptionKind, OptionSpec, Report, SearchInfo};
+use retro_engine::{Legality, OptionKind, OptionSpec, Report, SearchInfo, WdlChances};
 
 /// Where UCI output goes: one line at a time, flushed, from any thread; moves written with
 /// the castling notation in force.
@@ -77,8 +77,18 @@ pub fn report_line(report: &Report, mode: CastlingMode) -> String {
     let uci_move = |m: Move| uci_move(m, mode);
     match report {
         Report::Info(info) => info_line(info, mode),
-        Report::NoMoves { mated: true } => "info depth 0 score mate 0".to_string(),
-        Report::NoMoves { mated: false } => "info depth 0 score cp 0".to_string(),
+        Report::NoMoves { mated, show_wdl } => {
+            let (score, wdl) = if *mated {
+                ("mate 0", WdlChances::LOSS)
+            } else {
+                ("cp 0", WdlChances::DRAW)
+            };
+            if *show_wdl {
+                format!("info depth 0 score {score} wdl {wdl}")
+            } else {
+                format!("info depth 0 score {score}")
+            }
+        }
         Report::BestMove { best: None, .. } => "bestmove 0000".to_string(),
         Report::BestMove {
             best: Some(b),
@@ -242,8 +252,24 @@ mod tests {
             "bestmove 0000"
         );
         assert_eq!(
-            report_line(&Report::NoMoves { mated: true }, CastlingMode::Standard),
+            report_line(
+                &Report::NoMoves {
+                    mated: true,
+                    show_wdl: false
+                },
+                CastlingMode::Standard
+            ),
             "info depth 0 score mate 0"
+        );
+        assert_eq!(
+            report_line(
+                &Report::NoMoves {
+                    mated: false,
+                    show_wdl: true
+                },
+                CastlingMode::Standard
+            ),
+            "info depth 0 score cp 0 wdl 0 1000 0"
         );
         assert_eq!(
             report_line(&Report::Notice(Notice::TablesOff), CastlingMode::Standard),

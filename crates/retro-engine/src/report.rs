@@ -104,6 +104,8 @@ pub enum Report {
     NoMoves {
         /// Whether the side to move is checkmated.
         mated: bool,
+        /// Whether to add the (certain) win, draw and loss chances (`UCI_ShowWDL`).
+        show_wdl: bool,
     },
     /// The search ended: the move to play (`None` without legal moves) and the expected reply.
     BestMove {

@@ -66,7 +66,10 @@ pub fn think(
     if pos.legal_moves().is_empty() {
         let mated = pos.is_check();
         if params.report {
-            report(Report::NoMoves { mated });
+            report(Report::NoMoves {
+                mated,
+                show_wdl: params.show_wdl,
+            });
         }
         return SearchResult {
             score: if mated { -MATE } else { 0 },

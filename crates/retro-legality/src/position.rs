@@ -212,7 +212,10 @@ mod tests {
         let e = RawPosition::from_fen("nrkbbrqn/pppppppp/8/8/8/8/PPPPPPPP/NRKBBRQN w FBfb - 0 1")
             .expect_err("Chess960");
         assert_eq!(e, FenError::Chess960("FBfb".to_string()));
-        assert!(e.to_string().contains("standard starting position only"), "{e}");
+        assert!(
+            e.to_string().contains("standard starting position only"),
+            "{e}"
+        );
         assert!(RawPosition::from_fen("4k3/8/8/8/8/8/8/4K2R w K - 0 1").is_ok());
         assert!(matches!(
             RawPosition::from_fen("garbage"),
