@@ -6,8 +6,9 @@ in a position the tables cover must answer one `info ... multipv K score ... wdl
 line per legal move, best first, each score the exact table value of the position after that
 move for the side that plays it, under the 50-move rule from the position's halfmove clock:
 
-- `score mate N` / `score mate -N`: a win / loss whose DTM mate fits the rule (the mover's DTM
-  plies plus the root clock <= 100); N = ceil(plies/2) for a win, plies/2 for a loss;
+- `score mate N` / `score mate -N`: a win / loss whose DTM mate fits the rule (the DTM after
+  the move plus the clock after it, 0 after a capture or pawn move, <= 100); N = ceil(plies/2)
+  for a win, plies/2 for a loss (plies from the position, the move included);
 - `score cp S`, |S| >= 19000 (S = +-(20000 - plies to the zeroing move)): a win / loss under the
   rule (Syzygy WDL +-2 and |DTZ| + clock after the move <= 100) whose mate does not fit;
 - `score cp 0`: a draw, including a cursed win / blessed loss (Syzygy WDL +-1) and a win the
@@ -168,7 +169,9 @@ def expect(board, move, gtb, syz):
     sign = 1 if d < 0 else -1  # the child's side to move is mated: the mover wins
     if (sign > 0 and wdl not in (-2, -1)) or (sign < 0 and wdl not in (2, 1)):
         raise OracleError(f"Gaviota DTM {d}, Syzygy WDL {wdl}")
-    if plies + clock <= 100:
+    # The mate after the move fits the rule from the clock after it (a capture or pawn move
+    # resets it): certain whatever the defence.
+    if abs(d) + c_after <= 100:
         if abs(wdl) != 2:
             raise OracleError(f"mate fits in {plies} plies from clock {clock}, Syzygy WDL {wdl}")
         n = (plies + 1) // 2 if sign > 0 else -(plies // 2)
@@ -269,6 +272,7 @@ def main():
                 bad(board, None, f"{len(legal)} lines", f"{len(infos)} lines", "line count")
             seen = collections.Counter()
             lines = []  # (k, move, acceptable values, got value)
+            scores = []  # (k, move, the reported score)
             for k, info in enumerate(infos, 1):
                 if info.get("multipv") != k:
                     bad(board, None, f"multipv {k}", f"multipv {info.get('multipv')}", "numbering")
@@ -318,9 +322,16 @@ def main():
                     cp_diff["exact" if diff == 0 else "+1 (DTZ rounding)" if diff == 1
                             else f"{diff:+d}"] += 1
                 lines.append((k, move, e))
+                scores.append((k, move, info["score"].relative))
             for m in legal:
                 if seen[m] != 1:
                     bad(board, m, "once", f"{seen[m]} times", "move coverage")
+            # The scores as reported never rise from one line to the next.
+            for (k1, m1, s1), (k2, m2, s2) in zip(scores, scores[1:]):
+                if s1 < s2:
+                    bad(board, m2, f"at most line {k1}'s {s1} ({m1.uci()})", f"line {k2} {s2}",
+                        "score order")
+                    break
             if lines:
                 keys = [key(e) for _, _, e in lines]
                 for (k1, m1, e1), (k2, m2, e2) in zip(lines, lines[1:]):

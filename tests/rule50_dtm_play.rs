@@ -5,8 +5,9 @@
 //! - **DTM against DTM**: the winner plays the fastest mate, the defender the longest
 //!   resistance to mate (what DTM tables alone, such as Gaviota's, tell an engine);
 //! - **DTM against the rule**: the same winner, the defender playing for the rule (a move that
-//!   draws by the rule if there is one, else the longest resistance, then the farthest zeroing
-//!   move: Retro's defence with `Syzygy50MoveRule`);
+//!   draws by the rule if there is one, else a loss whose mate does not fit the rule with the
+//!   opponent's zeroing move farthest, else the longest resistance: Retro's defence with
+//!   `Syzygy50MoveRule`);
 //! - **the rule against the rule**: both sides as Retro plays under the rule. Every one of these
 //!   must end in mate within the rule: a failure is a bug in the tables or the move order.
 //!

@@ -812,6 +812,17 @@ fn console_commands() {
         last.contains("legal: unknown") && last.contains("[stopped]"),
         "{lines:?}"
     );
+    // A go while it runs (a GUI that pressed Show Legality) stops it and searches.
+    e.send(&format!("legal {hard}"));
+    e.send("position startpos");
+    let (best, lines) = e.go("depth 2");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("legal: unknown") && l.contains("[stopped]")),
+        "{lines:?}"
+    );
+    best_move(&Chess::default(), &best);
     e.send("probe");
     let lines = e.until("probe", |l| l.starts_with("info string"));
     assert!(

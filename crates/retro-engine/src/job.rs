@@ -25,6 +25,8 @@ pub enum JobKind {
     Search,
     /// A console job (perft, bench).
     Console,
+    /// The legality analysis (`legal`, Show Legality), which `go` stops rather than waits for.
+    Legality,
 }
 
 /// A running job.

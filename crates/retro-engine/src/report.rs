@@ -212,8 +212,9 @@ pub enum Notice {
         multipv: u32,
         /// The move.
         mv: Move,
-        /// Its value for the mover without the rule.
-        dtm: Value,
+        /// Its value for the mover without the rule (`None` from Syzygy's tables, which have
+        /// no DTM).
+        dtm: Option<Value>,
         /// Its DTZ50 for the mover.
         dtz: Dtz,
     },
@@ -284,8 +285,7 @@ impl fmt::Display for Notice {
                 dtz,
             } => write!(
                 f,
-                "multipv {multipv} {}: {} ({dtm} without the 50-move rule, DTZ {dtz}): a draw \
-                 under the rule",
+                "multipv {multipv} {}: {} ({}DTZ {dtz}): a draw under the rule",
                 mv.to_uci(shakmaty::CastlingMode::Chess960),
                 if dtz.plies() > 100 {
                     dtz.wdl50().as_str()
@@ -293,7 +293,9 @@ impl fmt::Display for Notice {
                     "win spoiled by the clock"
                 } else {
                     "loss saved by the clock"
-                }
+                },
+                dtm.map(|v| format!("{v} without the 50-move rule, "))
+                    .unwrap_or_default(),
             ),
             Notice::SearchMoveIgnored(m) => {
                 write!(f, "searchmoves: '{m}' is not legal here, ignored")

@@ -52,8 +52,8 @@ pub struct RuleMove {
     pub dtz_after: Dtz,
     /// The clock after it.
     pub clock_after: u32,
-    /// Its DTM mate (a win or a loss) comes within the rule from the root's clock, whatever
-    /// the defence: certain, whatever the DTZ says.
+    /// Its DTM mate (a win or a loss) comes within the rule from the clock after the move,
+    /// whatever the defence: certain, whatever the DTZ says.
     pub mate_fits: bool,
     /// Its outcome for the mover under the rule.
     pub outcome: Outcome,
@@ -66,13 +66,14 @@ impl RuleMove {
         i64::from(RULE_PLIES) - i64::from(self.clock_after) - i64::from(self.dtz_after.plies())
     }
 
-    /// The sort key, best first: wins (the mates that fit the rule first, fastest first; then
-    /// those with a ply to spare, since a DTZ can count one ply less than the zeroing move,
-    /// then the fastest mate by DTM, then the nearest
-    /// zeroing move); draws, the best DTM value first (a cursed win keeps playing for the mate
-    /// in case the opponent zeroes, a blessed loss resists the longest); losses, the longest
-    /// DTM resistance, then the opponent's zeroing move farthest (the order by DTZ alone
-    /// without DTM, from Syzygy).
+    /// The sort key, best first, in the order of the scores the root reports: wins (the mates
+    /// that fit the rule first, fastest first; then the wins only the DTZ promises: those with
+    /// a ply to spare first, since a DTZ can count one ply less than the zeroing move, then the
+    /// nearest zeroing move, then the fastest mate by DTM); draws, the best DTM value first (a
+    /// cursed win keeps playing for the mate in case the opponent zeroes, a blessed loss resists
+    /// the longest); losses (those whose mate does not fit the rule first, the opponent's
+    /// zeroing move farthest, then the longest DTM resistance; then the mates that fit, the
+    /// longest resistance first; by DTZ alone without DTM, from Syzygy).
     fn key(&self) -> (u8, i64, i64, i64, i64) {
         match self.outcome {
             Outcome::Win if self.mate_fits => (0, 0, i64::from(self.dtm.plies()), 0, 0),
@@ -80,15 +81,16 @@ impl RuleMove {
                 0,
                 1,
                 -i64::from(self.margin() >= 1 || self.dtz_after.0 == -1),
-                i64::from(self.dtm.plies()),
                 i64::from(self.dtz_after.plies()),
+                i64::from(self.dtm.plies()),
             ),
             Outcome::Draw => (1, -i64::from(self.dtm.rank()), 0, 0, 0),
+            Outcome::Loss if self.mate_fits => (2, 1, -i64::from(self.dtm.rank()), 0, 0),
             Outcome::Loss => (
                 2,
-                -i64::from(self.dtm.rank()),
-                -i64::from(self.dtz_after.plies()),
                 0,
+                -i64::from(self.dtz_after.plies()),
+                -i64::from(self.dtm.rank()),
                 0,
             ),
         }
@@ -112,7 +114,8 @@ pub fn rank_moves(tb: &Tablebase, pos: &Chess) -> Result<Vec<RuleMove>, ProbeErr
         let dtm = Value::from_child(tb.probe(&after)?).ok_or(ProbeError::Overflow)?;
         let dtz_after = tb.probe_dtz(&after)?;
         let clock_after = if m.is_zeroing() { 0 } else { clock + 1 };
-        let fits = mate_fits(dtm, clock);
+        // The mate after the move, from the clock after it (a capture or pawn move resets it).
+        let fits = dtm.wdl() != Wdl::Draw && dtm.plies() + clock_after <= RULE_PLIES + 1;
         let outcome = if after.is_checkmate() {
             Outcome::Win
         } else if fits {

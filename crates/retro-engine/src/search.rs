@@ -478,10 +478,20 @@ impl<'a> Worker<'a> {
             }
             self.excluded.clear();
             if self.stopped {
-                if let Some((_, pv)) = lines.first() {
-                    // The best line of this iteration was complete.
-                    result.best = pv.first().copied();
-                    result.ponder = pv.get(1).copied();
+                if !lines.is_empty() {
+                    // The first lines of this iteration were complete (MultiPV): the best of
+                    // them is played, and they are reported, so that line 1 shows it.
+                    lines.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
+                    if let Some((_, pv)) = lines.first() {
+                        result.best = pv.first().copied();
+                        result.ponder = pv.get(1).copied();
+                    }
+                    if self.report_info && self.id == 0 {
+                        for (k, (score, pv)) in lines.into_iter().enumerate() {
+                            let seen = score - pv.first().map_or(0, |m| self.noise_of(m));
+                            report(self.info(depth, k + 1, seen, pv, root));
+                        }
+                    }
                 } else if let Some((m, reply)) = self.root_best {
                     // A move that beat the previous best in the unfinished iteration, with
                     // its own expected reply.

@@ -206,9 +206,19 @@ impl Engine {
     /// moves when empty; moves not legal here are reported and left out). Returns at once;
     /// the search reports its progress and its best move.
     ///
+    /// A legality analysis still running (the Show Legality button) is stopped first: a GUI
+    /// that pressed it may send `go` at once and must get its `bestmove`.
+    ///
     /// # Errors
     /// A search runs already, or its thread cannot be started.
     pub fn go(&mut self, limits: SearchLimits, search_moves: &[String]) -> Result<(), EngineError> {
+        if self
+            .job
+            .as_ref()
+            .is_some_and(|j| j.kind() == JobKind::Legality)
+        {
+            self.stop_and_wait();
+        }
         self.join_finished();
         if self.job.is_some() {
             return Err(EngineError::AlreadySearching);
@@ -462,7 +472,7 @@ impl Engine {
             cancel: Some(cancel),
             ..retro_legality::Limits::default()
         };
-        self.start_job(move |_| {
+        self.start_job(JobKind::Legality, move |_| {
             let verdict = retro_legality::analyze(&p, limits);
             Report::Legality(Legality::Analysed {
                 verdict,
@@ -481,7 +491,7 @@ impl Engine {
     pub fn perft(&mut self, depth: u32) -> Result<(), EngineError> {
         let pos = self.pos.clone();
         let reporter = Arc::clone(&self.reporter);
-        self.start_job(move |control| {
+        self.start_job(JobKind::Console, move |control| {
             let start = Instant::now();
             if depth == 0 {
                 // No root moves to split by: the position itself is the one path.
@@ -519,7 +529,7 @@ impl Engine {
     /// A search or job runs already, or the thread cannot be started.
     pub fn bench(&mut self, depth: u32) -> Result<(), EngineError> {
         let reporter = Arc::clone(&self.reporter);
-        self.start_job(move |control| {
+        self.start_job(JobKind::Console, move |control| {
             let r = bench::run(depth, &control.stop, |p| reporter(Report::BenchPosition(p)));
             Report::BenchDone(r)
         })
@@ -529,6 +539,7 @@ impl Engine {
     /// stays free meanwhile.
     fn start_job(
         &mut self,
+        kind: JobKind,
         work: impl FnOnce(&SearchControl) -> Report + Send + 'static,
     ) -> Result<(), EngineError> {
         self.join_finished();
@@ -536,14 +547,8 @@ impl Engine {
             return Err(EngineError::Busy);
         }
         let control = Arc::new(SearchControl::new(false));
-        let job = Job::spawn(
-            JobKind::Console,
-            "job",
-            control,
-            Arc::clone(&self.reporter),
-            work,
-        )
-        .map_err(EngineError::JobThread)?;
+        let job = Job::spawn(kind, "job", control, Arc::clone(&self.reporter), work)
+            .map_err(EngineError::JobThread)?;
         self.job = Some(job);
         Ok(())
     }

@@ -89,6 +89,8 @@ pub fn think(
         return search::search(params, tt, heuristics, tables, control, &on_info);
     };
     let syzygy = matches!(source, Source::Syzygy(_));
+    // The search's expected reply to its choice among drawing moves.
+    let mut reply = None;
     if best.score == 0 && (best.drawn_by_rule.is_none() || syzygy) {
         // Drawn by the position itself: the search picks among the moves that keep the draw
         // without the rule's help (Syzygy's: among all drawing moves), silently; its choice
@@ -112,13 +114,21 @@ pub fn think(
         {
             let chosen = ranked.remove(i);
             ranked.insert(0, chosen);
+            reply = found.ponder;
         }
     }
-    let lines: Vec<Vec<Move>> = ranked
+    // Lines are followed in the tables while time remains (a 7-piece Syzygy line probes every
+    // move of every position on it); after that each is its first move.
+    let budget = params.limits.budget(pos.turn(), params.overhead);
+    let in_time = || !control.stopped() && budget.is_none_or(|b| control.elapsed() < b.hard);
+    let mut lines: Vec<Vec<Move>> = ranked
         .iter()
         .take(params.multipv.max(1))
-        .map(|t| source.line(pos, t.mv))
+        .map(|t| source.line(pos, t.mv, &in_time))
         .collect();
+    if let (Some(r), [_]) = (reply, lines[0].as_slice()) {
+        lines[0].push(r);
+    }
     let depth = ranked[0].plies.max(1);
     if params.report {
         if best.score == 0 {
@@ -180,8 +190,9 @@ struct TableMove {
     wdl: WdlChances,
     /// Plies to mate (or to the zeroing move where no mate is promised).
     plies: u32,
-    /// Drawn only by the 50-move rule: the mover's value without the rule and its DTZ.
-    drawn_by_rule: Option<(Value, Dtz)>,
+    /// Drawn only by the 50-move rule: the mover's value without the rule (where the tables
+    /// have DTM) and its DTZ.
+    drawn_by_rule: Option<(Option<Value>, Dtz)>,
 }
 
 /// Which tables value the root moves.
@@ -200,15 +211,15 @@ const LINE_PLIES: usize = 40;
 
 impl Source<'_> {
     /// The table line that starts with `mv` from `pos`: the move, then the best move of each
-    /// position while the result is not a draw.
-    fn line(self, pos: &Chess, mv: Move) -> Vec<Move> {
+    /// position while the result is not a draw and `in_time` says so.
+    fn line(self, pos: &Chess, mv: Move, in_time: &dyn Fn() -> bool) -> Vec<Move> {
         let mut line = vec![mv];
         let mut p = pos.clone();
         p.play_unchecked(mv);
         match self {
             Source::Dtm(tb) => line.extend(table_line(tb, &p, LINE_PLIES - 1)),
             Source::Rule(_) | Source::Syzygy(_) => {
-                while line.len() < LINE_PLIES {
+                while line.len() < LINE_PLIES && in_time() {
                     let ranked = match self {
                         Source::Rule(tb) => rule50::rank_moves(tb, &p).ok(),
                         Source::Syzygy(sz) => rule50::rank_moves_syzygy(sz, &p),
@@ -241,8 +252,7 @@ fn table_moves<'t>(
     if let Some(tb) = tables {
         if params.rule50 {
             if let Ok(ranked) = rule50::rank_moves(tb, pos) {
-                let clock = pos.halfmoves();
-                let moves = ranked.iter().map(|r| rule_move(r, clock)).collect();
+                let moves = ranked.iter().map(|r| rule_move(r, true)).collect();
                 return Some((Source::Rule(tb), moves, 2 * ranked.len() as u64));
             }
         }
@@ -257,20 +267,18 @@ fn table_moves<'t>(
         return None;
     }
     let ranked = rule50::rank_moves_syzygy(sz, pos)?;
-    let moves = ranked
-        .iter()
-        .map(|r| rule_move(r, pos.halfmoves()))
-        .collect();
+    let moves = ranked.iter().map(|r| rule_move(r, false)).collect();
     Some((Source::Syzygy(sz), moves, ranked.len() as u64))
 }
 
-/// The value of a move ranked under the 50-move rule from the clock at `clock`: a mate score
-/// where the DTM mate comes within the rule, a [`TB_WIN`] score where only the DTZ promises
-/// the result in time, 0 where the rule draws it (noting a position won or lost without it).
-fn rule_move(r: &RuleMove, clock: u32) -> TableMove {
+/// The value of a move ranked under the 50-move rule: a mate score where the DTM mate comes
+/// within the rule, a [`TB_WIN`] score where only the DTZ promises the result in time, 0
+/// where the rule draws it (noting a position won or lost without it; `with_dtm` false for
+/// Syzygy's, which have no DTM).
+fn rule_move(r: &RuleMove, with_dtm: bool) -> TableMove {
     let plies = r.dtm.plies();
     let to_zero = r.dtz_after.plies() + 1;
-    let fits = rule50::mate_fits(r.dtm, clock);
+    let fits = r.mate_fits;
     let (score, wdl, plies) = match r.outcome {
         Outcome::Win if fits => (MATE - plies as i32, WdlChances::WIN, plies),
         Outcome::Loss if fits => (-(MATE - plies as i32), WdlChances::LOSS, plies),
@@ -278,8 +286,8 @@ fn rule_move(r: &RuleMove, clock: u32) -> TableMove {
         Outcome::Loss => (-(TB_WIN - to_zero as i32), WdlChances::LOSS, to_zero),
         Outcome::Draw => (0, WdlChances::DRAW, 0),
     };
-    let drawn_by_rule =
-        (r.outcome == Outcome::Draw && r.dtz_after.0 != 0).then_some((r.dtm, Dtz(-r.dtz_after.0)));
+    let drawn_by_rule = (r.outcome == Outcome::Draw && r.dtz_after.0 != 0)
+        .then_some((with_dtm.then_some(r.dtm), Dtz(-r.dtz_after.0)));
     TableMove {
         mv: r.mv,
         score,
