@@ -64,8 +64,9 @@ pub enum HashError {
 }
 
 impl TranspositionTable {
-    /// A table of about `mb` megabytes (at least one bucket). The memory is zeroed by the
-    /// allocator, so pages are only touched as the search uses them.
+    /// A table of about `mb` megabytes (at least one bucket), zeroed by the allocator (which
+    /// writes every page of it for the buckets' alignment: the whole table is resident at
+    /// once).
     ///
     /// # Errors
     /// When the memory cannot be had.
