@@ -44,12 +44,13 @@ impl RawPosition {
     /// A malformed FEN.
     pub fn from_fen(fen: &str) -> Result<RawPosition, FenError> {
         let text = fen.trim();
+        let fen: Fen = text.parse()?;
+        // A FEN, whose castling field is its third word.
         if let Some(castling) = text.split_whitespace().nth(2) {
             if castling != "-" && !castling.chars().all(|c| "KQkq".contains(c)) {
                 return Err(FenError::Chess960(castling.to_string()));
             }
         }
-        let fen: Fen = text.parse()?;
         let setup = fen.into_setup();
         Ok(RawPosition {
             board: setup.board,
@@ -219,6 +220,10 @@ mod tests {
         assert!(RawPosition::from_fen("4k3/8/8/8/8/8/8/4K2R w K - 0 1").is_ok());
         assert!(matches!(
             RawPosition::from_fen("garbage"),
+            Err(FenError::Malformed(_))
+        ));
+        assert!(matches!(
+            RawPosition::from_fen("not a fen"),
             Err(FenError::Malformed(_))
         ));
     }
