@@ -38,8 +38,10 @@ fn datagen_then_tune_writes_a_readable_weights_file() {
     assert!(lines.lines().count() > 20, "{lines}");
     let rows: Vec<Vec<&str>> = lines.lines().map(|l| l.split('\t').collect()).collect();
     for (i, cols) in rows.iter().enumerate() {
-        assert_eq!(cols.len(), 3, "{cols:?}");
+        assert_eq!(cols.len(), 4, "{cols:?}");
         assert!(["1", "0.5", "0"].contains(&cols[1]), "{cols:?}");
+        let score: i32 = cols[3].parse().expect("the search score in centipawns");
+        assert!(score.abs() <= 30_000, "{cols:?}");
         assert!(
             ["game", "adjudicated", "table"].contains(&cols[2]),
             "{cols:?}"
