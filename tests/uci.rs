@@ -907,6 +907,21 @@ fn multipv_lines(lines: &[String]) -> Vec<(u32, String)> {
         .collect()
 }
 
+/// The first move of a MultiPV line (the text after `score`), as written and as a legal move
+/// of `pos`.
+fn first_pv_move<'a>(pos: &Chess, rest: &'a str) -> (&'a str, shakmaty::Move) {
+    let text = rest
+        .split(" pv ")
+        .nth(1)
+        .and_then(|p| p.split_whitespace().next())
+        .expect("pv");
+    let m = UciMove::from_ascii(text.as_bytes())
+        .expect("uci")
+        .to_move(pos)
+        .expect("legal");
+    (text, m)
+}
+
 #[test]
 fn multipv_search_reports_distinct_lines_best_first() {
     let mut e = Engine::start("");
@@ -984,15 +999,7 @@ fn multipv_in_table_positions_lists_every_move_with_its_table_value() {
         assert_eq!(listed.len(), legal.len(), "{fen}: {lines:?}");
         let mut seen = Vec::new();
         for (k, rest) in &listed {
-            let text = rest
-                .split(" pv ")
-                .nth(1)
-                .and_then(|p| p.split_whitespace().next())
-                .expect("pv");
-            let m = UciMove::from_ascii(text.as_bytes())
-                .expect("uci")
-                .to_move(&pos)
-                .expect("legal");
+            let (text, m) = first_pv_move(&pos, rest);
             assert!(!seen.contains(&m), "{fen}: {text} twice");
             seen.push(m);
             // The move's exact value, probed here: the mate distance in moves for its mover,
@@ -1247,15 +1254,7 @@ fn multipv_from_syzygy_tables_lists_every_move() {
         let listed = multipv_lines(&lines);
         assert_eq!(listed.len(), pos.legal_moves().len(), "{fen}: {lines:?}");
         for (_, rest) in &listed {
-            let text = rest
-                .split(" pv ")
-                .nth(1)
-                .and_then(|p| p.split_whitespace().next())
-                .expect("pv");
-            let m = UciMove::from_ascii(text.as_bytes())
-                .expect("uci")
-                .to_move(&pos)
-                .expect("legal");
+            let (text, m) = first_pv_move(&pos, rest);
             let mut after = pos.clone();
             after.play_unchecked(m);
             let cp: i32 = rest

@@ -270,13 +270,7 @@ impl fmt::Display for Notice {
                 f,
                 "{} ({dtm} without the 50-move rule, DTZ {dtz}, halfmove clock {clock}): a draw \
                  under the rule",
-                if dtz.plies() > 100 {
-                    dtz.wdl50().as_str()
-                } else if dtz.0 > 0 {
-                    "win spoiled by the clock"
-                } else {
-                    "loss saved by the clock"
-                }
+                drawn_by_rule_kind(*dtz)
             ),
             Notice::MoveDrawnByRule {
                 multipv,
@@ -287,13 +281,7 @@ impl fmt::Display for Notice {
                 f,
                 "multipv {multipv} {}: {} ({}DTZ {dtz}): a draw under the rule",
                 mv.to_uci(shakmaty::CastlingMode::Chess960),
-                if dtz.plies() > 100 {
-                    dtz.wdl50().as_str()
-                } else if dtz.0 > 0 {
-                    "win spoiled by the clock"
-                } else {
-                    "loss saved by the clock"
-                },
+                drawn_by_rule_kind(*dtz),
                 dtm.map(|v| format!("{v} without the 50-move rule, "))
                     .unwrap_or_default(),
             ),
@@ -301,6 +289,18 @@ impl fmt::Display for Notice {
                 write!(f, "searchmoves: '{m}' is not legal here, ignored")
             }
         }
+    }
+}
+
+/// What makes a position of DTZ50 `dtz` (for the side to move) a draw under the 50-move rule:
+/// a cursed win or blessed loss, or a win or loss the clock has spoiled or saved.
+fn drawn_by_rule_kind(dtz: Dtz) -> &'static str {
+    if dtz.plies() > 100 {
+        dtz.wdl50().as_str()
+    } else if dtz.0 > 0 {
+        "win spoiled by the clock"
+    } else {
+        "loss saved by the clock"
     }
 }
 
