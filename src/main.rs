@@ -106,21 +106,80 @@ struct DatagenArgs {
     /// Games to play.
     #[arg(long, default_value_t = 1000)]
     games: usize,
-    /// Search nodes per move.
+    /// Search nodes per move: no new iteration starts after them (the search stops at 8
+    /// times them).
     #[arg(long, default_value_t = 5000)]
     nodes: u64,
-    /// Games played at once.
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
-    /// Random plies opening each game.
+    /// Games played at once (default: one per processor).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Random plies opening each game (after the book position, if any).
     #[arg(long, default_value_t = 8)]
     random_plies: usize,
+    /// Opening book: an EPD or FEN file, one position per line; each game starts from one
+    /// drawn with its seed.
+    #[arg(long)]
+    book: Option<PathBuf>,
     /// Seed of the openings; the same seed gives the same games.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// The data file to write.
+    /// The text data file to write (for `retro tune`).
+    #[arg(long, required_unless_present = "dir", conflicts_with = "dir")]
+    out: Option<PathBuf>,
+    /// The directory of binary training data to add to (for `retro train`): parts of
+    /// --part-games games, those already there skipped, so the same command resumes.
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Games per part file of --dir.
+    #[arg(long, default_value_t = 100)]
+    part_games: usize,
+}
+
+/// The arguments of `retro train`.
+#[derive(clap::Args)]
+struct TrainArgs {
+    /// The network file to write (after each epoch that improves the held-out loss).
     #[arg(long)]
     out: PathBuf,
+    /// Passes over the data.
+    #[arg(long, default_value_t = 20)]
+    epochs: usize,
+    /// Positions per step.
+    #[arg(long, default_value_t = 16_384)]
+    batch_size: usize,
+    /// AdamW's step size at the start.
+    #[arg(long, default_value_t = 1e-3)]
+    lr: f32,
+    /// Epochs between drops of the step size.
+    #[arg(long, default_value_t = 8)]
+    lr_step: usize,
+    /// Factor of each drop.
+    #[arg(long, default_value_t = 0.3)]
+    lr_gamma: f32,
+    /// AdamW's weight decay.
+    #[arg(long, default_value_t = 0.01)]
+    weight_decay: f32,
+    /// The result's share of the target (the search score's is the rest).
+    #[arg(long, default_value_t = 0.5)]
+    lambda: f32,
+    /// Hold out every n-th block of 1000 positions (0: none).
+    #[arg(long, default_value_t = 10)]
+    hold_out_every: usize,
+    /// Threads (default: one per processor).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Seed of the starting weights and the order of the positions.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The sigmoid's scale in centipawns (default: fitted to the data).
+    #[arg(long)]
+    k: Option<f32>,
+    /// Do not add each training position mirrored left to right.
+    #[arg(long)]
+    no_mirror: bool,
+    /// Data files or directories of them, written by `retro datagen --dir`.
+    #[arg(required = true)]
+    data: Vec<PathBuf>,
 }
 
 #[derive(Parser)]
@@ -159,6 +218,12 @@ enum Command {
         /// Depth in plies.
         #[arg(long, default_value_t = bench::DEPTH, value_parser = clap::value_parser!(u32).range(1..=20))]
         depth: u32,
+        /// Evaluate with the network (default: as engine.toml's use_nnue says).
+        #[arg(long, conflicts_with = "classic")]
+        nnue: bool,
+        /// Evaluate with the hand-written evaluation.
+        #[arg(long)]
+        classic: bool,
     },
     /// Decides whether positions can arise in a game: FEN<TAB>legal|illegal|unknown<TAB>reason
     /// (FEN<TAB>error<TAB>message for a malformed FEN). Positions run in parallel.
@@ -258,6 +323,9 @@ enum Command {
     /// writes their quiet positions, labelled with the result (or the tables' exact value), as
     /// tuning data: FEN<TAB>1|0.5|0<TAB>game|adjudicated|table.
     Datagen(DatagenArgs),
+    /// Trains the evaluation network on data written by `retro datagen --dir` and writes the
+    /// network file (load it with the UCI option EvalFile).
+    Train(TrainArgs),
     /// Fits the evaluation's weights to data files (Texel's method) and writes them as a
     /// weights file (crates/retro-engine/src/eval/weights.rs in the source tree).
     Tune {
@@ -358,9 +426,17 @@ fn run(command: Option<Command>, config: Config) -> Result<(), CliError> {
             let tb = open_tables(&tables.unwrap_or(config.table_path))?;
             cli::probe::run_probe(&tb, &fens, dtz, stdin.lock(), stdout.lock())?;
         }
-        Some(Command::Bench { depth }) => {
+        Some(Command::Bench {
+            depth,
+            nnue,
+            classic,
+        }) => {
             let go = std::sync::atomic::AtomicBool::new(false);
-            let r = bench::run(depth, &go, |p| println!("{p}"));
+            let use_nnue = nnue || (config.use_nnue && !classic);
+            let eval =
+                retro_engine::eval::Evaluator::configured(use_nnue, config.eval_file.as_deref())
+                    .map_err(CliError::Network)?;
+            let r = bench::run(depth, &eval, &go, |p| println!("{p}"));
             println!(
                 "bench: {} nodes {} nps {} ms (depth {depth}, {} positions)",
                 r.nodes,
@@ -439,6 +515,7 @@ fn run(command: Option<Command>, config: Config) -> Result<(), CliError> {
             replay::replay(&tb, &g, ascii, !all, stdin.lock(), &mut out)?;
         }
         Some(Command::Datagen(args)) => datagen(args, config)?,
+        Some(Command::Train(args)) => train(args)?,
         Some(Command::Tune {
             start,
             out,
@@ -506,6 +583,11 @@ fn play(args: PlayArgs, config: Config) -> Result<(), CliError> {
         seed,
         tags: start::play_tags(auto, perfect, side.map(Side::color), &first),
         rule50: config.syzygy_50_move_rule && !no_50_move_rule,
+        eval: retro_engine::eval::Evaluator::configured(
+            config.use_nnue,
+            config.eval_file.as_deref(),
+        )
+        .map_err(CliError::Network)?,
     };
     let mut out = stdout.lock();
     session::play(&tb, first, &opts, stdin.lock(), &mut out)?;
@@ -553,20 +635,81 @@ fn datagen(args: DatagenArgs, config: Config) -> Result<(), CliError> {
         nodes,
         threads,
         random_plies,
+        book,
         seed,
         out,
+        dir,
+        part_games,
     } = args;
+    let book = match book {
+        Some(path) => read_book(&path)?,
+        None => Vec::new(),
+    };
 
     let tb = open_tables(&tables.unwrap_or(config.table_path))?;
     let opts = DatagenOptions {
         games,
         nodes,
-        threads,
+        threads: threads.unwrap_or_else(processors),
         random_plies,
         seed,
+        book,
         ..DatagenOptions::default()
     };
     let tables = (!tb.materials().is_empty()).then_some(&tb);
-    cli::tune::run_datagen(&opts, tables, &out)?;
+    match (out, dir) {
+        (_, Some(dir)) => cli::tune::run_datagen_dir(&opts, tables, &dir, part_games)?,
+        (Some(out), None) => cli::tune::run_datagen(&opts, tables, &out)?,
+        // clap requires one of them.
+        (None, None) => return Ok(()),
+    };
     Ok(())
+}
+
+/// The processors of this machine.
+fn processors() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
+/// The positions of an EPD or FEN file, one a line (an EPD line's first four fields).
+fn read_book(path: &Path) -> Result<Vec<shakmaty::Chess>, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|source| CliError::Create {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut book = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if fields.is_empty() {
+            continue;
+        }
+        let fen = if fields.len() >= 6 && fields[4].parse::<u32>().is_ok() {
+            fields[..6].join(" ")
+        } else {
+            format!("{} 0 1", fields[..fields.len().min(4)].join(" "))
+        };
+        match retro_engine::fen::parse_fen(&fen) {
+            Ok(p) => book.push(p),
+            Err(e) => log::warn!("{}:{}: skipped: {e}", path.display(), n + 1),
+        }
+    }
+    Ok(book)
+}
+
+/// `retro train`.
+fn train(args: TrainArgs) -> Result<(), CliError> {
+    let opts = retro_train::train::TrainOptions {
+        epochs: args.epochs,
+        batch_size: args.batch_size,
+        learning_rate: args.lr,
+        lr_gamma: args.lr_gamma,
+        lr_step: args.lr_step,
+        weight_decay: args.weight_decay,
+        result_weight: args.lambda,
+        hold_out_every: args.hold_out_every,
+        threads: args.threads.unwrap_or_else(processors),
+        seed: args.seed,
+        k: args.k,
+    };
+    cli::train::run_train(&args.data, &args.out, &opts, !args.no_mirror)
 }

@@ -13,6 +13,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "retro-engine",
         &["retro-tables", "retro-build", "retro-legality"],
     ),
+    ("retro-train", &["retro-engine", "retro-tables"]),
     (
         "retro",
         &[
@@ -20,6 +21,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "retro-build",
             "retro-legality",
             "retro-engine",
+            "retro-train",
         ],
     ),
 ];

@@ -381,6 +381,7 @@ fn perfect_auto_games_mate_in_exactly_the_table_plies() {
                 seed: 0,
                 tags: Vec::new(),
                 rule50: true,
+                eval: retro_engine::eval::Evaluator::default(),
             };
             let mut sink = Vec::new();
             let s = play(tb, start.clone(), &opts, std::io::empty(), &mut sink).expect("plays");

@@ -112,3 +112,161 @@ fn bad_data_and_weights_are_named() {
         "1 weights, expected",
     );
 }
+
+/// `retro datagen --dir` with the given extra arguments.
+fn datagen_dir(dir: &std::path::Path, games: &str) -> std::process::Output {
+    let tables = all_tables().to_str().expect("utf-8");
+    retro(
+        &[
+            "datagen",
+            "--tables",
+            tables,
+            "--games",
+            games,
+            "--part-games",
+            "2",
+            "--nodes",
+            "300",
+            "--threads",
+            "1",
+            "--dir",
+            dir.to_str().expect("utf-8"),
+        ],
+        "",
+    )
+}
+
+#[test]
+fn datagen_dir_resumes_and_train_writes_a_network_the_engine_loads() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let data = tmp.path().join("data");
+    let out = datagen_dir(&data, "6");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let parts: Vec<_> = (0..3)
+        .map(|k| data.join(format!("part-{k:05}.rdat")))
+        .collect();
+    let first: Vec<Vec<u8>> = parts
+        .iter()
+        .map(|p| std::fs::read(p).expect("part written"))
+        .collect();
+    let records = retro_train::data::read_file(&parts[1]).expect("a data file");
+    assert!(records.len() > 10, "{}", records.len());
+    // A stop after part 0: parts 1 and 2 are missing, and the same command makes them again,
+    // the same games from the same seeds.
+    std::fs::remove_file(&parts[1]).expect("rm");
+    std::fs::remove_file(&parts[2]).expect("rm");
+    let out = datagen_dir(&data, "6");
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("1 of 3 parts"), "{err}");
+    assert!(err.contains("datagen: 4 games"), "{err}");
+    for (p, before) in parts.iter().zip(&first) {
+        assert_eq!(&std::fs::read(p).expect("part"), before, "{}", p.display());
+    }
+
+    let net = tmp.path().join("net.nnue");
+    let out = retro(
+        &[
+            "train",
+            "--epochs",
+            "3",
+            "--batch-size",
+            "256",
+            "--hold-out-every",
+            "0",
+            "--out",
+            net.to_str().expect("utf-8"),
+            data.to_str().expect("utf-8"),
+        ],
+        "",
+    );
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("epoch   3/3"), "{err}");
+    let loaded = retro_engine::nnue::Network::load(&net).expect("a network file");
+    assert_ne!(
+        loaded.checksum(),
+        retro_engine::nnue::Network::zero().checksum()
+    );
+    // The engine searches with it.
+    let cfg = tmp.path().join("engine.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "table_path = \"\"\nbuild_missing_tables = false\nuse_nnue = true\neval_file = \"{}\"\n",
+            net.display()
+        ),
+    )
+    .expect("write");
+    let out = retro(
+        &[
+            "--config",
+            cfg.to_str().expect("utf-8"),
+            "bench",
+            "--depth",
+            "3",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("bench: "),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn train_names_a_bad_data_file() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let bad = tmp.path().join("bad.rdat");
+    std::fs::write(&bad, b"RETRODAT\x01\0\0\0\x05\0\0\0 too short").expect("write");
+    let net = tmp.path().join("net.nnue");
+    let out = retro(
+        &[
+            "train",
+            "--out",
+            net.to_str().expect("utf-8"),
+            bad.to_str().expect("utf-8"),
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("bad.rdat") && err.contains("bytes"), "{err}");
+    assert!(!net.exists());
+}
+
+#[test]
+fn positions_the_tables_cover_carry_their_exact_value() {
+    use retro::tune::datagen::{play_game, DatagenOptions, Source};
+    use retro_tables::Wdl50;
+    let tb = retro_tables::Tablebase::open(all_tables()).expect("tables");
+    let tt = retro_engine::TranspositionTable::new(1).expect("1 MB");
+    for (fen, want) in [
+        // Black to move, lost; the game is decided at once by the tables.
+        ("8/8/8/4k3/8/8/3QK3/8 b - - 0 1", Wdl50::Loss),
+        // Knight against bishop: drawn, though mate is not impossible.
+        ("8/8/4k3/8/8/3NK3/8/5b2 w - - 0 1", Wdl50::Draw),
+    ] {
+        let opts = DatagenOptions {
+            nodes: 200,
+            random_plies: 0,
+            book: vec![retro_engine::fen::parse_fen(fen).expect("FEN")],
+            ..DatagenOptions::default()
+        };
+        let game = play_game(&opts, 1, &tt, Some(&tb));
+        assert_eq!(game.source, Source::Table, "{fen}");
+        let records: Vec<_> = game.records().collect();
+        let last = records.last().expect("the table position is written");
+        assert_eq!(last.wdl50, Some(want), "{fen}");
+        let result = match want {
+            Wdl50::Loss => retro_train::data::Outcome::Loss,
+            _ => retro_train::data::Outcome::Draw,
+        };
+        assert_eq!(last.result, result, "{fen}");
+        // The bytes keep the label.
+        let back = retro_train::data::Record::decode(&last.encode()).expect("decode");
+        assert_eq!(back.wdl50, Some(want));
+    }
+}

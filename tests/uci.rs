@@ -1278,3 +1278,64 @@ fn multipv_from_syzygy_tables_lists_every_move() {
     }
     e.quit();
 }
+
+#[test]
+fn eval_file_loads_a_network_and_refuses_bad_files() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut bytes = retro_engine::nnue::Network::embedded().to_bytes();
+    let good = dir.path().join("other.nnue");
+    // Any valid file: the built-in network's bytes re-read, written elsewhere.
+    std::fs::write(&good, &bytes).expect("write");
+    let truncated = dir.path().join("truncated.nnue");
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).expect("write");
+    let corrupt = dir.path().join("corrupt.nnue");
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 1;
+    std::fs::write(&corrupt, &bytes).expect("write");
+    let mut e = Engine::start("");
+    let lines = e.handshake();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "option name EvalFile type string default <embedded>"),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("option name Use NNUE type check default ")),
+        "{lines:?}"
+    );
+    e.send("setoption name Use NNUE value true");
+    e.send(&format!("setoption name EvalFile value {}", good.display()));
+    let l = e.until("loaded", |l| l.starts_with("info string"));
+    assert!(l.last().expect("line").contains("loaded"), "{l:?}");
+    for (bad, says) in [
+        (truncated.display().to_string(), "truncated"),
+        (corrupt.display().to_string(), "corrupted"),
+        ("/no/such/file.nnue".to_string(), "cannot read"),
+    ] {
+        e.send(&format!("setoption name EvalFile value {bad}"));
+        let l = e.until("an error", |l| l.starts_with("info string"));
+        let l = l.last().expect("line");
+        assert!(
+            l.contains(says) && l.contains("keeping the current network"),
+            "{bad}: {l}"
+        );
+    }
+    // The network that stayed searches.
+    e.send("position startpos moves e2e4 e7e5");
+    let (best, info) = e.go("depth 6");
+    best_move(
+        &position("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"),
+        &best,
+    );
+    assert!(info.iter().any(|l| l.contains(" depth 6 ")), "{info:?}");
+    e.send("setoption name EvalFile value <embedded>");
+    let l = e.until("built-in", |l| l.starts_with("info string"));
+    assert!(
+        l.last().expect("line").contains("built-in network"),
+        "{l:?}"
+    );
+    e.quit();
+}

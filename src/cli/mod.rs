@@ -1,11 +1,12 @@
 //! The command lines of `retro` other than the UCI engine: `probe`, `legal`, `revmoves`,
-//! `proofkernel`, `proofgame`, `count-legal`, `datagen` and `tune` (the play mode's helpers
+//! `proofkernel`, `proofgame`, `count-legal`, `datagen`, `tune` and `train` (the play mode's helpers
 //! are in [`crate::play`]). Each command reports one line per input and never stops at a bad
 //! one; what ends a command early is a [`CliError`], whose [`CliError::exit_code`] is the
 //! process's exit status.
 
 pub mod legal;
 pub mod probe;
+pub mod train;
 pub mod tune;
 
 use crate::play::{pgn::GameFileError, start::StartError};
@@ -50,6 +51,17 @@ pub enum CliError {
         /// What is wrong.
         source: crate::tune::texel::DataError,
     },
+    /// A training data file cannot be read or written.
+    #[error("{}: {source}", path.display())]
+    TrainData {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong.
+        source: retro_train::data::DataError,
+    },
+    /// A network cannot be made from the trained weights.
+    #[error(transparent)]
+    Network(retro_engine::nnue::NetworkError),
     /// A weights file is malformed.
     #[error("{}: {source}", path.display())]
     Weights {
@@ -86,7 +98,17 @@ impl CliError {
             | CliError::Weights { .. }
             | CliError::Create { .. }
             | CliError::Count(_) => 2,
-            CliError::ProofKernel(_) | CliError::Datagen(_) | CliError::Io(_) => 1,
+            CliError::TrainData { source, .. } => {
+                if matches!(source, retro_train::data::DataError::Io(_)) {
+                    1
+                } else {
+                    2
+                }
+            }
+            CliError::ProofKernel(_)
+            | CliError::Datagen(_)
+            | CliError::Network(_)
+            | CliError::Io(_) => 1,
         }
     }
 }

@@ -44,7 +44,7 @@ pub fn run_datagen(
         "datagen [{elapsed_precise}] {bar:30} {pos}/{len} games, {msg} (eta {eta})",
     );
     let start = Instant::now();
-    let summary = datagen::run(opts, tables, &mut file, &|s| {
+    let summary = datagen::run(opts, tables, &mut datagen::Lines(&mut file), &|s| {
         pb.set_position(s.games as u64);
         pb.set_message(format!(
             "{} positions, +{} ={} -{}",
@@ -67,6 +67,86 @@ pub fn run_datagen(
         out.display()
     );
     Ok(summary)
+}
+
+/// Plays the games of `opts` in parts of `part_games` games and writes each part's training
+/// records to `dir/part-NNNNN.rdat` (atomically, when the part is complete). Parts already in
+/// `dir` are skipped: the same command run again resumes after a stop. Part `k` plays the games
+/// of seeds `opts.seed + k * part_games ..`, so a run's data does not depend on its stops.
+/// Prints a progress line after each game: positions per second and the time left.
+///
+/// # Errors
+/// [`CliError`] when a part cannot be written or the hash table allocated.
+pub fn run_datagen_dir(
+    opts: &DatagenOptions,
+    tables: Option<&Tablebase>,
+    dir: &Path,
+    part_games: usize,
+) -> Result<DatagenSummary, CliError> {
+    std::fs::create_dir_all(dir)?;
+    let part_games = part_games.max(1);
+    let parts = opts.games.div_ceil(part_games);
+    let path = |k: usize| dir.join(format!("part-{k:05}.rdat"));
+    let todo: Vec<usize> = (0..parts).filter(|&k| !path(k).exists()).collect();
+    eprintln!(
+        "datagen: {} of {parts} parts of {part_games} games in {} already made; {} to play on {} threads",
+        parts - todo.len(),
+        dir.display(),
+        todo.len(),
+        opts.threads
+    );
+    let start = Instant::now();
+    let mut total = DatagenSummary::default();
+    for (done, &k) in todo.iter().enumerate() {
+        let part = DatagenOptions {
+            games: part_games.min(opts.games - k * part_games),
+            seed: opts.seed.wrapping_add((k * part_games) as u64),
+            ..opts.clone()
+        };
+        let mut records = datagen::Records::default();
+        let before = total;
+        let summary = datagen::run(&part, tables, &mut records, &|s| {
+            let secs = start.elapsed().as_secs_f64().max(1e-3);
+            let games = before.games + s.games;
+            let left = (todo.len() * part_games).saturating_sub(games);
+            eprint!(
+                "\rdatagen: part {k} ({}/{}), {games} games, {} positions, {:.0} positions/s, eta {:.0} s   ",
+                done + 1,
+                todo.len(),
+                before.positions + s.positions,
+                (before.positions + s.positions) as f64 / secs,
+                secs / games as f64 * left as f64
+            );
+        })?;
+        retro_train::data::write_file(&path(k), &records.0).map_err(|source| {
+            CliError::TrainData {
+                path: path(k),
+                source,
+            }
+        })?;
+        total.games += summary.games;
+        total.positions += summary.positions;
+        for i in 0..3 {
+            total.results[i] += summary.results[i];
+        }
+        total.table_results += summary.table_results;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!(
+        "\ndatagen: {} games ({} white wins, {} draws, {} black wins; {} decided by the tables), \
+         {} positions in {:.1} s ({:.0} positions/s, {:.0} an hour) into {}",
+        total.games,
+        total.results[0],
+        total.results[1],
+        total.results[2],
+        total.table_results,
+        total.positions,
+        secs,
+        total.positions as f64 / secs.max(1e-3),
+        total.positions as f64 / secs.max(1e-3) * 3600.0,
+        dir.display()
+    );
+    Ok(total)
 }
 
 /// Consecutive samples held out together: the positions of a game stay on one side.

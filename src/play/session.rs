@@ -44,6 +44,8 @@ pub struct PlayOptions {
     /// Retro plays the tables under the 50-move rule (with the DTZ50 tables), else by pure
     /// DTM.
     pub rule50: bool,
+    /// The search's evaluation.
+    pub eval: retro_engine::eval::Evaluator,
 }
 
 /// Why a game ended.
@@ -336,6 +338,7 @@ fn table_or_search(
         syzygy_limit: 0,
         multipv: 1,
         show_wdl: false,
+        eval: opts.eval.clone(),
     };
     let control = SearchControl::new(false);
     let r = think(

@@ -2,12 +2,19 @@
 //! move from random openings, each quiet position written with the game's result, or with the
 //! exact result of the tables once the game reaches a position they cover.
 //!
-//! One line per position: `FEN<TAB>RESULT<TAB>SOURCE<TAB>SCORE`, RESULT `1`, `0.5` or `0` for
-//! white, SOURCE `game` (the game was played out or ended by a rule), `adjudicated` (both sides
-//! saw a decisive score for several moves) or `table` (the game reached a position the tables
-//! cover, written as its last, and their exact value for it is the result), SCORE the search's
-//! score of the position in centipawns for white (for the last position of a `table` game: 0
-//! for a draw, the adjudication score of 1000 for a win or loss).
+//! Each move is searched to a soft node limit (no new iteration starts after it; the search
+//! stops anyway at [`HARD_NODES_FACTOR`] times it). Positions in check, whose best move is a
+//! capture or a promotion, or whose score is a mate are not written.
+//!
+//! Two outputs ([`Sink`]): the text lines of `retro tune`, one per position,
+//! `FEN<TAB>RESULT<TAB>SOURCE<TAB>SCORE`, RESULT `1`, `0.5` or `0` for white, SOURCE `game`
+//! (the game was played out or ended by a rule), `adjudicated` (both sides saw a decisive score
+//! for several moves) or `table` (the game reached a position the tables cover, written as its
+//! last, and their exact value for it is the result), SCORE the search's score of the position
+//! in centipawns for white (for the last position of a `table` game: 0 for a draw, the
+//! adjudication score of 1000 for a win or loss); or the binary records of the network's
+//! training data (`retro_train::data`), the same labels for the side to move, and the tables'
+//! exact value under the 50-move rule for the table position.
 
 use std::{
     io::Write,
@@ -18,6 +25,9 @@ use std::{
 };
 
 use shakmaty::{Chess, Color, EnPassantMode, Position};
+
+use retro_tables::Wdl50;
+use retro_train::data::{Outcome, Record};
 
 use retro_engine::{
     search::{self, hash_of, SearchControl, SearchParams, MATE_BOUND},
@@ -30,7 +40,7 @@ use retro_tables::{Tablebase, Wdl};
 pub struct DatagenOptions {
     /// Games to play.
     pub games: usize,
-    /// Search nodes per move.
+    /// Search nodes per move: the soft limit.
     pub nodes: u64,
     /// Games played at once.
     pub threads: usize,
@@ -42,6 +52,9 @@ pub struct DatagenOptions {
     pub seed: u64,
     /// Hash table per game in MB.
     pub hash_mb: usize,
+    /// Opening positions: a game starts from one of them, drawn with its seed, then plays
+    /// `random_plies` random moves (none: from the starting position).
+    pub book: Vec<Chess>,
 }
 
 impl Default for DatagenOptions {
@@ -54,6 +67,7 @@ impl Default for DatagenOptions {
             max_opening_score: 300,
             seed: 1,
             hash_mb: 16,
+            book: Vec::new(),
         }
     }
 }
@@ -90,11 +104,23 @@ impl Source {
     }
 }
 
+/// A position of a game with its labels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Labelled {
+    /// The position.
+    pub pos: Chess,
+    /// The search's score for white (centipawns).
+    pub score: i32,
+    /// The tables' exact value under the 50-move rule for the side to move, where they cover
+    /// the position.
+    pub wdl50: Option<Wdl50>,
+}
+
 /// One game's positions and result.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Game {
-    /// The quiet positions after the opening: each FEN with the search's score for white.
-    pub positions: Vec<(String, i32)>,
+    /// The quiet positions after the opening, labelled.
+    pub positions: Vec<Labelled>,
     /// The result for white: 1, 0.5 or 0.
     pub result: f32,
     /// How the result was reached.
@@ -106,9 +132,64 @@ pub struct Game {
 impl Game {
     /// The data lines of the game.
     pub fn lines(&self) -> impl Iterator<Item = String> + '_ {
-        self.positions
-            .iter()
-            .map(|(f, s)| format!("{f}\t{}\t{}\t{s}", self.result, self.source.as_str()))
+        self.positions.iter().map(|l| {
+            format!(
+                "{}\t{}\t{}\t{}",
+                fen_of(&l.pos),
+                self.result,
+                self.source.as_str(),
+                l.score
+            )
+        })
+    }
+
+    /// The training records of the game: labels for the side to move.
+    pub fn records(&self) -> impl Iterator<Item = Record> + '_ {
+        let white = match self.result {
+            r if r > 0.75 => Outcome::Win,
+            r if r > 0.25 => Outcome::Draw,
+            _ => Outcome::Loss,
+        };
+        self.positions.iter().map(move |l| {
+            let (score, result) = match l.pos.turn() {
+                Color::White => (l.score, white),
+                Color::Black => (-l.score, white.flip()),
+            };
+            let score = score.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
+            Record::new(&l.pos, score, result, l.wdl50)
+        })
+    }
+}
+
+/// Where the games go.
+pub trait Sink: Send {
+    /// Takes one game.
+    ///
+    /// # Errors
+    /// When the game cannot be written.
+    fn game(&mut self, game: &Game) -> std::io::Result<()>;
+}
+
+/// Text lines to a writer.
+pub struct Lines<'a>(pub &'a mut (dyn Write + Send));
+
+impl Sink for Lines<'_> {
+    fn game(&mut self, game: &Game) -> std::io::Result<()> {
+        for line in game.lines() {
+            writeln!(self.0, "{line}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Training records, kept in memory.
+#[derive(Default)]
+pub struct Records(pub Vec<Record>);
+
+impl Sink for Records {
+    fn game(&mut self, game: &Game) -> std::io::Result<()> {
+        self.0.extend(game.records());
+        Ok(())
     }
 }
 
@@ -136,15 +217,15 @@ pub enum DatagenError {
     Io(#[from] std::io::Error),
 }
 
-/// Plays `opts.games` games on `opts.threads` threads and writes their positions to `out`,
-/// calling `progress` with the running summary after each game.
+/// Plays `opts.games` games on `opts.threads` threads and gives them to `out`, calling
+/// `progress` with the running summary after each game.
 ///
 /// # Errors
 /// [`DatagenError`] when a hash table cannot be allocated or the output cannot be written.
 pub fn run(
     opts: &DatagenOptions,
     tables: Option<&Tablebase>,
-    out: &mut (dyn Write + Send),
+    out: &mut dyn Sink,
     progress: &(dyn Fn(&DatagenSummary) + Sync),
 ) -> Result<DatagenSummary, DatagenError> {
     let next = AtomicUsize::new(0);
@@ -162,9 +243,7 @@ pub fn run(
                         let game = play_game(opts, opts.seed.wrapping_add(i as u64), &tt, tables);
                         let mut guard = shared.lock().unwrap_or_else(|p| p.into_inner());
                         let (out, summary) = &mut *guard;
-                        for line in game.lines() {
-                            writeln!(out, "{line}")?;
-                        }
+                        out.game(&game)?;
                         summary.games += 1;
                         summary.positions += game.positions.len();
                         summary.results[result_index(game.result)] += 1;
@@ -178,8 +257,7 @@ pub fn run(
             .into_iter()
             .try_for_each(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
     })?;
-    let (out, summary) = shared.into_inner().unwrap_or_else(|p| p.into_inner());
-    out.flush()?;
+    let (_, summary) = shared.into_inner().unwrap_or_else(|p| p.into_inner());
     Ok(summary)
 }
 
@@ -199,6 +277,8 @@ const ADJUDICATE_PLIES: usize = 8;
 const ADJUDICATE_SCORE: i32 = 1000;
 /// Plies after which a game is a draw.
 const MAX_PLIES: usize = 400;
+/// The hard node limit of a move, in multiples of the soft one.
+pub const HARD_NODES_FACTOR: u64 = 8;
 
 /// Plays one game from a random opening drawn with `seed`.
 pub fn play_game(
@@ -210,7 +290,12 @@ pub fn play_game(
     let mut rng = fastrand::Rng::with_seed(seed);
     let tables_max = tables.map_or(0, Tablebase::max_pieces);
     loop {
-        let Some(mut pos) = random_opening(&mut rng, opts.random_plies) else {
+        let start = if opts.book.is_empty() {
+            Chess::default()
+        } else {
+            opts.book[rng.usize(..opts.book.len())].clone()
+        };
+        let Some(mut pos) = random_opening(start, &mut rng, opts.random_plies) else {
             continue;
         };
         tt.clear();
@@ -234,7 +319,11 @@ pub fn play_game(
                             Wdl::Loss => 0.0,
                         };
                         let score = table_score(v.wdl());
-                        positions.push((fen_of(&pos), if white { score } else { -score }));
+                        positions.push(Labelled {
+                            wdl50: tb.probe_wdl50(&pos).ok(),
+                            pos: pos.clone(),
+                            score: if white { score } else { -score },
+                        });
                         break (for_white(r), Source::Table);
                     }
                 }
@@ -244,7 +333,8 @@ pub fn play_game(
             }
             let mut params = SearchParams::fixed_depth(pos.clone(), search::MAX_PLY as u32 - 1);
             params.limits = SearchLimits {
-                nodes: Some(opts.nodes),
+                nodes: Some(opts.nodes.saturating_mul(HARD_NODES_FACTOR)),
+                soft_nodes: Some(opts.nodes),
                 ..SearchLimits::default()
             };
             params.history = hashes.clone();
@@ -270,7 +360,11 @@ pub fn play_game(
             let quiet = !best.is_capture() && !best.is_promotion();
             if quiet && !pos.is_check() && found.score.abs() < MATE_BOUND {
                 let score = if white { found.score } else { -found.score };
-                positions.push((fen_of(&pos), score));
+                positions.push(Labelled {
+                    pos: pos.clone(),
+                    score,
+                    wdl50: None,
+                });
             }
             hashes.push(hash_of(&pos));
             pos.play_unchecked(best);
@@ -318,10 +412,9 @@ fn rule_result(pos: &Chess, hashes: &[u64]) -> Option<f32> {
     (seen >= 2).then_some(0.5)
 }
 
-/// The start position after `plies` random legal moves, or `None` when the game ended on the
-/// way.
-fn random_opening(rng: &mut fastrand::Rng, plies: usize) -> Option<Chess> {
-    let mut pos = Chess::default();
+/// `start` after `plies` random legal moves, or `None` when the game ended on the way.
+fn random_opening(start: Chess, rng: &mut fastrand::Rng, plies: usize) -> Option<Chess> {
+    let mut pos = start;
     for _ in 0..plies {
         let moves = pos.legal_moves();
         if moves.is_empty() {

@@ -281,7 +281,12 @@ mod tests {
     fn option_declarations() {
         let o = Options::from_config(&retro_engine::config::Config::default());
         let lines: Vec<String> = o.specs().iter().map(option_line).collect();
-        assert_eq!(lines.len(), 16);
+        assert_eq!(lines.len(), 18);
+        assert!(lines.contains(&"option name EvalFile type string default <embedded>".to_string()));
+        assert!(lines.contains(&format!(
+            "option name Use NNUE type check default {}",
+            retro_engine::config::DEFAULT_USE_NNUE
+        )));
         assert!(
             lines.contains(&"option name MultiPV type spin default 1 min 1 max 500".to_string())
         );

@@ -11,6 +11,7 @@ use std::{
 use shakmaty::{CastlingMode, Move};
 
 use super::{
+    eval::Evaluator,
     report::Score,
     search::{search_alone, SearchParams},
     tt::TranspositionTable,
@@ -82,10 +83,11 @@ impl BenchResult {
     }
 }
 
-/// Runs the bench at `depth`, calling `on_position` after each position; `stop` ends it after
-/// the current position.
+/// Runs the bench at `depth` with the evaluation `eval`, calling `on_position` after each
+/// position; `stop` ends it after the current position.
 pub fn run(
     depth: u32,
+    eval: &Evaluator,
     stop: &AtomicBool,
     mut on_position: impl FnMut(BenchPosition),
 ) -> BenchResult {
@@ -101,7 +103,11 @@ pub fn run(
         let Ok(tt) = TranspositionTable::new(16) else {
             continue;
         };
-        let r = search_alone(&SearchParams::fixed_depth(pos, depth), &tt);
+        let params = SearchParams {
+            eval: eval.clone(),
+            ..SearchParams::fixed_depth(pos, depth)
+        };
+        let r = search_alone(&params, &tt);
         nodes += r.nodes;
         on_position(BenchPosition {
             number: i + 1,
@@ -121,9 +127,14 @@ mod tests {
     #[test]
     fn bench_positions_parse_and_searches_repeat() {
         let go = std::sync::atomic::AtomicBool::new(false);
-        let a = super::run(4, &go, |_| {});
-        let b = super::run(4, &go, |_| {});
-        assert_eq!(a.nodes, b.nodes);
-        assert!(a.nodes > super::POSITIONS.len() as u64 * 10);
+        for eval in [
+            super::Evaluator::Classic,
+            super::Evaluator::Network(crate::nnue::Network::embedded()),
+        ] {
+            let a = super::run(4, &eval, &go, |_| {});
+            let b = super::run(4, &eval, &go, |_| {});
+            assert_eq!(a.nodes, b.nodes);
+            assert!(a.nodes > super::POSITIONS.len() as u64 * 10);
+        }
     }
 }

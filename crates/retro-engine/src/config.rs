@@ -88,6 +88,12 @@ pub struct Config {
     /// Table positions are played and scored under the 50-move rule (UCI option
     /// Syzygy50MoveRule); off, by pure DTM.
     pub syzygy_50_move_rule: bool,
+    /// Evaluate with the neural network (UCI option Use NNUE); off, with the hand-written
+    /// evaluation.
+    pub use_nnue: bool,
+    /// A network file to evaluate with instead of the one built in (UCI option EvalFile).
+    /// Relative to the file's directory.
+    pub eval_file: Option<PathBuf>,
 }
 
 /// The range of [`Config::hash`] and of the Hash option.
@@ -98,6 +104,9 @@ pub const THREADS_RANGE: std::ops::RangeInclusive<usize> = 1..=256;
 pub const OVERHEAD_RANGE: std::ops::RangeInclusive<u64> = 0..=5000;
 /// The range of [`Config::syzygy_probe_limit`] and of the SyzygyProbeLimit option.
 pub const SYZYGY_PROBE_LIMIT_RANGE: std::ops::RangeInclusive<usize> = 0..=7;
+
+/// Whether the network evaluates by default (the hand-written evaluation otherwise).
+pub const DEFAULT_USE_NNUE: bool = false;
 
 /// A log level (the `log` crate's filter).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -145,6 +154,8 @@ impl Default for Config {
             syzygy_path: None,
             syzygy_probe_limit: 7,
             syzygy_50_move_rule: true,
+            use_nnue: DEFAULT_USE_NNUE,
+            eval_file: None,
         }
     }
 }
@@ -200,7 +211,7 @@ impl Config {
             if c.table_path.is_relative() && !c.table_path.as_os_str().is_empty() {
                 c.table_path = dir.join(&c.table_path);
             }
-            for f in [&mut c.log_file, &mut c.games_dir] {
+            for f in [&mut c.log_file, &mut c.games_dir, &mut c.eval_file] {
                 if let Some(f) = f.as_mut().filter(|f| f.is_relative()) {
                     *f = dir.join(&*f);
                 }

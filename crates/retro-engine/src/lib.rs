@@ -21,6 +21,7 @@ pub mod eval;
 pub mod fen;
 mod heuristics;
 mod job;
+pub mod nnue;
 mod options;
 mod perft;
 mod report;

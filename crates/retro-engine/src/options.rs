@@ -37,13 +37,20 @@ pub struct Options {
     pub show_wdl: bool,
     /// UCI_Chess960: positions and moves of Chess960 (castling written king takes rook).
     pub chess960: bool,
+    /// Use NNUE: evaluate with the neural network, else with the hand-written evaluation.
+    pub use_nnue: bool,
+    /// EvalFile: the network file (empty: the network built into the binary).
+    pub eval_file: PathBuf,
 }
+
+/// How EvalFile names the network built into the binary.
+pub const EMBEDDED_NETWORK: &str = "<embedded>";
 
 /// The values `MultiPV` takes (Stockfish's range).
 pub const MULTIPV_RANGE: std::ops::RangeInclusive<usize> = 1..=500;
 
 /// What a `setoption` changed that the engine must act on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OptionChange {
     /// Nothing more to do.
     None,
@@ -55,6 +62,8 @@ pub enum OptionChange {
     TablePath,
     /// Open the Syzygy tables of the new path.
     SyzygyPath,
+    /// Load the network of the new EvalFile (the old value, to go back to if that fails).
+    EvalFile(PathBuf),
     /// The Show DTM button.
     ShowDtm,
     /// The Show Legality button.
@@ -162,6 +171,8 @@ impl Options {
             multipv: 1,
             show_wdl: false,
             chess960: false,
+            use_nnue: c.use_nnue,
+            eval_file: c.eval_file.clone().unwrap_or_default(),
         }
     }
 
@@ -234,6 +245,16 @@ impl Options {
             },
             OptionId::Chess960 => OptionKind::Check {
                 default: self.chess960,
+            },
+            OptionId::UseNnue => OptionKind::Check {
+                default: self.use_nnue,
+            },
+            OptionId::EvalFile => OptionKind::Text {
+                default: if self.eval_file.as_os_str().is_empty() {
+                    EMBEDDED_NETWORK.to_string()
+                } else {
+                    self.eval_file.display().to_string()
+                },
             },
             OptionId::ClearHash | OptionId::ShowDtm | OptionId::ShowLegality => OptionKind::Button,
         }
@@ -328,6 +349,22 @@ impl Options {
                 self.chess960 = check(name, &need(value)?)?;
                 Ok(OptionChange::None)
             }
+            OptionId::UseNnue => {
+                self.use_nnue = check(name, &need(value)?)?;
+                Ok(OptionChange::None)
+            }
+            OptionId::EvalFile => {
+                let v = value.map(str::trim).unwrap_or("");
+                let old = std::mem::replace(
+                    &mut self.eval_file,
+                    if v.is_empty() || v == EMBEDDED_NETWORK {
+                        PathBuf::new()
+                    } else {
+                        PathBuf::from(v)
+                    },
+                );
+                Ok(OptionChange::EvalFile(old))
+            }
             OptionId::ClearHash => Ok(OptionChange::ClearHash),
             OptionId::ShowDtm => Ok(OptionChange::ShowDtm),
             OptionId::ShowLegality => Ok(OptionChange::ShowLegality),
@@ -351,6 +388,8 @@ enum OptionId {
     MultiPv,
     ShowWdl,
     Chess960,
+    UseNnue,
+    EvalFile,
     ClearHash,
     ShowDtm,
     ShowLegality,
@@ -372,6 +411,8 @@ const OPTIONS: &[(OptionId, &str)] = &[
     (OptionId::MultiPv, "MultiPV"),
     (OptionId::ShowWdl, "UCI_ShowWDL"),
     (OptionId::Chess960, "UCI_Chess960"),
+    (OptionId::UseNnue, "Use NNUE"),
+    (OptionId::EvalFile, "EvalFile"),
     (OptionId::ClearHash, "Clear Hash"),
     (OptionId::ShowDtm, "Show DTM"),
     (OptionId::ShowLegality, "Show Legality"),
@@ -499,7 +540,21 @@ mod tests {
         assert_eq!(o.set("uci_showwdl", Some("true")), Ok(OptionChange::None));
         assert_eq!(o.set("UCI_Chess960", Some("true")), Ok(OptionChange::None));
         assert!(o.show_wdl && o.chess960);
-        assert_eq!(o.specs().len(), 16);
+        assert_eq!(o.set("use nnue", Some("true")), Ok(OptionChange::None));
+        assert!(o.use_nnue);
+        assert!(o.set("Use NNUE", Some("yes")).is_err());
+        assert!(o.use_nnue);
+        assert_eq!(
+            o.set("EvalFile", Some(" net/a.nnue ")),
+            Ok(OptionChange::EvalFile(PathBuf::new()))
+        );
+        assert_eq!(o.eval_file, PathBuf::from("net/a.nnue"));
+        assert_eq!(
+            o.set("EvalFile", Some(EMBEDDED_NETWORK)),
+            Ok(OptionChange::EvalFile(PathBuf::from("net/a.nnue")))
+        );
+        assert_eq!(o.eval_file, PathBuf::new());
+        assert_eq!(o.specs().len(), 18);
     }
 
     #[test]

@@ -174,6 +174,20 @@ pub enum Notice {
     SyzygyUnavailable(String),
     /// Syzygy tables were switched off.
     SyzygyOff,
+    /// A network was loaded (`EvalFile`); `None`: the built-in one.
+    NetworkLoaded {
+        /// Its file.
+        path: Option<PathBuf>,
+        /// Its checksum.
+        checksum: u64,
+    },
+    /// The network file could not be used; the current network stays.
+    NetworkKept {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
     /// A table failed validation and will not be probed.
     TableRefused {
         /// Its material.
@@ -245,6 +259,19 @@ impl fmt::Display for Notice {
             }
             Notice::SyzygyUnavailable(e) => write!(f, "Syzygy tables not used: {e}"),
             Notice::SyzygyOff => write!(f, "Syzygy tables off"),
+            Notice::NetworkLoaded { path, checksum } => match path {
+                Some(p) => write!(
+                    f,
+                    "EvalFile: network {} loaded ({checksum:016x})",
+                    p.display()
+                ),
+                None => write!(f, "EvalFile: the built-in network ({checksum:016x})"),
+            },
+            Notice::NetworkKept { path, reason } => write!(
+                f,
+                "EvalFile {}: {reason}; keeping the current network",
+                path.display()
+            ),
             Notice::TableRefused { material, reason } => {
                 write!(f, "table {} refused: {reason}", material.name())
             }

@@ -23,8 +23,9 @@ use shakmaty::{
 use super::rule50::{self, Outcome};
 use super::tunables::*;
 use super::{
-    eval::{evaluate, piece_value},
+    eval::{evaluate, piece_value, Evaluator},
     heuristics::{Heuristics, HeuristicsPool},
+    nnue::{Accumulator, Delta, Network},
     report::{Score, SearchInfo},
     strength::Strength,
     time::{Budget, SearchLimits},
@@ -184,6 +185,8 @@ pub struct SearchParams {
     pub multipv: usize,
     /// Win, draw and loss chances in `info` lines (`UCI_ShowWDL`).
     pub show_wdl: bool,
+    /// The evaluation (`Use NNUE`, `EvalFile`).
+    pub eval: Evaluator,
 }
 
 impl SearchParams {
@@ -206,6 +209,7 @@ impl SearchParams {
             syzygy_limit: 0,
             multipv: 1,
             show_wdl: false,
+            eval: Evaluator::default(),
         }
     }
 }
@@ -345,6 +349,15 @@ struct Worker<'a> {
     pv: Vec<Vec<Move>>,
     /// The best root move of the unfinished iteration and its expected reply.
     root_best: Option<(Move, Option<Move>)>,
+    /// The network, when it evaluates (else the hand-written evaluation).
+    net: Option<&'a Network>,
+    /// The network's first-layer sums of the node at each ply of the current line, valid
+    /// where `acc_valid` says so; the others are made when needed from the ply above and
+    /// the move's `deltas` (lazily: a node whose evaluation comes from the hash table never
+    /// needs its own).
+    accs: Vec<Accumulator>,
+    acc_valid: Vec<bool>,
+    deltas: Vec<Delta>,
 }
 
 impl<'a> Worker<'a> {
@@ -399,6 +412,50 @@ impl<'a> Worker<'a> {
                 .map(|_| Vec::with_capacity(MAX_PLY))
                 .collect(),
             root_best: None,
+            net: match &params.eval {
+                Evaluator::Classic => None,
+                Evaluator::Network(n) => Some(n),
+            },
+            accs: Vec::new(),
+            acc_valid: vec![false; MAX_PLY + 2],
+            deltas: vec![Delta::NONE; MAX_PLY + 2],
+        }
+    }
+
+    /// The static evaluation of the node `pos` at `ply`, for the side to move.
+    fn evaluate(&mut self, pos: &Chess, ply: usize) -> i32 {
+        let Some(net) = self.net else {
+            return evaluate(pos);
+        };
+        if self.accs.is_empty() {
+            self.accs = vec![net.refresh(pos.board()); MAX_PLY + 2];
+        }
+        let mut from = ply;
+        while from > 0 && !self.acc_valid[from] {
+            from -= 1;
+        }
+        if !self.acc_valid[from] {
+            // Nothing above is known (the root's sums are made when the search starts, so only
+            // a node outside a search gets here): from scratch.
+            self.accs[ply] = net.refresh(pos.board());
+            self.acc_valid[ply] = true;
+            from = ply;
+        }
+        for p in from + 1..=ply {
+            let (above, below) = self.accs.split_at_mut(p);
+            below[0].clone_from(&above[p - 1]);
+            net.apply(&mut below[0], &self.deltas[p]);
+            self.acc_valid[p] = true;
+        }
+        net.evaluate(&self.accs[ply], pos.turn())
+    }
+
+    /// Records that the node at `ply + 1` is its parent's with `delta` applied.
+    #[inline]
+    fn child_made(&mut self, ply: usize, delta: Delta) {
+        if self.net.is_some() && ply + 1 < self.deltas.len() {
+            self.deltas[ply + 1] = delta;
+            self.acc_valid[ply + 1] = false;
         }
     }
 
@@ -443,6 +500,11 @@ impl<'a> Worker<'a> {
 
     fn iterate(&mut self, root: &Chess, report: impl Fn(SearchInfo)) -> SearchResult {
         let root_hash = hash_of(root);
+        if let Some(net) = self.net {
+            let acc = net.refresh(root.board());
+            self.accs = vec![acc; MAX_PLY + 2];
+            self.acc_valid[0] = true;
+        }
         let max_depth = self
             .limits
             .depth
@@ -539,7 +601,9 @@ impl<'a> Worker<'a> {
             } else {
                 0
             };
-            let timed = self.budget.is_some() || self.node_limit.is_some();
+            let timed = self.budget.is_some()
+                || self.node_limit.is_some()
+                || self.limits.soft_nodes.is_some();
             if timed
                 && !self.limits.infinite
                 && (mate_streak >= MATE_STREAK_STOP || (single_reply && depth >= 2))
@@ -550,6 +614,11 @@ impl<'a> Worker<'a> {
                 if !self.control.pondering.load(Ordering::Relaxed)
                     && self.control.clock_elapsed() >= b.soft
                 {
+                    break;
+                }
+            }
+            if let Some(n) = self.limits.soft_nodes {
+                if self.control.nodes() + self.nodes - self.flushed >= n {
                     break;
                 }
             }
@@ -757,7 +826,10 @@ impl<'a> Worker<'a> {
         let static_eval = if in_check {
             -INF
         } else {
-            entry.map_or_else(|| evaluate(pos), |e| i32::from(e.eval))
+            match entry {
+                Some(e) => i32::from(e.eval),
+                None => self.evaluate(pos, ply),
+            }
         };
         self.evals[ply] = static_eval;
         let node = Node {
@@ -841,7 +913,7 @@ impl<'a> Worker<'a> {
             return Some(s);
         }
         if ply >= MAX_PLY - 1 {
-            return Some(evaluate(pos));
+            return Some(self.evaluate(pos, ply));
         }
         None
     }
@@ -861,6 +933,7 @@ impl<'a> Worker<'a> {
         let r = NMP_BASE_REDUCTION + depth / NMP_DEPTH_DIVISOR;
         let child = pos.clone().swap_turn().ok()?;
         let child_hash = hash_of(&child);
+        self.child_made(node.ply, Delta::NONE);
         self.hashes.push(node.hash);
         let s = -self.negamax(
             &child,
@@ -915,6 +988,7 @@ impl<'a> Worker<'a> {
             let key = self.prefetch_child(pos, node.hash, m);
             let mut child = pos.clone();
             child.play_unchecked(m);
+            self.child_made(ply, Delta::of_move(us, &m));
             let child_hash = key.unwrap_or_else(|| hash_of(&child));
             let ext = i32::from(gives_check && ply < MAX_PLY / 2);
             let new_depth = node.depth - 1 + ext;
@@ -1111,7 +1185,7 @@ impl<'a> Worker<'a> {
             }
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate(pos);
+            return self.evaluate(pos, ply);
         }
         let pv = beta - alpha > 1;
         let entry = self.tt.probe(hash);
@@ -1133,7 +1207,10 @@ impl<'a> Worker<'a> {
             best = -INF;
             stand = -INF;
         } else {
-            stand = entry.map_or_else(|| evaluate(pos), |e| i32::from(e.eval));
+            stand = match entry {
+                Some(e) => i32::from(e.eval),
+                None => self.evaluate(pos, ply),
+            };
             if stand >= beta {
                 self.store_quiet(hash, stand, None, stand, beta, ply);
                 return stand;
@@ -1182,6 +1259,7 @@ impl<'a> Worker<'a> {
             let key = self.prefetch_child(pos, hash, m);
             let mut child = pos.clone();
             child.play_unchecked(m);
+            self.child_made(ply, Delta::of_move(pos.turn(), &m));
             let child_hash = key.unwrap_or_else(|| hash_of(&child));
             let score = -self.qsearch(&child, child_hash, -beta, -alpha, ply + 1);
             if self.stopped {

@@ -19,9 +19,10 @@ use shakmaty::{uci::UciMove, CastlingMode, Chess, EnPassantMode, Move, Position}
 use super::{
     bench,
     error::{DtmError, EngineError, LegalityError, MoveError, PositionError},
-    eval,
+    eval::Evaluator,
     heuristics::HeuristicsPool,
     job::{Job, JobKind},
+    nnue::Network,
     options::{OptionChange, OptionError, Options},
     perft,
     report::{Legality, Notice, Report, Reporter},
@@ -90,6 +91,8 @@ pub struct Engine {
     /// Set to end a running legality analysis (`stop`); one flag for the engine's lifetime
     /// (see [`retro_legality::Limits::cancel`]).
     legality_stop: &'static AtomicBool,
+    /// The network of `EvalFile` (the built-in one by default).
+    network: Arc<Network>,
 }
 
 impl Engine {
@@ -122,10 +125,14 @@ impl Engine {
             // One small allocation per engine, kept for the process's life: the analysis's
             // limits are `Copy` and hold the flag by a `'static` reference.
             legality_stop: Box::leak(Box::new(AtomicBool::new(false))),
+            network: Network::embedded(),
         };
         let dir = engine.options.table_path.clone();
         engine.load_tables(&dir, true);
         engine.load_syzygy(true);
+        if !engine.options.eval_file.as_os_str().is_empty() && !engine.load_network() {
+            engine.options.eval_file = PathBuf::new();
+        }
         engine
     }
 
@@ -253,6 +260,7 @@ impl Engine {
             syzygy_limit: self.options.syzygy_probe_limit,
             multipv: self.options.multipv,
             show_wdl: self.options.show_wdl,
+            eval: self.evaluator(),
         };
         let control = Arc::new(SearchControl::new(params.limits.ponder));
         let tt = Arc::clone(&self.tt);
@@ -380,6 +388,11 @@ impl Engine {
                 }
             }
             OptionChange::SyzygyPath => self.load_syzygy(false),
+            OptionChange::EvalFile(ref old) => {
+                if !self.load_network() {
+                    self.options.eval_file = old.clone();
+                }
+            }
             OptionChange::None | OptionChange::ShowDtm | OptionChange::ShowLegality => {}
         }
         Ok(change)
@@ -402,7 +415,47 @@ impl Engine {
 
     /// The static evaluation of the position, in centipawns for the side to move.
     pub fn eval(&self) -> i32 {
-        eval::evaluate(&self.pos)
+        self.evaluator().evaluate(&self.pos)
+    }
+
+    /// The evaluation the options choose.
+    fn evaluator(&self) -> Evaluator {
+        if self.options.use_nnue {
+            Evaluator::Network(Arc::clone(&self.network))
+        } else {
+            Evaluator::Classic
+        }
+    }
+
+    /// Loads the network of `EvalFile` (the built-in one when it is empty) and reports it;
+    /// on failure the current network stays, the failure is reported and the result is false.
+    fn load_network(&mut self) -> bool {
+        let path = self.options.eval_file.clone();
+        if path.as_os_str().is_empty() {
+            self.network = Network::embedded();
+            self.notice(Notice::NetworkLoaded {
+                path: None,
+                checksum: self.network.checksum(),
+            });
+            return true;
+        }
+        match Network::load(&path) {
+            Ok(net) => {
+                self.notice(Notice::NetworkLoaded {
+                    path: Some(path),
+                    checksum: net.checksum(),
+                });
+                self.network = Arc::new(net);
+                true
+            }
+            Err(e) => {
+                self.notice(Notice::NetworkKept {
+                    path,
+                    reason: e.to_string(),
+                });
+                false
+            }
+        }
     }
 
     /// The Zobrist key of the position.
@@ -529,8 +582,11 @@ impl Engine {
     /// A search or job runs already, or the thread cannot be started.
     pub fn bench(&mut self, depth: u32) -> Result<(), EngineError> {
         let reporter = Arc::clone(&self.reporter);
+        let eval = self.evaluator();
         self.start_job(JobKind::Console, move |control| {
-            let r = bench::run(depth, &control.stop, |p| reporter(Report::BenchPosition(p)));
+            let r = bench::run(depth, &eval, &control.stop, |p| {
+                reporter(Report::BenchPosition(p))
+            });
             Report::BenchDone(r)
         })
     }

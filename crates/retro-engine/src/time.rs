@@ -19,6 +19,9 @@ pub struct SearchLimits {
     pub depth: Option<u32>,
     /// Maximum nodes.
     pub nodes: Option<u64>,
+    /// Nodes after which no new iteration starts (a soft limit: the iteration under way is
+    /// finished, up to `nodes`).
+    pub soft_nodes: Option<u64>,
     /// Search for a mate in this many moves.
     pub mate: Option<u32>,
     /// Search until `stop`.
@@ -45,6 +48,7 @@ impl SearchLimits {
                 && self.move_time.is_none()
                 && self.depth.is_none()
                 && self.nodes.is_none()
+                && self.soft_nodes.is_none()
                 && self.mate.is_none())
     }
 

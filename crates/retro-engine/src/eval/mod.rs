@@ -92,6 +92,44 @@ fn role_index(role: Role) -> usize {
     role as usize - 1
 }
 
+/// Which evaluation a search uses.
+#[derive(Clone, Debug, Default)]
+pub enum Evaluator {
+    /// The hand-written evaluation ([`evaluate`]).
+    #[default]
+    Classic,
+    /// The neural network.
+    Network(std::sync::Arc<crate::nnue::Network>),
+}
+
+impl Evaluator {
+    /// The evaluation `engine.toml` chooses: the network of `eval_file` (the built-in one
+    /// when absent) with `use_nnue`, else the hand-written one.
+    ///
+    /// # Errors
+    /// The network file cannot be used.
+    pub fn configured(
+        use_nnue: bool,
+        eval_file: Option<&std::path::Path>,
+    ) -> Result<Evaluator, crate::nnue::NetworkError> {
+        Ok(match (use_nnue, eval_file) {
+            (false, _) => Evaluator::Classic,
+            (true, None) => Evaluator::Network(crate::nnue::Network::embedded()),
+            (true, Some(f)) => {
+                Evaluator::Network(std::sync::Arc::new(crate::nnue::Network::load(f)?))
+            }
+        })
+    }
+
+    /// The evaluation of `pos` in centipawns for the side to move, from scratch.
+    pub fn evaluate(&self, pos: &Chess) -> i32 {
+        match self {
+            Evaluator::Classic => evaluate(pos),
+            Evaluator::Network(net) => net.evaluate_position(pos),
+        }
+    }
+}
+
 /// The evaluation of `pos` in centipawns for the side to move.
 pub fn evaluate(pos: &Chess) -> i32 {
     let board = pos.board();

@@ -1,0 +1,231 @@
+//! The network file: a header, then the integer weights, little-endian.
+//!
+//! ```text
+//! offset size  field
+//!      0    8  magic "RETRONN\0"
+//!      8    4  version (1)
+//!     12    4  inputs (768)
+//!     16    4  hidden (HIDDEN)
+//!     20    4  QA (255)
+//!     24    4  QB (64)
+//!     28    4  SCALE (400)
+//!     32    8  FNV-1a 64 checksum of the payload
+//!     40       payload: ft_weights i16[INPUTS][HIDDEN], ft_bias i16[HIDDEN],
+//!              out_weights i16[2*HIDDEN] (each within ±127), out_bias i32
+//! ```
+//!
+//! A file is read whole and checked before use: its size must be exactly the header's plus the
+//! payload's, every header field must match this build, the checksum must match.
+
+use std::path::Path;
+
+use super::{Network, HIDDEN, INPUTS, MAX_OUTPUT_WEIGHT, QA, QB, SCALE};
+
+/// The first 8 bytes of a network file.
+pub const FILE_MAGIC: [u8; 8] = *b"RETRONN\0";
+/// The format version this build reads and writes.
+pub const FILE_VERSION: u32 = 1;
+/// Bytes of the header.
+const HEADER_BYTES: usize = 40;
+/// Bytes of the payload.
+const PAYLOAD_BYTES: usize = 2 * (INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN) + 4;
+
+/// Why a network file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum NetworkError {
+    /// The file could not be read.
+    #[error("cannot read the network file: {0}")]
+    Io(#[from] std::io::Error),
+    /// The file does not begin with the magic bytes.
+    #[error("not a Retro network file (bad magic)")]
+    Magic,
+    /// The file is of another format version.
+    #[error("network format version {found}, this build reads version {FILE_VERSION}")]
+    Version {
+        /// The version in the file.
+        found: u32,
+    },
+    /// The header describes another architecture.
+    #[error("network architecture {field} = {found}, this build needs {expected}")]
+    Architecture {
+        /// The header field.
+        field: &'static str,
+        /// Its value in the file.
+        found: u32,
+        /// The value this build needs.
+        expected: u32,
+    },
+    /// The file ends before its payload does.
+    #[error("network file truncated: {found} bytes, {expected} expected")]
+    Truncated {
+        /// The file's size.
+        found: usize,
+        /// The size expected.
+        expected: usize,
+    },
+    /// The file goes on after its payload.
+    #[error("network file too long: {found} bytes, {expected} expected")]
+    Oversized {
+        /// The file's size.
+        found: usize,
+        /// The size expected.
+        expected: usize,
+    },
+    /// The payload's checksum does not match the header's: the file is corrupted.
+    #[error("network file corrupted: checksum {found:016x}, header says {expected:016x}")]
+    Checksum {
+        /// The payload's checksum.
+        found: u64,
+        /// The header's.
+        expected: u64,
+    },
+    /// An output weight outside ±[`MAX_OUTPUT_WEIGHT`].
+    #[error("network output weight {found} out of range (at most ±{MAX_OUTPUT_WEIGHT})")]
+    OutputWeight {
+        /// The weight.
+        found: i16,
+    },
+    /// Floating-point weights of the wrong number.
+    #[error("weights of the wrong shape for a {INPUTS}x{HIDDEN} network")]
+    Shape,
+}
+
+/// FNV-1a, 64 bits.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    bytes
+        .iter()
+        .fold(OFFSET, |h, &b| (h ^ u64::from(b)).wrapping_mul(PRIME))
+}
+
+impl Network {
+    /// Reads a network file.
+    ///
+    /// # Errors
+    /// [`NetworkError`]: the file cannot be read, or is not a network of this build's shape.
+    pub fn load(path: &Path) -> Result<Network, NetworkError> {
+        Network::from_bytes(&std::fs::read(path)?)
+    }
+
+    /// The network in `bytes`, a network file's contents.
+    ///
+    /// # Errors
+    /// [`NetworkError`] when the bytes are not a network of this build's shape.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetworkError> {
+        let expected = HEADER_BYTES + PAYLOAD_BYTES;
+        if bytes.len() < 8 || bytes[..8] != FILE_MAGIC {
+            return Err(NetworkError::Magic);
+        }
+        if bytes.len() < HEADER_BYTES {
+            return Err(NetworkError::Truncated {
+                found: bytes.len(),
+                expected,
+            });
+        }
+        let u32_at =
+            |o: usize| u32::from_le_bytes([bytes[o], bytes[o + 1], bytes[o + 2], bytes[o + 3]]);
+        let version = u32_at(8);
+        if version != FILE_VERSION {
+            return Err(NetworkError::Version { found: version });
+        }
+        for (field, offset, value) in [
+            ("inputs", 12, INPUTS as u32),
+            ("hidden", 16, HIDDEN as u32),
+            ("QA", 20, QA as u32),
+            ("QB", 24, QB as u32),
+            ("SCALE", 28, SCALE as u32),
+        ] {
+            let found = u32_at(offset);
+            if found != value {
+                return Err(NetworkError::Architecture {
+                    field,
+                    found,
+                    expected: value,
+                });
+            }
+        }
+        if bytes.len() < expected {
+            return Err(NetworkError::Truncated {
+                found: bytes.len(),
+                expected,
+            });
+        }
+        if bytes.len() > expected {
+            return Err(NetworkError::Oversized {
+                found: bytes.len(),
+                expected,
+            });
+        }
+        let mut sum = [0u8; 8];
+        sum.copy_from_slice(&bytes[32..40]);
+        let header_sum = u64::from_le_bytes(sum);
+        let payload = &bytes[HEADER_BYTES..];
+        let found = fnv1a(payload);
+        if found != header_sum {
+            return Err(NetworkError::Checksum {
+                found,
+                expected: header_sum,
+            });
+        }
+        let mut words = payload
+            .chunks_exact(2)
+            .map(|c| i16::from_le_bytes([c[0], c[1]]));
+        let mut net = Network::zero();
+        // The payload's length was checked: every `next` below has a word to give.
+        let mut next = || words.next().unwrap_or(0);
+        for row in net.ft_weights.iter_mut() {
+            for w in row.iter_mut() {
+                *w = next();
+            }
+        }
+        for b in &mut net.ft_bias {
+            *b = next();
+        }
+        for w in &mut net.out_weights {
+            *w = next();
+            if w.abs() > MAX_OUTPUT_WEIGHT {
+                return Err(NetworkError::OutputWeight { found: *w });
+            }
+        }
+        let tail = &payload[PAYLOAD_BYTES - 4..];
+        net.out_bias = i32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
+        Ok(net)
+    }
+
+    /// The network as a file's contents.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut payload = Vec::with_capacity(PAYLOAD_BYTES);
+        let words = self
+            .ft_weights
+            .iter()
+            .flatten()
+            .chain(&self.ft_bias)
+            .chain(&self.out_weights);
+        for w in words {
+            payload.extend_from_slice(&w.to_le_bytes());
+        }
+        payload.extend_from_slice(&self.out_bias.to_le_bytes());
+        let mut bytes = Vec::with_capacity(HEADER_BYTES + PAYLOAD_BYTES);
+        bytes.extend_from_slice(&FILE_MAGIC);
+        for v in [
+            FILE_VERSION,
+            INPUTS as u32,
+            HIDDEN as u32,
+            QA as u32,
+            QB as u32,
+            SCALE as u32,
+        ] {
+            bytes.extend_from_slice(&v.to_le_bytes());
+        }
+        bytes.extend_from_slice(&fnv1a(&payload).to_le_bytes());
+        bytes.extend_from_slice(&payload);
+        bytes
+    }
+
+    /// The checksum of the weights (the file header's).
+    pub fn checksum(&self) -> u64 {
+        let bytes = self.to_bytes();
+        fnv1a(&bytes[HEADER_BYTES..])
+    }
+}

@@ -1,0 +1,266 @@
+//! The neural network evaluation (NNUE): a perspective network, 768 inputs (piece, colour,
+//! square) to [`HIDDEN`] neurons for each side, then to one output, with a squared clipped
+//! ReLU between.
+//!
+//! ```text
+//!   features of the side to move ──W1──▶ acc[us]   ┐
+//!                                                   ├─ SCReLU ─▶ W2 · [us, them] + b2 ─▶ score
+//!   features of the other side   ──W1──▶ acc[them] ┘
+//! ```
+//!
+//! The first layer's sums (the [`Accumulator`]) are updated as moves are made: a move adds and
+//! removes at most two features of each side ([`Delta`]), so a node costs a few vector
+//! additions instead of a sum over every piece. Weights are integers: the first layer in units
+//! of 1/[`QA`], the output layer in units of 1/[`QB`]; the score is the output times [`SCALE`]
+//! centipawns. The file format is in [`file`] and docs/nnue.md.
+
+mod file;
+mod simd;
+
+use std::sync::{Arc, OnceLock};
+
+use shakmaty::{Board, Chess, Color, Move, Piece, Position, Role, Square};
+
+pub use self::file::{NetworkError, FILE_MAGIC, FILE_VERSION};
+
+/// Inputs: a piece of one of 2 colours and 6 roles on one of 64 squares.
+pub const INPUTS: usize = 768;
+/// Neurons of the first layer, for each side.
+pub const HIDDEN: usize = 128;
+/// The first layer's quantisation: 1.0 is `QA`, and the activation clips at `QA`.
+pub const QA: i32 = 255;
+/// The output layer's quantisation: 1.0 is `QB`.
+pub const QB: i32 = 64;
+/// Centipawns per unit of the network's output.
+pub const SCALE: i32 = 400;
+/// The largest output weight a file may hold: with it the output sum cannot overflow an `i32`
+/// (`2 * HIDDEN * QA * QA * MAX_OUTPUT_WEIGHT < 2^31`).
+pub const MAX_OUTPUT_WEIGHT: i16 = 127;
+/// The largest score the network gives (centipawns), below the table and mate scores.
+pub const EVAL_LIMIT: i32 = 10_000;
+
+/// The network in the binary (see docs/nnue.md for how it was made).
+static EMBEDDED_BYTES: &[u8] = include_bytes!("../../nets/retro.nnue");
+
+/// A network's integer weights.
+#[derive(Clone)]
+pub struct Network {
+    /// First layer: one row of [`HIDDEN`] weights per input.
+    ft_weights: Box<[[i16; HIDDEN]; INPUTS]>,
+    ft_bias: [i16; HIDDEN],
+    /// Output weights: the side to move's neurons, then the other side's.
+    out_weights: [i16; 2 * HIDDEN],
+    /// Output bias in units of `1 / (QA * QB)`.
+    out_bias: i32,
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Network")
+            .field("hidden", &HIDDEN)
+            .field("checksum", &format_args!("{:016x}", self.checksum()))
+            .finish()
+    }
+}
+
+/// The first layer's sums for both sides, indexed by [`side_index`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub struct Accumulator {
+    /// Sums seen from white, then from black.
+    pub values: [[i16; HIDDEN]; 2],
+}
+
+/// The index of `color`'s half of an [`Accumulator`]: white 0, black 1.
+pub const fn side_index(color: Color) -> usize {
+    match color {
+        Color::White => 0,
+        Color::Black => 1,
+    }
+}
+
+/// The input of `piece` on `sq` seen by `perspective`: its own pieces first, and the board
+/// turned over for black, so that a position and its colour-flipped mirror give the same
+/// inputs to the side to move.
+pub fn feature(perspective: Color, piece: Piece, sq: Square) -> usize {
+    let theirs = usize::from(piece.color != perspective);
+    let sq = match perspective {
+        Color::White => sq,
+        Color::Black => sq.flip_vertical(),
+    };
+    theirs * 384 + (piece.role as usize - 1) * 64 + sq as usize
+}
+
+/// The pieces a move puts on and takes off the board: at most two each way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Delta {
+    added: [Option<(Piece, Square)>; 2],
+    removed: [Option<(Piece, Square)>; 2],
+}
+
+impl Delta {
+    /// Nothing changes (a null move).
+    pub const NONE: Delta = Delta {
+        added: [None; 2],
+        removed: [None; 2],
+    };
+
+    /// What move `m` of `us` changes on the board.
+    pub fn of_move(us: Color, m: &Move) -> Delta {
+        let piece = |role| Piece { color: us, role };
+        let theirs = |role| Piece { color: !us, role };
+        match *m {
+            Move::Normal {
+                role,
+                from,
+                capture,
+                to,
+                promotion,
+            } => Delta {
+                added: [Some((piece(promotion.unwrap_or(role)), to)), None],
+                removed: [Some((piece(role), from)), capture.map(|c| (theirs(c), to))],
+            },
+            Move::EnPassant { from, to } => Delta {
+                added: [Some((piece(Role::Pawn), to)), None],
+                removed: [
+                    Some((piece(Role::Pawn), from)),
+                    Some((
+                        theirs(Role::Pawn),
+                        Square::from_coords(to.file(), from.rank()),
+                    )),
+                ],
+            },
+            Move::Castle { king, rook } => {
+                let side = shakmaty::CastlingSide::from_king_side(rook > king);
+                Delta {
+                    added: [
+                        Some((piece(Role::King), side.king_to(us))),
+                        Some((piece(Role::Rook), side.rook_to(us))),
+                    ],
+                    removed: [
+                        Some((piece(Role::King), king)),
+                        Some((piece(Role::Rook), rook)),
+                    ],
+                }
+            }
+            Move::Put { role, to } => Delta {
+                added: [Some((piece(role), to)), None],
+                removed: [None, None],
+            },
+        }
+    }
+}
+
+impl Network {
+    /// The network built into the binary.
+    pub fn embedded() -> Arc<Network> {
+        static EMBEDDED: OnceLock<Arc<Network>> = OnceLock::new();
+        EMBEDDED
+            .get_or_init(|| match Network::from_bytes(EMBEDDED_BYTES) {
+                Ok(n) => Arc::new(n),
+                // The embedded file is checked by a unit test; should it ever be bad, the
+                // engine still runs, with a network that scores every position 0.
+                Err(_) => Arc::new(Network::zero()),
+            })
+            .clone()
+    }
+
+    /// A network of zero weights.
+    pub fn zero() -> Network {
+        Network {
+            ft_weights: Box::new([[0; HIDDEN]; INPUTS]),
+            ft_bias: [0; HIDDEN],
+            out_weights: [0; 2 * HIDDEN],
+            out_bias: 0,
+        }
+    }
+
+    /// The integer network nearest to floating-point weights: `ft_weights` row by input
+    /// ([`INPUTS`] × [`HIDDEN`]), `ft_bias` ([`HIDDEN`]), `out_weights` (2 × [`HIDDEN`]: the side
+    /// to move's, then the other's) and `out_bias`, in the units where the activation clips
+    /// at 1 and the output 1 is [`SCALE`] centipawns. Out-of-range weights are clamped.
+    ///
+    /// # Errors
+    /// [`NetworkError::Shape`] when a slice has the wrong length.
+    pub fn quantise(
+        ft_weights: &[f32],
+        ft_bias: &[f32],
+        out_weights: &[f32],
+        out_bias: f32,
+    ) -> Result<Network, NetworkError> {
+        if ft_weights.len() != INPUTS * HIDDEN
+            || ft_bias.len() != HIDDEN
+            || out_weights.len() != 2 * HIDDEN
+        {
+            return Err(NetworkError::Shape);
+        }
+        let q16 = |x: f32, q: i32, max: i16| {
+            (x * q as f32)
+                .round()
+                .clamp(-f32::from(max), f32::from(max)) as i16
+        };
+        let mut net = Network::zero();
+        for (i, row) in net.ft_weights.iter_mut().enumerate() {
+            for (j, w) in row.iter_mut().enumerate() {
+                *w = q16(ft_weights[i * HIDDEN + j], QA, i16::MAX);
+            }
+        }
+        for (b, &x) in net.ft_bias.iter_mut().zip(ft_bias) {
+            *b = q16(x, QA, i16::MAX);
+        }
+        for (w, &x) in net.out_weights.iter_mut().zip(out_weights) {
+            *w = q16(x, QB, MAX_OUTPUT_WEIGHT);
+        }
+        net.out_bias = (f64::from(out_bias) * f64::from(QA * QB))
+            .round()
+            .clamp(f64::from(i32::MIN / 2), f64::from(i32::MAX / 2)) as i32;
+        Ok(net)
+    }
+
+    /// The first layer's sums of `board`, from scratch.
+    pub fn refresh(&self, board: &Board) -> Accumulator {
+        let mut acc = Accumulator {
+            values: [self.ft_bias; 2],
+        };
+        for (sq, piece) in board.iter() {
+            for color in Color::ALL {
+                let row = &self.ft_weights[feature(color, piece, sq)];
+                simd::add(&mut acc.values[side_index(color)], row);
+            }
+        }
+        acc
+    }
+
+    /// Updates `acc` by the pieces `delta` adds and removes.
+    pub fn apply(&self, acc: &mut Accumulator, delta: &Delta) {
+        for color in Color::ALL {
+            let values = &mut acc.values[side_index(color)];
+            for &(piece, sq) in delta.removed.iter().flatten() {
+                simd::sub(values, &self.ft_weights[feature(color, piece, sq)]);
+            }
+            for &(piece, sq) in delta.added.iter().flatten() {
+                simd::add(values, &self.ft_weights[feature(color, piece, sq)]);
+            }
+        }
+    }
+
+    /// The score in centipawns for `turn` of the position whose sums are `acc`.
+    pub fn evaluate(&self, acc: &Accumulator, turn: Color) -> i32 {
+        let us = &acc.values[side_index(turn)];
+        let them = &acc.values[side_index(!turn)];
+        let (w_us, w_them) = self.out_weights.split_at(HIDDEN);
+        // Each half is at most HIDDEN * QA * QA * MAX_OUTPUT_WEIGHT < 2^30 in size.
+        let sum = simd::screlu_dot(us, w_us) + simd::screlu_dot(them, w_them);
+        let cp = (i64::from(sum / QA) + i64::from(self.out_bias)) * i64::from(SCALE)
+            / i64::from(QA * QB);
+        cp.clamp(-i64::from(EVAL_LIMIT), i64::from(EVAL_LIMIT)) as i32
+    }
+
+    /// The score in centipawns of `pos` for the side to move, from scratch.
+    pub fn evaluate_position(&self, pos: &Chess) -> i32 {
+        self.evaluate(&self.refresh(pos.board()), pos.turn())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,108 @@
+//! The network's vector arithmetic: AVX2 through `std::arch` where the processor has it
+//! (detected at run time), else portable loops that give the same results bit for bit
+//! (additions wrap, as the vector instructions do).
+
+use super::{HIDDEN, QA};
+
+/// `acc += row`, wrapping.
+#[inline]
+pub fn add(acc: &mut [i16; HIDDEN], row: &[i16; HIDDEN]) {
+    for (a, &w) in acc.iter_mut().zip(row) {
+        *a = a.wrapping_add(w);
+    }
+}
+
+/// `acc -= row`, wrapping.
+#[inline]
+pub fn sub(acc: &mut [i16; HIDDEN], row: &[i16; HIDDEN]) {
+    for (a, &w) in acc.iter_mut().zip(row) {
+        *a = a.wrapping_sub(w);
+    }
+}
+
+/// `Σ clamp(v, 0, QA)² · w`, the squared clipped ReLU of the sums `v` weighted by `w`, whose
+/// entries lie within ±[`super::MAX_OUTPUT_WEIGHT`].
+#[inline]
+pub fn screlu_dot(v: &[i16; HIDDEN], w: &[i16]) -> i32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2, checked just above.
+            return unsafe { avx2::screlu_dot(v, w) };
+        }
+    }
+    screlu_dot_portable(v, w)
+}
+
+/// [`screlu_dot`] without vector instructions.
+pub fn screlu_dot_portable(v: &[i16; HIDDEN], w: &[i16]) -> i32 {
+    let mut sum = 0i32;
+    for (&x, &w) in v.iter().zip(w) {
+        let c = i32::from(x).clamp(0, QA);
+        // |c * w| <= 255 * 127 fits an i16, as in the vector form; the products of pairs are
+        // then summed in i32 lanes, which this sum matches exactly.
+        sum = sum.wrapping_add(c * (c * i32::from(w)));
+    }
+    sum
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    use super::{HIDDEN, QA};
+
+    /// Lanes of 16 bits in a 256-bit register.
+    const LANES: usize = 16;
+
+    /// [`super::screlu_dot`] with AVX2.
+    ///
+    /// # Safety
+    /// The processor must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn screlu_dot(v: &[i16; HIDDEN], w: &[i16]) -> i32 {
+        assert!(w.len() >= HIDDEN);
+        let zero = _mm256_setzero_si256();
+        let qa = _mm256_set1_epi16(QA as i16);
+        let mut sum = _mm256_setzero_si256();
+        for i in (0..HIDDEN).step_by(LANES) {
+            // SAFETY: i + LANES <= HIDDEN <= v.len(), w.len(); unaligned loads.
+            let (x, wt) = unsafe {
+                (
+                    _mm256_loadu_si256(v.as_ptr().add(i).cast()),
+                    _mm256_loadu_si256(w.as_ptr().add(i).cast()),
+                )
+            };
+            let c = _mm256_min_epi16(_mm256_max_epi16(x, zero), qa);
+            let cw = _mm256_mullo_epi16(c, wt);
+            sum = _mm256_add_epi32(sum, _mm256_madd_epi16(cw, c));
+        }
+        let lo = _mm256_castsi256_si128(sum);
+        let hi = _mm256_extracti128_si256(sum, 1);
+        let s = _mm_add_epi32(lo, hi);
+        let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b01_00_11_10));
+        let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b10_11_00_01));
+        _mm_cvtsi128_si32(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vector_and_portable_forms_agree() {
+        let mut rng = fastrand::Rng::with_seed(5);
+        for _ in 0..2000 {
+            let mut v = [0i16; HIDDEN];
+            let mut w = [0i16; HIDDEN];
+            for x in &mut v {
+                *x = rng.i16(-600..600);
+            }
+            for x in &mut w {
+                *x = rng.i16(-127..=127);
+            }
+            assert_eq!(screlu_dot(&v, &w), screlu_dot_portable(&v, &w));
+        }
+    }
+}

@@ -1,0 +1,269 @@
+use shakmaty::{fen::Fen, CastlingMode, Chess, Position};
+
+use super::*;
+
+/// Floating-point weights drawn with a seed, in the ranges a trained network has.
+struct FloatNet {
+    ft_weights: Vec<f32>,
+    ft_bias: Vec<f32>,
+    out_weights: Vec<f32>,
+    out_bias: f32,
+}
+
+impl FloatNet {
+    fn random(seed: u64) -> FloatNet {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let mut uniform = |lo: f32, hi: f32| lo + (hi - lo) * rng.f32();
+        FloatNet {
+            ft_weights: (0..INPUTS * HIDDEN).map(|_| uniform(-0.1, 0.1)).collect(),
+            ft_bias: (0..HIDDEN).map(|_| uniform(0.0, 0.5)).collect(),
+            out_weights: (0..2 * HIDDEN).map(|_| uniform(-1.0, 1.0)).collect(),
+            out_bias: uniform(-0.1, 0.1),
+        }
+    }
+
+    fn quantised(&self) -> Network {
+        Network::quantise(
+            &self.ft_weights,
+            &self.ft_bias,
+            &self.out_weights,
+            self.out_bias,
+        )
+        .expect("shapes")
+    }
+
+    /// The evaluation in floating point (centipawns, not rounded) and the bound on the
+    /// difference the integer network may show: the first layer's rounding (half a unit per
+    /// weight and bias), through the activation's slope of at most 2, the output weights'
+    /// rounding, the bias's, and the two integer divisions.
+    fn evaluate(&self, pos: &Chess) -> (f64, f64) {
+        let mut out = f64::from(self.out_bias);
+        let mut bound = 0.5 / f64::from(QA * QB);
+        let pieces = pos.board().occupied().count() as f64;
+        let delta = (pieces + 1.0) * 0.5 / f64::from(QA);
+        for (k, color) in [pos.turn(), !pos.turn()].into_iter().enumerate() {
+            let mut acc: Vec<f64> = self.ft_bias.iter().map(|&b| f64::from(b)).collect();
+            for (sq, piece) in pos.board().iter() {
+                let f = feature(color, piece, sq);
+                for (j, a) in acc.iter_mut().enumerate() {
+                    *a += f64::from(self.ft_weights[f * HIDDEN + j]);
+                }
+            }
+            for (j, a) in acc.iter().enumerate() {
+                let act = a.clamp(0.0, 1.0).powi(2);
+                let w = f64::from(self.out_weights[k * HIDDEN + j]);
+                out += act * w;
+                bound += w.abs() * (2.0 * delta + delta * delta) + act * 0.5 / f64::from(QB);
+            }
+        }
+        let scale = f64::from(SCALE);
+        (
+            out * scale,
+            bound * scale + scale / f64::from(QA * QB) + 1.0,
+        )
+    }
+}
+
+fn pos(fen: &str) -> Chess {
+    fen.parse::<Fen>()
+        .expect("FEN")
+        .into_position(CastlingMode::Standard)
+        .expect("legal")
+}
+
+/// Perft's standard positions: castling, en passant, promotions and captures among their
+/// moves.
+const POSITIONS: [&str; 5] = [
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+    "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+];
+
+#[test]
+fn updated_accumulators_equal_refreshed_ones() {
+    fn walk(net: &Network, p: &Chess, acc: &Accumulator, depth: u32, kinds: &mut [u64; 5]) {
+        assert_eq!(
+            *acc,
+            net.refresh(p.board()),
+            "{}",
+            Fen::from_position(p, shakmaty::EnPassantMode::Legal)
+        );
+        kinds[4] += 1;
+        if depth == 0 {
+            return;
+        }
+        for m in p.legal_moves() {
+            kinds[0] += u64::from(m.is_castle());
+            kinds[1] += u64::from(m.is_en_passant());
+            kinds[2] += u64::from(m.is_promotion());
+            kinds[3] += u64::from(m.is_capture());
+            let mut child = p.clone();
+            child.play_unchecked(m);
+            let mut next = acc.clone();
+            net.apply(&mut next, &Delta::of_move(p.turn(), &m));
+            walk(net, &child, &next, depth - 1, kinds);
+        }
+    }
+    let net = FloatNet::random(1).quantised();
+    // Castles, en passant captures, promotions, captures, nodes compared.
+    let mut kinds = [0u64; 5];
+    for fen in POSITIONS {
+        let p = pos(fen);
+        walk(&net, &p, &net.refresh(p.board()), 3, &mut kinds);
+    }
+    assert!(kinds.iter().all(|&k| k > 0), "{kinds:?}");
+    // Perft 0 to 3 of the five positions: 1 + 20 + 400 + 8,902 nodes of the first, and so on.
+    let perft = [
+        1 + 20 + 400 + 8_902,
+        1 + 48 + 2_039 + 97_862,
+        1 + 14 + 191 + 2_812,
+        1 + 6 + 264 + 9_467,
+        1 + 44 + 1_486 + 62_379,
+    ];
+    assert_eq!(kinds[4], perft.iter().sum::<u64>(), "{kinds:?}");
+}
+
+/// Positions from random games, every phase.
+fn random_positions(n: usize, seed: u64) -> Vec<Chess> {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let mut p = Chess::default();
+        for _ in 0..rng.usize(0..160) {
+            let moves = p.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            // Captures first half the time, so that the games reach endgames.
+            let captures: Vec<_> = moves.iter().filter(|m| m.is_capture()).collect();
+            let m = if !captures.is_empty() && rng.bool() {
+                *captures[rng.usize(..captures.len())]
+            } else {
+                moves[rng.usize(..moves.len())]
+            };
+            p.play_unchecked(m);
+        }
+        out.push(p);
+    }
+    out
+}
+
+#[test]
+fn the_integer_network_agrees_with_its_floating_point_weights() {
+    let float = FloatNet::random(2);
+    let net = float.quantised();
+    let mut worst: f64 = 0.0;
+    for p in random_positions(10_000, 3) {
+        let (exact, bound) = float.evaluate(&p);
+        let exact = exact.clamp(-f64::from(EVAL_LIMIT), f64::from(EVAL_LIMIT));
+        let got = f64::from(net.evaluate_position(&p));
+        assert!(
+            (got - exact).abs() <= bound,
+            "{}: integer {got}, float {exact:.2}, bound {bound:.2}",
+            p.board()
+        );
+        worst = worst.max((got - exact).abs());
+    }
+    // The comparison is not vacuous: the rounding shows.
+    assert!(worst > 0.0);
+}
+
+#[test]
+fn a_position_and_its_mirror_evaluate_alike() {
+    let net = FloatNet::random(4).quantised();
+    for p in random_positions(2000, 5) {
+        let mirror = p
+            .clone()
+            .to_setup(shakmaty::EnPassantMode::Legal)
+            .into_mirrored();
+        let mirror: Chess = mirror
+            .position(CastlingMode::Standard)
+            .expect("the mirror of a legal position is legal");
+        assert_eq!(
+            net.evaluate_position(&p),
+            net.evaluate_position(&mirror),
+            "{}",
+            p.board()
+        );
+    }
+}
+
+#[test]
+fn files_round_trip_and_bad_files_are_refused() {
+    let net = FloatNet::random(6).quantised();
+    let bytes = net.to_bytes();
+    let back = Network::from_bytes(&bytes).expect("its own file");
+    let p = pos(POSITIONS[1]);
+    assert_eq!(back.evaluate_position(&p), net.evaluate_position(&p));
+    assert_eq!(back.checksum(), net.checksum());
+
+    let truncated = &bytes[..bytes.len() - 1];
+    assert!(matches!(
+        Network::from_bytes(truncated),
+        Err(NetworkError::Truncated { .. })
+    ));
+    assert!(matches!(
+        Network::from_bytes(&bytes[..20]),
+        Err(NetworkError::Truncated { .. })
+    ));
+    let mut long = bytes.clone();
+    long.push(0);
+    assert!(matches!(
+        Network::from_bytes(&long),
+        Err(NetworkError::Oversized { .. })
+    ));
+    let mut corrupt = bytes.clone();
+    let mid = corrupt.len() / 2;
+    corrupt[mid] ^= 0x10;
+    assert!(matches!(
+        Network::from_bytes(&corrupt),
+        Err(NetworkError::Checksum { .. })
+    ));
+    assert!(matches!(
+        Network::from_bytes(b"not a network at all"),
+        Err(NetworkError::Magic)
+    ));
+    assert!(matches!(Network::from_bytes(&[]), Err(NetworkError::Magic)));
+    let mut other = bytes.clone();
+    other[16] = 64; // hidden
+    assert!(matches!(
+        Network::from_bytes(&other),
+        Err(NetworkError::Architecture {
+            field: "hidden",
+            ..
+        })
+    ));
+    let mut version = bytes;
+    version[8] = 9;
+    assert!(matches!(
+        Network::from_bytes(&version),
+        Err(NetworkError::Version { found: 9 })
+    ));
+    // Random bytes behind a valid header never panic.
+    let mut rng = fastrand::Rng::with_seed(7);
+    for len in [0, 7, 8, 39, 40, 41, 1000] {
+        let mut junk: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
+        if len >= 8 {
+            junk[..8].copy_from_slice(&FILE_MAGIC);
+        }
+        assert!(Network::from_bytes(&junk).is_err());
+    }
+}
+
+#[test]
+fn an_output_weight_out_of_range_is_refused() {
+    let mut net = FloatNet::random(8).quantised();
+    net.out_weights[3] = MAX_OUTPUT_WEIGHT + 1;
+    assert!(matches!(
+        Network::from_bytes(&net.to_bytes()),
+        Err(NetworkError::OutputWeight { found: 128 })
+    ));
+}
+
+#[test]
+fn the_embedded_network_loads() {
+    let net = Network::from_bytes(EMBEDDED_BYTES).expect("the embedded network is valid");
+    assert_eq!(net.checksum(), Network::embedded().checksum());
+}

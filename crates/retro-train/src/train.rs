@@ -1,0 +1,627 @@
+//! The trainer: the network of `retro_engine::nnue` in floating point, fitted on the CPU by
+//! AdamW to a blend of each position's game result (or exact table value) and its search
+//! score, with a step learning-rate schedule, a held-out split and a seed.
+//!
+//! The prediction is `sigmoid(output · SCALE / K)`: the network's output in centipawns through
+//! the same sigmoid that turns the search's score into an expected result, `K` fitted to the
+//! data (the scores' own scale, so that the network's centipawns are the search's). The loss is
+//! the mean squared difference from the target `λ · result + (1 − λ) · sigmoid(score / K)`.
+
+use retro_engine::nnue::{
+    feature, Network, NetworkError, HIDDEN, INPUTS, MAX_OUTPUT_WEIGHT, QB, SCALE,
+};
+use retro_tables::Wdl50;
+
+use crate::data::Record;
+
+/// How to train.
+#[derive(Clone, Debug)]
+pub struct TrainOptions {
+    /// Passes over the training positions.
+    pub epochs: usize,
+    /// Positions per step.
+    pub batch_size: usize,
+    /// AdamW's step size at the start.
+    pub learning_rate: f32,
+    /// The step size is multiplied by this ...
+    pub lr_gamma: f32,
+    /// ... every this many epochs.
+    pub lr_step: usize,
+    /// AdamW's decoupled weight decay.
+    pub weight_decay: f32,
+    /// λ: the result's share of the target, the score's is 1 − λ.
+    pub result_weight: f32,
+    /// Hold out every n-th block of [`HOLD_OUT_BLOCK`] positions (0: none).
+    pub hold_out_every: usize,
+    /// Threads computing the gradient.
+    pub threads: usize,
+    /// Seed of the initial weights and of the order of the positions.
+    pub seed: u64,
+    /// The sigmoid's scale in centipawns (`None`: fitted to the data's scores and results).
+    pub k: Option<f32>,
+}
+
+impl Default for TrainOptions {
+    fn default() -> TrainOptions {
+        TrainOptions {
+            epochs: 20,
+            batch_size: 16_384,
+            learning_rate: 1e-3,
+            lr_gamma: 0.3,
+            lr_step: 8,
+            weight_decay: 0.01,
+            result_weight: 0.5,
+            hold_out_every: 10,
+            threads: 1,
+            seed: 1,
+            k: None,
+        }
+    }
+}
+
+/// Consecutive positions held out together: a game's positions stay on one side.
+pub const HOLD_OUT_BLOCK: usize = 1000;
+/// The most pieces of a position, and so of its active inputs per side.
+const MAX_FEATURES: usize = 32;
+/// AdamW's decay rates of the first and second moments, and its epsilon.
+const BETA1: f32 = 0.9;
+const BETA2: f32 = 0.999;
+const EPSILON: f32 = 1e-8;
+/// The largest output weight in floating point: the integer file's bound.
+const MAX_OUT: f32 = MAX_OUTPUT_WEIGHT as f32 / QB as f32;
+
+/// A position ready for training: its active inputs seen from the side to move and from the
+/// other side, and its target.
+#[derive(Clone, Debug)]
+pub struct Sample {
+    us: [u16; MAX_FEATURES],
+    them: [u16; MAX_FEATURES],
+    n: u8,
+    /// The search score, centipawns for the side to move.
+    score: f32,
+    /// The result (or the table's value), 0 to 1 for the side to move.
+    result: f32,
+}
+
+impl Sample {
+    /// The sample of a record.
+    pub fn of(r: &Record) -> Sample {
+        let mut s = Sample {
+            us: [0; MAX_FEATURES],
+            them: [0; MAX_FEATURES],
+            n: 0,
+            score: f32::from(r.score),
+            result: match r.wdl50 {
+                Some(Wdl50::Win) => 1.0,
+                Some(Wdl50::Loss) => 0.0,
+                Some(_) => 0.5,
+                None => r.result.score(),
+            },
+        };
+        for (k, (piece, sq)) in r.pieces().take(MAX_FEATURES).enumerate() {
+            s.us[k] = feature(r.turn, piece, sq) as u16;
+            s.them[k] = feature(!r.turn, piece, sq) as u16;
+            s.n += 1;
+        }
+        s
+    }
+
+    /// The sample of the position mirrored left to right (files a and h swapped): the same
+    /// labels, chess being symmetric so but for castling, which the inputs do not show.
+    pub fn mirrored(&self) -> Sample {
+        let mut m = self.clone();
+        // An input is `... * 64 + square`, and the square's file is its low three bits.
+        for f in m.us.iter_mut().chain(m.them.iter_mut()) {
+            *f ^= 7;
+        }
+        m
+    }
+
+    fn target(&self, k: f32, lambda: f32) -> f32 {
+        lambda * self.result + (1.0 - lambda) * sigmoid(self.score / k)
+    }
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// The weights in floating point, in the units of `Network::quantise`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Weights {
+    /// First layer, row by input.
+    pub ft: Vec<f32>,
+    /// First layer's bias.
+    pub ft_bias: Vec<f32>,
+    /// Output weights: the side to move's neurons, then the other's.
+    pub out: Vec<f32>,
+    /// Output bias.
+    pub out_bias: f32,
+}
+
+impl Weights {
+    fn zeros() -> Weights {
+        Weights {
+            ft: vec![0.0; INPUTS * HIDDEN],
+            ft_bias: vec![0.0; HIDDEN],
+            out: vec![0.0; 2 * HIDDEN],
+            out_bias: 0.0,
+        }
+    }
+
+    /// Random starting weights drawn with `seed`.
+    pub fn random(seed: u64) -> Weights {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let mut w = Weights::zeros();
+        let a = 1.0 / (INPUTS as f32).sqrt();
+        for x in &mut w.ft {
+            *x = a * (2.0 * rng.f32() - 1.0);
+        }
+        let b = 1.0 / ((2 * HIDDEN) as f32).sqrt();
+        for x in &mut w.out {
+            *x = b * (2.0 * rng.f32() - 1.0);
+        }
+        w
+    }
+
+    /// The integer network of these weights.
+    ///
+    /// # Errors
+    /// None in practice: the shapes are the network's.
+    pub fn quantised(&self) -> Result<Network, NetworkError> {
+        Network::quantise(&self.ft, &self.ft_bias, &self.out, self.out_bias)
+    }
+
+    /// The output (in units of `SCALE` centipawns) of a sample, with the hidden layer's sums
+    /// of both sides written to `acc`.
+    fn forward(&self, s: &Sample, acc: &mut [[f32; HIDDEN]; 2]) -> f32 {
+        for (side, feats) in [&s.us, &s.them].into_iter().enumerate() {
+            let a = &mut acc[side];
+            a.copy_from_slice(&self.ft_bias);
+            for &f in &feats[..usize::from(s.n)] {
+                let row = &self.ft[usize::from(f) * HIDDEN..][..HIDDEN];
+                for (x, w) in a.iter_mut().zip(row) {
+                    *x += w;
+                }
+            }
+        }
+        let mut out = self.out_bias;
+        for (side, a) in acc.iter().enumerate() {
+            let w = &self.out[side * HIDDEN..][..HIDDEN];
+            for (x, w) in a.iter().zip(w) {
+                let c = x.clamp(0.0, 1.0);
+                out += c * c * w;
+            }
+        }
+        out
+    }
+
+    /// The network's evaluation of a sample in centipawns, in floating point.
+    pub fn evaluate(&self, s: &Sample) -> f32 {
+        let mut acc = [[0.0; HIDDEN]; 2];
+        self.forward(s, &mut acc) * SCALE as f32
+    }
+}
+
+/// Gradient of the loss summed over some samples.
+struct Gradient {
+    w: Weights,
+    loss: f64,
+}
+
+impl Gradient {
+    fn new() -> Gradient {
+        Gradient {
+            w: Weights::zeros(),
+            loss: 0.0,
+        }
+    }
+
+    fn add(&mut self, other: &Gradient) {
+        for (a, b) in [
+            (&mut self.w.ft, &other.w.ft),
+            (&mut self.w.ft_bias, &other.w.ft_bias),
+            (&mut self.w.out, &other.w.out),
+        ] {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += y;
+            }
+        }
+        self.w.out_bias += other.w.out_bias;
+        self.loss += other.loss;
+    }
+}
+
+/// The loss of `samples` and, when `grad` is given, its gradient added there.
+fn loss_and_gradient(
+    w: &Weights,
+    samples: &[&Sample],
+    k: f32,
+    lambda: f32,
+    mut grad: Option<&mut Gradient>,
+) -> f64 {
+    let mut acc = [[0.0f32; HIDDEN]; 2];
+    let mut total = 0.0f64;
+    let out_scale = SCALE as f32 / k;
+    for s in samples {
+        let out = w.forward(s, &mut acc);
+        let p = sigmoid(out * out_scale);
+        let t = s.target(k, lambda);
+        total += f64::from((p - t) * (p - t));
+        let Some(g) = grad.as_deref_mut() else {
+            continue;
+        };
+        let d_out = 2.0 * (p - t) * p * (1.0 - p) * out_scale;
+        g.w.out_bias += d_out;
+        for (side, feats) in [&s.us, &s.them].into_iter().enumerate() {
+            let mut d_acc = [0.0f32; HIDDEN];
+            let wo = &w.out[side * HIDDEN..][..HIDDEN];
+            let go = &mut g.w.out[side * HIDDEN..][..HIDDEN];
+            for j in 0..HIDDEN {
+                let x = acc[side][j];
+                let c = x.clamp(0.0, 1.0);
+                go[j] += d_out * c * c;
+                if x > 0.0 && x < 1.0 {
+                    d_acc[j] = d_out * wo[j] * 2.0 * c;
+                }
+            }
+            for (b, d) in g.w.ft_bias.iter_mut().zip(&d_acc) {
+                *b += d;
+            }
+            for &f in &feats[..usize::from(s.n)] {
+                let row = &mut g.w.ft[usize::from(f) * HIDDEN..][..HIDDEN];
+                for (x, d) in row.iter_mut().zip(&d_acc) {
+                    *x += d;
+                }
+            }
+        }
+    }
+    if let Some(g) = grad {
+        g.loss += total;
+    }
+    total
+}
+
+/// The loss and gradient of a batch, computed on `threads` threads, each summing a
+/// contiguous part (so that the sum, and the run, are the same for the same thread count).
+fn batch_gradient(w: &Weights, batch: &[&Sample], k: f32, lambda: f32, threads: usize) -> Gradient {
+    let part = batch.len().div_ceil(threads.max(1)).max(1);
+    let mut grads: Vec<Gradient> = std::thread::scope(|s| {
+        let handles: Vec<_> = batch
+            .chunks(part)
+            .map(|chunk| {
+                s.spawn(move || {
+                    let mut g = Gradient::new();
+                    loss_and_gradient(w, chunk, k, lambda, Some(&mut g));
+                    g
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let mut total = grads.pop().unwrap_or_else(Gradient::new);
+    for g in grads.iter().rev() {
+        total.add(g);
+    }
+    total
+}
+
+/// AdamW's moments.
+struct Adam {
+    m: Weights,
+    v: Weights,
+    t: i32,
+}
+
+impl Adam {
+    fn step(&mut self, w: &mut Weights, g: &Weights, n: f32, lr: f32, decay: f32) {
+        self.t += 1;
+        let c1 = 1.0 - BETA1.powi(self.t);
+        let c2 = 1.0 - BETA2.powi(self.t);
+        let update = |w: &mut f32, g: f32, m: &mut f32, v: &mut f32, decayed: bool| {
+            let g = g / n;
+            *m = BETA1 * *m + (1.0 - BETA1) * g;
+            *v = BETA2 * *v + (1.0 - BETA2) * g * g;
+            let step = (*m / c1) / ((*v / c2).sqrt() + EPSILON);
+            if decayed {
+                *w -= lr * decay * *w;
+            }
+            *w -= lr * step;
+        };
+        for (((w, g), m), v) in
+            w.ft.iter_mut()
+                .zip(&g.ft)
+                .zip(&mut self.m.ft)
+                .zip(&mut self.v.ft)
+        {
+            update(w, *g, m, v, true);
+        }
+        for (((w, g), m), v) in w
+            .ft_bias
+            .iter_mut()
+            .zip(&g.ft_bias)
+            .zip(&mut self.m.ft_bias)
+            .zip(&mut self.v.ft_bias)
+        {
+            update(w, *g, m, v, false);
+        }
+        for (((w, g), m), v) in w
+            .out
+            .iter_mut()
+            .zip(&g.out)
+            .zip(&mut self.m.out)
+            .zip(&mut self.v.out)
+        {
+            update(w, *g, m, v, true);
+            *w = w.clamp(-MAX_OUT, MAX_OUT);
+        }
+        update(
+            &mut w.out_bias,
+            g.out_bias,
+            &mut self.m.out_bias,
+            &mut self.v.out_bias,
+            false,
+        );
+    }
+}
+
+/// The training and held-out samples of `samples`: every `every`-th block of
+/// [`HOLD_OUT_BLOCK`] is held out.
+pub fn split(samples: &[Sample], every: usize) -> (Vec<&Sample>, Vec<&Sample>) {
+    let mut train = Vec::new();
+    let mut held = Vec::new();
+    for (i, s) in samples.iter().enumerate() {
+        if every > 0 && (i / HOLD_OUT_BLOCK) % every == every - 1 {
+            held.push(s);
+        } else {
+            train.push(s);
+        }
+    }
+    (train, held)
+}
+
+/// The sigmoid's scale K (centipawns) that best predicts the results from the scores: least
+/// squares, by golden-section search between 50 and 1000.
+pub fn fit_k(samples: &[&Sample]) -> f32 {
+    let err = |k: f32| -> f64 {
+        samples
+            .iter()
+            .map(|s| f64::from((sigmoid(s.score / k) - s.result).powi(2)))
+            .sum()
+    };
+    let (mut lo, mut hi) = (50.0f32, 1000.0f32);
+    let phi = (5.0f32.sqrt() - 1.0) / 2.0;
+    for _ in 0..40 {
+        let a = hi - phi * (hi - lo);
+        let b = lo + phi * (hi - lo);
+        if err(a) < err(b) {
+            hi = b;
+        } else {
+            lo = a;
+        }
+    }
+    (lo + hi) / 2.0
+}
+
+/// What one epoch did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EpochReport {
+    /// The epoch, from 1.
+    pub epoch: usize,
+    /// Mean loss over the training positions (during the epoch).
+    pub train_loss: f64,
+    /// Mean loss over the held-out positions after the epoch (0 without any).
+    pub held_out_loss: f64,
+    /// The step size used.
+    pub learning_rate: f32,
+    /// Positions per second of the epoch.
+    pub positions_per_second: f64,
+}
+
+/// The mean loss of `samples` under `w`.
+pub fn mean_loss(w: &Weights, samples: &[&Sample], k: f32, lambda: f32) -> f64 {
+    if samples.is_empty() {
+        return 0.0;
+    }
+    loss_and_gradient(w, samples, k, lambda, None) / samples.len() as f64
+}
+
+/// The mean loss of predicting each sample by its own search score, `sigmoid(score / K)`: what
+/// the search that labelled the data achieves, a reference for the network's static evaluation.
+pub fn search_score_loss(samples: &[&Sample], k: f32, lambda: f32) -> f64 {
+    if samples.is_empty() {
+        return 0.0;
+    }
+    let sum: f64 = samples
+        .iter()
+        .map(|s| f64::from((sigmoid(s.score / k) - s.target(k, lambda)).powi(2)))
+        .sum();
+    sum / samples.len() as f64
+}
+
+/// Trains from `start` on `train` for `opts.epochs` epochs, calling `after_epoch` with the
+/// weights and the report after each (to write the network, print progress); returns the
+/// weights.
+pub fn train(
+    start: Weights,
+    train: &[&Sample],
+    held: &[&Sample],
+    k: f32,
+    opts: &TrainOptions,
+    after_epoch: &mut dyn FnMut(&Weights, &EpochReport),
+) -> Weights {
+    let mut w = start;
+    let mut adam = Adam {
+        m: Weights::zeros(),
+        v: Weights::zeros(),
+        t: 0,
+    };
+    let mut rng = fastrand::Rng::with_seed(opts.seed ^ 0x5eed);
+    let mut order: Vec<&Sample> = train.to_vec();
+    for epoch in 1..=opts.epochs {
+        let started = std::time::Instant::now();
+        let lr = opts.learning_rate
+            * opts
+                .lr_gamma
+                .powi(((epoch - 1) / opts.lr_step.max(1)) as i32);
+        rng.shuffle(&mut order);
+        let mut loss = 0.0;
+        for batch in order.chunks(opts.batch_size.max(1)) {
+            let g = batch_gradient(&w, batch, k, opts.result_weight, opts.threads);
+            loss += g.loss;
+            adam.step(&mut w, &g.w, batch.len() as f32, lr, opts.weight_decay);
+        }
+        let seconds = started.elapsed().as_secs_f64();
+        let report = EpochReport {
+            epoch,
+            train_loss: loss / order.len().max(1) as f64,
+            held_out_loss: mean_loss(&w, held, k, opts.result_weight),
+            learning_rate: lr,
+            positions_per_second: order.len() as f64 / seconds.max(1e-9),
+        };
+        after_epoch(&w, &report);
+    }
+    w
+}
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::{Chess, Color, Position};
+
+    use super::*;
+    use crate::data::{Outcome, Record};
+
+    /// A tiny data set: positions of a few random games, labelled by material.
+    fn tiny() -> Vec<Sample> {
+        let mut rng = fastrand::Rng::with_seed(11);
+        let mut out = Vec::new();
+        while out.len() < 300 {
+            let mut p = Chess::default();
+            for _ in 0..rng.usize(4..80) {
+                let moves = p.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                p.play_unchecked(moves[rng.usize(..moves.len())]);
+            }
+            let b = p.board();
+            let material = |c: Color| {
+                (b.by_color(c) & b.pawns()).count() as i32 * 100
+                    + (b.by_color(c) & (b.knights() | b.bishops())).count() as i32 * 300
+                    + (b.by_color(c) & b.rooks()).count() as i32 * 500
+                    + (b.by_color(c) & b.queens()).count() as i32 * 900
+            };
+            let diff = material(p.turn()) - material(!p.turn());
+            let result = match diff {
+                d if d > 150 => Outcome::Win,
+                d if d < -150 => Outcome::Loss,
+                _ => Outcome::Draw,
+            };
+            out.push(Sample::of(&Record::new(&p, diff as i16, result, None)));
+        }
+        out
+    }
+
+    #[test]
+    fn a_few_steps_lower_the_loss_the_same_way_for_a_seed() {
+        let data = tiny();
+        let refs: Vec<&Sample> = data.iter().collect();
+        let opts = TrainOptions {
+            epochs: 5,
+            batch_size: 64,
+            learning_rate: 0.01,
+            threads: 2,
+            ..TrainOptions::default()
+        };
+        let k = 200.0;
+        let start = Weights::random(opts.seed);
+        let before = mean_loss(&start, &refs, k, opts.result_weight);
+        let run = || train(start.clone(), &refs, &[], k, &opts, &mut |_, _| {});
+        let a = run();
+        let after = mean_loss(&a, &refs, k, opts.result_weight);
+        assert!(after < before * 0.8, "loss {before} -> {after}");
+        assert_eq!(a, run(), "the same seed trains the same weights");
+        let other = train(
+            Weights::random(2),
+            &refs,
+            &[],
+            k,
+            &TrainOptions {
+                seed: 2,
+                ..opts.clone()
+            },
+            &mut |_, _| {},
+        );
+        assert_ne!(a, other);
+    }
+
+    #[test]
+    fn a_mirrored_sample_is_that_of_the_mirrored_position() {
+        let p: Chess = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b - - 0 1"
+            .parse::<shakmaty::fen::Fen>()
+            .expect("FEN")
+            .into_position(shakmaty::CastlingMode::Standard)
+            .expect("legal");
+        let r = Record::new(&p, 31, Outcome::Draw, None);
+        let mut board = r.board.clone();
+        board.flip_horizontal();
+        let flipped = Record { board, ..r.clone() };
+        let sorted = |s: &Sample| {
+            let n = usize::from(s.n);
+            let (mut a, mut b) = (s.us[..n].to_vec(), s.them[..n].to_vec());
+            a.sort_unstable();
+            b.sort_unstable();
+            (a, b, s.score, s.result)
+        };
+        let m = Sample::of(&r).mirrored();
+        assert_eq!(sorted(&m), sorted(&Sample::of(&flipped)));
+        assert_ne!(sorted(&m), sorted(&Sample::of(&r)));
+    }
+
+    #[test]
+    fn the_gradient_matches_finite_differences() {
+        let data = tiny();
+        let refs: Vec<&Sample> = data.iter().take(20).collect();
+        let mut w = Weights::random(3);
+        for (i, b) in w.ft_bias.iter_mut().enumerate() {
+            *b = 0.3 + 0.001 * i as f32;
+        }
+        let (k, lambda) = (200.0, 0.5);
+        let mut g = Gradient::new();
+        loss_and_gradient(&w, &refs, k, lambda, Some(&mut g));
+        let h = 1e-3f32;
+        let f0 = usize::from(refs[0].us[0]);
+        // (which slice, index) of a few weights of each kind.
+        let picks = [(0, 0), (0, 5), (0, 17), (1, 0), (1, 5), (1, 17)]
+            .into_iter()
+            .chain([
+                (2, f0 * HIDDEN),
+                (2, f0 * HIDDEN + 5),
+                (2, f0 * HIDDEN + 17),
+            ]);
+        fn at(w: &mut Weights, kind: usize, i: usize) -> &mut f32 {
+            match kind {
+                0 => &mut w.out[i],
+                1 => &mut w.ft_bias[i],
+                _ => &mut w.ft[i],
+            }
+        }
+        for (kind, i) in picks {
+            let mut plus = w.clone();
+            *at(&mut plus, kind, i) += h;
+            let mut minus = w.clone();
+            *at(&mut minus, kind, i) -= h;
+            let numeric = (loss_and_gradient(&plus, &refs, k, lambda, None)
+                - loss_and_gradient(&minus, &refs, k, lambda, None))
+                / f64::from(2.0 * h);
+            let analytic = f64::from(*at(&mut g.w, kind, i));
+            assert!(
+                (numeric - analytic).abs() <= 1e-4 + 0.05 * analytic.abs(),
+                "kind {kind} [{i}]: numeric {numeric}, analytic {analytic}"
+            );
+        }
+    }
+}

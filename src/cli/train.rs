@@ -1,0 +1,139 @@
+//! `retro train`: the network fitted to training data written by `retro datagen --dir`, on all
+//! threads, the network file written (atomically) after each epoch that improves the held-out
+//! loss, one progress line per epoch on standard error.
+
+use std::path::{Path, PathBuf};
+
+use retro_train::{
+    data::{self, Record},
+    train::{self, EpochReport, Sample, TrainOptions, Weights},
+};
+
+use super::CliError;
+
+/// The data files named: a file itself, a directory's `.rdat` files in name order.
+///
+/// # Errors
+/// [`CliError::Io`] when a directory cannot be listed.
+pub fn data_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut in_dir: Vec<PathBuf> = std::fs::read_dir(p)?
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|f| f.extension().is_some_and(|x| x == "rdat"))
+                .collect();
+            in_dir.sort();
+            files.extend(in_dir);
+        } else {
+            files.push(p.clone());
+        }
+    }
+    Ok(files)
+}
+
+/// Reads every record of `files`.
+///
+/// # Errors
+/// [`CliError::TrainData`] naming the first file that cannot be read.
+pub fn read_all(files: &[PathBuf]) -> Result<Vec<Record>, CliError> {
+    let mut records = Vec::new();
+    for f in files {
+        let mut r = data::read_file(f).map_err(|source| CliError::TrainData {
+            path: f.clone(),
+            source,
+        })?;
+        records.append(&mut r);
+    }
+    Ok(records)
+}
+
+/// Trains a network on the data in `inputs` and writes it to `out` (after each epoch that
+/// improves the held-out loss; after every epoch without held-out positions).
+///
+/// # Errors
+/// [`CliError`] when the data cannot be read or the network written.
+pub fn run_train(
+    inputs: &[PathBuf],
+    out: &Path,
+    opts: &TrainOptions,
+    mirror: bool,
+) -> Result<(), CliError> {
+    let files = data_files(inputs)?;
+    let records = read_all(&files)?;
+    let labelled = records.iter().filter(|r| r.wdl50.is_some()).count();
+    let samples: Vec<Sample> = records.iter().map(Sample::of).collect();
+    drop(records);
+    let (mut fit, held) = train::split(&samples, opts.hold_out_every);
+    let k = opts.k.unwrap_or_else(|| train::fit_k(&fit));
+    // Each training position also mirrored left to right (the held-out ones are not).
+    let mirrored: Vec<Sample> = if mirror {
+        fit.iter().map(|s| s.mirrored()).collect()
+    } else {
+        Vec::new()
+    };
+    fit.extend(mirrored.iter());
+    eprintln!(
+        "train: {} positions from {} files ({labelled} with a table label), {} fitted{}, {} held out; \
+         K = {k:.1} cp; {} epochs of batches of {}, {} threads, seed {}",
+        samples.len(),
+        files.len(),
+        fit.len(),
+        if mirror { " (mirrored ones included)" } else { "" },
+        held.len(),
+        opts.epochs,
+        opts.batch_size,
+        opts.threads,
+        opts.seed
+    );
+    let start = Weights::random(opts.seed);
+    eprintln!(
+        "train: before: training loss {:.6}, held-out loss {:.6}; \
+         the search scores' own held-out loss {:.6}",
+        train::mean_loss(&start, &fit, k, opts.result_weight),
+        train::mean_loss(&start, &held, k, opts.result_weight),
+        train::search_score_loss(&held, k, opts.result_weight)
+    );
+    let mut write_error = None;
+    let mut best = f64::INFINITY;
+    let begun = std::time::Instant::now();
+    let mut after_epoch = |w: &Weights, r: &EpochReport| {
+        // With positions held out, the network of the best held-out loss is kept (early
+        // stopping); without, the last.
+        let better = held.is_empty() || r.held_out_loss < best;
+        best = best.min(r.held_out_loss);
+        eprintln!(
+            "train: epoch {:>3}/{}  loss {:.6}  held-out {:.6}  lr {:.2e}  {:.0} positions/s  {:.0} s{}",
+            r.epoch,
+            opts.epochs,
+            r.train_loss,
+            r.held_out_loss,
+            r.learning_rate,
+            r.positions_per_second,
+            begun.elapsed().as_secs_f64(),
+            if better { "  (written)" } else { "" }
+        );
+        if better && write_error.is_none() {
+            write_error = write_network(w, out).err();
+        }
+    };
+    train::train(start, &fit, &held, k, opts, &mut after_epoch);
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+    eprintln!("train: network written to {}", out.display());
+    Ok(())
+}
+
+/// Writes the integer network of `w` to `out` through a temporary file renamed into place.
+fn write_network(w: &Weights, out: &Path) -> Result<(), CliError> {
+    let net = w.quantised().map_err(CliError::Network)?;
+    let tmp = out.with_extension("nnue.partial");
+    std::fs::write(&tmp, net.to_bytes()).map_err(|source| CliError::Create {
+        path: tmp.clone(),
+        source,
+    })?;
+    std::fs::rename(&tmp, out)?;
+    Ok(())
+}
