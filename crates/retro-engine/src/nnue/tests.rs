@@ -65,10 +65,7 @@ impl FloatNet {
 }
 
 fn pos(fen: &str) -> Chess {
-    fen.parse::<Fen>()
-        .expect("FEN")
-        .into_position(CastlingMode::Standard)
-        .expect("legal")
+    crate::fen::parse_fen(fen).expect("legal FEN")
 }
 
 /// Perft's standard positions: castling, en passant, promotions and captures among their
