@@ -355,6 +355,9 @@ enum Command {
         #[arg(required = true)]
         data: Vec<PathBuf>,
     },
+    /// A local explorer in the browser: lichess's tablebase API (/standard,
+    /// /standard/mainline) on Retro's tables and Syzygy's, /legal, /analyse, and a page at /.
+    Serve(cli::serve::ServeArgs),
     /// Speaks UCI on standard input and output (the same as no subcommand).
     Uci,
 }
@@ -535,6 +538,7 @@ fn run(command: Option<Command>, config: Config) -> Result<(), CliError> {
                 hold_out_every,
             })?;
         }
+        Some(Command::Serve(args)) => cli::serve::run_serve(args, &config)?,
         Some(Command::Uci) | None => retro::uci::run(&config),
     }
     Ok(())

@@ -15,6 +15,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     ("retro-train", &["retro-engine", "retro-tables"]),
     (
+        "retro-serve",
+        &["retro-engine", "retro-legality", "retro-tables"],
+    ),
+    (
         "retro",
         &[
             "retro-tables",
@@ -22,6 +26,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "retro-legality",
             "retro-engine",
             "retro-train",
+            "retro-serve",
         ],
     ),
 ];

@@ -6,6 +6,7 @@
 
 pub mod legal;
 pub mod probe;
+pub mod serve;
 pub mod train;
 pub mod tune;
 
@@ -62,6 +63,12 @@ pub enum CliError {
     /// A network cannot be made from the trained weights.
     #[error(transparent)]
     Network(retro_engine::nnue::NetworkError),
+    /// The explorer's server could not run.
+    #[error(transparent)]
+    Serve(#[from] retro_serve::ServeError),
+    /// The Syzygy tables of `--syzygy` cannot be used.
+    #[error(transparent)]
+    Syzygy(#[from] retro_tables::SyzygyError),
     /// A weights file is malformed.
     #[error("{}: {source}", path.display())]
     Weights {
@@ -97,7 +104,8 @@ impl CliError {
             | CliError::Data { .. }
             | CliError::Weights { .. }
             | CliError::Create { .. }
-            | CliError::Count(_) => 2,
+            | CliError::Count(_)
+            | CliError::Syzygy(_) => 2,
             CliError::TrainData { source, .. } => {
                 if matches!(source, retro_train::data::DataError::Io(_)) {
                     1
@@ -108,6 +116,7 @@ impl CliError {
             CliError::ProofKernel(_)
             | CliError::Datagen(_)
             | CliError::Network(_)
+            | CliError::Serve(_)
             | CliError::Io(_) => 1,
         }
     }
