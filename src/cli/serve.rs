@@ -27,7 +27,15 @@ pub struct ServeArgs {
     /// Legality and analysis jobs run at once (default: one per core but one, at least one).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub job_slots: Option<u32>,
+    /// Megabytes of decompressed table blocks kept in memory (the 5-piece tables are
+    /// compressed; the cache fills as positions are probed).
+    #[arg(long, default_value_t = DEFAULT_CACHE_MB, value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    pub cache_mb: u64,
 }
+
+/// The block cache of the server by default, in MB: big enough for the blocks of about two
+/// 5-piece tables (DTM and DTZ50), the default engine's 32 MB being sized for a search.
+pub const DEFAULT_CACHE_MB: u64 = 1024;
 
 /// Opens the tables and serves until Ctrl-C.
 ///
@@ -35,6 +43,10 @@ pub struct ServeArgs {
 /// A table directory that cannot be read, Syzygy directories without tables, a network file
 /// that cannot be loaded, or an address that cannot be listened on.
 pub fn run_serve(args: ServeArgs, config: &Config) -> Result<(), CliError> {
+    let cache_bytes = usize::try_from(args.cache_mb << 20).unwrap_or(usize::MAX);
+    if !retro_tables::set_block_cache_bytes(cache_bytes) {
+        log::warn!("the table block cache was already made; --cache-mb is ignored");
+    }
     let dir = args.tables.unwrap_or_else(|| config.table_path.clone());
     let tables = Tablebase::open(&dir)?;
     let materials = tables.materials().len();

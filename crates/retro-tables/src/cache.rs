@@ -74,10 +74,28 @@ impl BlockCache {
     }
 }
 
-/// The cache every table shares.
+/// The cache every table shares, made on first use with [`SLOTS`] slots unless
+/// [`set_global_slots`] chose another size before.
 pub fn global() -> &'static BlockCache {
-    static CACHE: OnceLock<BlockCache> = OnceLock::new();
     CACHE.get_or_init(|| BlockCache::new(SLOTS))
+}
+
+static CACHE: OnceLock<BlockCache> = OnceLock::new();
+
+/// Makes the process-wide cache with `slots` slots (rounded up to a power of two); `false` when
+/// it was already made (by an earlier call or a probe), which keeps its size.
+pub fn set_global_slots(slots: usize) -> bool {
+    let mut made = false;
+    CACHE.get_or_init(|| {
+        made = true;
+        BlockCache::new(slots)
+    });
+    made
+}
+
+/// The number of slots of the process-wide cache (made now when it was not).
+pub fn global_slots() -> usize {
+    global().slots.len()
 }
 
 #[cfg(test)]

@@ -75,3 +75,18 @@ pub use self::{
     syzygy::{Syzygy, SyzygyError},
     value::{Value, Wdl},
 };
+
+/// Sizes the process-wide cache of decompressed table blocks (shared by every table and thread)
+/// to hold about `bytes` of blocks of the default length ([`format::BLOCK_LEN`] entries), before
+/// the first probe; `false` when a probe has already made it, whose size then stays. Without
+/// this call it holds 8,192 blocks (32 MB). A server probing many random positions gains from a
+/// larger one.
+pub fn set_block_cache_bytes(bytes: usize) -> bool {
+    cache::set_global_slots((bytes / format::BLOCK_LEN as usize).max(1))
+}
+
+/// The blocks the process-wide cache holds (made now with its default size when no probe or
+/// [`set_block_cache_bytes`] made it before).
+pub fn block_cache_slots() -> usize {
+    cache::global_slots()
+}
