@@ -21,6 +21,33 @@ use shakmaty::{
 };
 use shakmaty_syzygy::{AmbiguousWdl, MaybeRounded, Tablebase as Syzygy};
 
+/// The materials the tests probe (with their sub-tables): lichess's example (KPvKP) and the
+/// random positions' materials.
+const MATERIALS: [&str; 8] = [
+    "KPvKP", "KQvKR", "KRvKB", "KBNvK", "KRPvK", "KQvK", "KRvK", "KPvK",
+];
+
+/// A directory with the tables of [`MATERIALS`], built once per run (`RETRO_TEST_TABLES` when
+/// set, as for the other tests).
+fn tables() -> &'static Path {
+    static DIR: std::sync::OnceLock<(Option<tempfile::TempDir>, std::path::PathBuf)> =
+        std::sync::OnceLock::new();
+    let (_, path) = DIR.get_or_init(|| {
+        let materials: Vec<retro_tables::Material> =
+            MATERIALS.iter().map(|m| common::material(m)).collect();
+        if let Some(p) = std::env::var_os("RETRO_TEST_TABLES") {
+            let p = std::path::PathBuf::from(p);
+            common::build_into(&p, &materials);
+            return (None, p);
+        }
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let p = dir.path().to_path_buf();
+        common::build_into(&p, &materials);
+        (Some(dir), p)
+    });
+    path
+}
+
 /// A running server, killed when dropped.
 struct Server {
     child: Child,
@@ -84,7 +111,7 @@ fn standard(server: &Server, fen: &str) -> Value {
 
 #[test]
 fn lichess_documented_example_is_answered_as_lichess_answers_it() {
-    let server = start(common::all_tables());
+    let server = start(tables());
     // The example of lila-tablebase's README: its root, its first move, and its mainline.
     let v = standard(&server, "4k3/6KP/8/8/8/8/7p/8 w - - 0 1");
     assert_eq!(v["category"], "win");
@@ -194,7 +221,7 @@ fn syzygy_category(dtz: MaybeRounded<shakmaty_syzygy::Dtz>, halfmoves: u32) -> &
 
 #[test]
 fn every_move_of_random_positions_agrees_with_syzygy() {
-    let server = start(common::all_tables());
+    let server = start(tables());
     let mut syzygy = Syzygy::<Chess>::new();
     syzygy
         .add_directory(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/syzygy"))
@@ -272,7 +299,7 @@ fn every_move_of_random_positions_agrees_with_syzygy() {
 
 #[test]
 fn bad_and_hostile_requests_get_client_errors_and_the_server_goes_on() {
-    let server = start(common::all_tables());
+    let server = start(tables());
     let long = format!("/standard?fen={}", "8".repeat(10_000));
     let cases: Vec<(String, u16)> = vec![
         ("/standard?fen=not_a_fen".into(), 400),
@@ -344,7 +371,7 @@ fn bad_and_hostile_requests_get_client_errors_and_the_server_goes_on() {
 
 #[test]
 fn legality_and_analysis_answer_with_proof_games_and_engine_lines() {
-    let server = start(common::all_tables());
+    let server = start(tables());
     let (status, v) = get(
         &server,
         "/legal?fen=rnbqkbnr/ppp1pppp/8/3p4/4P3/5N2/PPPP1PPP/RNBQKB1R_b_KQkq_-_1_2&time=10",
