@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """`retro serve` under load: wrk with 64 connections on /standard for 60 s (closed loop: each
-connection sends its next request when the answer comes), or 64 connections sending a fixed
-total rate (`--rate`, open loop, latency counted from when each request was due), with (optionally)
+connection sends its next request when the answer comes), or wrk2 with 64 connections sending a
+fixed total rate (`--rate`, open loop: wrk2 counts each request's latency from when it was due,
+correcting coordinated omission), with (optionally)
 10,000 malformed or hostile requests sent beside it, the server's memory sampled every second.
 
-    apt-get install wrk && pip install chess
+    apt-get install wrk && pip install chess   (wrk2 for --rate: make in a clone of giltene/wrk2)
     scripts/serve-load.py --bin target/release/retro --tables DIR --fens FILE \
         [--syzygy DIR] [--hostile 10000] [--seconds 60] [--connections 64]
 
@@ -127,54 +128,6 @@ def send_hostile(addr, requests, seconds, out):
         time.sleep(gap)
 
 
-async def open_loop(addr, paths, connections, rate, seconds):
-    """`connections` keep-alive clients sending `rate` requests per second in all, each on a
-    fixed schedule whatever the answers (open loop): a request's latency counts from the moment
-    it was due, so a slow answer delays and charges the requests queued behind it."""
-    import asyncio
-    host, port = addr.split(":")
-    per = connections / rate
-    lat, errors, statuses = [], 0, {}
-
-    async def client(k):
-        nonlocal errors
-        reader, writer = await asyncio.open_connection(host, int(port))
-        loop = asyncio.get_running_loop()
-        start = loop.time() + per * k / connections
-        n = 0
-        while True:
-            due = start + n * per
-            if due - start > seconds:
-                break
-            now = loop.time()
-            if due > now:
-                await asyncio.sleep(due - now)
-            path = paths[(k * 7919 + n * 104729) % len(paths)]
-            writer.write(f"GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n".encode())
-            try:
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))
-                await reader.readexactly(length)
-                code = int(head[9:12])
-                statuses[code] = statuses.get(code, 0) + 1
-                if code >= 400:
-                    errors += 1
-            except Exception:
-                errors += 1
-                break
-            lat.append(loop.time() - due)
-            n += 1
-        writer.close()
-
-    await asyncio.gather(*(client(k) for k in range(connections)))
-    lat.sort()
-    pct = lambda q: round(lat[min(len(lat) - 1, int(q * len(lat)))] * 1e6) if lat else None
-    return {"requests": len(lat), "seconds": seconds, "offered_per_s": rate,
-            "p50_us": pct(0.50), "p90_us": pct(0.90), "p99_us": pct(0.99),
-            "max_us": round(lat[-1] * 1e6) if lat else None, "errors": errors,
-            "statuses": statuses}
-
-
 def rss_kb(pid):
     try:
         with open(f"/proc/{pid}/status") as f:
@@ -200,8 +153,11 @@ def main():
     ap.add_argument("--hostile", type=int, default=0)
     ap.add_argument("--label", default="load")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--rate", type=int, help="open loop: requests per second in all (else wrk's closed loop)")
+    ap.add_argument("--rate", type=int, help="open loop: requests per second in all, sent by wrk2 (else wrk's closed loop)")
+    ap.add_argument("--wrk2", default="wrk2", help="wrk2's binary (github.com/giltene/wrk2, built from source)")
     ap.add_argument("--cache-mb", type=int)
+    ap.add_argument("--warmup", type=int, default=0,
+                    help="seconds of unmeasured wrk load first (fills the block cache)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
 
@@ -244,6 +200,11 @@ def main():
         with urllib.request.urlopen(f"http://{addr}/standard?fen={urllib.parse.quote(fen)}") as r:
             r.read()
 
+    env = dict(os.environ, RETRO_LOAD_PATHS=paths.name)
+    if args.warmup:
+        subprocess.run(["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{args.warmup}s",
+                        "-s", lua.name, f"http://{addr}"], capture_output=True, env=env)
+
     rss = []
     stop = threading.Event()
 
@@ -259,18 +220,11 @@ def main():
     if args.hostile:
         sender = threading.Thread(target=send_hostile, args=(addr, hostile_requests(rng, args.hostile), args.seconds, hostile))
         sender.start()
-    env = dict(os.environ, RETRO_LOAD_PATHS=paths.name)
-    if args.rate:
-        import asyncio
-        with open(paths.name) as f:
-            plist = [l.strip() for l in f if l.strip()]
-        w = asyncio.run(open_loop(addr, plist, args.connections, args.rate, args.seconds))
-        wrk = None
-    else:
-        wrk = subprocess.run(
-            ["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{args.seconds}s", "--latency",
-             "--timeout", "10s", "-s", lua.name, f"http://{addr}"],
-            capture_output=True, text=True, env=env)
+    tool = [args.wrk2, f"-R{args.rate}"] if args.rate else ["wrk"]
+    wrk = subprocess.run(
+        tool + [f"-t{args.threads}", f"-c{args.connections}", f"-d{args.seconds}s", "--latency",
+                "--timeout", "10s", "-s", lua.name, f"http://{addr}"],
+        capture_output=True, text=True, env=env)
     if sender:
         sender.join()
     stop.set()
@@ -281,18 +235,18 @@ def main():
     for p in (paths.name, lua.name, cfg.name):
         os.unlink(p)
 
-    if wrk is not None:
-        line = next((l for l in wrk.stdout.splitlines() if l.startswith("WRK ")), None)
-        if line is None:
-            print(wrk.stdout, wrk.stderr)
-            raise SystemExit("wrk printed no figures")
-        w = json.loads(line[4:])
-        w["errors"] = (w["connect_errors"] + w["read_errors"] + w["write_errors"]
-                       + w["status_errors"] + w["timeouts"])
+    line = next((l for l in wrk.stdout.splitlines() if l.startswith("WRK ")), None)
+    if line is None:
+        print(wrk.stdout, wrk.stderr)
+        raise SystemExit("wrk printed no figures")
+    w = json.loads(line[4:])
+    w["errors"] = (w["connect_errors"] + w["read_errors"] + w["write_errors"]
+                   + w["status_errors"] + w["timeouts"])
     samples = [r for r in rss if r is not None]
     result = {
         "label": args.label, "positions": len(fens), "connections": args.connections,
-        "mode": f"open loop at {args.rate}/s" if args.rate else "closed loop (wrk)",
+        "cache_mb": args.cache_mb or "default", "warmup_s": args.warmup,
+        "mode": f"open loop at {args.rate}/s (wrk2)" if args.rate else "closed loop (wrk)",
         **w, "requests_per_s": round(w["requests"] / w["seconds"]),
         "rss_kb_first": samples[0] if samples else None,
         "rss_kb_middle": samples[len(samples) // 2] if samples else None,
