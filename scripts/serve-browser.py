@@ -10,6 +10,8 @@ Starts `retro serve` on a free port, then:
     the order and with the values /standard answers;
  2. clicks the best move: the board (its FEN box) and the list must change to the position after
     it;
+ 2b. drags a black knight from the palette onto a8 and the rook off the board: the FEN and the
+    move list must follow;
  3. pastes a FEN without a black king: the page must say why it is refused;
  4. asks the legality panel about a reachable position (a proof game to step through) and an
     unreachable one (a bishop that cannot have left its square).
@@ -132,6 +134,26 @@ def main():
                     f"{len(after['moves'])} replies listed as /standard ranks them")
         check("fen=" in driver.current_url, f"the URL holds the FEN: {driver.current_url}")
         driver.save_screenshot(os.path.join(args.out, "2-after-best-move.png"))
+
+        # 2b. Set up by dragging: a black knight from the palette to a8, then the white rook
+        # off the board.
+        from selenium.webdriver.common.action_chains import ActionChains
+        knight = driver.find_element(By.CSS_SELECTOR, '#palette-black .piece[data-piece="n"]')
+        a8 = driver.find_element(By.CSS_SELECTOR, '#board .sq[data-square="a8"]')
+        ActionChains(driver).click_and_hold(knight).move_to_element(a8).release().perform()
+        wait.until(lambda d: d.find_element(By.ID, "fen").get_attribute("value").startswith("n7/"))
+        fen_now = driver.find_element(By.ID, "fen").get_attribute("value")
+        expected = api(base, "/standard", fen_now)
+        wait.until(lambda d: [u for u, _ in rows(d)] == [mv["uci"] for mv in expected["moves"]])
+        check(True, f"knight dragged to a8: {fen_now}, {len(expected['moves'])} moves listed "
+                    f"({expected['category']} for the side to move)")
+        rook = driver.find_element(By.CSS_SELECTOR, '#board .sq[data-square="h5"] .piece')
+        header = driver.find_element(By.TAG_NAME, "header")
+        ActionChains(driver).click_and_hold(rook).move_to_element(header).release().perform()
+        wait.until(lambda d: "R" not in d.find_element(By.ID, "fen").get_attribute("value").split()[0])
+        fen_now = driver.find_element(By.ID, "fen").get_attribute("value")
+        check(True, f"rook dragged off the board: {fen_now}")
+        driver.save_screenshot(os.path.join(args.out, "2b-dragged.png"))
 
         # 3. An illegal FEN pasted: the page says why.
         set_fen(driver, NO_KING)

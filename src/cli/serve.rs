@@ -29,9 +29,12 @@ pub struct ServeArgs {
     pub job_slots: Option<u32>,
     /// Megabytes of decompressed table blocks kept in memory (the 5-piece tables are
     /// compressed; the cache fills as positions are probed).
-    #[arg(long, default_value_t = DEFAULT_CACHE_MB, value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    #[arg(long, default_value_t = DEFAULT_CACHE_MB, value_parser = clap::value_parser!(u64).range(1..=MAX_CACHE_MB))]
     pub cache_mb: u64,
 }
+
+/// The largest block cache, in MB (its slots are made when the server starts).
+pub const MAX_CACHE_MB: u64 = 32_768;
 
 /// The block cache of the server by default, in MB: big enough for the blocks of about two
 /// 5-piece tables (DTM and DTZ50), the default engine's 32 MB being sized for a search.

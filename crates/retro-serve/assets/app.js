@@ -21,6 +21,7 @@ const FLIP = {
 const state = {
   board: [], turn: "w", castling: "", ep: "-", halfmoves: 0, fullmoves: 1,
   flipped: false, history: [], at: -1, lastMove: null, proof: null, request: 0,
+  jobs: null, // an AbortController for the analysis and legality requests of this position
 };
 
 const $ = (id) => document.getElementById(id);
@@ -147,22 +148,29 @@ function buildPalettes() {
 // board) or from a palette (added).
 function startDrag(ev, p, from) {
   ev.preventDefault();
+  const source = ev.currentTarget;
+  source.setPointerCapture(ev.pointerId);
   const ghost = pieceEl(p, null);
   ghost.classList.add("dragging");
   document.body.appendChild(ghost);
   const move = (e) => { ghost.style.left = e.clientX + "px"; ghost.style.top = e.clientY + "px"; };
   move(ev);
-  const up = (e) => {
-    document.removeEventListener("pointermove", move);
-    document.removeEventListener("pointerup", up);
+  const end = () => {
+    source.removeEventListener("pointermove", move);
+    source.removeEventListener("pointerup", up);
+    source.removeEventListener("pointercancel", end);
     ghost.remove();
+  };
+  const up = (e) => {
+    end();
     const target = document.elementsFromPoint(e.clientX, e.clientY).find((x) => x.classList.contains("sq"));
     if (from) state.board[from.r][from.f] = "";
     if (target) state.board[+target.dataset.r][+target.dataset.f] = p;
     if (from || target) edited();
   };
-  document.addEventListener("pointermove", move);
-  document.addEventListener("pointerup", up);
+  source.addEventListener("pointermove", move);
+  source.addEventListener("pointerup", up);
+  source.addEventListener("pointercancel", end);
 }
 
 function showError(text) {
@@ -186,8 +194,12 @@ function describe(info, turn) {
   return text;
 }
 
-async function getJson(url) {
-  const res = await fetch(url);
+// Fetches JSON; a failure (no server, an aborted request) is an answer with an error.
+async function getJson(url, signal) {
+  let res;
+  try { res = await fetch(url, { signal }); } catch (e) {
+    return { ok: false, aborted: e.name === "AbortError", body: { error: "no answer from the server" } };
+  }
   let body;
   try { body = await res.json(); } catch (e) { body = { error: "bad answer from the server" }; }
   return { ok: res.ok, body };
@@ -197,6 +209,8 @@ async function getJson(url) {
 async function lookup() {
   const id = ++state.request;
   const f = fen();
+  if (state.jobs) state.jobs.abort(); // the server stops the searches of the last position
+  state.jobs = new AbortController();
   $("engine").hidden = true;
   $("legal-out").textContent = "";
   $("proof").hidden = true;
@@ -230,7 +244,7 @@ async function analyse(f, id) {
   const out = $("engine-out");
   $("engine").hidden = false;
   out.textContent = "thinking...";
-  const { ok, body } = await getJson("/analyse?fen=" + encodeURIComponent(f) + "&time=1");
+  const { ok, body } = await getJson("/analyse?fen=" + encodeURIComponent(f) + "&time=1", state.jobs.signal);
   if (id !== state.request) return;
   if (!ok) { out.textContent = body.error || "error"; return; }
   const score = "mate" in body.score
@@ -244,8 +258,8 @@ async function checkLegal() {
   const out = $("legal-out");
   out.textContent = "analysing (up to 5 s)...";
   $("proof").hidden = true;
-  const { ok, body } = await getJson("/legal?fen=" + encodeURIComponent(f) + "&time=5");
-  if (f !== fen()) return;
+  const { ok, body, aborted } = await getJson("/legal?fen=" + encodeURIComponent(f) + "&time=5", state.jobs.signal);
+  if (aborted || f !== fen()) { if (f !== fen()) out.textContent = ""; return; }
   if (!ok) { out.textContent = body.error || "error"; return; }
   out.innerHTML = "";
   const v = document.createElement("span");
@@ -274,6 +288,9 @@ function proofStep(ply) {
   Object.assign(state, parseFen(p.game.fens[p.at]));
   state.lastMove = p.at > 0 ? p.game.uci[p.at - 1] : null;
   render();
+  const s = $("status");
+  s.className = "";
+  s.textContent = "proof game, ply " + p.at + " of " + p.game.plies + " (the move list is the position's)";
   $("proof-ply").textContent = "ply " + p.at + " of " + p.game.plies;
   [...$("proof-moves").children].forEach((li, i) => li.classList.toggle("current", i === p.at - 1));
 }

@@ -1,4 +1,5 @@
-//! The errors of a request: each a 4xx answer with a JSON body `{"error": "..."}`.
+//! The errors of a request: each a 4xx answer with a JSON body `{"error": "..."}` (but a job
+//! that failed inside the server, a bug, which is a 500).
 
 use axum::{
     http::StatusCode,
@@ -21,9 +22,6 @@ pub enum ApiError {
     /// A parameter given twice.
     #[error("parameter {0} given more than once")]
     Repeated(String),
-    /// A parameter the endpoint does not take.
-    #[error("unknown parameter {0}")]
-    UnknownParameter(String),
     /// A FEN that cannot be read.
     #[error("invalid fen: {0}")]
     Fen(String),
@@ -62,7 +60,6 @@ impl ApiError {
             ApiError::MalformedQuery
             | ApiError::Missing(_)
             | ApiError::Repeated(_)
-            | ApiError::UnknownParameter(_)
             | ApiError::Fen(_)
             | ApiError::Position(_)
             | ApiError::Time(_) => StatusCode::BAD_REQUEST,
@@ -82,13 +79,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_error_is_a_client_error() {
+    fn every_error_but_the_internal_one_is_a_client_error() {
         for e in [
             ApiError::QueryTooLong(20_000),
             ApiError::MalformedQuery,
             ApiError::Missing("fen"),
             ApiError::Repeated("fen".into()),
-            ApiError::UnknownParameter("x".into()),
             ApiError::Fen("bad".into()),
             ApiError::Position("bad".into()),
             ApiError::Time("x".into()),

@@ -382,8 +382,22 @@ impl Explorer {
 
     /// The answer of `/standard` for `pos`.
     pub fn standard(&self, pos: &Chess) -> Standard {
-        let moves = self.moves(pos);
+        let mut moves = self.moves(pos);
         let mut info = self.info(pos, pos.halfmoves().saturating_sub(1));
+        // Where only a rounded DTZ left the best moves ambiguous, the position's own category
+        // settles them (lichess does the same).
+        let settled = match info.category {
+            Category::Win => Some((Category::MaybeLoss, Category::Loss)),
+            Category::CursedWin => Some((Category::MaybeLoss, Category::BlessedLoss)),
+            Category::BlessedLoss => Some((Category::MaybeWin, Category::CursedWin)),
+            Category::Loss => Some((Category::MaybeWin, Category::Win)),
+            _ => None,
+        };
+        if let Some((ambiguous, exact)) = settled {
+            for m in moves.iter_mut().take_while(|m| m.pos.category == ambiguous) {
+                m.pos.category = exact;
+            }
+        }
         if let Some(best) = moves.first() {
             info.category = best.pos.category.flip();
         }
@@ -391,19 +405,27 @@ impl Explorer {
     }
 
     /// The answer of `/standard/mainline` for `pos`: the moves as [`Explorer::standard`] ranks
-    /// them, the best each time, until mate or until the clock lets a draw be claimed.
+    /// them, the best each time, until mate or until the clock lets a draw be claimed (or, at
+    /// the latest, at `deadline`).
     ///
     /// # Errors
     /// No table covers the position.
-    pub fn mainline(&self, pos: &Chess) -> Result<Mainline, MainlineError> {
+    pub fn mainline(
+        &self,
+        pos: &Chess,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<Mainline, MainlineError> {
         let root = self.info(pos, pos.halfmoves().saturating_sub(1));
-        if root.category == Category::Unknown && root.dtz.is_none() {
+        if root.dtz.is_none() {
             return Err(MainlineError::NotCovered);
         }
         let mut line = Vec::new();
         let mut pos = pos.clone();
         if root.dtz.is_some_and(|d| d != 0) {
-            while pos.halfmoves() < RULE_PLIES && line.len() < MAX_MAINLINE_PLIES {
+            while pos.halfmoves() < RULE_PLIES
+                && line.len() < MAX_MAINLINE_PLIES
+                && deadline.is_none_or(|d| std::time::Instant::now() < d)
+            {
                 let Some(best) = self.moves(&pos).into_iter().next() else {
                     break;
                 };
@@ -562,7 +584,7 @@ mod tests {
     fn a_mainline_needs_a_covered_position() {
         let ex = Explorer::default();
         assert_eq!(
-            ex.mainline(&pos("k7/8/1K6/8/8/8/8/2R5 w - - 0 1")),
+            ex.mainline(&pos("k7/8/1K6/8/8/8/8/2R5 w - - 0 1"), None),
             Err(MainlineError::NotCovered)
         );
     }

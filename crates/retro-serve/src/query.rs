@@ -15,23 +15,21 @@ pub struct Params {
 }
 
 impl Params {
-    /// Reads `query` (without the `?`), accepting only the parameter names in `allowed`.
+    /// Reads `query` (without the `?`), keeping the parameters named in `allowed`; others are
+    /// ignored, as lichess ignores them (its clients may send `dtc`).
     ///
     /// # Errors
-    /// A query longer than [`crate::MAX_QUERY_BYTES`], one that is not URL-encoded pairs, a
-    /// name given twice, or a name not in `allowed`.
+    /// A query longer than [`crate::MAX_QUERY_BYTES`], one that is not URL-encoded pairs, or
+    /// a name of `allowed` given twice.
     pub fn parse(query: Option<&str>, allowed: &[&str]) -> Result<Params, ApiError> {
         let query = query.unwrap_or("");
         if query.len() > crate::MAX_QUERY_BYTES {
             return Err(ApiError::QueryTooLong(query.len()));
         }
-        let pairs: Vec<(String, String)> =
+        let mut pairs: Vec<(String, String)> =
             serde_urlencoded::from_str(query).map_err(|_| ApiError::MalformedQuery)?;
+        pairs.retain(|(name, _)| allowed.contains(&name.as_str()));
         for (i, (name, _)) in pairs.iter().enumerate() {
-            if !allowed.contains(&name.as_str()) {
-                let shown: String = name.chars().take(40).collect();
-                return Err(ApiError::UnknownParameter(shown));
-            }
             if pairs[..i].iter().any(|(n, _)| n == name) {
                 return Err(ApiError::Repeated(name.clone()));
             }
@@ -121,10 +119,9 @@ mod tests {
             Params::parse(Some("fen=a&fen=b"), &["fen"]),
             Err(ApiError::Repeated(_))
         ));
-        assert!(matches!(
-            Params::parse(Some("x=1"), &["fen"]),
-            Err(ApiError::UnknownParameter(_))
-        ));
+        let p = Params::parse(Some("dtc=never&fen=x"), &["fen"]).expect("dtc ignored");
+        assert_eq!(p.get("dtc"), None);
+        assert_eq!(p.get("fen"), Some("x"));
         let p = Params::parse(Some(""), &["fen"]).expect("empty query");
         assert!(matches!(p.fen(), Err(ApiError::Missing("fen"))));
         let p = Params::parse(Some("time=-1"), &["time"]).expect("ok");

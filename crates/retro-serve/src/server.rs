@@ -6,7 +6,10 @@ use std::{
     io,
     net::SocketAddr,
     pin::Pin,
-    sync::{Arc, Mutex},
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc, Mutex,
+    },
     task::{Context, Poll},
     time::{Duration, Instant},
 };
@@ -60,11 +63,16 @@ pub struct Settings {
     pub hash_mb: usize,
     /// The engine's evaluation.
     pub eval: Evaluator,
+    /// A connection that sends nothing for this long is closed (its slot freed).
+    pub idle_timeout: Duration,
+    /// The most time a mainline may take; a longer line ends where it got to.
+    pub mainline_time: Duration,
 }
 
 impl Settings {
     /// The defaults around `explorer`: 256 connections, one job slot per core but one (at
-    /// least one), legality 5 s by default and 30 s at most, analysis 1 s and 10 s, 16 MB hash.
+    /// least one), legality 5 s by default and 30 s at most, analysis 1 s and 10 s, 16 MB hash,
+    /// connections idle for 60 s closed, mainlines cut at 2 s.
     pub fn new(explorer: Explorer) -> Settings {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Settings {
@@ -76,6 +84,8 @@ impl Settings {
             analyse_time: (1.0, 10.0),
             hash_mb: 16,
             eval: Evaluator::default(),
+            idle_timeout: Duration::from_secs(60),
+            mainline_time: Duration::from_secs(2),
         }
     }
 }
@@ -83,13 +93,29 @@ impl Settings {
 /// What the handlers share.
 struct AppState {
     settings: Settings,
+    /// Legality and analysis jobs.
     jobs: Arc<Semaphore>,
+    /// Mainlines (each a few thousand probes), one per core.
+    lines: Arc<Semaphore>,
+    /// One cancel flag per job slot, free ones in the list: a legality analysis takes one so
+    /// that a request whose client goes away stops its job (the analysis's limits hold a
+    /// `'static` flag, so the flags are made once for the server's lifetime).
+    flags: Mutex<Vec<&'static AtomicBool>>,
 }
 
 /// The routes of the server over `settings`.
 pub fn router(settings: Settings) -> Router {
-    let jobs = Arc::new(Semaphore::new(settings.job_slots.max(1)));
-    let state = Arc::new(AppState { settings, jobs });
+    let slots = settings.job_slots.max(1);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let flags = (0..slots)
+        .map(|_| &*Box::leak(Box::new(AtomicBool::new(false))))
+        .collect();
+    let state = Arc::new(AppState {
+        settings,
+        jobs: Arc::new(Semaphore::new(slots)),
+        lines: Arc::new(Semaphore::new(cores)),
+        flags: Mutex::new(flags),
+    });
     Router::new()
         .route("/", get(assets::index))
         .route("/app.js", get(assets::script))
@@ -117,6 +143,7 @@ pub async fn serve(
     let capped = CappedListener {
         slots: Arc::new(Semaphore::new(settings.max_connections.max(1))),
         inner: listener,
+        idle: settings.idle_timeout,
     };
     axum::serve(capped, router(settings))
         .with_graceful_shutdown(shutdown)
@@ -163,18 +190,33 @@ async fn standard(State(s): State<Arc<AppState>>, uri: Uri) -> Result<Response, 
 async fn mainline(State(s): State<Arc<AppState>>, uri: Uri) -> Result<Response, ApiError> {
     let params = Params::parse(uri.query(), &["fen"])?;
     let pos = position(&params.fen()?)?;
+    let permit = slot(&s.lines, s.settings.queue_wait).await?;
     let explorer = s.settings.explorer.clone();
-    let line = tokio::task::spawn_blocking(move || explorer.mainline(&pos))
-        .await
-        .map_err(|_| ApiError::Internal)??;
+    let deadline = Instant::now() + s.settings.mainline_time;
+    let line = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        explorer.mainline(&pos, Some(deadline))
+    })
+    .await
+    .map_err(|_| ApiError::Internal)??;
     Ok(Json(line).into_response())
 }
 
-/// Takes a job slot, waiting at most the queue time.
-async fn slot(s: &AppState) -> Result<OwnedSemaphorePermit, ApiError> {
-    match tokio::time::timeout(s.settings.queue_wait, s.jobs.clone().acquire_owned()).await {
+/// Takes a slot of `pool`, waiting at most `wait`.
+async fn slot(pool: &Arc<Semaphore>, wait: Duration) -> Result<OwnedSemaphorePermit, ApiError> {
+    match tokio::time::timeout(wait, pool.clone().acquire_owned()).await {
         Ok(Ok(permit)) => Ok(permit),
         _ => Err(ApiError::Busy),
+    }
+}
+
+/// Sets its flag when dropped: a handler dropped before its job ends (the client went away)
+/// stops the job.
+struct CancelOnDrop<F: Fn()>(F);
+
+impl<F: Fn()> Drop for CancelOnDrop<F> {
+    fn drop(&mut self) {
+        (self.0)();
     }
 }
 
@@ -207,24 +249,79 @@ async fn legal(State(s): State<Arc<AppState>>, uri: Uri) -> Result<Response, Api
     let (default, cap) = s.settings.legal_time;
     let time = params.time(default, cap)?;
     let raw = RawPosition::from_fen(&fen).map_err(|e| ApiError::Fen(e.to_string()))?;
-    let permit = slot(&s).await?;
+    let permit = slot(&s.jobs, s.settings.queue_wait).await?;
+    let lease = Arc::new(Lease::take(Arc::clone(&s), permit));
+    let _cancel = {
+        let lease = Arc::clone(&lease);
+        CancelOnDrop(move || lease.cancel())
+    };
+    let job = Arc::clone(&lease);
     let answer = tokio::task::spawn_blocking(move || {
-        let _permit = permit;
-        legal_answer(fen, &raw, time)
+        let answer = legal_answer(fen, &raw, time, job.flag);
+        job.done.store(true, Ordering::Relaxed);
+        answer
     })
     .await
     .map_err(|_| ApiError::Internal)?;
     Ok(Json(answer).into_response())
 }
 
-/// The legality analysis of `raw` within `time`.
-fn legal_answer(fen: String, raw: &RawPosition, time: Duration) -> LegalJson {
+/// A legality job's slot and cancel flag, shared by the job and its handler: both go back to
+/// the pool when the last of the two lets go, so a flag is never handed to the next job while
+/// the handler of the last one may still set it.
+struct Lease {
+    state: Arc<AppState>,
+    flag: Option<&'static AtomicBool>,
+    done: AtomicBool,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl Lease {
+    /// A free flag (there are as many flags as job slots, so a permit finds one), cleared.
+    fn take(state: Arc<AppState>, permit: OwnedSemaphorePermit) -> Lease {
+        let flag = state.flags.lock().ok().and_then(|mut f| f.pop());
+        if let Some(f) = flag {
+            f.store(false, Ordering::Relaxed);
+        }
+        Lease {
+            state,
+            flag,
+            done: AtomicBool::new(false),
+            _permit: permit,
+        }
+    }
+
+    /// Stops the job if it is still running.
+    fn cancel(&self) {
+        if let Some(f) = self.flag {
+            if !self.done.load(Ordering::Relaxed) {
+                f.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        if let (Some(f), Ok(mut free)) = (self.flag, self.state.flags.lock()) {
+            free.push(f);
+        }
+    }
+}
+
+/// The legality analysis of `raw` within `time`, or until `cancel` is set.
+fn legal_answer(
+    fen: String,
+    raw: &RawPosition,
+    time: Duration,
+    cancel: Option<&'static AtomicBool>,
+) -> LegalJson {
     let started = Instant::now();
     let limits = Limits {
         max_nodes: LEGAL_MAX_NODES,
         deadline: Some(started + time),
         proof_nodes: LEGAL_MAX_NODES,
-        cancel: None,
+        cancel,
     };
     let verdict = retro_legality::analyze(raw, limits);
     let proof = verdict.proof.as_ref().map(|game| {
@@ -284,22 +381,26 @@ async fn analyse(State(s): State<Arc<AppState>>, uri: Uri) -> Result<Response, A
     let pos = position(&params.fen()?)?;
     let (default, cap) = s.settings.analyse_time;
     let time = params.time(default, cap)?;
-    let permit = slot(&s).await?;
+    let permit = slot(&s.jobs, s.settings.queue_wait).await?;
     let settings = s.settings.clone();
+    let control = Arc::new(SearchControl::new(false));
+    let stopper = Arc::clone(&control);
+    let _cancel = CancelOnDrop(move || stopper.stop());
     let answer = tokio::task::spawn_blocking(move || {
         let _permit = permit;
-        analyse_answer(&settings, pos, time)
+        analyse_answer(&settings, pos, time, &control)
     })
     .await
     .map_err(|_| ApiError::Internal)??;
     Ok(Json(answer).into_response())
 }
 
-/// A one-thread search of `pos` for `time`, with the tables.
+/// A one-thread search of `pos` for `time` (or until `control` is stopped), with the tables.
 fn analyse_answer(
     settings: &Settings,
     pos: Chess,
     time: Duration,
+    control: &SearchControl,
 ) -> Result<AnalyseJson, ApiError> {
     let started = Instant::now();
     let fen = fen_of(&pos);
@@ -312,14 +413,13 @@ fn analyse_answer(
     params.report = true;
     params.eval = settings.eval.clone();
     let last: Mutex<Option<SearchInfo>> = Mutex::new(None);
-    let control = SearchControl::new(false);
     let tables = settings.explorer.tables().map(|t| t.as_ref());
     let result = search(
         &params,
         &tt,
         &HeuristicsPool::new(),
         tables,
-        &control,
+        control,
         &|info: SearchInfo| {
             if info.multipv == 1 {
                 if let Ok(mut l) = last.lock() {
@@ -369,12 +469,16 @@ fn analyse_answer(
 struct CappedListener {
     inner: TcpListener,
     slots: Arc<Semaphore>,
+    idle: Duration,
 }
 
-/// A connection holding its slot until it is dropped.
+/// A connection holding its slot until it is dropped; reading fails (and the connection
+/// closes) when nothing arrives for the idle time, so that silent clients cannot keep the slots.
 struct CappedStream {
     stream: TcpStream,
     _slot: Option<OwnedSemaphorePermit>,
+    idle: Duration,
+    deadline: Pin<Box<tokio::time::Sleep>>,
 }
 
 impl axum::serve::Listener for CappedListener {
@@ -390,10 +494,13 @@ impl axum::serve::Listener for CappedListener {
                     if let Err(e) = stream.set_nodelay(true) {
                         log::debug!("TCP_NODELAY on {addr}: {e}");
                     }
+                    let deadline = Box::pin(tokio::time::sleep(self.idle));
                     return (
                         CappedStream {
                             stream,
                             _slot: slot,
+                            idle: self.idle,
+                            deadline,
                         },
                         addr,
                     );
@@ -421,7 +528,24 @@ impl AsyncRead for CappedStream {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_read(cx, buf)
+        let before = buf.filled().len();
+        match Pin::new(&mut self.stream).poll_read(cx, buf) {
+            Poll::Ready(Ok(())) => {
+                if buf.filled().len() > before {
+                    let next = tokio::time::Instant::now() + self.idle;
+                    self.deadline.as_mut().reset(next);
+                }
+                Poll::Ready(Ok(()))
+            }
+            Poll::Pending => match self.deadline.as_mut().poll(cx) {
+                Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "connection idle",
+                ))),
+                Poll::Pending => Poll::Pending,
+            },
+            other => other,
+        }
     }
 }
 
@@ -452,5 +576,85 @@ impl AsyncWrite for CappedStream {
 
     fn is_write_vectored(&self) -> bool {
         self.stream.is_write_vectored()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A server over no tables on a free port, with `settings` changed by `f`.
+    async fn start(f: impl FnOnce(&mut Settings)) -> SocketAddr {
+        let mut settings = Settings::new(Explorer::default());
+        f(&mut settings);
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("address");
+        tokio::spawn(serve(listener, settings, std::future::pending()));
+        addr
+    }
+
+    /// GET `path` on a connection of its own: the status and the body.
+    async fn get(addr: SocketAddr, path: &str) -> (u16, String) {
+        let mut s = TcpStream::connect(addr).await.expect("connect");
+        let req = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        s.write_all(req.as_bytes()).await.expect("write");
+        let mut answer = String::new();
+        s.read_to_string(&mut answer).await.expect("read");
+        let status = answer[9..12].parse().expect("status");
+        let body = answer.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
+        (status, body)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_silent_connection_is_closed_after_the_idle_time_and_frees_its_slot() {
+        let addr = start(|s| {
+            s.max_connections = 1;
+            s.idle_timeout = Duration::from_millis(300);
+        })
+        .await;
+        let started = Instant::now();
+        let mut silent = TcpStream::connect(addr).await.expect("connect");
+        let mut buf = [0u8; 16];
+        let n = tokio::time::timeout(Duration::from_secs(10), silent.read(&mut buf))
+            .await
+            .expect("closed before 10 s")
+            .unwrap_or(0);
+        assert_eq!(n, 0, "the server closes the connection");
+        assert!(started.elapsed() >= Duration::from_millis(250));
+        // The only slot is free again.
+        let (status, body) = tokio::time::timeout(
+            Duration::from_secs(10),
+            get(addr, "/standard?fen=8/8/8/8/8/8/8/K1k5_w_-_-_0_1"),
+        )
+        .await
+        .expect("served");
+        assert_eq!(status, 200, "{body}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_analysis_whose_client_left_gives_its_slot_back() {
+        let addr = start(|s| {
+            s.job_slots = 1;
+            s.queue_wait = Duration::from_secs(3);
+            s.analyse_time = (10.0, 10.0);
+        })
+        .await;
+        // A ten-second search, abandoned after 300 ms.
+        let mut s = TcpStream::connect(addr).await.expect("connect");
+        let req = "GET /analyse?fen=r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R_w_KQkq_-_2_3&time=10 HTTP/1.1\r\nHost: x\r\n\r\n";
+        s.write_all(req.as_bytes()).await.expect("write");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        drop(s);
+        // The one slot comes free long before the first search's 10 s and the queue's 3 s.
+        let started = Instant::now();
+        let (status, body) = get(
+            addr,
+            "/analyse?fen=6k1/5ppp/8/8/8/8/8/R5K1_w_-_-_0_1&time=0.2",
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+        assert!(body.contains("\"bestmove\":\"a1a8\""), "{body}");
+        assert!(started.elapsed() < Duration::from_secs(3));
     }
 }
