@@ -220,7 +220,7 @@ def main():
     if args.hostile:
         sender = threading.Thread(target=send_hostile, args=(addr, hostile_requests(rng, args.hostile), args.seconds, hostile))
         sender.start()
-    tool = [args.wrk2, f"-R{args.rate}"] if args.rate else ["wrk"]
+    tool = [args.wrk2, f"-R{args.rate}", "-U"] if args.rate else ["wrk"]
     wrk = subprocess.run(
         tool + [f"-t{args.threads}", f"-c{args.connections}", f"-d{args.seconds}s", "--latency",
                 "--timeout", "10s", "-s", lua.name, f"http://{addr}"],
@@ -242,6 +242,17 @@ def main():
     w = json.loads(line[4:])
     w["errors"] = (w["connect_errors"] + w["read_errors"] + w["write_errors"]
                    + w["status_errors"] + w["timeouts"])
+    if args.rate:
+        # wrk2 -U also prints the latency from when each request was actually sent (the
+        # service time and queueing, without wrk2's own scheduling delays).
+        text = wrk.stdout
+        at = text.find("Uncorrected Latency")
+        if at >= 0:
+            for q in ("50", "90", "99"):
+                m = re.search(rf"\n\s*{q}\.000%\s+([0-9.]+)(us|ms|s)\b", text[at:])
+                if m:
+                    v = float(m.group(1)) * {"us": 1, "ms": 1e3, "s": 1e6}[m.group(2)]
+                    w[f"uncorrected_p{q}_us"] = round(v)
     samples = [r for r in rss if r is not None]
     result = {
         "label": args.label, "positions": len(fens), "connections": args.connections,
