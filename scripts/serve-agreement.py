@@ -28,6 +28,8 @@ import chess
 import chess.gaviota
 import chess.syzygy
 
+from serve_common import start_server
+
 PIECES = "QRBNP"
 
 
@@ -84,14 +86,8 @@ def main():
     rng = random.Random(seed)
     print(f"seed {seed}")
 
-    cfg = tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False)
-    cfg.write('build_missing_tables = false\nlog_level = "warn"\n')
-    cfg.close()
-    server = subprocess.Popen(
-        [args.bin, "--config", cfg.name, "serve", "--bind", "127.0.0.1:0", "--tables", args.tables],
-        stdout=subprocess.PIPE, text=True)
-    m = re.search(r"http://([0-9.:]+)/", server.stdout.readline())
-    base = f"http://{m.group(1)}"
+    server, addr = start_server(args.bin, args.tables)
+    base = f"http://{addr}"
     syz = chess.syzygy.open_tablebase(args.syzygy)
     gav = chess.gaviota.open_tablebase(args.gaviota)
     mats = materials()

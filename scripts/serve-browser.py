@@ -29,6 +29,7 @@ import time
 import urllib.parse
 import urllib.request
 
+from serve_common import start_server
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -84,19 +85,9 @@ def main():
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
 
-    cfg = tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False)
-    cfg.write('build_missing_tables = false\nlog_level = "warn"\n')
-    cfg.close()
-    server = subprocess.Popen(
-        [args.bin, "--config", cfg.name, "serve", "--bind", "127.0.0.1:0", "--tables", args.tables],
-        stdout=subprocess.PIPE, text=True)
-    line = server.stdout.readline()
-    m = re.search(r"http://([0-9.:]+)/", line)
-    if not m:
-        server.kill()
-        raise SystemExit(f"the server did not say where it listens: {line!r}")
-    base = f"http://{m.group(1)}"
-    print(f"server: {line.strip()}")
+    server, addr = start_server(args.bin, args.tables)
+    base = f"http://{addr}"
+    print(f"server: {base}")
 
     opts = webdriver.ChromeOptions()
     opts.binary_location = "/usr/bin/chromium"
@@ -180,7 +171,6 @@ def main():
         driver.quit()
         server.terminate()
         server.wait(timeout=10)
-        os.unlink(cfg.name)
 
 
 if __name__ == "__main__":

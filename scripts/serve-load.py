@@ -31,6 +31,8 @@ import time
 import urllib.parse
 import urllib.request
 
+from serve_common import start_server
+
 LUA = r"""
 local paths = {}
 for line in io.lines(os.getenv("RETRO_LOAD_PATHS")) do paths[#paths + 1] = line end
@@ -183,17 +185,12 @@ def main():
     lua.write(LUA)
     lua.close()
 
-    cfg = tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False)
-    cfg.write('build_missing_tables = false\nlog_level = "warn"\n')
-    cfg.close()
-    cmd = [args.bin, "--config", cfg.name, "serve", "--bind", "127.0.0.1:0", "--tables", args.tables]
+    extra = []
     if args.syzygy:
-        cmd += ["--syzygy", args.syzygy]
+        extra += ["--syzygy", args.syzygy]
     if args.cache_mb:
-        cmd += ["--cache-mb", str(args.cache_mb)]
-    server = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
-    m = re.search(r"http://([0-9.:]+)/", server.stdout.readline())
-    addr = m.group(1)
+        extra += ["--cache-mb", str(args.cache_mb)]
+    server, addr = start_server(args.bin, args.tables, extra)
 
     # Warm the page cache and the tables' lazily opened files (one pass over a sample).
     for fen in fens[:200]:
@@ -232,7 +229,7 @@ def main():
     alive = server.poll() is None
     server.terminate()
     server.wait(timeout=10)
-    for p in (paths.name, lua.name, cfg.name):
+    for p in (paths.name, lua.name):
         os.unlink(p)
 
     line = next((l for l in wrk.stdout.splitlines() if l.startswith("WRK ")), None)

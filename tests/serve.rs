@@ -32,20 +32,9 @@ const MATERIALS: [&str; 8] = [
 fn tables() -> &'static Path {
     static DIR: std::sync::OnceLock<(Option<tempfile::TempDir>, std::path::PathBuf)> =
         std::sync::OnceLock::new();
-    let (_, path) = DIR.get_or_init(|| {
-        let materials: Vec<retro_tables::Material> =
-            MATERIALS.iter().map(|m| common::material(m)).collect();
-        if let Some(p) = std::env::var_os("RETRO_TEST_TABLES") {
-            let p = std::path::PathBuf::from(p);
-            common::build_into(&p, &materials);
-            return (None, p);
-        }
-        let dir = tempfile::tempdir().expect("temporary directory");
-        let p = dir.path().to_path_buf();
-        common::build_into(&p, &materials);
-        (Some(dir), p)
-    });
-    path
+    let materials: Vec<retro_tables::Material> =
+        MATERIALS.iter().map(|m| common::material(m)).collect();
+    common::tables_once(&DIR, &materials)
 }
 
 /// A running server, killed when dropped.

@@ -15,15 +15,24 @@ use retro_tables::Material;
 /// `RETRO_TEST_TABLES` when set, to reuse tables built earlier).
 pub fn all_tables() -> &'static Path {
     static DIR: OnceLock<(Option<tempfile::TempDir>, PathBuf)> = OnceLock::new();
-    let (_, path) = DIR.get_or_init(|| {
+    tables_once(&DIR, &Material::all(4))
+}
+
+/// The tables of `materials` (with their sub-tables), built once per test binary into a
+/// temporary directory kept in `cell`, or into `RETRO_TEST_TABLES` when set.
+pub fn tables_once(
+    cell: &'static OnceLock<(Option<tempfile::TempDir>, PathBuf)>,
+    materials: &[Material],
+) -> &'static Path {
+    let (_, path) = cell.get_or_init(|| {
         if let Some(p) = std::env::var_os("RETRO_TEST_TABLES") {
             let p = PathBuf::from(p);
-            build_into(&p, &Material::all(4));
+            build_into(&p, materials);
             return (None, p);
         }
         let dir = tempfile::tempdir().expect("temporary directory");
         let p = dir.path().to_path_buf();
-        build_into(&p, &Material::all(4));
+        build_into(&p, materials);
         (Some(dir), p)
     });
     path

@@ -10,7 +10,8 @@ use std::{cmp::Reverse, sync::Arc};
 
 use serde::Serialize;
 use shakmaty::{
-    fen::Fen, san::SanPlus, uci::UciMove, CastlingMode, Chess, Color, EnPassantMode, Position, Role,
+    fen::Fen, san::SanPlus, uci::UciMove, CastlingMode, Chess, Color, EnPassantMode, Move,
+    Position, Role,
 };
 use shakmaty_syzygy::{AmbiguousWdl, Dtz as SDtz, MaybeRounded};
 
@@ -127,6 +128,9 @@ pub struct MoveInfo {
     /// The piece promoted to, for ordering.
     #[serde(skip)]
     promotion: Option<Role>,
+    /// The move itself (a mainline plays it).
+    #[serde(skip)]
+    mv: Move,
 }
 
 /// lichess's order for the distance to mate: the opponent's fastest loss first, then unknown
@@ -373,6 +377,7 @@ impl Explorer {
                     fen: fen_of(&after),
                     capture: m.capture(),
                     promotion: m.promotion(),
+                    mv: m,
                 }
             })
             .collect();
