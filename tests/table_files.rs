@@ -142,7 +142,7 @@ fn raw_and_compressed(name: &str) -> (tempfile::TempDir, tempfile::TempDir, Mate
     let n = t.scheme().size();
     let side = |white: bool| -> Vec<u8> {
         (0..n)
-            .map(|i| t.get(white, i).expect("raw").to_byte())
+            .map(|i| t.get(white, i).expect("raw").to_byte().expect("a byte"))
             .collect()
     };
     let (white, black) = (side(true), side(false));
@@ -151,6 +151,7 @@ fn raw_and_compressed(name: &str) -> (tempfile::TempDir, tempfile::TempDir, Mate
         white: &white,
         black: &black,
         legal: None,
+        ext: None,
     };
     let encoding = Encoding::Blocks {
         block_len: 1024,
@@ -289,6 +290,7 @@ fn writing_checks_the_value_count() {
         white: &[0; 10],
         black: &[0; 10],
         legal: None,
+        ext: None,
     };
     assert!(write_table(dir.path(), m, data, Stats::default(), Encoding::Raw).is_err());
     assert!(!dir.path().join(file_name(m)).exists());
@@ -349,6 +351,7 @@ fn rewrite_and_verify(
         white: sides.0,
         black: sides.1,
         legal: None,
+        ext: None,
     };
     write_table_as(dir, metric, m, data, stats, Encoding::Raw).expect("rewritten");
     let r = match metric {
@@ -391,7 +394,7 @@ fn verify_finds_a_changed_value() {
         .expect("a win");
     let old = retro_tables::Value::from_byte(white[i]);
     let new = retro_tables::Value::win(old.plies() + 2).expect("in range");
-    white[i] = new.to_byte();
+    white[i] = new.to_byte().expect("a byte");
     let r = rewrite_and_verify(dir.path(), t, (&white, &black), &clean);
     assert!(
         r.examples
@@ -546,6 +549,7 @@ fn dtz_from_a_compressed_dtm_table_equals_the_solved_one() {
         white: &white,
         black: &black,
         legal: Some([&bits[0], &bits[1]]),
+        ext: None,
     };
     let encoding = Encoding::Blocks {
         block_len: 1024,

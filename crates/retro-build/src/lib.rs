@@ -430,6 +430,7 @@ fn build_dtm(material: Material, opts: &BuildOptions) -> Result<BuiltDtm, BuildE
         white: &solved.white,
         black: &solved.black,
         legal: Some([&solved.legal[0], &solved.legal[1]]),
+        ext: None,
     };
     let written = write_table(
         &opts.out,
@@ -486,6 +487,7 @@ fn build_dtz(
             white: &solved.white,
             black: &solved.black,
             legal: Some([&solved.kept[0], &solved.kept[1]]),
+            ext: None,
         },
         stats,
         Encoding::for_dtz(opts.compression),

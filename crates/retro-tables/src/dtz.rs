@@ -216,8 +216,8 @@ mod tests {
 
     #[test]
     fn table_bytes_keep_wins_and_the_class_of_losses() {
-        let win = Value::win(7).map_or(0, Value::to_byte);
-        let loss = Value::loss(8).map_or(0, Value::to_byte);
+        let win = Value::win(7).and_then(Value::to_byte).unwrap_or(0);
+        let loss = Value::loss(8).and_then(Value::to_byte).unwrap_or(0);
         for d in [1i16, 2, 100, 101, 255] {
             let b = Dtz(d).to_table_byte().expect("fits");
             assert_eq!(Dtz::from_tables(win, b), Some(Dtz(d)));
@@ -230,7 +230,10 @@ mod tests {
         assert_eq!(Dtz(-300).to_table_byte(), Some(101));
         assert_eq!(Dtz::from_tables(0, 17), Some(Dtz(0)));
         assert_eq!(Dtz::from_tables(win, 0), None);
-        assert_eq!(Dtz::from_tables(Value::MATED.to_byte(), 1), Some(Dtz(-1)));
+        assert_eq!(
+            Dtz::from_tables(Value::MATED.to_byte().unwrap_or(0), 1),
+            Some(Dtz(-1))
+        );
     }
 
     #[test]

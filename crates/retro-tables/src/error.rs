@@ -128,6 +128,18 @@ pub enum FormatError {
     /// The header names a storage this build does not know.
     #[error("unknown storage {0}")]
     Storage(u8),
+    /// The header's count of extension planes is neither 0 nor 1, or extension planes in a
+    /// raw table.
+    #[error("{0} extension planes (0, or 1 in a compressed table)")]
+    Planes(u8),
+    /// Values to write with an extension plane of the wrong length.
+    #[error("an extension plane of {got} values, {expected} expected")]
+    ExtensionPlane {
+        /// Its length.
+        got: usize,
+        /// The entries per side.
+        expected: u64,
+    },
     /// The file's length is not what its header makes it.
     #[error("{len} bytes, {expected} expected (truncated or padded)")]
     Length {

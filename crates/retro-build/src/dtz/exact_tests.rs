@@ -60,6 +60,7 @@ fn losses_searched_by_the_probe_equal_the_solved_distances() {
         white: &white,
         black: &black,
         legal: None,
+        ext: None,
     };
     write_table_as(dir.path(), Metric::Dtz, m, data, stats, Encoding::Raw).expect("written");
     let exact_len = std::fs::metadata(&dtz_path).expect("file").len();

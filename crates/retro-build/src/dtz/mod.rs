@@ -1372,7 +1372,9 @@ impl<'a> DtzSolver<'a> {
 }
 
 /// The DTM values of a material, both sides, read from its table (entries that are no legal
-/// position hold anything in a compressed table).
+/// position hold anything in a compressed table), as one byte each: the value's first byte
+/// (see [`Value::to_planes`]), which is its whole byte up to 5 pieces and its kind (win, draw,
+/// loss) always.
 ///
 /// # Errors
 /// A block that cannot be read.
@@ -1384,12 +1386,12 @@ pub fn dtm_values(
         if let Some(bytes) = table.side_in_memory(white) {
             return Ok(bytes
                 .par_iter()
-                .map(|&b| Value::from_byte(b).to_byte())
+                .map(|&b| Value::from_byte(b).to_planes().0)
                 .collect());
         }
         (0..n)
             .into_par_iter()
-            .map(|idx| table.get(white, idx).map(Value::to_byte))
+            .map(|idx| table.get(white, idx).map(|v| v.to_planes().0))
             .collect()
     };
     Ok([side(true)?, side(false)?])

@@ -174,7 +174,7 @@ impl Records {
             ));
         };
         let stored = t.get_byte(white, idx)?;
-        Dtz::from_tables(v.to_byte(), stored)
+        Dtz::from_tables(v.to_planes().0, stored)
             .map(Dtz::wdl50)
             .ok_or_else(|| DtzError::NotIndexable(t.material().name()))
     }

@@ -9,10 +9,11 @@ pub(super) const CANT_LOSE: u8 = 128;
 /// The low byte of a decided entry's cell (no counter takes this value: see `MAX_KEYS`).
 pub(super) const DECIDED: u8 = 0xFF;
 
-/// A decided entry's cell: its value in the high byte, `DECIDED` in the low byte.
+/// A decided entry's cell: its value in the high byte, `DECIDED` in the low byte. The solve
+/// only makes values one byte holds (`Value::byte_win`, `byte_loss`, `byte_from_child`).
 #[inline]
 pub(super) const fn decided_cell(v: Value) -> u16 {
-    ((v.to_byte() as u16) << 8) | DECIDED as u16
+    ((v.to_planes().0 as u16) << 8) | DECIDED as u16
 }
 
 /// An undecided entry's cell: half the plies of its longest losing exit in the high byte (0

@@ -194,7 +194,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
 
     /// The value of the move to a child outside the table, for the mover.
     pub(super) fn exit_move_value(&self, child: Value) -> Value {
-        match Value::from_child(child) {
+        match Value::byte_from_child(child) {
             Some(v) => v,
             None => {
                 self.overflow.store(true, Relaxed);

@@ -265,7 +265,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
     fn into_solved(self, legal: Legal) -> Solved {
         let into_bytes = |v: Atomics<AtomicU16>| {
             v.par_iter()
-                .map(|c| cell_value(c.load(Relaxed)).to_byte())
+                .map(|c| cell_value(c.load(Relaxed)).to_planes().0)
                 .collect::<Vec<u8>>()
         };
         let [w, b] = self.cells;

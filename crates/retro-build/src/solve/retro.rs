@@ -286,9 +286,9 @@ impl<T: Tables + Sync + Default> Solver<T> {
         let late = std::mem::take(&mut schedule.late[d]);
         let seeded = [0, 1].map(|side| std::mem::take(&mut schedule.seeds[side][d]));
         let v = if d.is_multiple_of(2) {
-            Value::loss(d as u32)
+            Value::byte_loss(d as u32)
         } else {
-            Value::win(d as u32)
+            Value::byte_win(d as u32)
         };
         // A depth past what the format stores is an overflow only if something is decided
         // there (after a loss in 254 plies, KPPvKP's longest, the pass finds only faster wins
@@ -464,7 +464,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
     ) {
         let pi = p as usize;
         if child_lost {
-            let Some(w) = Value::win(d as u32 + 1) else {
+            let Some(w) = Value::byte_win(d as u32 + 1) else {
                 // A predecessor of a loss in 254 plies would win in 255, which the format cannot
                 // store; but every win of at most 253 plies is decided by now, so a decided
                 // predecessor is a faster win and nothing overflows (KPPvKP has such losses).
@@ -504,7 +504,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 // Lost: as late as the longest of the in-table children and the exits.
                 let exit = 2 * usize::from((old >> 8) as u8);
                 let l = (d + 1).max(exit);
-                let Some(v) = Value::loss(l as u32) else {
+                let Some(v) = Value::byte_loss(l as u32) else {
                     self.overflow.store(true, Relaxed);
                     return;
                 };

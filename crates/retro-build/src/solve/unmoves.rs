@@ -77,9 +77,9 @@ impl<T: Tables + Sync + Default> Solver<T> {
         let lost = d.is_multiple_of(2);
         let occ = occupancy(&sq, self.n);
         let child_value = if lost {
-            Value::loss(d as u32)
+            Value::byte_loss(d as u32)
         } else {
-            Value::win(d as u32)
+            Value::byte_win(d as u32)
         };
         let Some(child_value) = child_value else {
             return;

@@ -105,6 +105,9 @@ pub struct Header {
     pub orders: [Layout; 2],
     /// The checksum of the raw values or of the block index.
     pub body_sum: u64,
+    /// Byte planes per side: 1, or 2 when each value has an extension byte (see
+    /// [`crate::Value::to_planes`]).
+    pub planes: u8,
 }
 
 impl Header {
@@ -122,6 +125,7 @@ impl Header {
         h[34..36].copy_from_slice(&(self.stats.longest_win.min(65535) as u16).to_le_bytes());
         h[36..38].copy_from_slice(&(self.stats.longest_loss.min(65535) as u16).to_le_bytes());
         h[38] = self.storage;
+        h[39] = self.planes.saturating_sub(1);
         h[40..48].copy_from_slice(&self.scheme.size().to_le_bytes());
         h[48..52].copy_from_slice(&self.block_len.to_le_bytes());
         for (side, at) in [(0, 56), (1, 64)] {
@@ -195,7 +199,11 @@ impl Header {
             longest_loss: u32::from(u16::from_le_bytes([h[36], h[37]])),
         };
         let orders = read_orders(h, &scheme).map_err(bad)?;
+        if h[39] > 1 || (h[39] == 1 && h[38] == STORAGE_RAW) {
+            return Err(bad(FormatError::Planes(h[39])));
+        }
         Ok(Header {
+            planes: h[39] + 1,
             metric,
             material,
             scheme,

@@ -37,8 +37,11 @@ pub(super) enum Store {
     /// Compressed blocks in the mapped file.
     Blocks {
         mmap: Mmap,
-        /// Blocks per side.
+        /// Blocks per side and plane.
         blocks: u64,
+        /// Byte planes per side (1, or 2 with extension bytes): the file holds `2 * planes`
+        /// lanes of blocks, white's and black's first bytes, then their extension bytes.
+        planes: u8,
         block_len: u32,
         /// Where the data of the blocks starts.
         data_at: usize,
@@ -235,11 +238,19 @@ impl Table {
     pub fn into_memory(self, sides: [bool; 2]) -> Result<Table, TableError> {
         let t = self;
         let Store::Blocks {
-            block_len, layouts, ..
+            block_len,
+            layouts,
+            planes,
+            ..
         } = &t.store
         else {
             return Ok(t);
         };
+        if *planes > 1 {
+            // Tables with extension bytes (6 pieces) stay in their blocks: their values would
+            // not fit in memory beside a build, and no build reads them as sub-tables.
+            return Ok(t);
+        }
         let n = t.scheme.size() as usize;
         let block_len = *block_len as usize;
         let mut halves: [Option<Vec<u8>>; 2] = [None, None];
@@ -295,13 +306,14 @@ impl Table {
         })
     }
 
-    /// Decompresses block `b` of `side` (0 white to move) into `out`: all of it with libzstd
-    /// (`out` is the block), or with `need`, a prefix holding at least entry `need` (see
-    /// [`super::zstd_prefix`]; the prefix is at the start of `out`, left-over bytes after it).
-    /// Returns the number of entries decompressed.
+    /// Decompresses block `b` of lane `lane` (0 white to move, 1 black; 2 and 3 their
+    /// extension planes) into `out`: all of it with libzstd (`out` is the block), or with
+    /// `need`, a prefix holding at least entry `need` (see [`super::zstd_prefix`]; the prefix is
+    /// at the start of `out`, left-over bytes after it). Returns the number of entries
+    /// decompressed.
     pub(super) fn decompress_block(
         &self,
-        side: usize,
+        lane: usize,
         b: u64,
         need: Option<usize>,
         out: &mut Vec<u8>,
@@ -309,6 +321,7 @@ impl Table {
         let Store::Blocks {
             mmap,
             blocks,
+            planes,
             block_len,
             data_at,
             ..
@@ -316,14 +329,15 @@ impl Table {
         else {
             return Ok(0);
         };
+        let lanes = 2 * usize::from(*planes);
         let bad = |why: FormatError| TableError::Format {
             path: self.path.clone(),
             why,
         };
-        if b >= *blocks {
+        if b >= *blocks || lane >= lanes {
             return Err(bad(FormatError::BlockOutOfRange(b)));
         }
-        let k = side as u64 * blocks + b;
+        let k = lane as u64 * blocks + b;
         let off = |i: u64| {
             let at = HEADER_LEN + 8 * i as usize;
             let mut w = [0u8; 8];
@@ -337,12 +351,12 @@ impl Table {
         let frame = mmap
             .get(start..end)
             .ok_or_else(|| bad(FormatError::BlockOutOfRange(b)))?;
-        let sums_at = HEADER_LEN + 8 * (2 * *blocks as usize + 1) + 4 * k as usize;
+        let sums_at = HEADER_LEN + 8 * (lanes * *blocks as usize + 1) + 4 * k as usize;
         let mut sum = [0u8; 4];
         sum.copy_from_slice(&mmap[sums_at..sums_at + 4]);
         let block_error = |cause| TableError::Block {
             path: self.path.clone(),
-            side: Side::of(side),
+            side: Side::of(lane % 2),
             block: b,
             cause,
         };
@@ -361,10 +375,10 @@ impl Table {
     /// # Errors
     /// The first block that fails its check.
     pub fn check_blocks(&self) -> Result<(), TableError> {
-        let Store::Blocks { blocks, .. } = &self.store else {
+        let Store::Blocks { blocks, planes, .. } = &self.store else {
             return Ok(());
         };
-        (0..2 * blocks)
+        (0..2 * u64::from(*planes) * blocks)
             .into_par_iter()
             .try_for_each_init(Vec::new, |buf, k| {
                 self.decompress_block((k / blocks) as usize, k % blocks, None, buf)
@@ -424,15 +438,49 @@ impl Table {
     /// [`ProbeError::BadTable`] when the block holding the entry is corrupt.
     #[inline]
     pub fn get(&self, white_to_move: bool, idx: u64) -> Result<Value, ProbeError> {
-        self.get_byte(white_to_move, idx).map(Value::from_byte)
+        let first = self.get_byte(white_to_move, idx)?;
+        if self.planes() == 1 || first == 0 {
+            return Ok(Value::from_byte(first));
+        }
+        let ext = self.get_plane_byte(white_to_move, idx, 1)?;
+        Ok(Value::from_planes(first, ext))
     }
 
-    /// The byte stored for entry `idx` with white (`true`) or black to move (0 out of range).
+    /// Byte planes per side: 1, or 2 when each value has an extension byte (tables whose
+    /// longest value is beyond a byte, as 6-piece tables can be; see [`Value::to_planes`]).
+    pub fn planes(&self) -> u8 {
+        match &self.store {
+            Store::Blocks { planes, .. } => *planes,
+            _ => 1,
+        }
+    }
+
+    /// The byte stored for entry `idx` with white (`true`) or black to move (0 out of range):
+    /// the value's first byte (see [`Value::to_planes`]), its whole byte in a table of one
+    /// plane.
     ///
     /// # Errors
     /// [`ProbeError::BadTable`] when the block holding the entry is corrupt.
     #[inline]
     pub fn get_byte(&self, white_to_move: bool, idx: u64) -> Result<u8, ProbeError> {
+        self.get_plane_byte(white_to_move, idx, 0)
+    }
+
+    /// The byte of plane `plane` (0 the first byte, 1 the extension) stored for entry `idx`
+    /// (0 out of range, and for a plane the table does not have).
+    ///
+    /// # Errors
+    /// [`ProbeError::BadTable`] when the block holding the entry is corrupt.
+    #[inline]
+    pub fn get_plane_byte(
+        &self,
+        white_to_move: bool,
+        idx: u64,
+        plane: usize,
+    ) -> Result<u8, ProbeError> {
+        if plane >= usize::from(self.planes()) {
+            return Ok(0);
+        }
         let n = self.scheme.size();
         let side = usize::from(!white_to_move);
         match &self.store {
@@ -457,8 +505,11 @@ impl Table {
                 let Some((side, b, k)) = self.block_of(white_to_move, idx) else {
                     return Ok(0);
                 };
-                let key = (uid << 32) | ((side as u64) << 31) | b;
-                debug_assert!(b < *blocks);
+                let lane = 2 * plane + side;
+                // Blocks per lane stay below 2^30: at most 64^4 * 462 entries (6 pieces) in
+                // blocks of at least 64.
+                let key = (uid << 32) | ((lane as u64) << 30) | b;
+                debug_assert!(b < *blocks && b < 1 << 30);
                 cache::global()
                     .with(
                         key,
@@ -466,7 +517,7 @@ impl Table {
                         // A second probe into a partly decoded block decodes all of it.
                         |buf, again| {
                             let need = if again { usize::MAX } else { k };
-                            self.decompress_block(side, b, Some(need), buf)
+                            self.decompress_block(lane, b, Some(need), buf)
                         },
                         |data| data.get(k).map_or(0, |&v| v),
                     )
@@ -569,7 +620,8 @@ fn block_store(mmap: Mmap, header: &Header, path: &Path) -> Result<Store, TableE
         return Err(bad(FormatError::BlockLength(block_len)));
     }
     let blocks = header.scheme.size().div_ceil(u64::from(block_len));
-    let index_len = 8 * (2 * blocks + 1) + 4 * 2 * blocks;
+    let lanes = 2 * u64::from(header.planes);
+    let index_len = 8 * (lanes * blocks + 1) + 4 * lanes * blocks;
     let data_at = HEADER_LEN as u64 + index_len;
     let index = usize::try_from(data_at)
         .ok()
@@ -581,7 +633,7 @@ fn block_store(mmap: Mmap, header: &Header, path: &Path) -> Result<Store, TableE
         });
     }
     let mut prev = 0u64;
-    for (i, w) in index[..8 * (2 * blocks as usize + 1)]
+    for (i, w) in index[..8 * (lanes as usize * blocks as usize + 1)]
         .chunks_exact(8)
         .enumerate()
     {
@@ -603,6 +655,7 @@ fn block_store(mmap: Mmap, header: &Header, path: &Path) -> Result<Store, TableE
     Ok(Store::Blocks {
         mmap,
         blocks,
+        planes: header.planes,
         block_len,
         data_at: data_at as usize,
         layouts: Box::new(header.orders),

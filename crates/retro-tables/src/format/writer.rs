@@ -37,6 +37,10 @@ pub struct TableData<'a> {
     /// positions. The other entries are never probed, so a compressed file stores whatever
     /// compresses best there. `None`: every entry is kept.
     pub legal: Option<[&'a [u64]; 2]>,
+    /// The extension bytes of white's and black's values (see [`Value::to_planes`]), for a
+    /// table whose values do not all fit a byte (`white` and `black` then hold the first
+    /// bytes). Compressed tables only; each plane is stored in its side's digit order.
+    pub ext: Option<[&'a [u8]; 2]>,
 }
 
 /// What was written.
@@ -405,6 +409,8 @@ fn write_frames(
     layouts: [Layout; 2],
     sides: &[Vec<Vec<u8>>],
 ) -> Result<Written, TableError> {
+    // White's and black's first bytes, then their extension bytes when there are four lanes.
+    let planes = if sides.len() == 4 { 2 } else { 1 };
     let total = sides.iter().map(Vec::len).sum::<usize>();
     let mut offsets = Vec::with_capacity(8 * (total + 1) + 4 * total);
     let mut at = 0u64;
@@ -425,6 +431,7 @@ fn write_frames(
         block_len,
         orders: layouts,
         body_sum: checksum(&offsets),
+        planes,
     };
     let bytes = write_atomic(&path, |f| {
         f.write_all(&h.to_bytes())?;
@@ -456,11 +463,17 @@ pub fn recompress(path: &Path, compression: Compression) -> Result<Written, Tabl
         why,
     };
     let Store::Blocks {
-        blocks, layouts, ..
+        blocks,
+        layouts,
+        planes,
+        ..
     } = &table.store
     else {
         return Err(bad(FormatError::NotCompressed));
     };
+    if *planes != 1 {
+        return Err(bad(FormatError::Planes(*planes - 1)));
+    }
     let block_len = compression.block_len.clamp(64, MAX_BLOCK_LEN);
     let n = table.scheme.size();
     let mut sides: Vec<Vec<Vec<u8>>> = Vec::with_capacity(2);
@@ -596,6 +609,7 @@ pub fn recompress_dtz(path: &Path, compression: Compression) -> Result<Written, 
             white: &values[0],
             black: &values[1],
             legal: Some([&kept[0], &kept[1]]),
+            ext: None,
         },
         stats,
         Encoding::for_dtz(compression),
@@ -631,6 +645,23 @@ pub fn write_table_as(
     let scheme = IndexScheme::new(material);
     let path = dir.join(metric.file_name(material));
     let n = scheme.size() as usize;
+    if let Some(ext) = data.ext {
+        if let Some(e) = ext.iter().find(|e| e.len() != n) {
+            return Err(TableError::Format {
+                path,
+                why: FormatError::ExtensionPlane {
+                    got: e.len(),
+                    expected: n as u64,
+                },
+            });
+        }
+        if encoding == Encoding::Raw {
+            return Err(TableError::Format {
+                path,
+                why: FormatError::Planes(1),
+            });
+        }
+    }
     if data.white.len() != n || data.black.len() != n {
         return Err(TableError::Format {
             path,
@@ -656,6 +687,7 @@ pub fn write_table_as(
                 block_len: 0,
                 orders: [identity, identity],
                 body_sum: sum.finish(),
+                planes: 1,
             };
             let bytes = write_atomic(&path, |f| {
                 f.write_all(&h.to_bytes())?;
@@ -691,6 +723,17 @@ pub fn write_table_as(
                     metric.file_name(material),
                     t.elapsed().as_secs_f64() - chosen
                 );
+            }
+            if let Some(ext) = data.ext {
+                // The extension bytes in the order chosen for the first bytes, kept where
+                // they are.
+                for (side, values) in ext.into_iter().enumerate() {
+                    let legal = data.legal.map(|l| l[side]);
+                    sides.push(
+                        compress_side(&scheme, &layouts[side], values, legal, block_len, level)
+                            .map_err(io_err)?,
+                    );
+                }
             }
             write_frames(path, metric, material, stats, block_len, layouts, &sides)
         }
@@ -740,5 +783,74 @@ mod tests {
         // Orders with regions and orders transposed by tiles: the test compares the paths.
         assert!(regions >= 4, "{regions}");
         assert!(transposed >= 2, "{transposed}");
+    }
+
+    /// A table with extension bytes (values beyond a byte) reads back every value it was
+    /// written with, in blocks; a raw table with extension bytes is refused, and a file whose
+    /// header claims more planes than it has is refused when opened.
+    #[test]
+    fn extension_planes_round_trip() {
+        let m: Material = "KRvKN".parse().expect("material");
+        let ix = IndexScheme::new(m);
+        let n = ix.size() as usize;
+        let value = |i: usize, side: usize| -> Value {
+            let h = ((i * 7 + side * 3) / 11 % 600) as u32;
+            match (i + side) % 3 {
+                0 => Value::DRAW,
+                1 => Value::loss(2 * h).unwrap_or(Value::DRAW),
+                _ => Value::win(2 * h + 1).unwrap_or(Value::DRAW),
+            }
+        };
+        let planes: Vec<(Vec<u8>, Vec<u8>)> = (0..2)
+            .map(|side| (0..n).map(|i| value(i, side).to_planes()).unzip())
+            .collect();
+        let dir = std::env::temp_dir().join(format!("retro-planes-{}", std::process::id()));
+        fs::create_dir_all(&dir).expect("dir");
+        let data = TableData {
+            white: &planes[0].0,
+            black: &planes[1].0,
+            legal: None,
+            ext: Some([&planes[0].1, &planes[1].1]),
+        };
+        let stats = Stats {
+            longest_win: 1199,
+            longest_loss: 1198,
+        };
+        let enc = Encoding::Blocks {
+            block_len: 256,
+            level: 3,
+        };
+        let w = write_table(&dir, m, data, stats, enc).expect("written");
+        let t = Table::open(&w.path, Some(m)).expect("opened");
+        assert_eq!(t.planes(), 2);
+        t.check_blocks().expect("blocks");
+        for i in (0..n).step_by(7) {
+            for side in 0..2 {
+                let got = t.get(side == 0, i as u64).expect("probe");
+                assert_eq!(got, value(i, side), "entry {i} side {side}");
+            }
+        }
+        // In memory it stays in its blocks and reads the same.
+        let t = t.into_memory([true, true]).expect("memory");
+        assert_eq!(t.get(true, 12345).expect("probe"), value(12345, 0));
+        assert!(recompress(&w.path, Compression::default()).is_err());
+        // Raw with extension bytes: refused.
+        assert!(write_table(&dir, m, data, stats, Encoding::Raw).is_err());
+        // A header that claims extension bytes for a table written without: refused, as its
+        // block index is too short for four lanes.
+        let one = TableData { ext: None, ..data };
+        let w = write_table(&dir, m, one, stats, enc).expect("written");
+        let mut bytes = fs::read(&w.path).expect("read");
+        bytes[39] = 1;
+        let sum = checksum(&bytes[..88]);
+        bytes[88..96].copy_from_slice(&sum.to_le_bytes());
+        fs::write(&w.path, &bytes).expect("write");
+        assert!(Table::open(&w.path, Some(m)).is_err());
+        bytes[39] = 7;
+        let sum = checksum(&bytes[..88]);
+        bytes[88..96].copy_from_slice(&sum.to_le_bytes());
+        fs::write(&w.path, &bytes).expect("write");
+        assert!(Table::open(&w.path, Some(m)).is_err());
+        let _ = fs::remove_dir_all(&dir);
     }
 }
