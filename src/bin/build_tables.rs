@@ -55,6 +55,14 @@ struct Args {
     /// Entries per compressed block (smaller blocks probe faster, larger ones compress better).
     #[arg(long, default_value_t = format::BLOCK_LEN, value_parser = clap::value_parser!(u32).range(1024..=65536))]
     block_len: u32,
+    /// Print every material of this many pieces (6: without pawns, the ones this version
+    /// builds) with its entries and the memory and disk its build takes, and exit.
+    #[arg(long, value_name = "PIECES", value_parser = clap::value_parser!(u8).range(3..=6))]
+    list: Option<u8>,
+    /// Solve every material without pawns with the compact solve (one byte an entry in memory,
+    /// values in work files on disk), as the 6-piece materials always are.
+    #[arg(long)]
+    compact: bool,
     /// Worker threads (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
@@ -78,7 +86,10 @@ enum BuildTablesError {
         source: rayon::ThreadPoolBuildError,
     },
     /// A material of a size this version does not build.
-    #[error("{name}: {pieces} pieces; this version builds tables of 3 to 5 pieces")]
+    #[error(
+        "{name}: {pieces} pieces; this version builds tables of 3 to 5 pieces, and of 6 \
+         without pawns"
+    )]
     Size {
         /// The material as given.
         name: String,
@@ -152,13 +163,18 @@ fn run(args: &Args) -> Result<(), BuildTablesError> {
     let mut materials = Vec::new();
     for name in &args.materials {
         let m: Material = name.parse()?;
-        if !(3..=5).contains(&m.piece_count()) {
+        let six = m.piece_count() == 6 && !m.has_pawns();
+        if !(3..=5).contains(&m.piece_count()) && !six {
             return Err(BuildTablesError::Size {
                 name: name.clone(),
                 pieces: m.piece_count(),
             });
         }
         materials.push(m.canonical());
+    }
+    if let Some(pieces) = args.list {
+        list(pieces, &args.out);
+        return Ok(());
     }
     let progress = !args.quiet;
     if args.verify {
@@ -179,6 +195,7 @@ fn run(args: &Args) -> Result<(), BuildTablesError> {
             level: args.level,
             dtz_level: args.dtz_level,
         },
+        compact: args.compact,
     };
     let start = Instant::now();
     let mut built = 0;
@@ -203,6 +220,46 @@ fn run(args: &Args) -> Result<(), BuildTablesError> {
         start.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// `--list`: every material of `pieces` pieces (without pawns at 6) with its entries per side
+/// and the memory and work-file disk its build needs, and whether its table is in `out`.
+fn list(pieces: u8, out: &std::path::Path) {
+    let mut all: Vec<Material> = Material::all(usize::from(pieces))
+        .into_iter()
+        .filter(|m| m.piece_count() == usize::from(pieces) && (pieces < 6 || !m.has_pawns()))
+        .collect();
+    all.sort_by_key(|m| (retro_tables::index::IndexScheme::new(*m).size(), m.name()));
+    let gb = |b: f64| b / 1e9;
+    let total_mem = retro_build::compact::machine_memory();
+    println!(
+        "{:<9} {:>14} {:>10} {:>10} {:>9}  present",
+        "material", "entries/side", "memory GB", "work GB", "fits"
+    );
+    for m in &all {
+        let need = retro_build::compact::needs(*m);
+        let present = out.join(format::file_name(*m)).exists();
+        println!(
+            "{:<9} {:>14} {:>10.1} {:>10.1} {:>9}  {}",
+            m.name(),
+            need.entries,
+            gb(need.memory as f64),
+            gb(need.work_disk as f64),
+            match total_mem {
+                Some(t) if need.memory <= t => "yes",
+                Some(_) => "no",
+                None => "?",
+            },
+            if present { "yes" } else { "" }
+        );
+    }
+    println!(
+        "{} materials; memory: peak of the build (state, bitmaps and sub-tables in the passes, \
+         the values of one side when written), on a machine of {} GB; work: seeds and value \
+         logs at most",
+        all.len(),
+        total_mem.map_or_else(|| "?".to_string(), |t| format!("{:.1}", gb(t as f64)))
+    );
 }
 
 /// The tables to check or rewrite: the named ones, else every table present in `--out` that

@@ -19,6 +19,7 @@ use rayon::prelude::*;
 
 mod sealed {
     pub trait Sealed {}
+    impl Sealed for std::sync::atomic::AtomicU8 {}
     impl Sealed for std::sync::atomic::AtomicU16 {}
     impl Sealed for std::sync::atomic::AtomicU64 {}
 }
@@ -28,6 +29,12 @@ mod sealed {
 pub trait ZeroAtomic: sealed::Sealed + Sync + Send + Sized {
     /// The atomic holding `0`.
     fn zero() -> Self;
+}
+
+impl ZeroAtomic for std::sync::atomic::AtomicU8 {
+    fn zero() -> Self {
+        std::sync::atomic::AtomicU8::new(0)
+    }
 }
 
 impl ZeroAtomic for AtomicU16 {
@@ -97,7 +104,7 @@ impl<A: ZeroAtomic> Atomics<A> {
     #[inline]
     pub fn as_slice(&self) -> &[A] {
         match &self.storage {
-            // SAFETY: the map is page-aligned, so aligned for `A` (2 or 8 bytes), and holds at
+            // SAFETY: the map is page-aligned, so aligned for `A` (1, 2 or 8 bytes), and holds at
             // least `len * size_of::<A>()` bytes, zero-filled by the kernel or written since
             // only through atomics of type `A`; all-zero bytes are a valid `A` (see
             // `ZeroAtomic`). The map lives as long as `self` and is never accessed other than

@@ -10,9 +10,13 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod atomics;
+pub mod compact;
+mod compact_build;
 mod dtz;
 mod solve;
 pub mod verify;
+
+pub use compact_build::work_dir;
 
 use std::{
     path::{Path, PathBuf},
@@ -69,6 +73,9 @@ pub struct BuildOptions {
     pub progress: bool,
     /// Block length and level of the compressed tables ([`Encoding::for_material`]).
     pub compression: Compression,
+    /// Solve every material without pawns with the compact solve ([`compact`]: one byte an
+    /// entry, work files on disk), not only those of 6 pieces, which always take it.
+    pub compact: bool,
 }
 
 impl BuildOptions {
@@ -80,6 +87,7 @@ impl BuildOptions {
             force: false,
             progress: false,
             compression: Compression::default(),
+            compact: false,
         }
     }
 }
@@ -377,6 +385,9 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
             raw_bytes,
             dtz: None,
         });
+    }
+    if compact::applies(material) || (opts.compact && !material.has_pawns()) {
+        return compact_build::build_compact(material, opts, have_dtm);
     }
     let start = Instant::now();
     let (dtm, mut summary, records) = if have_dtm {

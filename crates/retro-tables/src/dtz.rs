@@ -173,6 +173,52 @@ impl Dtz {
         }
     }
 
+    /// The number a DTZ table stores for this value, when it may need more than a byte (6
+    /// pieces): a win's DTZ, a loss's class (1 or 101), 0 for a draw. In a file it is a first
+    /// byte and an extension byte ([`Dtz::stored_to_planes`]).
+    pub const fn to_stored(self) -> u16 {
+        match self.0 {
+            0.. => self.0 as u16,
+            -100..=-1 => 1,
+            i16::MIN..=-101 => 101,
+        }
+    }
+
+    /// As [`Dtz::from_tables`], from the number a table stores (see [`Dtz::to_stored`]).
+    pub const fn from_stored(dtm: u8, stored: u16) -> Option<Dtz> {
+        if stored > i16::MAX as u16 {
+            return None;
+        }
+        let m = stored as i16;
+        match Value::from_byte(dtm).wdl() {
+            Wdl::Draw => Some(Dtz(0)),
+            _ if stored == 0 => None,
+            Wdl::Win => Some(Dtz(m)),
+            Wdl::Loss => Some(Dtz(-m)),
+        }
+    }
+
+    /// A stored number as a first byte and an extension byte: 0 as `(0, 0)`, `s` above 0 as
+    /// `(1 + (s - 1) % 255, (s - 1) / 255)`, so that the first byte alone is the number
+    /// wherever it is below 256 (a table of one plane) and is 0 only for 0.
+    pub const fn stored_to_planes(s: u16) -> (u8, u8) {
+        if s == 0 {
+            (0, 0)
+        } else {
+            (1 + ((s - 1) % 255) as u8, ((s - 1) / 255) as u8)
+        }
+    }
+
+    /// The stored number of a first byte and an extension byte (see
+    /// [`Dtz::stored_to_planes`]); a first byte of 0 is 0.
+    pub const fn stored_from_planes(first: u8, ext: u8) -> u16 {
+        if first == 0 {
+            0
+        } else {
+            1 + (first as u16 - 1) + 255 * ext as u16
+        }
+    }
+
     /// The value of a lost position from the values of its moves (each a win or cursed win for
     /// the opponent; none for a checkmated side): the loser takes the longest way to the zeroing
     /// move, a zeroing move counting 1 (into a win) or 101 (into a cursed win), another one more
@@ -201,6 +247,33 @@ impl fmt::Display for Dtz {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stored_numbers_round_trip_through_planes() {
+        for s in 0..=(255u16 * 255 + 255) {
+            let (f, e) = Dtz::stored_to_planes(s);
+            assert_eq!(Dtz::stored_from_planes(f, e), s, "{s}");
+            if s <= 255 {
+                assert_eq!((f, e), (s as u8, 0));
+            }
+        }
+        for d in [1i16, 100, 101, 255, 256, 586, -1, -100, -101, -600, 0] {
+            let win = Value::win(7).and_then(Value::to_byte).unwrap_or(0);
+            let loss = Value::loss(8).and_then(Value::to_byte).unwrap_or(0);
+            let dtm = if d >= 0 { win } else { loss };
+            let got = Dtz::from_stored(dtm, Dtz(d).to_stored());
+            if d == 0 {
+                assert_eq!(Dtz::from_stored(0, 0), Some(Dtz(0)));
+            } else if d > 0 {
+                assert_eq!(got, Some(Dtz(d)));
+            } else {
+                assert_eq!(got.map(Dtz::wdl50), Some(Dtz(d).wdl50()));
+            }
+            if let Some(b) = Dtz(d).to_table_byte() {
+                assert_eq!(u16::from(b), Dtz(d).to_stored());
+            }
+        }
+    }
 
     #[test]
     fn classes_flip_and_order() {

@@ -440,8 +440,8 @@ impl Tablebase {
             .slot_table(at.slot)?
             .get_byte(at.white_to_move, at.idx)?;
         let dtz_table = self.slot_dtz(at.slot)?;
-        let z = dtz_table.get_byte(at.white_to_move, at.idx)?;
-        let stored = Dtz::from_tables(dtm, z)
+        let z = dtz_table.get_stored(at.white_to_move, at.idx)?;
+        let stored = Dtz::from_stored(dtm, z)
             .ok_or_else(|| contradiction(dtz_table, FormatError::NoDistance(at.idx)))?;
         match exact {
             Some(nested) if stored.0 < 0 && !dtz_table.exact_losses() => {

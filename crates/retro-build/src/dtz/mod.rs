@@ -246,6 +246,9 @@ pub enum DtzError {
     /// A distance to zeroing longer than the DTZ table's byte holds.
     #[error("{0}: a DTZ of {1} plies, more than the format's 255")]
     TooLong(String, Dtz),
+    /// A work file of the compact DTZ50 solve could not be written or read.
+    #[error("DTZ50 work files in {0}: {1}")]
+    Work(std::path::PathBuf, std::io::Error),
 }
 
 /// What contradicts the DTM values in a position's moves ([`DtzError::Inconsistent`]).

@@ -9,7 +9,7 @@ use crate::atomics::{Atomics, Pages};
 use retro_tables::index::IndexScheme;
 
 /// A bitmap of `entries` bits, all clear (the larger tables need tens of MB: see `Atomics`).
-pub(super) fn zeroed_bits(entries: u64) -> Atomics<AtomicU64> {
+pub(crate) fn zeroed_bits(entries: u64) -> Atomics<AtomicU64> {
     Atomics::zeroed(entries.div_ceil(64) as usize, Pages::Huge)
 }
 
@@ -169,12 +169,12 @@ impl Divisor {
 }
 
 /// The entries decided at one depth: a bit per entry and side to move.
-pub(super) struct Frontier {
-    pub(super) bits: [Atomics<AtomicU64>; 2],
+pub(crate) struct Frontier {
+    pub(crate) bits: [Atomics<AtomicU64>; 2],
 }
 
 impl Frontier {
-    pub(super) fn new(size: u64) -> Frontier {
+    pub(crate) fn new(size: u64) -> Frontier {
         Frontier {
             bits: [zeroed_bits(size), zeroed_bits(size)],
         }
@@ -182,14 +182,14 @@ impl Frontier {
 
     /// Marks entry `idx` of `side`; `true` if it was not marked yet.
     #[inline]
-    pub(super) fn mark(&self, side: usize, idx: u64) -> bool {
+    pub(crate) fn mark(&self, side: usize, idx: u64) -> bool {
         let bit = 1u64 << (idx % 64);
         self.bits[side][(idx / 64) as usize].fetch_or(bit, Relaxed) & bit == 0
     }
 
     /// About how many entries of `side` in `first..last` are marked: the marks in one word of
     /// every 16, times 16.
-    pub(super) fn sample(&self, side: usize, first: u64, last: u64) -> u64 {
+    pub(crate) fn sample(&self, side: usize, first: u64, last: u64) -> u64 {
         let words = self.bits[side].get(first.div_ceil(64) as usize..(last / 64) as usize);
         words.map_or(0, |w| {
             w.iter()
@@ -204,7 +204,7 @@ impl Frontier {
     /// Only the caller reads or clears these entries during the pass (nodes decided meanwhile
     /// go to the other frontier), so a word wholly in the range is cleared by a plain store; a
     /// word shared with a neighbouring range, by an atomic `and`.
-    pub(super) fn take_range(&self, side: usize, first: u64, last: u64, mut f: impl FnMut(u64)) {
+    pub(crate) fn take_range(&self, side: usize, first: u64, last: u64, mut f: impl FnMut(u64)) {
         let Some(bits) = self.bits[side].get(..last.div_ceil(64) as usize) else {
             return;
         };

@@ -98,6 +98,15 @@ pub enum SolveError {
     /// A mate longer than the value byte holds.
     #[error("{0}: a mate is longer than 254 plies, which the format cannot store")]
     Overflow(String),
+    /// The compact solve is for materials without pawns.
+    #[error("{0}: the compact solve is for materials without pawns")]
+    Pawns(String),
+    /// A position with more distinct moves than a state byte counts.
+    #[error("{0}: a position has more moves than the compact solve counts")]
+    TooManyMoves(String),
+    /// A work file of the compact solve could not be written or read.
+    #[error("work files in {0}: {1}")]
+    Work(std::path::PathBuf, std::io::Error),
 }
 
 /// What went wrong with a sub-table during a solve.

@@ -14,7 +14,10 @@ pub mod writer;
 pub use self::{
     header::{checksum, Checksum},
     reader::Table,
-    writer::{recompress, recompress_dtz, write_table, write_table_as, TableData, Written},
+    writer::{
+        recompress, recompress_dtz, write_table, write_table_as, write_table_by_side, SideData,
+        TableData, Written,
+    },
 };
 pub use super::error::TableError;
 use super::material::Material;

@@ -446,6 +446,21 @@ impl Table {
         Ok(Value::from_planes(first, ext))
     }
 
+    /// The number a DTZ50 table stores for entry `idx` with white (`true`) or black to move
+    /// (see [`crate::Dtz::to_stored`]): its byte, or its two bytes in a table of two planes.
+    ///
+    /// # Errors
+    /// [`ProbeError::BadTable`] when a block holding the entry is corrupt.
+    #[inline]
+    pub fn get_stored(&self, white_to_move: bool, idx: u64) -> Result<u16, ProbeError> {
+        let first = self.get_byte(white_to_move, idx)?;
+        if self.planes() == 1 || first == 0 {
+            return Ok(u16::from(first));
+        }
+        let ext = self.get_plane_byte(white_to_move, idx, 1)?;
+        Ok(crate::Dtz::stored_from_planes(first, ext))
+    }
+
     /// Byte planes per side: 1, or 2 when each value has an extension byte (tables whose
     /// longest value is beyond a byte, as 6-piece tables can be; see [`Value::to_planes`]).
     pub fn planes(&self) -> u8 {

@@ -616,6 +616,87 @@ pub fn recompress_dtz(path: &Path, compression: Compression) -> Result<Written, 
     )
 }
 
+/// One side's values for [`write_table_by_side`].
+pub struct SideData {
+    /// One byte per entry: the first byte of each value (see [`Value::to_planes`]).
+    pub first: Vec<u8>,
+    /// The extension byte of each value, for a table whose values do not all fit a byte.
+    pub ext: Option<Vec<u8>>,
+    /// A bit per entry set for the legal positions (see [`TableData::legal`]).
+    pub legal: Option<Vec<u64>>,
+    /// The longest win and loss of this side.
+    pub stats: Stats,
+}
+
+/// Writes a compressed table atomically with one side's values in memory at a time: `side`
+/// gives white's (0), then black's (1), and each is compressed (first bytes, then extension
+/// bytes in the same digit order) and dropped before the next. For tables whose two sides do
+/// not fit in memory at once (6 pieces). Both sides must agree on having extension bytes.
+///
+/// # Errors
+/// Any error of `side`, values of the wrong length, or an I/O or compression error, naming
+/// the file.
+pub fn write_table_by_side(
+    dir: &Path,
+    metric: Metric,
+    material: Material,
+    compression: Compression,
+    mut side: impl FnMut(usize) -> Result<SideData, TableError>,
+) -> Result<(Written, Stats), TableError> {
+    let scheme = IndexScheme::new(material);
+    let path = dir.join(metric.file_name(material));
+    let n = scheme.size() as usize;
+    let block_len = compression.block_len.clamp(64, MAX_BLOCK_LEN);
+    let level = match metric {
+        Metric::Dtm => compression.level,
+        Metric::Dtz => compression.dtz_level,
+    };
+    let io_err = |source| TableError::Io {
+        path: path.clone(),
+        source,
+    };
+    let mut layouts = [Layout::identity(&scheme); 2];
+    let mut first: Vec<Vec<Vec<u8>>> = Vec::new();
+    let mut ext: Vec<Vec<Vec<u8>>> = Vec::new();
+    let mut stats = Stats {
+        longest_win: 0,
+        longest_loss: 0,
+    };
+    for (s, layout) in layouts.iter_mut().enumerate() {
+        let d = side(s)?;
+        let lens = [Some(d.first.len()), d.ext.as_ref().map(Vec::len)];
+        if let Some(&Some(got)) = lens.iter().find(|l| l.is_some_and(|l| l != n)) {
+            return Err(TableError::Format {
+                path,
+                why: FormatError::ExtensionPlane {
+                    got,
+                    expected: n as u64,
+                },
+            });
+        }
+        // White's side decides whether the table has extension bytes; black's must agree.
+        if s == 1 && d.ext.is_some() == ext.is_empty() {
+            return Err(TableError::Format {
+                path,
+                why: FormatError::Planes(1),
+            });
+        }
+        stats.longest_win = stats.longest_win.max(d.stats.longest_win);
+        stats.longest_loss = stats.longest_loss.max(d.stats.longest_loss);
+        let legal = d.legal.as_deref();
+        *layout = choose_order(&scheme, &d.first, legal, block_len, level);
+        first.push(
+            compress_side(&scheme, layout, &d.first, legal, block_len, level).map_err(io_err)?,
+        );
+        if let Some(e) = &d.ext {
+            ext.push(compress_side(&scheme, layout, e, legal, block_len, level).map_err(io_err)?);
+        }
+    }
+    first.extend(ext);
+    let w = write_frames(path, metric, material, stats, block_len, layouts, &first)?;
+    Ok((w, stats))
+}
+
 /// Writes a DTM table atomically in `encoding`.
 ///
 /// # Errors

@@ -1,0 +1,846 @@
+//! DTZ50 of a compact material, from the DTM solve's value logs, with one byte per entry and
+//! side in memory, as Syzygy defines it (see `crate::dtz` for the rules and Syzygy's convention
+//! for losses whose best move zeroes; without pawns, the zeroing moves are the captures).
+//!
+//! - **State**: a loser's count of quiet successors not yet decided (at most
+//!   [`MAX_LOSER_COUNT`], plus [`HAS_CAPTURE`] when it has a capture, whose class is looked
+//!   up again when the count runs out), [`WINNER`] (a win not yet decided), [`WIN`], [`LOSS`]
+//!   and [`LOSS_ZEROES`] (decided; the last a loss whose best move zeroes, whose DTZ is one
+//!   more than its depth), [`OUT`] (a draw, or no position).
+//! - **Seeds**: wins by a capture into a loss (1) or a blessed loss (101), losses whose every
+//!   move is a capture (at depth 0 or 100), and losses decided by a capture later than the
+//!   depth that closed them, in work files by side and depth.
+//! - **Values**: each depth's frontier is written as it is un-moved, wins to one log per side
+//!   and losses to another, each record at the DTZ's magnitude.
+
+use std::{
+    io,
+    path::{Path, PathBuf},
+    sync::{
+        atomic::{AtomicU8, Ordering::Relaxed},
+        Mutex,
+    },
+    time::Instant,
+};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use shakmaty::{Color, Role};
+
+use super::{
+    checkpoint, flush_run, marked, partitions, predecessors, prefetch, run_pass,
+    worklog::{read_records, DepthLog, Run, SeedFiles},
+    PassTask, Policy, CHUNK, RUN_BYTES,
+};
+use crate::{
+    atomics::{Atomics, Pages},
+    dtz::{DtzError, Wdl50Tables},
+    solve::{
+        bitmaps::Frontier,
+        exits::{exit_plans, plan_slot, ExitPlan},
+        moves::{legal_targets, LegalTargets},
+    },
+};
+use retro_tables::{
+    format::Stats,
+    index::{IndexScheme, Squares},
+    pieces::occupancy,
+    Dtz, Material, Wdl50,
+};
+
+/// The largest count of a loser's quiet successors (below `WINNER` with `HAS_CAPTURE` added; a
+/// 6-piece position has at most 116 moves).
+const MAX_LOSER_COUNT: u8 = 120;
+/// Added to a loser's count when it has a capture.
+const HAS_CAPTURE: u8 = 128;
+/// An undecided win.
+const WINNER: u8 = 250;
+/// A decided win.
+const WIN: u8 = 251;
+/// A decided loss.
+const LOSS: u8 = 252;
+/// A decided loss whose best move zeroes: its DTZ is one more than its depth.
+const LOSS_ZEROES: u8 = 253;
+/// Marks a loss before the init pass counts its moves.
+const LOSER: u8 = 254;
+/// A draw, or no position.
+const OUT: u8 = 255;
+
+/// The deepest depth: a 6-piece cursed win is at most a few hundred plies past 100.
+const MAX_DEPTH: usize = 4000;
+
+/// What a DTZ50 solve leaves: its logs.
+pub struct DtzLogs {
+    material: Material,
+    /// Per side, the wins by DTZ.
+    wins: [PathBuf; 2],
+    /// Per side, the losses by the magnitude of their DTZ.
+    losses: [PathBuf; 2],
+}
+
+/// One side's DTZ50 numbers as a table stores them (see [`Dtz::to_stored`]), in two planes.
+pub struct DtzPlanes {
+    /// First bytes.
+    pub first: Vec<u8>,
+    /// Extension bytes.
+    pub ext: Vec<u8>,
+    /// Per entry, whether it is a win or a loss (kept in the file).
+    pub kept: Vec<u64>,
+    /// The longest DTZ of a win and of a loss.
+    pub stats: Stats,
+}
+
+impl DtzLogs {
+    /// The logs a DTZ50 solve of `material` leaves in `work`.
+    pub fn in_work(material: Material, work: &Path) -> DtzLogs {
+        DtzLogs {
+            material,
+            wins: [0, 1].map(|s| log_path(work, true, s)),
+            losses: [0, 1].map(|s| log_path(work, false, s)),
+        }
+    }
+
+    /// Every entry's exact DTZ of side `side` (a loss's too), draws and non-positions 0.
+    #[cfg(test)]
+    pub(crate) fn exact(&self, side: usize) -> io::Result<Vec<Dtz>> {
+        let n = IndexScheme::new(self.material).size() as usize;
+        let mut out = vec![Dtz::DRAW; n];
+        for (win, path) in [(true, &self.wins[side]), (false, &self.losses[side])] {
+            read_records(path, |depth, entries| {
+                let d = Dtz(if win { depth as i16 } else { -(depth as i16) });
+                for &i in entries {
+                    if let Some(o) = out.get_mut(i as usize) {
+                        *o = d;
+                    }
+                }
+            })?;
+        }
+        Ok(out)
+    }
+
+    /// Side `side`'s stored numbers (see [`Dtz::stored_to_planes`]), from the logs.
+    ///
+    /// # Errors
+    /// A log that cannot be read, or an entry out of range.
+    pub fn side_planes(&self, side: usize) -> io::Result<DtzPlanes> {
+        let n = IndexScheme::new(self.material).size() as usize;
+        let mut first = vec![0u8; n];
+        let mut ext = vec![0u8; n];
+        let mut kept = vec![0u64; n.div_ceil(64)];
+        let mut stats = Stats {
+            longest_win: 0,
+            longest_loss: 0,
+        };
+        let mut bad = false;
+        for (win, path) in [(true, &self.wins[side]), (false, &self.losses[side])] {
+            read_records(path, |depth, entries| {
+                let dtz = Dtz(if win { depth as i16 } else { -(depth as i16) });
+                let (f, e) = Dtz::stored_to_planes(dtz.to_stored());
+                for &i in entries {
+                    let i = i as usize;
+                    match (first.get_mut(i), ext.get_mut(i), kept.get_mut(i / 64)) {
+                        (Some(a), Some(b), Some(k)) => {
+                            *a = f;
+                            *b = e;
+                            *k |= 1 << (i % 64);
+                        }
+                        _ => bad = true,
+                    }
+                }
+                if win {
+                    stats.longest_win = stats.longest_win.max(u32::from(depth));
+                } else {
+                    stats.longest_loss = stats.longest_loss.max(u32::from(depth));
+                }
+            })?;
+        }
+        if bad {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{}: a DTZ50 log holds an entry out of range",
+                    self.material.name()
+                ),
+            ));
+        }
+        Ok(DtzPlanes {
+            first,
+            ext,
+            kept,
+            stats,
+        })
+    }
+}
+
+/// The DTZ50 solver of a compact material.
+pub struct CompactDtz<'a> {
+    material: Material,
+    ix: IndexScheme,
+    slots: Vec<(Color, Role)>,
+    n: usize,
+    plans: Vec<Option<ExitPlan>>,
+    sub: &'a Wdl50Tables,
+    state: [Atomics<AtomicU8>; 2],
+    work: PathBuf,
+    error: Mutex<Option<DtzError>>,
+    /// When the passes checkpoint.
+    policy: Policy,
+}
+
+/// The kind of the DTZ50 passes' checkpoints.
+const CKPT: &str = "dtz";
+
+fn log_path(work: &Path, win: bool, side: usize) -> PathBuf {
+    let kind = if win { "wins" } else { "losses" };
+    work.join(format!("dtz-{kind}-{side}.bin"))
+}
+
+fn seed_path(work: &Path, win: bool, side: usize, depth: usize) -> PathBuf {
+    let kind = if win { "w" } else { "l" };
+    work.join(format!("dtz-seeds-{kind}-{side}-{depth}.bin"))
+}
+
+impl<'a> CompactDtz<'a> {
+    /// A solver for `material` whose DTM value logs are `dtm_logs` (per side, see
+    /// [`super::Compacted`]), with its captures' classes in `sub` and its work files in
+    /// `work`.
+    ///
+    /// # Errors
+    /// A value log that cannot be read.
+    pub fn new(
+        material: Material,
+        dtm_logs: &[PathBuf; 2],
+        sub: &'a Wdl50Tables,
+        work: &Path,
+    ) -> Result<Self, DtzError> {
+        let ix = IndexScheme::new(material);
+        let size = ix.size() as usize;
+        let state = [0, 1].map(|_| {
+            let s = Atomics::<AtomicU8>::zeroed(size, Pages::Default);
+            s.par_iter().for_each(|b| b.store(OUT, Relaxed));
+            s
+        });
+        for side in 0..2 {
+            read_records(&dtm_logs[side], |depth, entries| {
+                let mark = if depth % 2 == 1 { WINNER } else { LOSER };
+                entries.par_iter().for_each(|&i| {
+                    if let Some(b) = state[side].get(i as usize) {
+                        b.store(mark, Relaxed);
+                    }
+                });
+            })
+            .map_err(|e| DtzError::Work(dtm_logs[side].clone(), e))?;
+        }
+        Ok(CompactDtz {
+            material,
+            slots: ix.slots().to_vec(),
+            n: ix.piece_count(),
+            plans: exit_plans(ix.slots()),
+            ix,
+            sub,
+            state,
+            work: work.to_path_buf(),
+            error: Mutex::new(None),
+            policy: Policy::default(),
+        })
+    }
+
+    /// Checkpoints and stops as `policy` says (for the tests of resuming).
+    #[cfg(test)]
+    pub(crate) fn with_policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    fn note(&self, e: DtzError) {
+        if let Ok(mut g) = self.error.lock() {
+            g.get_or_insert(e);
+        }
+    }
+
+    fn check(&self) -> Result<(), DtzError> {
+        match self.error.lock().ok().and_then(|mut g| g.take()) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn io(&self, e: io::Error) -> DtzError {
+        DtzError::Work(self.work.clone(), e)
+    }
+
+    /// Solves: the init pass, then the passes depth by depth; returns the logs.
+    ///
+    /// # Errors
+    /// A sub-table class that cannot be read, a work file, or a position that contradicts its
+    /// DTM value.
+    pub fn solve(self, progress: &ProgressBar) -> Result<DtzLogs, DtzError> {
+        let t = Instant::now();
+        let resume = checkpoint::mark(&self.work, CKPT).map_err(|e| self.io(e))?;
+        let max_seed = match resume {
+            Some(_) => 0,
+            None => self.init(progress)?,
+        };
+        log::info!(
+            "{}: DTZ50 init {:.1} s",
+            self.material.name(),
+            t.elapsed().as_secs_f64()
+        );
+        self.passes(progress, max_seed, resume)?;
+        log::info!(
+            "{}: DTZ50 solved in {:.1} s",
+            self.material.name(),
+            t.elapsed().as_secs_f64()
+        );
+        Ok(DtzLogs::in_work(self.material, &self.work))
+    }
+
+    fn log_path(&self, win: bool, side: usize) -> PathBuf {
+        log_path(&self.work, win, side)
+    }
+
+    /// The class, for the opponent (to move after it), of the capture of slot `skip` by
+    /// `side` that leads to `after`; `None` after noting an error.
+    fn capture_class(&self, after: &Squares, skip: usize, side: usize) -> Option<Wdl50> {
+        let Some(Some(plan)) = self.plans.get(plan_slot(skip, None)) else {
+            self.note(DtzError::MissingSubTable(format!(
+                "{} (no exit plan for slot {skip})",
+                self.material.name()
+            )));
+            return None;
+        };
+        match self.sub.class(plan, after, 1 - side) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                self.note(e);
+                None
+            }
+        }
+    }
+
+    /// The plies of the captures of `side` in `sq` for a winner (the fewest: 1 into a loss,
+    /// 101 into a blessed loss, 0 for none) or a loser (the most: 1 into a win, 101 into a
+    /// cursed win); `None` after noting an error.
+    fn capture_plies(&self, sq: &Squares, lt: &LegalTargets, side: usize, winner: bool) -> u16 {
+        let mut exit = 0u16;
+        for i in 0..self.n {
+            let mut caps = lt.targets[i] & lt.occ;
+            while caps != 0 {
+                let to = caps.trailing_zeros() as u8;
+                caps &= caps - 1;
+                let Some(j) = (2..self.n).find(|&j| sq[j] == to) else {
+                    continue;
+                };
+                let mut after = *sq;
+                after[i] = to;
+                let Some(theirs) = self.capture_class(&after, j, side) else {
+                    continue;
+                };
+                let plies = match (winner, theirs) {
+                    (true, Wdl50::Loss) | (false, Wdl50::Win) => 1,
+                    (true, Wdl50::BlessedLoss) | (false, Wdl50::CursedWin) => 101,
+                    (true, _) => continue,
+                    (false, c) => {
+                        self.note(DtzError::Inconsistent {
+                            material: self.material.name(),
+                            idx: self.ix.index(sq).unwrap_or(u64::MAX),
+                            side: if side == 0 { "white" } else { "black" },
+                            why: crate::dtz::Inconsistency::LossWithMoveTo(c),
+                        });
+                        continue;
+                    }
+                };
+                exit = match (exit, winner) {
+                    (0, _) => plies,
+                    (e, true) => e.min(plies),
+                    (e, false) => e.max(plies),
+                };
+            }
+        }
+        exit
+    }
+
+    /// The init pass: each winner's and loser's captures and quiet moves; the seeds written to
+    /// their files. Returns the deepest seed.
+    fn init(&self, progress: &ProgressBar) -> Result<usize, DtzError> {
+        let size = self.ix.size();
+        progress.set_style(
+            ProgressStyle::with_template(
+                "{prefix:>8} DTZ50 init [{bar:30}] {percent:>3}% {elapsed_precise} eta {eta_precise}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        progress.set_prefix(self.material.name());
+        let chunks = size.div_ceil(CHUNK);
+        progress.set_length(chunks);
+        progress.set_position(0);
+        let mut files = SeedFiles::default();
+        let mut max_seed = 0;
+        let mut c0 = 0;
+        let batch = 64 * rayon::current_num_threads() as u64;
+        while c0 < chunks {
+            let c1 = (c0 + batch).min(chunks);
+            type Part = Vec<((bool, usize, usize), Vec<u64>)>;
+            let parts: Vec<Part> = (c0..c1)
+                .into_par_iter()
+                .map(|c| {
+                    let part = self.init_chunk(c * CHUNK, ((c + 1) * CHUNK).min(size));
+                    progress.inc(1);
+                    part
+                })
+                .collect();
+            self.check()?;
+            for part in parts {
+                for (key, entries) in part {
+                    let (win, side, depth) = key;
+                    if depth > MAX_DEPTH {
+                        return Err(DtzError::Overflow(self.material.name()));
+                    }
+                    max_seed = max_seed.max(depth);
+                    files
+                        .push(
+                            seed_path(&self.work, win, side, depth),
+                            depth as u16,
+                            &entries,
+                        )
+                        .map_err(|e| self.io(e))?;
+                }
+            }
+            c0 = c1;
+        }
+        files.finish().map_err(|e| self.io(e))?;
+        progress.finish_and_clear();
+        Ok(max_seed)
+    }
+
+    /// The init of entries `start..end`: their seeds by (win, side, depth).
+    fn init_chunk(&self, start: u64, end: u64) -> Vec<((bool, usize, usize), Vec<u64>)> {
+        let mut lt = LegalTargets::new();
+        let mut keys: Vec<u64> = Vec::with_capacity(128);
+        let mut seeds: std::collections::BTreeMap<(bool, usize, usize), Vec<u64>> =
+            std::collections::BTreeMap::new();
+        for idx in start..end {
+            let open = [0, 1].map(|s| {
+                let b = self.state[s][idx as usize].load(Relaxed);
+                b == WINNER || b == LOSER
+            });
+            if !open[0] && !open[1] {
+                continue;
+            }
+            let Some(sq) = self.ix.decode(idx) else {
+                continue;
+            };
+            for (side, &open) in open.iter().enumerate() {
+                if !open {
+                    continue;
+                }
+                let st = &self.state[side][idx as usize];
+                let winner = st.load(Relaxed) == WINNER;
+                if !legal_targets(&self.slots, &sq, self.n, side, &mut lt) {
+                    st.store(OUT, Relaxed);
+                    continue;
+                }
+                let occ = occupancy(&sq, self.n);
+                if winner {
+                    let exit = self.capture_plies(&sq, &lt, side, true);
+                    if exit > 0 {
+                        seeds
+                            .entry((true, side, usize::from(exit)))
+                            .or_default()
+                            .push(idx);
+                    }
+                    continue;
+                }
+                // A loser: its quiet successors (distinct where two may coincide).
+                let dedupe = self.ix.may_coincide(&sq, 1 - side);
+                let (mut count, mut captures, mut moves) = (0usize, false, 0u32);
+                keys.clear();
+                for i in 0..self.n {
+                    let t = lt.targets[i];
+                    moves += t.count_ones();
+                    captures |= t & occ != 0;
+                    let mut quiet = t & !occ;
+                    if !dedupe {
+                        count += quiet.count_ones() as usize;
+                        continue;
+                    }
+                    while quiet != 0 {
+                        let to = quiet.trailing_zeros() as u8;
+                        quiet &= quiet - 1;
+                        let mut after = sq;
+                        after[i] = to;
+                        if let Some(k) = self
+                            .ix
+                            .moved(idx, &sq, i, to)
+                            .or_else(|| self.ix.index(&after))
+                        {
+                            if !keys.contains(&k) {
+                                keys.push(k);
+                            }
+                        }
+                    }
+                }
+                if dedupe {
+                    count = keys.len();
+                }
+                if moves == 0 {
+                    // Checkmated: -1, at depth 0.
+                    st.store(LOSS_ZEROES, Relaxed);
+                    seeds.entry((false, side, 0)).or_default().push(idx);
+                    continue;
+                }
+                if count == 0 {
+                    // Every move a capture: as a mate, at one ply less than its DTZ.
+                    let exit = self.capture_plies(&sq, &lt, side, false);
+                    if exit == 0 {
+                        continue;
+                    }
+                    st.store(LOSS_ZEROES, Relaxed);
+                    seeds
+                        .entry((false, side, usize::from(exit - 1)))
+                        .or_default()
+                        .push(idx);
+                    continue;
+                }
+                if count > usize::from(MAX_LOSER_COUNT) {
+                    self.note(DtzError::Overflow(self.material.name()));
+                    continue;
+                }
+                st.store(
+                    count as u8 | if captures { HAS_CAPTURE } else { 0 },
+                    Relaxed,
+                );
+            }
+        }
+        seeds.into_iter().collect()
+    }
+
+    /// The passes, depth by depth, from the seeds.
+    fn passes(
+        &self,
+        progress: &ProgressBar,
+        mut max_seed: usize,
+        resume: Option<checkpoint::Mark>,
+    ) -> Result<(), DtzError> {
+        let size = self.ix.size();
+        progress.set_style(
+            ProgressStyle::with_template(
+                "{prefix:>8} DTZ50 depth {pos:>3} {elapsed_precise} {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        let mut cur = Frontier::new(size);
+        let mut next = Frontier::new(size);
+        let mut late_after = 0usize;
+        let mut d = 0usize;
+        // Log lengths: wins 0 and 1, losses 0 and 1; and the late seeds' files.
+        let mut lens = [0u64; 6];
+        if let Some(m) = &resume {
+            checkpoint::load(&self.work, CKPT, m, &self.state, &cur).map_err(|e| self.io(e))?;
+            let [ms, la, ref rest @ ..] = m.numbers[..] else {
+                return Err(self.io(io::Error::other("a damaged checkpoint mark")));
+            };
+            if rest.len() != 6 {
+                return Err(self.io(io::Error::other("a damaged checkpoint mark")));
+            }
+            lens.copy_from_slice(rest);
+            (max_seed, late_after, d) = (ms as usize, la as usize, m.depth);
+            for side in 0..2 {
+                let path = seed_path(&self.work, false, side, LATE_DEPTH);
+                if path.exists() {
+                    std::fs::OpenOptions::new()
+                        .write(true)
+                        .open(&path)
+                        .and_then(|f| f.set_len(lens[4 + side]))
+                        .map_err(|e| self.io(e))?;
+                }
+            }
+        }
+        let open = |win: bool, s: usize| {
+            let keep = lens[if win { s } else { 2 + s }];
+            DepthLog::open(self.log_path(win, s), keep)
+                .map(Mutex::new)
+                .map_err(|e| self.io(e))
+        };
+        let wins = [open(true, 0)?, open(true, 1)?];
+        let losses = [open(false, 0)?, open(false, 1)?];
+        let parts = partitions(&self.ix);
+        let king_stride = self.ix.king_stride();
+        let mut clock = self.policy.start(resume.as_ref());
+        loop {
+            if clock.due(d) {
+                let t = Instant::now();
+                let mut lens = [0u64; 6];
+                for (k, l) in wins.iter().chain(&losses).enumerate() {
+                    if let Ok(mut g) = l.lock() {
+                        lens[k] = g.sync().map_err(|e| self.io(e))?;
+                    }
+                }
+                for side in 0..2 {
+                    let path = seed_path(&self.work, false, side, LATE_DEPTH);
+                    lens[4 + side] = std::fs::metadata(&path).map_or(0, |m| m.len());
+                }
+                let mut numbers = vec![max_seed as u64, late_after as u64];
+                numbers.extend_from_slice(&lens);
+                let mark = checkpoint::Mark { depth: d, numbers };
+                checkpoint::save(
+                    &self.work,
+                    CKPT,
+                    &self.state,
+                    &cur,
+                    &[],
+                    &mark,
+                    clock.generation,
+                )
+                .map_err(|e| self.io(e))?;
+                log::info!(
+                    "{}: DTZ50 checkpoint at depth {d} in {:.1} s",
+                    self.material.name(),
+                    t.elapsed().as_secs_f64()
+                );
+                clock.saved(d);
+            }
+            if self.policy.stop_at == Some(d) {
+                return Err(self.io(io::Error::other("stopped for a test")));
+            }
+            for side in 0..2 {
+                for win in [true, false] {
+                    let path = seed_path(&self.work, win, side, d);
+                    read_records(&path, |_, entries| {
+                        for &i in entries {
+                            let Some(st) = self.state[side].get(i as usize) else {
+                                continue;
+                            };
+                            let s = st.load(Relaxed);
+                            if win && s == WINNER {
+                                st.store(WIN, Relaxed);
+                                cur.mark(side, i);
+                            } else if !win && (s == LOSS || s == LOSS_ZEROES) {
+                                cur.mark(side, i);
+                            }
+                        }
+                    })
+                    .map_err(|e| self.io(e))?;
+                }
+            }
+            let count = marked(&cur);
+            if count == 0 && d >= max_seed && d >= late_after {
+                break;
+            }
+            if d >= MAX_DEPTH {
+                return Err(DtzError::Overflow(self.material.name()));
+            }
+            progress.set_position(d as u64);
+            progress.set_message(format!("{count} decided at this depth"));
+            let failed = Mutex::new(None::<io::Error>);
+            let tasks = run_pass(&cur, &parts, king_stride, || DtzTask {
+                solver: self,
+                d,
+                next: &next,
+                wins: &wins,
+                losses: &losses,
+                failed: &failed,
+                preds: [Vec::with_capacity(256), Vec::with_capacity(256)],
+                k: 0,
+                pending: None,
+                runs: [Run::default(), Run::default(), Run::default()],
+                late: Vec::new(),
+            });
+            let mut late: Vec<(usize, u64)> = tasks.into_iter().flat_map(|t| t.late).collect();
+            if let Some(e) = failed.into_inner().ok().flatten() {
+                return Err(self.io(e));
+            }
+            self.check()?;
+            // Late losses join at depth 100 (one less than their zeroing move into a cursed
+            // win): one record per side, ascending.
+            late.sort_unstable();
+            for side in 0..2 {
+                let mut run = Run::default();
+                for &(_, i) in late.iter().filter(|(s, _)| *s == side) {
+                    run.push(i);
+                }
+                if run.len() > 0 {
+                    let path = seed_path(&self.work, false, side, LATE_DEPTH);
+                    let mut f = std::fs::OpenOptions::new()
+                        .create(true)
+                        .append(true)
+                        .open(&path)
+                        .map_err(|e| self.io(e))?;
+                    run.write_to(LATE_DEPTH as u16, &mut f)
+                        .map_err(|e| self.io(e))?;
+                    late_after = LATE_DEPTH;
+                }
+            }
+            std::mem::swap(&mut cur, &mut next);
+            d += 1;
+        }
+        for l in wins.iter().chain(&losses) {
+            if let Ok(mut g) = l.lock() {
+                g.sync().map_err(|e| self.io(e))?;
+            }
+        }
+        progress.finish_and_clear();
+        Ok(())
+    }
+
+    /// Updates the predecessors `preds` (`mover` to move) of a node decided at depth `d`:
+    /// of a loss (`lost`), the undecided wins win at `d + 1`; of a win, the losers' counts go
+    /// down, and at zero they are lost at `d + 1`, or at 100 when their best move is a
+    /// capture into a cursed win (into `late`).
+    fn update(
+        &self,
+        preds: &[u64],
+        mover: usize,
+        lost: bool,
+        d: usize,
+        next: &Frontier,
+        late: &mut Vec<(usize, u64)>,
+    ) {
+        for &p in preds {
+            let Some(st) = self.state[mover].get(p as usize) else {
+                continue;
+            };
+            let s = st.load(Relaxed);
+            if lost {
+                if s == WINNER {
+                    st.store(WIN, Relaxed);
+                    next.mark(mover, p);
+                }
+                continue;
+            }
+            if s >= WINNER || s & !HAS_CAPTURE == 0 {
+                continue;
+            }
+            if s & !HAS_CAPTURE > 1 {
+                st.store(s - 1, Relaxed);
+                continue;
+            }
+            let exit = if s & HAS_CAPTURE != 0 {
+                self.worst_capture(p, mover)
+            } else {
+                0
+            };
+            if usize::from(exit) > d + 1 {
+                // Its best move is the capture (101): one ply less than its DTZ.
+                st.store(LOSS_ZEROES, Relaxed);
+                late.push((mover, p));
+            } else {
+                st.store(LOSS, Relaxed);
+                next.mark(mover, p);
+            }
+        }
+    }
+
+    /// A loser's worst capture (plies, see `capture_plies`).
+    fn worst_capture(&self, idx: u64, side: usize) -> u16 {
+        let Some(sq) = self.ix.decode(idx) else {
+            return 0;
+        };
+        let mut lt = LegalTargets::new();
+        if !legal_targets(&self.slots, &sq, self.n, side, &mut lt) {
+            return 0;
+        }
+        self.capture_plies(&sq, &lt, side, false)
+    }
+}
+
+/// The depth of losses whose best move is a capture into a cursed win (101 plies): one less.
+const LATE_DEPTH: usize = 100;
+
+/// A task of the DTZ50 passes (see `DtmTask`): logs each node by its kind, generates its
+/// predecessors and updates those of the node before.
+struct DtzTask<'s, 'a> {
+    solver: &'s CompactDtz<'a>,
+    d: usize,
+    next: &'s Frontier,
+    wins: &'s [Mutex<DepthLog>; 2],
+    losses: &'s [Mutex<DepthLog>; 2],
+    failed: &'s Mutex<Option<io::Error>>,
+    preds: [Vec<u64>; 2],
+    k: usize,
+    /// The side to move and whether it lost, of the node whose predecessors wait in
+    /// `preds[1 - k]`.
+    pending: Option<(usize, bool)>,
+    /// Wins, losses and losses whose best move zeroes, of the current partition.
+    runs: [Run; 3],
+    late: Vec<(usize, u64)>,
+}
+
+impl DtzTask<'_, '_> {
+    fn flush(&mut self, side: usize, all: bool) {
+        let d = self.d as u16;
+        let [w, l, z] = &mut self.runs;
+        for (run, log, depth) in [
+            (w, &self.wins[side], d),
+            (l, &self.losses[side], d),
+            (z, &self.losses[side], d + 1),
+        ] {
+            if all || run.bytes() > RUN_BYTES {
+                flush_run(log, depth, run, self.failed);
+            }
+        }
+    }
+}
+
+impl PassTask for DtzTask<'_, '_> {
+    fn node(&mut self, side: usize, idx: u64) {
+        let s = self.solver.state[side]
+            .get(idx as usize)
+            .map_or(OUT, |b| b.load(Relaxed));
+        let lost = match s {
+            WIN => {
+                self.runs[0].push(idx);
+                false
+            }
+            LOSS => {
+                self.runs[1].push(idx);
+                true
+            }
+            LOSS_ZEROES => {
+                self.runs[2].push(idx);
+                true
+            }
+            _ => return,
+        };
+        let k = self.k;
+        predecessors(
+            &self.solver.ix,
+            &self.solver.slots,
+            idx,
+            side,
+            &mut self.preds[k],
+        );
+        for &p in &self.preds[k] {
+            prefetch(&self.solver.state[1 - side], p as usize);
+        }
+        if let Some((s, l)) = self.pending {
+            self.solver.update(
+                &self.preds[1 - k],
+                1 - s,
+                l,
+                self.d,
+                self.next,
+                &mut self.late,
+            );
+        }
+        self.pending = Some((side, lost));
+        self.k = 1 - k;
+        self.flush(side, false);
+    }
+
+    fn end_partition(&mut self, side: usize) {
+        if let Some((s, l)) = self.pending.take() {
+            let k = self.k;
+            self.solver.update(
+                &self.preds[1 - k],
+                1 - s,
+                l,
+                self.d,
+                self.next,
+                &mut self.late,
+            );
+        }
+        self.flush(side, true);
+    }
+}

@@ -1,0 +1,1147 @@
+//! The compact solve: retrograde analysis of a pawnless material with one byte per entry and side
+//! in memory, for tables too large for the cells of `solve` (6 pieces: up to 7.75e9 entries a
+//! side, and mates beyond 255 plies).
+//!
+//! - **State**, one byte per entry and side: an undecided position's count of in-table
+//!   successors not yet known to be won by the opponent (at most [`MAX_COUNT`], plus [`LOSSY`]
+//!   when a capture loses), or [`CANT_LOSE`] (an exit that draws or wins, or stalemate),
+//!   [`DECIDED`] or [`UNUSED`] (no legal position). A decided entry's value is not kept in memory: it is the depth at which it
+//!   joined the frontier, and the frontier of each depth is written to a work file per side
+//!   (`worklog::DepthLog`) as it is un-moved. The values are put together from those files at the
+//!   end, one side at a time.
+//! - **Losing exits**: when a position's count runs out, its loss is as long as the longest of
+//!   its in-table moves and of its losing captures; the captures of a position marked
+//!   [`LOSSY`] are valued again then, from the sub-tables, instead of keeping their length in
+//!   memory.
+//! - **Seeds** (wins through captures, losses whose every move is a losing capture): written
+//!   by the init pass to a work file per side and depth, and read when the passes reach it.
+//! - **Frontier**: a bitmap per side of the entries decided at the current depth and one of
+//!   the next.
+//!
+//! The passes split their nodes by the square class of the king of the side to move, as `solve`
+//! does, so a task is the only one to touch its predecessors' state bytes (plain loads and
+//! stores); the frontier bits are set atomically.
+//!
+//! Memory: `2 N` bytes of state, `N / 2` bytes of frontier bitmaps, with `N` the entries of a
+//! side: 9.5 GB for KRNvKNN (3.81e9 entries a side), 19.4 GB for the largest pawnless tables
+//! (7.75e9), besides the sub-tables. The values are assembled in `2 N` bytes after the state is
+//! released.
+
+mod checkpoint;
+pub mod dtz;
+pub(crate) mod worklog;
+
+use std::{
+    collections::BTreeMap,
+    io,
+    path::{Path, PathBuf},
+    sync::{
+        atomic::{AtomicU8, AtomicUsize, Ordering::Relaxed},
+        Mutex,
+    },
+    time::Instant,
+};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use shakmaty::{Color, Role};
+
+use self::worklog::{read_records, DepthLog, Run, SeedFiles};
+use crate::{
+    atomics::{Atomics, Pages},
+    solve::{
+        bitmaps::Frontier,
+        exits::{exit_plans, plan_slot, ExitPlan},
+        moves::{legal_targets, LegalTargets},
+        unmoves::{discovery_masks, legal_origins},
+        SolveError, SubTableError,
+    },
+};
+use retro_tables::{
+    format::Stats,
+    index::{IndexScheme, Squares},
+    pieces::{attacked, attacks_from, occupancy},
+    Material, ProbeError, Tables, Value, Wdl,
+};
+
+/// The largest count of in-table successors a state byte holds (a 6-piece position has at most
+/// 116 moves: four queens and a king).
+pub(crate) const MAX_COUNT: u8 = 124;
+/// Added to an undecided position's count when one of its captures loses (see the module
+/// docs).
+pub(crate) const LOSSY: u8 = 128;
+/// Undecided, and never lost: an exit draws or wins, or the position is stalemate.
+pub(crate) const CANT_LOSE: u8 = 253;
+/// Decided (its depth is in the value log, or will be when it joins the frontier).
+pub(crate) const DECIDED: u8 = 254;
+/// No legal position.
+pub(crate) const UNUSED: u8 = 255;
+
+/// The deepest depth the passes go to: far beyond the longest 6-piece mate (523 plies).
+const MAX_DEPTH: usize = 4000;
+
+/// Entries per task of the init pass.
+const CHUNK: u64 = 1 << 16;
+
+/// A run of a value log is written out once it takes this many bytes.
+const RUN_BYTES: usize = 64 << 20;
+
+/// Whether `build-tables` solves `material` with the compact solve: 6 pieces without pawns.
+pub fn applies(material: Material) -> bool {
+    material.piece_count() >= 6 && !material.has_pawns()
+}
+
+/// What the compact build of a material needs (see [`needs`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Needs {
+    /// Entries per side.
+    pub entries: u64,
+    /// Peak memory in bytes: the state (2 bytes an entry), the bitmaps (4 bits an entry) and
+    /// the sub-tables (1 byte an entry and side) during the passes; then one side's first and
+    /// extension bytes and both sides' legal bits while the file is written.
+    pub memory: u64,
+    /// Work files at most, in bytes: the seeds and the value logs, at most 2 bytes a position
+    /// (an entry a varint of its distance from the one before, mostly 1 byte).
+    pub work_disk: u64,
+}
+
+/// What the compact build of `material` needs, before it starts.
+pub fn needs(material: Material) -> Needs {
+    let n = IndexScheme::new(material).size();
+    let sub: u64 = material
+        .successors()
+        .iter()
+        .map(|m| 2 * IndexScheme::new(m.canonical()).size())
+        .sum();
+    let passes = 2 * n + 4 * n / 8 + sub;
+    let write = 2 * n + 2 * n / 8;
+    Needs {
+        entries: n,
+        memory: passes.max(write),
+        work_disk: 4 * n,
+    }
+}
+
+/// The machine's memory in bytes (`MemTotal` of `/proc/meminfo`), where it can be read.
+pub fn machine_memory() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = s.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+const fn color_of(side: usize) -> Color {
+    if side == 0 {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
+/// What a compact solve leaves: the value logs and figures.
+pub struct Compacted {
+    /// The material.
+    pub material: Material,
+    /// Legal positions per side to move.
+    pub positions: [u64; 2],
+    /// Per side, a bit per entry (bit `i % 64` of word `i / 64`) set when it is a legal
+    /// position.
+    pub legal: [Vec<u64>; 2],
+    /// Per side, the value log (see the module docs).
+    pub logs: [PathBuf; 2],
+    /// Depths the passes went through.
+    pub depths: usize,
+}
+
+impl Compacted {
+    /// The values of side `side` (0 white to move) as first bytes and extension bytes (see
+    /// [`Value::to_planes`]), index order; the wins and losses it counted, and the longest of
+    /// each.
+    ///
+    /// # Errors
+    /// A value log that cannot be read.
+    pub fn side_planes(&self, side: usize) -> io::Result<SidePlanes> {
+        let n = IndexScheme::new(self.material).size() as usize;
+        let mut first = vec![0u8; n];
+        let mut ext = vec![0u8; n];
+        let (mut wins, mut losses) = (0u64, 0u64);
+        let mut stats = Stats {
+            longest_win: 0,
+            longest_loss: 0,
+        };
+        let mut out_of_range = false;
+        read_records(&self.logs[side], |depth, entries| {
+            let d = u32::from(depth);
+            let v = if d % 2 == 0 {
+                Value::loss(d)
+            } else {
+                Value::win(d)
+            };
+            let Some(v) = v else {
+                out_of_range = true;
+                return;
+            };
+            let (f, e) = v.to_planes();
+            for &i in entries {
+                if let (Some(a), Some(b)) = (first.get_mut(i as usize), ext.get_mut(i as usize)) {
+                    *a = f;
+                    *b = e;
+                } else {
+                    out_of_range = true;
+                }
+            }
+            if d % 2 == 0 {
+                losses += entries.len() as u64;
+                stats.longest_loss = stats.longest_loss.max(d);
+            } else {
+                wins += entries.len() as u64;
+                stats.longest_win = stats.longest_win.max(d);
+            }
+        })?;
+        if out_of_range {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{:?}: an entry or depth out of range", self.logs[side]),
+            ));
+        }
+        Ok(SidePlanes {
+            first,
+            ext,
+            wins,
+            losses,
+            stats,
+        })
+    }
+}
+
+/// One side's values (see [`Compacted::side_planes`]).
+pub struct SidePlanes {
+    /// The first byte of each value.
+    pub first: Vec<u8>,
+    /// The extension byte of each value.
+    pub ext: Vec<u8>,
+    /// Wins of the side to move.
+    pub wins: u64,
+    /// Losses of the side to move.
+    pub losses: u64,
+    /// The longest win and loss.
+    pub stats: Stats,
+}
+
+/// The compact solver of one pawnless material (see the module docs).
+pub struct CompactSolver<'a, T: Tables + Sync> {
+    material: Material,
+    ix: IndexScheme,
+    slots: Vec<(Color, Role)>,
+    n: usize,
+    plans: Vec<Option<ExitPlan>>,
+    sub: &'a T,
+    state: [Atomics<AtomicU8>; 2],
+    work: PathBuf,
+    sub_error: Mutex<Option<SubTableError>>,
+    too_many_moves: std::sync::atomic::AtomicBool,
+    /// When the passes checkpoint.
+    policy: Policy,
+}
+
+/// Wall time between checkpoints of the passes (a checkpoint of KRNvKNN writes 8.6 GB).
+const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// When the passes of a solve checkpoint.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Policy {
+    /// Wall time between checkpoints.
+    pub(crate) every: std::time::Duration,
+    /// For tests: stop (with an error) before completing this depth, as a killed build would.
+    pub(crate) stop_at: Option<usize>,
+}
+
+impl Default for Policy {
+    fn default() -> Policy {
+        Policy {
+            every: CHECKPOINT_EVERY,
+            stop_at: None,
+        }
+    }
+}
+
+impl Policy {
+    /// The clock of a run of passes, from the checkpoint it resumed from.
+    fn start(&self, resumed: Option<&checkpoint::Mark>) -> Clock {
+        Clock {
+            every: self.every,
+            since: Instant::now(),
+            generation: resumed.map(|m| m.depth),
+        }
+    }
+}
+
+/// When the next checkpoint is due, and the generation of the last.
+struct Clock {
+    every: std::time::Duration,
+    since: Instant,
+    generation: Option<usize>,
+}
+
+impl Clock {
+    /// Whether a checkpoint is due before completing depth `d`.
+    fn due(&self, d: usize) -> bool {
+        d > 0 && self.since.elapsed() >= self.every && self.generation != Some(d)
+    }
+
+    /// A checkpoint of depth `d` is written.
+    fn saved(&mut self, d: usize) {
+        self.since = Instant::now();
+        self.generation = Some(d);
+    }
+}
+
+/// The entries marked in a frontier, both sides.
+fn marked(cur: &Frontier) -> u64 {
+    cur.bits
+        .iter()
+        .map(|b| {
+            b.par_iter()
+                .map(|w| u64::from(w.load(Relaxed).count_ones()))
+                .sum::<u64>()
+        })
+        .sum()
+}
+
+/// The kind of the DTM passes' checkpoints.
+const CKPT: &str = "dtm";
+
+/// Per side and depth, the file of the seeds of the init pass.
+fn seed_path(work: &Path, side: usize, depth: usize) -> PathBuf {
+    work.join(format!("seeds-{side}-{depth}.bin"))
+}
+
+/// What one chunk of the init pass found: per side, the seeds by depth (ascending entries).
+type ChunkSeeds = Vec<(usize, usize, Vec<u64>)>;
+
+/// The moves of one position as the init pass sums them up.
+struct Summary {
+    /// Distinct in-table successors.
+    count: usize,
+    keys: [u64; 256],
+    /// Legal moves.
+    moves: usize,
+    best_exit: Option<Value>,
+    longest_losing_exit: u32,
+}
+
+impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
+    /// A solver for `material` (canonical, without pawns) that looks captures up in `sub` and
+    /// keeps its work files in `work` (created if need be).
+    ///
+    /// # Errors
+    /// A material with pawns, or a work directory that cannot be made.
+    pub fn new(material: Material, sub: &'a T, work: &Path) -> Result<Self, SolveError> {
+        if material.has_pawns() {
+            return Err(SolveError::Pawns(material.name()));
+        }
+        std::fs::create_dir_all(work).map_err(|e| SolveError::Work(work.to_path_buf(), e))?;
+        let ix = IndexScheme::new(material);
+        let size = ix.size();
+        let state = || Atomics::<AtomicU8>::zeroed(size as usize, Pages::Default);
+        Ok(CompactSolver {
+            material,
+            slots: ix.slots().to_vec(),
+            n: ix.piece_count(),
+            plans: exit_plans(ix.slots()),
+            ix,
+            sub,
+            state: [state(), state()],
+            work: work.to_path_buf(),
+            sub_error: Mutex::new(None),
+            too_many_moves: std::sync::atomic::AtomicBool::new(false),
+            policy: Policy::default(),
+        })
+    }
+
+    /// Checkpoints and stops as `policy` says (for the tests of resuming).
+    #[cfg(test)]
+    pub(crate) fn with_policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    fn io_error(&self, e: io::Error) -> SolveError {
+        SolveError::Work(self.work.clone(), e)
+    }
+
+    fn note_sub_error(&self, e: SubTableError) {
+        if let Ok(mut g) = self.sub_error.lock() {
+            if g.is_none() {
+                *g = Some(e);
+            }
+        }
+    }
+
+    fn check_errors(&self) -> Result<(), SolveError> {
+        if self.too_many_moves.load(Relaxed) {
+            return Err(SolveError::TooManyMoves(self.material.name()));
+        }
+        if let Ok(mut g) = self.sub_error.lock() {
+            if let Some(source) = g.take() {
+                return Err(SolveError::SubTable {
+                    material: self.material.name(),
+                    source,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Solves the material (see the module docs); `progress` shows the passes.
+    ///
+    /// # Errors
+    /// A sub-table that cannot be read, a work file that cannot be written or read, a mate
+    /// longer than the passes go.
+    pub fn solve(self, progress: &ProgressBar) -> Result<Compacted, SolveError> {
+        let started = Instant::now();
+        let resume = checkpoint::mark(&self.work, CKPT).map_err(|e| self.io_error(e))?;
+        let (mates, max_seed) = match &resume {
+            Some(m) => {
+                log::info!(
+                    "{}: resuming the passes at depth {} from {}",
+                    self.material.name(),
+                    m.depth,
+                    self.work.display()
+                );
+                (Vec::new(), 0)
+            }
+            None => self.init(progress)?,
+        };
+        log::info!(
+            "{}: init {:.1} s, {}",
+            self.material.name(),
+            started.elapsed().as_secs_f64(),
+            crate::solve::memory_in_use()
+        );
+        let depths = self.retrograde(progress, mates, max_seed, resume)?;
+        let legal = self.legal_bits();
+        let positions = [0, 1].map(|s| legal[s].iter().map(|w| u64::from(w.count_ones())).sum());
+        log::info!(
+            "{}: solved, {depths} depths, {:.1} s, {}",
+            self.material.name(),
+            started.elapsed().as_secs_f64(),
+            crate::solve::memory_in_use()
+        );
+        Ok(Compacted {
+            material: self.material,
+            positions,
+            legal,
+            logs: [0, 1].map(|s| self.log_path(s)),
+            depths,
+        })
+    }
+
+    fn log_path(&self, side: usize) -> PathBuf {
+        self.work.join(format!("values-{side}.bin"))
+    }
+
+    /// Per side, a bit per legal entry, from the state bytes.
+    fn legal_bits(&self) -> [Vec<u64>; 2] {
+        [0, 1].map(|side| {
+            self.state[side]
+                .par_chunks(64)
+                .map(|c| {
+                    c.iter().enumerate().fold(0u64, |w, (k, s)| {
+                        w | (u64::from(s.load(Relaxed) != UNUSED) << k)
+                    })
+                })
+                .collect()
+        })
+    }
+
+    /// The value of the capture of `side` to `after` (the piece in slot `skip` taken), for
+    /// the mover; `None` after noting an error.
+    fn exit_move_value(&self, after: &Squares, skip: usize, side: usize) -> Option<Value> {
+        let Some(Some(plan)) = self.plans.get(plan_slot(skip, None)) else {
+            self.note_sub_error(SubTableError::NoExitPlan {
+                slot: skip,
+                promotion: None,
+            });
+            return None;
+        };
+        if plan.key() == 0 {
+            return Some(Value::DRAW);
+        }
+        let probed = self.sub.table_by_key(plan.key()).and_then(|(table, swap)| {
+            let idx = table
+                .scheme()
+                .index(&plan.map(after, swap))
+                .ok_or_else(|| ProbeError::NotIndexable(table.material().name()))?;
+            table.get((side == 1) ^ swap, idx)
+        });
+        match probed {
+            Ok(child) => match Value::from_child(child) {
+                Some(v) => Some(v),
+                None => {
+                    self.note_sub_error(SubTableError::Probe(ProbeError::NotIndexable(
+                        self.material.name(),
+                    )));
+                    None
+                }
+            },
+            Err(e) => {
+                self.note_sub_error(e.into());
+                None
+            }
+        }
+    }
+
+    /// The moves of `side` in `sq` (entry `idx`): exits valued, in-table successors counted
+    /// (as distinct entries where two may coincide). `false` if the position is not legal.
+    fn summarize(
+        &self,
+        sq: &Squares,
+        idx: u64,
+        side: usize,
+        lt: &mut LegalTargets,
+        out: &mut Summary,
+    ) -> bool {
+        if !legal_targets(&self.slots, sq, self.n, side, lt) {
+            return false;
+        }
+        let occ = lt.occ;
+        let dedupe = self.ix.may_coincide(sq, 1 - side);
+        out.count = 0;
+        out.moves = 0;
+        out.best_exit = None;
+        out.longest_losing_exit = 0;
+        for i in 0..self.n {
+            let mut targets = lt.targets[i];
+            if targets == 0 {
+                continue;
+            }
+            if !dedupe {
+                let quiet = targets & !occ;
+                out.count += quiet.count_ones() as usize;
+                out.moves += quiet.count_ones() as usize;
+                targets &= occ;
+            }
+            while targets != 0 {
+                let to = targets.trailing_zeros() as u8;
+                targets &= targets - 1;
+                out.moves += 1;
+                let mut after = *sq;
+                after[i] = to;
+                if occ & (1u64 << to) != 0 {
+                    let Some(j) = (2..self.n).find(|&j| sq[j] == to) else {
+                        continue;
+                    };
+                    if let Some(v) = self.exit_move_value(&after, j, side) {
+                        out.best_exit = Some(out.best_exit.map_or(v, |b| b.max(v)));
+                        if v.wdl() == Wdl::Loss {
+                            out.longest_losing_exit = out.longest_losing_exit.max(v.plies());
+                        }
+                    }
+                    continue;
+                }
+                let child = self
+                    .ix
+                    .moved(idx, sq, i, to)
+                    .or_else(|| self.ix.index(&after));
+                if let Some(c) = child {
+                    if !out.keys[..out.count].contains(&c) && out.count < out.keys.len() {
+                        out.keys[out.count] = c;
+                        out.count += 1;
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// The longest losing capture of `side` in entry `idx`, in plies (0 if none).
+    fn longest_losing_exit(&self, idx: u64, side: usize) -> u32 {
+        let Some(sq) = self.ix.decode(idx) else {
+            return 0;
+        };
+        let mut lt = LegalTargets::new();
+        if !legal_targets(&self.slots, &sq, self.n, side, &mut lt) {
+            return 0;
+        }
+        let mut longest = 0;
+        for i in 0..self.n {
+            let mut caps = lt.targets[i] & lt.occ;
+            while caps != 0 {
+                let to = caps.trailing_zeros() as u8;
+                caps &= caps - 1;
+                let Some(j) = (2..self.n).find(|&j| sq[j] == to) else {
+                    continue;
+                };
+                let mut after = sq;
+                after[i] = to;
+                if let Some(v) = self.exit_move_value(&after, j, side) {
+                    if v.wdl() == Wdl::Loss {
+                        longest = longest.max(v.plies());
+                    }
+                }
+            }
+        }
+        longest
+    }
+
+    /// The init pass: every entry's state, the mates (losses in 0) and the seeds, written to
+    /// their files. Returns the mates and the deepest seed.
+    fn init(&self, progress: &ProgressBar) -> Result<(Vec<(usize, u64)>, usize), SolveError> {
+        let size = self.ix.size();
+        progress.set_style(
+            ProgressStyle::with_template(
+                "{prefix:>8} init [{bar:30}] {percent:>3}% {elapsed_precise} eta {eta_precise}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        progress.set_prefix(self.material.name());
+        let chunks = size.div_ceil(CHUNK);
+        progress.set_length(chunks);
+        progress.set_position(0);
+        let mut files = SeedFiles::default();
+        let mut mates = Vec::new();
+        let mut max_seed = 0;
+        let mut c0 = 0;
+        let batch = 64 * rayon::current_num_threads() as u64;
+        while c0 < chunks {
+            let c1 = (c0 + batch).min(chunks);
+            let parts: Vec<ChunkSeeds> = (c0..c1)
+                .into_par_iter()
+                .map(|c| {
+                    let part = self.init_chunk(c * CHUNK, ((c + 1) * CHUNK).min(size));
+                    progress.inc(1);
+                    part
+                })
+                .collect();
+            self.check_errors()?;
+            // In chunk order, so that each file's entries ascend.
+            for part in parts {
+                for (side, depth, entries) in part {
+                    if depth == 0 {
+                        mates.extend(entries.iter().map(|&i| (side, i)));
+                        continue;
+                    }
+                    if depth > MAX_DEPTH {
+                        return Err(SolveError::Overflow(self.material.name()));
+                    }
+                    max_seed = max_seed.max(depth);
+                    files
+                        .push(seed_path(&self.work, side, depth), depth as u16, &entries)
+                        .map_err(|e| self.io_error(e))?;
+                }
+            }
+            c0 = c1;
+        }
+        files.finish().map_err(|e| self.io_error(e))?;
+        progress.finish_and_clear();
+        Ok((mates, max_seed))
+    }
+
+    /// The init pass over entries `start..end`.
+    fn init_chunk(&self, start: u64, end: u64) -> ChunkSeeds {
+        let mut lt = LegalTargets::new();
+        let mut sum = Summary {
+            count: 0,
+            keys: [0; 256],
+            moves: 0,
+            best_exit: None,
+            longest_losing_exit: 0,
+        };
+        let mut seeds: BTreeMap<(usize, usize), Vec<u64>> = BTreeMap::new();
+        for idx in start..end {
+            let Some(sq) = self.ix.decode(idx) else {
+                self.state[0][idx as usize].store(UNUSED, Relaxed);
+                self.state[1][idx as usize].store(UNUSED, Relaxed);
+                continue;
+            };
+            for side in 0..2 {
+                let st = &self.state[side][idx as usize];
+                if !self.summarize(&sq, idx, side, &mut lt, &mut sum) {
+                    st.store(UNUSED, Relaxed);
+                    continue;
+                }
+                if sum.moves == 0 {
+                    let occ = occupancy(&sq, self.n);
+                    if attacked(
+                        &self.slots,
+                        &sq,
+                        sq[side],
+                        color_of(1 - side),
+                        occ,
+                        usize::MAX,
+                    ) {
+                        st.store(DECIDED, Relaxed);
+                        seeds.entry((side, 0)).or_default().push(idx);
+                    } else {
+                        st.store(CANT_LOSE, Relaxed);
+                    }
+                    continue;
+                }
+                match sum.best_exit {
+                    Some(v) if v.wdl() == Wdl::Win => {
+                        st.store(CANT_LOSE, Relaxed);
+                        seeds
+                            .entry((side, v.plies() as usize))
+                            .or_default()
+                            .push(idx);
+                        continue;
+                    }
+                    Some(v) if v.wdl() == Wdl::Draw => {
+                        st.store(CANT_LOSE, Relaxed);
+                        continue;
+                    }
+                    _ => {}
+                }
+                if sum.count == 0 {
+                    // Every move a losing capture: lost as late as the longest.
+                    st.store(CANT_LOSE, Relaxed);
+                    seeds
+                        .entry((side, sum.longest_losing_exit as usize))
+                        .or_default()
+                        .push(idx);
+                    continue;
+                }
+                if sum.count > usize::from(MAX_COUNT) {
+                    self.too_many_moves.store(true, Relaxed);
+                    continue;
+                }
+                let lossy = if sum.longest_losing_exit > 0 {
+                    LOSSY
+                } else {
+                    0
+                };
+                st.store(sum.count as u8 | lossy, Relaxed);
+            }
+        }
+        seeds
+            .into_iter()
+            .map(|((side, depth), v)| (side, depth, v))
+            .collect()
+    }
+
+    /// The depth-by-depth passes from the mates and the seeds; returns the number of depths.
+    fn retrograde(
+        &self,
+        progress: &ProgressBar,
+        mates: Vec<(usize, u64)>,
+        mut max_seed: usize,
+        resume: Option<checkpoint::Mark>,
+    ) -> Result<usize, SolveError> {
+        let size = self.ix.size();
+        progress.set_style(
+            ProgressStyle::with_template("{prefix:>8} depth {pos:>3} {elapsed_precise} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        progress.set_prefix(self.material.name());
+        let mut cur = Frontier::new(size);
+        let mut next = Frontier::new(size);
+        for (side, idx) in mates {
+            cur.mark(side, idx);
+        }
+        let mut late: BTreeMap<usize, Vec<(usize, u64)>> = BTreeMap::new();
+        let mut d = 0usize;
+        let mut decided_total = 0u64;
+        let mut lens = [0u64; 2];
+        if let Some(m) = &resume {
+            let extra = checkpoint::load(&self.work, CKPT, m, &self.state, &cur)
+                .map_err(|e| self.io_error(e))?;
+            let triples = checkpoint::unpack_triples(&extra)
+                .ok_or_else(|| self.io_error(io::Error::other("a damaged checkpoint")))?;
+            for (l, side, i) in triples {
+                late.entry(l).or_default().push((side, i));
+            }
+            let [ms, dt, l0, l1] = m.numbers[..] else {
+                return Err(self.io_error(io::Error::other("a damaged checkpoint mark")));
+            };
+            (max_seed, decided_total, lens, d) = (ms as usize, dt, [l0, l1], m.depth);
+        }
+        let logs = [0, 1]
+            .map(|s| DepthLog::open(self.log_path(s), lens[s]).map(Mutex::new))
+            .into_iter()
+            .collect::<io::Result<Vec<_>>>()
+            .map_err(|e| self.io_error(e))?;
+        let partitions = partitions(&self.ix);
+        let king_stride = self.ix.king_stride();
+        let mut clock = self.policy.start(resume.as_ref());
+        loop {
+            if clock.due(d) {
+                let t = Instant::now();
+                let mut lens = [0u64; 2];
+                for (side, l) in logs.iter().enumerate() {
+                    if let Ok(mut g) = l.lock() {
+                        lens[side] = g.sync().map_err(|e| self.io_error(e))?;
+                    }
+                }
+                let extra = checkpoint::pack_triples(
+                    late.iter()
+                        .flat_map(|(&l, v)| v.iter().map(move |&(s, i)| (l, s, i))),
+                );
+                let mark = checkpoint::Mark {
+                    depth: d,
+                    numbers: vec![max_seed as u64, decided_total, lens[0], lens[1]],
+                };
+                checkpoint::save(
+                    &self.work,
+                    CKPT,
+                    &self.state,
+                    &cur,
+                    &extra,
+                    &mark,
+                    clock.generation,
+                )
+                .map_err(|e| self.io_error(e))?;
+                log::info!(
+                    "{}: checkpoint at depth {d} in {:.1} s",
+                    self.material.name(),
+                    t.elapsed().as_secs_f64()
+                );
+                clock.saved(d);
+            }
+            if self.policy.stop_at == Some(d) {
+                return Err(self.io_error(io::Error::other("stopped for a test")));
+            }
+            // Complete the frontier: seeds of this depth, losses decided earlier for it.
+            for side in 0..2 {
+                let path = seed_path(&self.work, side, d);
+                read_records(&path, |_, entries| {
+                    for &i in entries {
+                        let st = &self.state[side][i as usize];
+                        if st.load(Relaxed) != DECIDED {
+                            st.store(DECIDED, Relaxed);
+                            cur.mark(side, i);
+                        }
+                    }
+                })
+                .map_err(|e| self.io_error(e))?;
+            }
+            for (side, i) in late.remove(&d).unwrap_or_default() {
+                cur.mark(side, i);
+            }
+            let count = marked(&cur);
+            if count == 0 && d >= max_seed && late.is_empty() {
+                break;
+            }
+            if d >= MAX_DEPTH {
+                return Err(SolveError::Overflow(self.material.name()));
+            }
+            decided_total += count;
+            progress.set_position(d as u64);
+            progress.set_message(format!(
+                "{count} decided at this depth, {decided_total} in all"
+            ));
+            let t = Instant::now();
+            let later = self.unmove_pass(d, &cur, &next, &partitions, king_stride, &logs)?;
+            log::debug!(
+                "{}: depth {d}: {count} nodes, {:.2} s",
+                self.material.name(),
+                t.elapsed().as_secs_f64()
+            );
+            for (l, side, i) in later {
+                late.entry(l).or_default().push((side, i));
+            }
+            std::mem::swap(&mut cur, &mut next);
+            d += 1;
+        }
+        for l in &logs {
+            if let Ok(mut g) = l.lock() {
+                g.sync().map_err(|e| self.io_error(e))?;
+                log::debug!("{}: value log {:?}", self.material.name(), g.path());
+            }
+        }
+        progress.finish_and_clear();
+        Ok(d)
+    }
+
+    /// Un-moves from the nodes of depth `d` in `cur` (taking them out of it and writing them
+    /// to the value logs), deciding predecessors at `d + 1` into `next`. Returns the losses
+    /// decided for later depths (depth, side, entry).
+    fn unmove_pass(
+        &self,
+        d: usize,
+        cur: &Frontier,
+        next: &Frontier,
+        partitions: &[(usize, Vec<u64>)],
+        king_stride: u64,
+        logs: &[Mutex<DepthLog>],
+    ) -> Result<Vec<(usize, usize, u64)>, SolveError> {
+        let failed = Mutex::new(None::<io::Error>);
+        let tasks = run_pass(cur, partitions, king_stride, || DtmTask {
+            solver: self,
+            d,
+            next,
+            logs,
+            failed: &failed,
+            preds: [Vec::with_capacity(256), Vec::with_capacity(256)],
+            k: 0,
+            pending: None,
+            run: Run::default(),
+            later: Vec::new(),
+        });
+        let later: Vec<(usize, usize, u64)> = tasks.into_iter().flat_map(|t| t.later).collect();
+        if let Some(e) = failed.into_inner().ok().flatten() {
+            return Err(self.io_error(e));
+        }
+        self.check_errors()?;
+        Ok(later)
+    }
+
+    /// The predecessors of node `idx` (`side` to move) into `out`, their state bytes
+    /// prefetched (see [`predecessors`]).
+    fn predecessors(&self, idx: u64, side: usize, out: &mut Vec<u64>) {
+        predecessors(&self.ix, &self.slots, idx, side, out);
+        for &p in out.iter() {
+            prefetch(&self.state[1 - side], p as usize);
+        }
+    }
+
+    /// Updates the predecessors `preds` (`mover` to move) of a node decided at depth `d`: of a
+    /// loss, they win in `d + 1`; of a win, their count goes down and at zero they are lost, in
+    /// `d + 1` or, after a longer losing capture, later (into `later`).
+    fn update(
+        &self,
+        preds: &[u64],
+        mover: usize,
+        d: usize,
+        next: &Frontier,
+        later: &mut Vec<(usize, usize, u64)>,
+    ) {
+        let lost = d.is_multiple_of(2);
+        let state = &self.state[mover];
+        for &p in preds {
+            let Some(st) = state.get(p as usize) else {
+                continue;
+            };
+            let s = st.load(Relaxed);
+            if lost {
+                if s < DECIDED {
+                    st.store(DECIDED, Relaxed);
+                    next.mark(mover, p);
+                }
+            } else if s < CANT_LOSE {
+                // A count (never 0: a position is decided when its count runs out).
+                if s & !LOSSY > 1 {
+                    st.store(s - 1, Relaxed);
+                    continue;
+                }
+                st.store(DECIDED, Relaxed);
+                let exit = if s & LOSSY != 0 {
+                    self.longest_losing_exit(p, mover) as usize
+                } else {
+                    0
+                };
+                if exit <= d + 1 {
+                    next.mark(mover, p);
+                } else {
+                    later.push((exit, mover, p));
+                }
+            }
+        }
+    }
+}
+
+/// Appends `run` to `log` as a record of `depth`, keeping the first error in `failed`.
+fn flush_run(log: &Mutex<DepthLog>, depth: u16, run: &mut Run, failed: &Mutex<Option<io::Error>>) {
+    if run.len() == 0 {
+        return;
+    }
+    let r = match log.lock() {
+        Ok(mut g) => g.append(depth, run),
+        Err(_) => Err(io::Error::other("a work file's lock was poisoned")),
+    };
+    if let Err(e) = r {
+        if let Ok(mut f) = failed.lock() {
+            f.get_or_insert(e);
+        }
+    }
+}
+
+/// What one task of a pass does with the nodes of its partitions (see [`run_pass`]).
+trait PassTask: Send {
+    /// A node of the frontier, `side` to move; the nodes of a partition come in index order.
+    fn node(&mut self, side: usize, idx: u64);
+    /// After the last node of a partition of `side`.
+    fn end_partition(&mut self, side: usize);
+}
+
+/// Runs a pass over the frontier `cur` (taking its nodes out): one task per thread, each
+/// taking partitions (side to move, king placements: see `CompactSolver::partitions`), the
+/// largest first by a sample of the frontier, so that the pass ends with small ones. Returns
+/// the tasks.
+fn run_pass<P: PassTask>(
+    cur: &Frontier,
+    partitions: &[(usize, Vec<u64>)],
+    king_stride: u64,
+    make: impl Fn() -> P + Sync,
+) -> Vec<P> {
+    let mut order: Vec<(u64, usize)> = partitions
+        .iter()
+        .enumerate()
+        .map(|(t, (side, placements))| {
+            let w = placements
+                .iter()
+                .map(|&k| cur.sample(*side, k * king_stride, (k + 1) * king_stride))
+                .sum::<u64>();
+            (w, t)
+        })
+        .collect();
+    order.sort_unstable_by(|a, b| b.cmp(a));
+    let taken = AtomicUsize::new(0);
+    let done = Mutex::new(Vec::new());
+    rayon::broadcast(|_| {
+        let mut task = make();
+        while let Some(&(_, t)) = order.get(taken.fetch_add(1, Relaxed)) {
+            let Some((side, placements)) = partitions.get(t) else {
+                break;
+            };
+            for &p in placements {
+                let first = p * king_stride;
+                cur.take_range(*side, first, first + king_stride, |idx| {
+                    task.node(*side, idx);
+                });
+            }
+            task.end_partition(*side);
+        }
+        if let Ok(mut g) = done.lock() {
+            g.push(task);
+        }
+    });
+    done.into_inner().unwrap_or_default()
+}
+
+/// The partitions of a pass (see `CompactSolver::partitions`).
+fn partitions(ix: &IndexScheme) -> Vec<(usize, Vec<u64>)> {
+    let mut parts = Vec::new();
+    for side in 0..2 {
+        let mut by_class: Vec<Vec<u64>> = vec![Vec::new(); 64];
+        for (k, &(wk, bk)) in ix.king_placements().iter().enumerate() {
+            let king = if side == 0 { wk } else { bk };
+            by_class[usize::from(ix.square_class(king))].push(k as u64);
+        }
+        parts.extend(
+            by_class
+                .into_iter()
+                .filter(|v| !v.is_empty())
+                .map(|v| (side, v)),
+        );
+    }
+    parts
+}
+
+/// A task of the DTM passes: logs each node, generates its predecessors and updates those of
+/// the node before (a software pipeline: the state bytes of one node's predecessors are
+/// prefetched while the previous node's are updated).
+struct DtmTask<'s, 'a, T: Tables + Sync> {
+    solver: &'s CompactSolver<'a, T>,
+    d: usize,
+    next: &'s Frontier,
+    logs: &'s [Mutex<DepthLog>],
+    failed: &'s Mutex<Option<io::Error>>,
+    preds: [Vec<u64>; 2],
+    k: usize,
+    /// The side to move of the node whose predecessors wait in `preds[1 - k]`.
+    pending: Option<usize>,
+    run: Run,
+    later: Vec<(usize, usize, u64)>,
+}
+
+impl<T: Tables + Sync> PassTask for DtmTask<'_, '_, T> {
+    fn node(&mut self, side: usize, idx: u64) {
+        self.run.push(idx);
+        let k = self.k;
+        self.solver.predecessors(idx, side, &mut self.preds[k]);
+        if let Some(s) = self.pending {
+            self.solver.update(
+                &self.preds[1 - k],
+                1 - s,
+                self.d,
+                self.next,
+                &mut self.later,
+            );
+        }
+        self.pending = Some(side);
+        self.k = 1 - k;
+        if self.run.bytes() > RUN_BYTES {
+            flush_run(&self.logs[side], self.d as u16, &mut self.run, self.failed);
+        }
+    }
+
+    fn end_partition(&mut self, side: usize) {
+        if let Some(s) = self.pending.take() {
+            let k = self.k;
+            self.solver.update(
+                &self.preds[1 - k],
+                1 - s,
+                self.d,
+                self.next,
+                &mut self.later,
+            );
+        }
+        flush_run(&self.logs[side], self.d as u16, &mut self.run, self.failed);
+    }
+}
+
+/// The predecessors of node `idx` of a pawnless material (`side` to move) into `out`: the
+/// entries, with the other side to move, from which a move of one of its pieces capturing
+/// nothing leads to it; distinct where two un-moves may reach the same entry. Origins from which
+/// the piece (or a piece it uncovers) would attack the king of `side` give no position and are
+/// left out.
+fn predecessors(
+    ix: &IndexScheme,
+    slots: &[(Color, Role)],
+    idx: u64,
+    side: usize,
+    out: &mut Vec<u64>,
+) {
+    out.clear();
+    let Some(sq) = ix.decode(idx) else {
+        return;
+    };
+    let n = slots.len();
+    let mc = color_of(1 - side);
+    let occ = occupancy(&sq, n);
+    let dedupe = ix.may_coincide(&sq, side);
+    let discovered = discovery_masks(slots, n, &sq, occ, side);
+    for (i, &(c, role)) in slots.iter().enumerate() {
+        if c != mc {
+            continue;
+        }
+        let to = sq[i];
+        let mut origins = attacks_from(c, role, to, occ)
+            & !occ
+            & legal_origins(slots, &sq, occ, side, i, &discovered);
+        while origins != 0 {
+            let from = origins.trailing_zeros() as u8;
+            origins &= origins - 1;
+            let p = ix.moved(idx, &sq, i, from).or_else(|| {
+                let mut p = sq;
+                p[i] = from;
+                ix.index(&p)
+            });
+            if let Some(p) = p {
+                if !dedupe || !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+}
+
+/// Asks the processor to start loading `bytes[i]` into the cache.
+#[inline]
+fn prefetch(bytes: &[AtomicU8], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(c) = bytes.get(i) {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: SSE, which the intrinsic needs, is part of every x86_64 processor; a prefetch
+        // is a hint that neither reads into the program nor faults, and the address is that of a
+        // live element.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((c as *const AtomicU8).cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (bytes, i);
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,169 @@
+//! The compact solve against the tables of `solve`: the same value for every entry.
+
+use super::*;
+use crate::{
+    build_for_test,
+    dtz::{dtm_values, DtzSolver, Wdl50Tables},
+    solve::Stage,
+    SubTables,
+};
+use retro_tables::{
+    format::{file_name, Table},
+    Dtz,
+};
+
+/// Builds `name` with `solve` (and its sub-tables) into a temporary directory, solves it again
+/// with the compact solver, and compares every entry of both sides.
+fn agrees_with_solve(name: &str) {
+    let m: Material = name.parse::<Material>().expect("material").canonical();
+    let dir = tempfile::tempdir().expect("dir");
+    build_for_test(dir.path(), &[m]);
+    let table = Table::open(&dir.path().join(file_name(m)), Some(m)).expect("table");
+    let sub = SubTables::open_for(dir.path(), m, Stage::InitBoth).expect("sub-tables");
+    let work = dir.path().join("work");
+    let solver = CompactSolver::new(m, &sub, &work).expect("solver");
+    let solved = solver.solve(&ProgressBar::hidden()).expect("solved");
+    let ix = IndexScheme::new(m);
+    let mut decided = 0u64;
+    for side in 0..2 {
+        let planes = solved.side_planes(side).expect("planes");
+        let mut checked = 0u64;
+        for idx in 0..ix.size() {
+            if solved.legal[side][(idx / 64) as usize] & (1 << (idx % 64)) == 0 {
+                continue;
+            }
+            let i = idx as usize;
+            let got = Value::from_planes(planes.first[i], planes.ext[i]);
+            let want = table.get(side == 0, idx).expect("probe");
+            assert_eq!(got, want, "{name}: entry {idx}, side {side}");
+            checked += 1;
+        }
+        assert_eq!(checked, solved.positions[side], "{name}: side {side}");
+        assert!(planes.stats.longest_win <= table.stats().longest_win.max(1));
+        decided += planes.wins + planes.losses;
+    }
+    assert!(decided > 0, "{name}: nothing decided");
+    // DTZ50 from the value logs, against the DTZ50 solve's exact values (losses included).
+    let wdl50 = Wdl50Tables::open_for(dir.path(), m).expect("classes");
+    let logs = dtz::CompactDtz::new(m, &solved.logs, &wdl50, &work)
+        .expect("dtz solver")
+        .solve(&ProgressBar::hidden())
+        .expect("dtz solved");
+    let dtm = dtm_values(&table).expect("dtm");
+    let want = DtzSolver::new(m, [&dtm[0], &dtm[1]], &wdl50)
+        .solve_exact()
+        .expect("exact");
+    for (side, want) in want.iter().enumerate() {
+        let got = logs.exact(side).expect("exact");
+        let planes = logs.side_planes(side).expect("planes");
+        for idx in 0..ix.size() as usize {
+            if solved.legal[side][idx / 64] & (1 << (idx % 64)) == 0 {
+                continue;
+            }
+            assert_eq!(
+                got[idx], want[idx],
+                "{name}: DTZ of entry {idx}, side {side}"
+            );
+            let stored = Dtz::stored_from_planes(planes.first[idx], planes.ext[idx]);
+            assert_eq!(stored, want[idx].to_stored(), "{name}: entry {idx}");
+        }
+    }
+}
+
+#[test]
+fn three_and_four_pieces_agree_with_solve() {
+    for name in ["KQvK", "KRvK", "KBNvK", "KNNvK", "KRvKN", "KQvKR", "KBvKN"] {
+        agrees_with_solve(name);
+    }
+}
+
+/// Identical pieces on both sides, and long mates and cursed wins.
+#[test]
+#[ignore = "builds 5-piece tables: about a minute"]
+fn five_pieces_agree_with_solve() {
+    for name in ["KRNvKN", "KBBvKN", "KQvKNN"] {
+        agrees_with_solve(name);
+    }
+}
+
+/// A solve stopped in the middle of its passes resumes from its last checkpoint and ends with
+/// the values of a solve that was never stopped.
+#[test]
+fn a_stopped_solve_resumes_from_its_checkpoint() {
+    let m: Material = "KQvKR".parse().expect("material");
+    let dir = tempfile::tempdir().expect("dir");
+    build_for_test(dir.path(), &[m]);
+    let table = Table::open(&dir.path().join(file_name(m)), Some(m)).expect("table");
+    let sub = SubTables::open_for(dir.path(), m, Stage::InitBoth).expect("sub-tables");
+    let work = dir.path().join("work");
+    let every = std::time::Duration::ZERO;
+    let stopped = CompactSolver::new(m, &sub, &work)
+        .expect("solver")
+        .with_policy(Policy {
+            every,
+            stop_at: Some(37),
+        })
+        .solve(&ProgressBar::hidden());
+    assert!(stopped.is_err(), "the solve was to stop at depth 37");
+    let mark = checkpoint::mark(&work, CKPT)
+        .expect("mark")
+        .expect("a checkpoint");
+    assert_eq!(mark.depth, 37);
+    let solved = CompactSolver::new(m, &sub, &work)
+        .expect("solver")
+        .with_policy(Policy {
+            every,
+            stop_at: None,
+        })
+        .solve(&ProgressBar::hidden())
+        .expect("resumed");
+    let ix = IndexScheme::new(m);
+    for side in 0..2 {
+        let planes = solved.side_planes(side).expect("planes");
+        for idx in 0..ix.size() {
+            if solved.legal[side][(idx / 64) as usize] & (1 << (idx % 64)) == 0 {
+                continue;
+            }
+            let got = Value::from_planes(planes.first[idx as usize], planes.ext[idx as usize]);
+            assert_eq!(
+                got,
+                table.get(side == 0, idx).expect("probe"),
+                "entry {idx}"
+            );
+        }
+    }
+    // The same for the DTZ50 passes.
+    let wdl50 = Wdl50Tables::open_for(dir.path(), m).expect("classes");
+    let dtm = dtm_values(&table).expect("dtm");
+    let want = DtzSolver::new(m, [&dtm[0], &dtm[1]], &wdl50)
+        .solve_exact()
+        .expect("exact");
+    for stop in [20, 45] {
+        let work = dir.path().join(format!("dtz-work-{stop}"));
+        std::fs::create_dir_all(&work).expect("dir");
+        let stopped = dtz::CompactDtz::new(m, &solved.logs, &wdl50, &work)
+            .expect("dtz solver")
+            .with_policy(Policy {
+                every,
+                stop_at: Some(stop),
+            })
+            .solve(&ProgressBar::hidden());
+        assert!(stopped.is_err());
+        let logs = dtz::CompactDtz::new(m, &solved.logs, &wdl50, &work)
+            .expect("dtz solver")
+            .with_policy(Policy {
+                every,
+                stop_at: None,
+            })
+            .solve(&ProgressBar::hidden())
+            .expect("resumed");
+        for (side, want) in want.iter().enumerate() {
+            let got = logs.exact(side).expect("exact");
+            for idx in 0..ix.size() as usize {
+                if solved.legal[side][idx / 64] & (1 << (idx % 64)) != 0 {
+                    assert_eq!(got[idx], want[idx], "DTZ of entry {idx}, side {side}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! `build-tables` for the materials of the compact solve (6 pieces without pawns): the DTM solve,
+//! the DTZ50 solve from its value logs, and both files written one side at a time. Each phase
+//! leaves a mark in the work directory, so that a build that is stopped starts again at the
+//! phase it was in; the work directory goes when both files are written.
+
+use std::{
+    fs,
+    io::{self, Read, Write},
+    path::{Path, PathBuf},
+    time::Instant,
+};
+
+use indicatif::ProgressBar;
+
+use crate::{
+    compact::{dtz::CompactDtz, CompactSolver, Compacted},
+    dtz::{DtzError, Wdl50Tables},
+    solve::{SolveError, Stage},
+    BuildError, BuildOptions, DtzSummary, SubTables, TableSummary,
+};
+use retro_tables::{
+    format::{write_table_by_side, Metric, SideData, TableError},
+    index::IndexScheme,
+    Material, Value,
+};
+
+/// The work directory of a compact build of `material` in `out`: its seeds, value logs and
+/// phase marks (see [`crate::compact`]), removed when the tables are written.
+pub fn work_dir(out: &Path, material: Material) -> PathBuf {
+    out.join(format!(".{}.work", material.name()))
+}
+
+/// The mark of a finished DTM solve: positions per side and depths, with the legal bits in
+/// `legal-0.bin` and `legal-1.bin`.
+const DTM_DONE: &str = "dtm.done";
+/// The mark of a finished DTZ50 solve.
+const DTZ_DONE: &str = "dtz.done";
+
+fn work_error(work: &Path, e: io::Error) -> BuildError {
+    BuildError::Solve(SolveError::Work(work.to_path_buf(), e))
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename.
+fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    let mut f = fs::File::create(&tmp)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    fs::rename(&tmp, path)
+}
+
+/// Keeps what a DTM solve leaves, for a build that resumes after it.
+fn save_dtm(work: &Path, c: &Compacted) -> io::Result<()> {
+    for side in 0..2 {
+        let bytes: Vec<u8> = c.legal[side].iter().flat_map(|w| w.to_le_bytes()).collect();
+        write_atomic(&work.join(format!("legal-{side}.bin")), &bytes)?;
+    }
+    let mark = format!("{} {} {}\n", c.positions[0], c.positions[1], c.depths);
+    write_atomic(&work.join(DTM_DONE), mark.as_bytes())
+}
+
+/// What a finished DTM solve left in `work`, if it did.
+fn load_dtm(work: &Path, material: Material) -> io::Result<Option<Compacted>> {
+    let Ok(mark) = fs::read_to_string(work.join(DTM_DONE)) else {
+        return Ok(None);
+    };
+    let bad = || io::Error::new(io::ErrorKind::InvalidData, format!("{:?}: bad mark", work));
+    let nums: Vec<u64> = mark
+        .split_whitespace()
+        .map(|t| t.parse().map_err(|_| bad()))
+        .collect::<io::Result<_>>()?;
+    let [p0, p1, depths] = nums[..] else {
+        return Err(bad());
+    };
+    let words = IndexScheme::new(material).size().div_ceil(64) as usize;
+    let mut legal = [Vec::new(), Vec::new()];
+    for (side, l) in legal.iter_mut().enumerate() {
+        let mut bytes = Vec::with_capacity(8 * words);
+        fs::File::open(work.join(format!("legal-{side}.bin")))?.read_to_end(&mut bytes)?;
+        if bytes.len() != 8 * words {
+            return Err(bad());
+        }
+        *l = bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+            .collect();
+    }
+    Ok(Some(Compacted {
+        material,
+        positions: [p0, p1],
+        legal,
+        logs: [0, 1].map(|s| work.join(format!("values-{s}.bin"))),
+        depths: depths as usize,
+    }))
+}
+
+/// Builds a material of the compact solve: DTM, then DTZ50 (see the module docs). With
+/// `have_dtm` (a valid DTM file present) and no work left from a build, both are solved again:
+/// the DTZ50 solve reads the DTM solve's logs, not its file.
+pub(crate) fn build_compact(
+    material: Material,
+    opts: &BuildOptions,
+    have_dtm: bool,
+) -> Result<TableSummary, BuildError> {
+    let start = Instant::now();
+    let work = work_dir(&opts.out, material);
+    fs::create_dir_all(&work).map_err(|e| work_error(&work, e))?;
+    let bar = if opts.progress {
+        ProgressBar::new(0)
+    } else {
+        ProgressBar::hidden()
+    };
+    let solved = match load_dtm(&work, material).map_err(|e| work_error(&work, e))? {
+        Some(c) => {
+            log::info!("{}: DTM solve found in {}", material.name(), work.display());
+            c
+        }
+        None => {
+            let sub = SubTables::open_for(&opts.out, material, Stage::InitBoth).map_err(|e| {
+                SolveError::SubTable {
+                    material: material.name(),
+                    source: e.into(),
+                }
+            })?;
+            let c = CompactSolver::new(material, &sub, &work)?.solve(&bar)?;
+            save_dtm(&work, &c).map_err(|e| work_error(&work, e))?;
+            c
+        }
+    };
+    let solve_seconds = start.elapsed().as_secs_f64();
+    let dtz_start = Instant::now();
+    if !work.join(DTZ_DONE).exists() {
+        let sub = Wdl50Tables::open_for(&opts.out, material)?;
+        CompactDtz::new(material, &solved.logs, &sub, &work)?.solve(&bar)?;
+        write_atomic(&work.join(DTZ_DONE), b"done\n")
+            .map_err(|e| BuildError::Dtz(DtzError::Work(work.clone(), e)))?;
+    }
+    let dtz_logs = crate::compact::dtz::DtzLogs::in_work(material, &work);
+    let dtz_solve_seconds = dtz_start.elapsed().as_secs_f64();
+    // The DTM file (kept when present and valid).
+    let mut counts = [0u64; 2];
+    let (dtm_bytes, dtm_stats) = if have_dtm {
+        let path = opts.out.join(Metric::Dtm.file_name(material));
+        let t = retro_tables::format::Table::open(&path, Some(material))?;
+        (fs::metadata(&path).map(|m| m.len()).unwrap_or(0), t.stats())
+    } else {
+        let (w, stats) =
+            write_table_by_side(&opts.out, Metric::Dtm, material, opts.compression, |side| {
+                let planes = solved.side_planes(side).map_err(|e| TableError::Io {
+                    path: solved.logs[side].clone(),
+                    source: e,
+                })?;
+                counts[0] += planes.wins;
+                counts[1] += planes.losses;
+                let longest = planes.stats.longest_win.max(planes.stats.longest_loss);
+                let wide = longest > Value::MAX_BYTE_WIN;
+                Ok(SideData {
+                    first: planes.first,
+                    ext: wide.then_some(planes.ext),
+                    legal: Some(solved.legal[side].clone()),
+                    stats: planes.stats,
+                })
+            })?;
+        (w.bytes, stats)
+    };
+    let dtz_write = Instant::now();
+    let (dtz_written, dtz_stats) =
+        write_table_by_side(&opts.out, Metric::Dtz, material, opts.compression, |side| {
+            let planes = dtz_logs.side_planes(side).map_err(|e| TableError::Io {
+                path: work.clone(),
+                source: e,
+            })?;
+            // Wins beyond 255 plies (cursed) need the extension bytes.
+            let wide = planes.stats.longest_win > 255;
+            Ok(SideData {
+                first: planes.first,
+                ext: wide.then_some(planes.ext),
+                legal: Some(planes.kept),
+                stats: planes.stats,
+            })
+        })?;
+    fs::remove_dir_all(&work).map_err(|e| work_error(&work, e))?;
+    let positions = solved.positions[0] + solved.positions[1];
+    let summary = TableSummary {
+        material,
+        skipped: false,
+        dtm_present: have_dtm,
+        positions,
+        wins: counts[0],
+        draws: if have_dtm {
+            0
+        } else {
+            positions.saturating_sub(counts[0] + counts[1])
+        },
+        losses: counts[1],
+        longest: dtm_stats.longest_win.max(dtm_stats.longest_loss),
+        seconds: start.elapsed().as_secs_f64(),
+        solve_seconds,
+        bytes: dtm_bytes + dtz_written.bytes,
+        raw_bytes: 4 * IndexScheme::new(material).size(),
+        dtz: Some(DtzSummary {
+            longest_win: dtz_stats.longest_win,
+            longest_loss: dtz_stats.longest_loss,
+            seconds: dtz_solve_seconds + dtz_write.elapsed().as_secs_f64(),
+            solve_seconds: dtz_solve_seconds,
+            bytes: dtz_written.bytes,
+        }),
+    };
+    log::info!(
+        "{}: built in {:.1} s (DTM solve {:.1} s, DTZ50 solve {:.1} s)",
+        material.name(),
+        summary.seconds,
+        solve_seconds,
+        dtz_solve_seconds
+    );
+    Ok(summary)
+}
