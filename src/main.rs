@@ -77,6 +77,11 @@ struct PlayArgs {
     /// game); also what `syzygy_50_move_rule = false` in engine.toml makes the default.
     #[arg(long)]
     no_50_move_rule: bool,
+    /// The 50-move rule does not end the game: with --no-50-move-rule, to watch a mate longer
+    /// than the rule allows to the end (KRNvKNN's mate in 262 moves goes 242 moves without a
+    /// capture).
+    #[arg(long)]
+    play_on: bool,
 }
 
 /// The arguments of `retro legal`.
@@ -560,6 +565,7 @@ fn play(args: PlayArgs, config: Config) -> Result<(), CliError> {
         seed,
         movetime,
         no_50_move_rule,
+        play_on,
     } = args;
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
@@ -587,6 +593,7 @@ fn play(args: PlayArgs, config: Config) -> Result<(), CliError> {
         seed,
         tags: start::play_tags(auto, perfect, side.map(Side::color), &first),
         rule50: config.syzygy_50_move_rule && !no_50_move_rule,
+        play_on,
         eval: retro_engine::eval::Evaluator::configured(
             config.use_nnue,
             config.eval_file.as_deref(),

@@ -100,7 +100,7 @@ fn build_tables_rejects_bad_arguments() {
     for args in [
         &["KXvK"][..],
         &["KQvKQQQQ"],
-        &["KQRvKRB"],
+        &["KQRvKRP"],
         &["--max-pieces", "6"],
         &["--max-pieces", "2"],
         &["--level", "0", "KQvK"],

@@ -98,3 +98,62 @@ fn compact_build_agrees_with_the_ordinary_build_and_verifies() {
         "{report}"
     );
 }
+
+/// The check of 6-piece tables (`--verify --compact` on smaller ones) finds a value that was
+/// changed in the file.
+#[test]
+fn the_compact_check_finds_a_changed_value() {
+    use retro_tables::format::{write_table, Encoding, TableData};
+    let dir = tempfile::tempdir().expect("dir");
+    let out = dir.path().to_string_lossy().into_owned();
+    build_tables(&["--out", &out, "-q", "--compact", "KQvKR"]);
+    let m: Material = "KQvKR".parse().expect("material");
+    let t = Table::open(&dir.path().join(file_name(m)), Some(m)).expect("dtm");
+    let n = t.scheme().size();
+    let side = |white: bool| -> Vec<u8> {
+        (0..n)
+            .map(|i| t.get(white, i).expect("probe").to_byte().expect("a byte"))
+            .collect()
+    };
+    let (mut white, black) = (side(true), side(false));
+    let stats = t.stats();
+    drop(t);
+    let i = white
+        .iter()
+        .position(|&b| {
+            let v = retro_tables::Value::from_byte(b);
+            v.wdl() == retro_tables::Wdl::Win && v.plies() > 20
+        })
+        .expect("a long win");
+    let v = retro_tables::Value::from_byte(white[i]);
+    white[i] = retro_tables::Value::win(v.plies() + 2)
+        .and_then(retro_tables::Value::to_byte)
+        .expect("a byte");
+    let data = TableData {
+        white: &white,
+        black: &black,
+        legal: None,
+        ext: None,
+    };
+    let enc = Encoding::Blocks {
+        block_len: 4096,
+        level: 3,
+    };
+    write_table(dir.path(), m, data, stats, enc).expect("rewritten");
+    let run = Command::new(env!("CARGO_BIN_EXE_build-tables"))
+        .args(["--out", &out, "-q", "--verify", "--compact", "--dtz-only"])
+        .output()
+        .expect("runs");
+    assert!(run.status.success(), "the DTZ50 table alone still checks");
+    let run = Command::new(env!("CARGO_BIN_EXE_build-tables"))
+        .args(["--out", &out, "-q", "--verify", "--compact", "KQvKR"])
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(!run.status.success(), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("KQvKR    checked"))
+        .expect("a report line");
+    assert!(!line.contains(" 0 mismatches"), "{line}");
+}

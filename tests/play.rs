@@ -381,6 +381,7 @@ fn perfect_auto_games_mate_in_exactly_the_table_plies() {
                 seed: 0,
                 tags: Vec::new(),
                 rule50: true,
+                play_on: false,
                 eval: retro_engine::eval::Evaluator::default(),
             };
             let mut sink = Vec::new();
@@ -488,4 +489,30 @@ fn engine_toml_can_turn_the_50_move_rule_off_for_play() {
     };
     assert!(said(&dtm_comment), "{dtm_comment:?}");
     assert!(!said(&rule_comment), "{rule_comment:?}");
+}
+
+/// `--play-on` lets a pure-DTM game run past the 50-move rule to its mate: from a won position
+/// two plies from the rule's 100 (a queen against a rook, no capture in two plies),
+/// `--no-50-move-rule` alone ends in a draw by the rule, with `--play-on` in checkmate.
+#[test]
+fn play_on_lets_a_long_mate_end_in_mate() {
+    let fen = "8/8/8/8/6k1/1Q6/8/K4r2 w - - 98 1";
+    let end = |extra: &[&str]| -> String {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let games = dir.path().join("games");
+        let g = games.to_str().expect("utf-8");
+        let mut args = vec!["play", "--tables", table_dir(), "--fen", fen, "--games", g];
+        args.extend(["--auto", "--perfect", "--no-50-move-rule"]);
+        args.extend_from_slice(extra);
+        let out = retro(&args, "");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+            .lines()
+            .rev()
+            .find(|l| l.starts_with("Game over"))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(end(&[]), "Game over: 50-move rule. Result 1/2-1/2.");
+    assert_eq!(end(&["--play-on"]), "Game over: checkmate. Result 1-0.");
 }

@@ -60,7 +60,8 @@ struct Args {
     #[arg(long, value_name = "PIECES", value_parser = clap::value_parser!(u8).range(3..=6))]
     list: Option<u8>,
     /// Solve every material without pawns with the compact solve (one byte an entry in memory,
-    /// values in work files on disk), as the 6-piece materials always are.
+    /// values in work files on disk), as the 6-piece materials always are; with --verify, check
+    /// DTM tables as 6-piece tables are checked (one side in memory at a time).
     #[arg(long)]
     compact: bool,
     /// Worker threads (default: one per core).
@@ -350,7 +351,9 @@ fn run_verify(
     progress: bool,
 ) -> Result<(), BuildTablesError> {
     let max = usize::from(args.max_pieces);
-    let materials = present(args, materials, "verify", |m| m.piece_count() <= max)?;
+    let materials = present(args, materials, "verify", |m| {
+        m.piece_count() <= max || retro_build::compact::applies(*m)
+    })?;
     let start = Instant::now();
     let (mut checked, mut mismatches, mut failed) = (0u64, 0u64, 0usize);
     for m in materials {
@@ -368,7 +371,19 @@ fn run_verify(
                 continue;
             }
             let t = Instant::now();
+            let six = retro_build::compact::applies(m);
+            if six && metric == Metric::Dtz {
+                println!(
+                    "{:<8} DTZ50 not checked: the DTZ50 check of 6-piece tables is not written \
+                     yet (the DTM table is)",
+                    m.name()
+                );
+                continue;
+            }
             let r = match metric {
+                Metric::Dtm if six || args.compact => {
+                    retro_build::compact::verify::verify_compact(&args.out, m, progress)
+                }
                 Metric::Dtm => verify(&args.out, m, progress),
                 Metric::Dtz => verify_dtz(&args.out, m, progress),
             };

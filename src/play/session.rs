@@ -44,6 +44,8 @@ pub struct PlayOptions {
     /// Retro plays the tables under the 50-move rule (with the DTZ50 tables), else by pure
     /// DTM.
     pub rule50: bool,
+    /// The 50-move rule does not end the game.
+    pub play_on: bool,
     /// The search's evaluation.
     pub eval: retro_engine::eval::Evaluator,
 }
@@ -91,8 +93,9 @@ pub struct Summary {
 }
 
 /// The rules' verdict on the last position of a game, if it is over. `hashes` holds the
-/// Zobrist keys of every position of the game so far, the last one included.
-pub fn ending(pos: &Chess, hashes: &[u64]) -> Option<Ending> {
+/// Zobrist keys of every position of the game so far, the last one included; `fifty`: the
+/// 50-move rule ends a game (`retro play --play-on` turns it off).
+pub fn ending(pos: &Chess, hashes: &[u64], fifty: bool) -> Option<Ending> {
     if pos.legal_moves().is_empty() {
         return Some(if pos.is_check() {
             Ending::Checkmate
@@ -108,7 +111,7 @@ pub fn ending(pos: &Chess, hashes: &[u64]) -> Option<Ending> {
             return Some(Ending::ThreefoldRepetition);
         }
     }
-    if pos.halfmoves() >= 100 {
+    if fifty && pos.halfmoves() >= 100 {
         return Some(Ending::FiftyMoveRule);
     }
     None
@@ -175,7 +178,7 @@ pub fn play(
             render(&pos, st.moves.last(), opts.human, opts.ascii)
         )?;
         writeln!(out, "{}", status(tb, &pos))?;
-        if let Some(e) = ending(&pos, &st.hashes) {
+        if let Some(e) = ending(&pos, &st.hashes, !opts.play_on) {
             break e;
         }
         let humans_turn = pos.turn() == opts.human;
@@ -469,7 +472,7 @@ mod tests {
     fn the_rules_end_the_game() {
         let end = |fen: &str| {
             let p = pos(fen);
-            ending(&p, &[hash_of(&p)])
+            ending(&p, &[hash_of(&p)], true)
         };
         assert_eq!(
             end("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"),
@@ -511,7 +514,7 @@ mod tests {
                 st.push(m, String::new());
                 let third = round == 1 && i == 3;
                 assert_eq!(
-                    ending(st.pos(), &st.hashes),
+                    ending(st.pos(), &st.hashes, true),
                     third.then_some(Ending::ThreefoldRepetition),
                     "round {round} move {u}"
                 );

@@ -139,6 +139,17 @@ pub(crate) fn build_compact(
     let dtz_solve_seconds = dtz_start.elapsed().as_secs_f64();
     // The DTM file (kept when present and valid).
     let mut counts = [0u64; 2];
+    let mut examples: Vec<(String, String)> = Vec::new();
+    let fen_of = |side: usize, idx: u64| {
+        let ix = IndexScheme::new(material);
+        ix.decode(idx)
+            .and_then(|sq| crate::verify::entry_position(ix.slots(), &sq, side == 0))
+            .map(|p| {
+                shakmaty::fen::Fen::from_position(&p, shakmaty::EnPassantMode::Legal).to_string()
+            })
+    };
+    let mut deepest_mate: Option<(u32, usize, u64)> = None;
+    let mut deepest_dtz: Option<(u32, usize, u64)> = None;
     let (dtm_bytes, dtm_stats) = if have_dtm {
         let path = opts.out.join(Metric::Dtm.file_name(material));
         let t = retro_tables::format::Table::open(&path, Some(material))?;
@@ -152,6 +163,11 @@ pub(crate) fn build_compact(
                 })?;
                 counts[0] += planes.wins;
                 counts[1] += planes.losses;
+                if let Some((d, i)) = planes.deepest {
+                    if deepest_mate.is_none_or(|(x, _, _)| d > x) {
+                        deepest_mate = Some((d, side, i));
+                    }
+                }
                 let longest = planes.stats.longest_win.max(planes.stats.longest_loss);
                 let wide = longest > Value::MAX_BYTE_WIN;
                 Ok(SideData {
@@ -170,6 +186,11 @@ pub(crate) fn build_compact(
                 path: work.clone(),
                 source: e,
             })?;
+            if let Some((d, i)) = planes.deepest_win {
+                if deepest_dtz.is_none_or(|(x, _, _)| d > x) {
+                    deepest_dtz = Some((d, side, i));
+                }
+            }
             // Wins beyond 255 plies (cursed) need the extension bytes.
             let wide = planes.stats.longest_win > 255;
             Ok(SideData {
@@ -180,6 +201,21 @@ pub(crate) fn build_compact(
             })
         })?;
     fs::remove_dir_all(&work).map_err(|e| work_error(&work, e))?;
+    for (what, found) in [
+        ("longest mate", deepest_mate),
+        ("longest DTZ50 of a win", deepest_dtz),
+    ] {
+        if let Some((d, side, idx)) = found {
+            if let Some(fen) = fen_of(side, idx) {
+                let kind = if d % 2 == 1 || what.contains("DTZ") {
+                    "win"
+                } else {
+                    "loss"
+                };
+                examples.push((format!("{what} ({kind} in {d} plies)"), fen));
+            }
+        }
+    }
     let positions = solved.positions[0] + solved.positions[1];
     let summary = TableSummary {
         material,
@@ -205,6 +241,7 @@ pub(crate) fn build_compact(
             solve_seconds: dtz_solve_seconds,
             bytes: dtz_written.bytes,
         }),
+        examples,
     };
     log::info!(
         "{}: built in {:.1} s (DTM solve {:.1} s, DTZ50 solve {:.1} s)",

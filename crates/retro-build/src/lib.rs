@@ -121,6 +121,9 @@ pub struct TableSummary {
     pub raw_bytes: u64,
     /// The DTZ50 table, when it was built.
     pub dtz: Option<DtzSummary>,
+    /// Positions worth showing (6-piece builds): what each is, and its FEN; the longest mate
+    /// and the longest distance to zeroing of a win.
+    pub examples: Vec<(String, String)>,
 }
 
 /// Figures of one DTZ50 table.
@@ -178,6 +181,9 @@ impl std::fmt::Display for TableSummary {
                 " (ratio {:.2})",
                 self.raw_bytes as f64 / self.bytes.max(1) as f64
             )?;
+        }
+        for (what, fen) in &self.examples {
+            write!(f, "\n    {what}: {fen}")?;
         }
         Ok(())
     }
@@ -350,6 +356,7 @@ fn summarize(
         bytes: 0,
         raw_bytes: 2 * white.len() as u64,
         dtz: None,
+        examples: Vec::new(),
     };
     (summary, stats)
 }
@@ -384,6 +391,7 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
             bytes: file_bytes(&path) + file_bytes(&dtz_path),
             raw_bytes,
             dtz: None,
+            examples: Vec::new(),
         });
     }
     if compact::applies(material) || (opts.compact && !material.has_pawns()) {

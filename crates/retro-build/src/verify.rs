@@ -343,7 +343,7 @@ fn progress_bar(progress: bool, len: u64, what: &str, material: Material) -> Pro
 
 impl VerifyReport {
     /// The report of a table that could not be checked.
-    fn failed(material: Material, why: String) -> VerifyReport {
+    pub(crate) fn failed(material: Material, why: String) -> VerifyReport {
         VerifyReport {
             material,
             checked: 0,

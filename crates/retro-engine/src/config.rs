@@ -106,7 +106,7 @@ pub const OVERHEAD_RANGE: std::ops::RangeInclusive<u64> = 0..=5000;
 pub const SYZYGY_PROBE_LIMIT_RANGE: std::ops::RangeInclusive<usize> = 0..=7;
 
 /// Whether the network evaluates by default (the hand-written evaluation otherwise).
-pub const DEFAULT_USE_NNUE: bool = false;
+pub const DEFAULT_USE_NNUE: bool = true;
 
 /// A log level (the `log` crate's filter).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

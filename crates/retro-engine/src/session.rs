@@ -418,9 +418,10 @@ impl Engine {
         self.evaluator().evaluate(&self.pos)
     }
 
-    /// The evaluation the options choose.
+    /// The evaluation the options choose: the network with `Use NNUE`, except under
+    /// `UCI_LimitStrength`, whose `UCI_Elo` scale was calibrated with the hand-written one.
     fn evaluator(&self) -> Evaluator {
-        if self.options.use_nnue {
+        if self.options.use_nnue && !self.options.limit_strength {
             Evaluator::Network(Arc::clone(&self.network))
         } else {
             Evaluator::Classic

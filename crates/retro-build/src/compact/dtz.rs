@@ -88,6 +88,8 @@ pub struct DtzPlanes {
     pub kept: Vec<u64>,
     /// The longest DTZ of a win and of a loss.
     pub stats: Stats,
+    /// The longest win and an entry that has it.
+    pub deepest_win: Option<(u32, u64)>,
 }
 
 impl DtzLogs {
@@ -132,6 +134,7 @@ impl DtzLogs {
             longest_loss: 0,
         };
         let mut bad = false;
+        let mut deepest_win: Option<(u32, u64)> = None;
         for (win, path) in [(true, &self.wins[side]), (false, &self.losses[side])] {
             read_records(path, |depth, entries| {
                 let dtz = Dtz(if win { depth as i16 } else { -(depth as i16) });
@@ -148,6 +151,12 @@ impl DtzLogs {
                     }
                 }
                 if win {
+                    let d = u32::from(depth);
+                    if let (Some(&e), true) =
+                        (entries.first(), deepest_win.is_none_or(|(x, _)| d > x))
+                    {
+                        deepest_win = Some((d, e));
+                    }
                     stats.longest_win = stats.longest_win.max(u32::from(depth));
                 } else {
                     stats.longest_loss = stats.longest_loss.max(u32::from(depth));
@@ -168,6 +177,7 @@ impl DtzLogs {
             ext,
             kept,
             stats,
+            deepest_win,
         })
     }
 }
@@ -376,6 +386,7 @@ impl<'a> CompactDtz<'a> {
         progress.set_length(chunks);
         progress.set_position(0);
         let mut files = SeedFiles::default();
+        let mut eta = super::EtaLog::new(format!("{} DTZ50 init", self.material.name()), chunks);
         let mut max_seed = 0;
         let mut c0 = 0;
         let batch = 64 * rayon::current_num_threads() as u64;
@@ -408,6 +419,7 @@ impl<'a> CompactDtz<'a> {
                 }
             }
             c0 = c1;
+            eta.update(c0);
         }
         files.finish().map_err(|e| self.io(e))?;
         progress.finish_and_clear();
@@ -633,6 +645,7 @@ impl<'a> CompactDtz<'a> {
             }
             progress.set_position(d as u64);
             progress.set_message(format!("{count} decided at this depth"));
+            let pass_start = Instant::now();
             let failed = Mutex::new(None::<io::Error>);
             let tasks = run_pass(&cur, &parts, king_stride, || DtzTask {
                 solver: self,
@@ -652,6 +665,11 @@ impl<'a> CompactDtz<'a> {
                 return Err(self.io(e));
             }
             self.check()?;
+            log::info!(
+                "{}: DTZ50 depth {d}: {count} decided, pass {:.1} s",
+                self.material.name(),
+                pass_start.elapsed().as_secs_f64()
+            );
             // Late losses join at depth 100 (one less than their zeroing move into a cursed
             // win): one record per side, ascending.
             late.sort_unstable();

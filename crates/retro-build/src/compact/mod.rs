@@ -29,6 +29,7 @@
 
 mod checkpoint;
 pub mod dtz;
+pub mod verify;
 pub(crate) mod worklog;
 
 use std::{
@@ -170,6 +171,7 @@ impl Compacted {
             longest_loss: 0,
         };
         let mut out_of_range = false;
+        let mut deepest: Option<(u32, u64)> = None;
         read_records(&self.logs[side], |depth, entries| {
             let d = u32::from(depth);
             let v = if d % 2 == 0 {
@@ -189,6 +191,9 @@ impl Compacted {
                 } else {
                     out_of_range = true;
                 }
+            }
+            if let (Some(&first), true) = (entries.first(), deepest.is_none_or(|(x, _)| d > x)) {
+                deepest = Some((d, first));
             }
             if d % 2 == 0 {
                 losses += entries.len() as u64;
@@ -210,6 +215,7 @@ impl Compacted {
             wins,
             losses,
             stats,
+            deepest,
         })
     }
 }
@@ -226,6 +232,8 @@ pub struct SidePlanes {
     pub losses: u64,
     /// The longest win and loss.
     pub stats: Stats,
+    /// The deepest depth and an entry decided there (the first of its first record).
+    pub deepest: Option<(u32, u64)>,
 }
 
 /// The compact solver of one pawnless material (see the module docs).
@@ -293,6 +301,42 @@ impl Clock {
     fn saved(&mut self, d: usize) {
         self.since = Instant::now();
         self.generation = Some(d);
+    }
+}
+
+/// A long loop's progress in the log (at info, every 5%), with the time it has left at the rate
+/// so far: the progress bar's figures where there is no terminal.
+pub(crate) struct EtaLog {
+    what: String,
+    start: Instant,
+    total: u64,
+    next: u64,
+}
+
+impl EtaLog {
+    /// A loop of `total` steps, named `what` in the log.
+    pub(crate) fn new(what: String, total: u64) -> EtaLog {
+        EtaLog {
+            what,
+            start: Instant::now(),
+            total: total.max(1),
+            next: 1,
+        }
+    }
+
+    /// `done` steps are done.
+    pub(crate) fn update(&mut self, done: u64) {
+        let pct = 100 * done / self.total;
+        if pct < 5 * self.next {
+            return;
+        }
+        self.next = pct / 5 + 1;
+        let spent = self.start.elapsed().as_secs_f64();
+        let left = spent * (self.total - done.min(self.total)) as f64 / done.max(1) as f64;
+        log::info!(
+            "{}: {pct}% in {spent:.0} s, about {left:.0} s left",
+            self.what
+        );
     }
 }
 
@@ -458,38 +502,9 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
     /// The value of the capture of `side` to `after` (the piece in slot `skip` taken), for
     /// the mover; `None` after noting an error.
     fn exit_move_value(&self, after: &Squares, skip: usize, side: usize) -> Option<Value> {
-        let Some(Some(plan)) = self.plans.get(plan_slot(skip, None)) else {
-            self.note_sub_error(SubTableError::NoExitPlan {
-                slot: skip,
-                promotion: None,
-            });
-            return None;
-        };
-        if plan.key() == 0 {
-            return Some(Value::DRAW);
-        }
-        let probed = self.sub.table_by_key(plan.key()).and_then(|(table, swap)| {
-            let idx = table
-                .scheme()
-                .index(&plan.map(after, swap))
-                .ok_or_else(|| ProbeError::NotIndexable(table.material().name()))?;
-            table.get((side == 1) ^ swap, idx)
-        });
-        match probed {
-            Ok(child) => match Value::from_child(child) {
-                Some(v) => Some(v),
-                None => {
-                    self.note_sub_error(SubTableError::Probe(ProbeError::NotIndexable(
-                        self.material.name(),
-                    )));
-                    None
-                }
-            },
-            Err(e) => {
-                self.note_sub_error(e.into());
-                None
-            }
-        }
+        capture_value(&self.plans, self.sub, after, skip, side)
+            .map_err(|e| self.note_sub_error(e))
+            .ok()
     }
 
     /// The moves of `side` in `sq` (entry `idx`): exits valued, in-table successors counted
@@ -601,6 +616,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
         progress.set_length(chunks);
         progress.set_position(0);
         let mut files = SeedFiles::default();
+        let mut eta = EtaLog::new(format!("{} init", self.material.name()), chunks);
         let mut mates = Vec::new();
         let mut max_seed = 0;
         let mut c0 = 0;
@@ -633,6 +649,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
                 }
             }
             c0 = c1;
+            eta.update(c0);
         }
         files.finish().map_err(|e| self.io_error(e))?;
         progress.finish_and_clear();
@@ -833,10 +850,11 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
             ));
             let t = Instant::now();
             let later = self.unmove_pass(d, &cur, &next, &partitions, king_stride, &logs)?;
-            log::debug!(
-                "{}: depth {d}: {count} nodes, {:.2} s",
+            log::info!(
+                "{}: depth {d}: {count} decided ({decided_total} in all), pass {:.1} s, {}",
                 self.material.name(),
-                t.elapsed().as_secs_f64()
+                t.elapsed().as_secs_f64(),
+                crate::solve::memory_in_use()
             );
             for (l, side, i) in later {
                 late.entry(l).or_default().push((side, i));
@@ -939,6 +957,36 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
             }
         }
     }
+}
+
+/// The value, for the mover `side`, of its capture of the piece in slot `skip` that leads to
+/// `after`: the sub-table's value of `after`, one ply further.
+///
+/// # Errors
+/// No plan for the capture, or a sub-table that cannot be probed.
+pub(crate) fn capture_value<T: Tables>(
+    plans: &[Option<ExitPlan>],
+    sub: &T,
+    after: &Squares,
+    skip: usize,
+    side: usize,
+) -> Result<Value, SubTableError> {
+    let Some(Some(plan)) = plans.get(plan_slot(skip, None)) else {
+        return Err(SubTableError::NoExitPlan {
+            slot: skip,
+            promotion: None,
+        });
+    };
+    if plan.key() == 0 {
+        return Ok(Value::DRAW);
+    }
+    let (table, swap) = sub.table_by_key(plan.key())?;
+    let idx = table
+        .scheme()
+        .index(&plan.map(after, swap))
+        .ok_or_else(|| ProbeError::NotIndexable(table.material().name()))?;
+    let child = table.get((side == 1) ^ swap, idx)?;
+    Value::from_child(child).ok_or(SubTableError::Probe(ProbeError::Overflow))
 }
 
 /// Appends `run` to `log` as a record of `depth`, keeping the first error in `failed`.

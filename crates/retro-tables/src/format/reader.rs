@@ -386,6 +386,49 @@ impl Table {
             })
     }
 
+    /// Blocks per side and plane, and entries per block, of a compressed table.
+    pub fn blocks(&self) -> Option<(u64, u32)> {
+        match &self.store {
+            Store::Blocks {
+                blocks, block_len, ..
+            } => Some((*blocks, *block_len)),
+            _ => None,
+        }
+    }
+
+    /// Decompresses block `b` of plane `plane` (0 the first bytes, 1 the extension bytes) of
+    /// the side with white (`true`) or black to move into `out`, whole: the bytes of file
+    /// positions `b * block_len ..` (see [`Table::index_at`]). For passes over whole tables.
+    ///
+    /// # Errors
+    /// A block that fails its checksum or does not decompress to its length, or a plane the
+    /// table does not have.
+    pub fn read_block(
+        &self,
+        white_to_move: bool,
+        plane: usize,
+        b: u64,
+        out: &mut Vec<u8>,
+    ) -> Result<(), TableError> {
+        if plane >= usize::from(self.planes()) {
+            return Err(TableError::Format {
+                path: self.path.clone(),
+                why: FormatError::Planes(self.planes() - 1),
+            });
+        }
+        let lane = 2 * plane + usize::from(!white_to_move);
+        self.decompress_block(lane, b, None, out).map(|_| ())
+    }
+
+    /// The entry at file position `pos` of the side with white (`true`) or black to move (its
+    /// digit order; the position itself in raw and in-memory tables).
+    pub fn index_at(&self, white_to_move: bool, pos: u64) -> u64 {
+        match &self.store {
+            Store::Blocks { layouts, .. } => layouts[usize::from(!white_to_move)].index_at(pos),
+            _ => pos,
+        }
+    }
+
     /// The file.
     pub fn path(&self) -> &Path {
         &self.path

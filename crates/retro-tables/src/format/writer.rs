@@ -236,6 +236,10 @@ fn choose_order(
         .map_or_else(|| Layout::identity(scheme), |(_, l)| l)
 }
 
+/// The most entries a side may have for `compress_side` to transpose it whole (every 5-piece
+/// table has fewer; a 6-piece one more).
+const MAX_TRANSPOSED: u64 = 1 << 31;
+
 /// Largest region of the file order whose values one task gathers at once (see
 /// `compress_side`): 4 MB, within the caches.
 const MAX_REGION: u64 = 1 << 22;
@@ -260,7 +264,9 @@ fn compress_side(
         .region_len(MAX_REGION.min(n / 8), u64::from(block_len))
         .filter(|&r| r > 0 && n.is_multiple_of(r));
     let Some(region) = region else {
-        if layout.tiles() > 0 {
+        // The transposed copy takes 2 bytes an entry: beyond 5 pieces, where that is gigabytes
+        // beside the values themselves, each block gathers its values instead.
+        if layout.tiles() > 0 && n <= MAX_TRANSPOSED {
             let (file, kept) = transpose(n, layout, values, legal)?;
             return compress_blocks(n, block_len, level, |start, len, buf| {
                 let mut fill = BlockFill::new(buf);
@@ -309,7 +315,7 @@ fn compress_side(
                         for (&v, &k) in v.iter().zip(kept) {
                             fill.push(v, k);
                         }
-                        c.compress(buf)
+                        c.compress(buf).map(exact)
                     })
                     .collect()
             },
@@ -362,6 +368,13 @@ fn transpose(
     Ok((file, kept))
 }
 
+/// A compressed frame with no spare capacity: the compressor allocates zstd's bound for the
+/// block (4 KB and more), and a 6-piece side keeps a million frames until the file is written.
+fn exact(mut frame: Vec<u8>) -> Vec<u8> {
+    frame.shrink_to_fit();
+    frame
+}
+
 /// A zstd compressor for blocks at `level`: the block index holds a checksum of each frame, so
 /// zstd's own is not needed.
 fn compressor(level: i32) -> io::Result<zstd::bulk::Compressor<'static>> {
@@ -390,7 +403,7 @@ fn compress_blocks(
                 buf.clear();
                 fill(start, len, buf);
                 match c {
-                    Ok(c) => c.compress(buf),
+                    Ok(c) => c.compress(buf).map(exact),
                     Err(e) => Err(io::Error::new(e.kind(), e.to_string())),
                 }
             },
@@ -662,7 +675,7 @@ pub fn write_table_by_side(
         longest_win: 0,
         longest_loss: 0,
     };
-    for (s, layout) in layouts.iter_mut().enumerate() {
+    for s in 0..2 {
         let d = side(s)?;
         let lens = [Some(d.first.len()), d.ext.as_ref().map(Vec::len)];
         if let Some(&Some(got)) = lens.iter().find(|l| l.is_some_and(|l| l != n)) {
@@ -674,22 +687,35 @@ pub fn write_table_by_side(
                 },
             });
         }
-        // White's side decides whether the table has extension bytes; black's must agree.
-        if s == 1 && d.ext.is_some() == ext.is_empty() {
-            return Err(TableError::Format {
-                path,
-                why: FormatError::Planes(1),
-            });
-        }
+        // One side's values may all fit a byte while the other's do not: its extension
+        // bytes are then zeros.
+        let zeros = || vec![0u8; n];
+        let d = match (s, d.ext.is_some(), ext.is_empty()) {
+            (1, false, false) => SideData {
+                ext: Some(zeros()),
+                ..d
+            },
+            (1, true, true) => {
+                // White's had none: zeros for white, in white's order, come first.
+                let z = zeros();
+                ext.push(
+                    compress_side(&scheme, &layouts[0], &z, None, block_len, level)
+                        .map_err(io_err)?,
+                );
+                d
+            }
+            _ => d,
+        };
         stats.longest_win = stats.longest_win.max(d.stats.longest_win);
         stats.longest_loss = stats.longest_loss.max(d.stats.longest_loss);
         let legal = d.legal.as_deref();
-        *layout = choose_order(&scheme, &d.first, legal, block_len, level);
+        let layout = choose_order(&scheme, &d.first, legal, block_len, level);
+        layouts[s] = layout;
         first.push(
-            compress_side(&scheme, layout, &d.first, legal, block_len, level).map_err(io_err)?,
+            compress_side(&scheme, &layout, &d.first, legal, block_len, level).map_err(io_err)?,
         );
         if let Some(e) = &d.ext {
-            ext.push(compress_side(&scheme, layout, e, legal, block_len, level).map_err(io_err)?);
+            ext.push(compress_side(&scheme, &layout, e, legal, block_len, level).map_err(io_err)?);
         }
     }
     first.extend(ext);
@@ -932,6 +958,50 @@ mod tests {
         bytes[88..96].copy_from_slice(&sum.to_le_bytes());
         fs::write(&w.path, &bytes).expect("write");
         assert!(Table::open(&w.path, Some(m)).is_err());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    /// Written one side at a time, a table whose black values need extension bytes and whose
+    /// white values do not reads back every value (white's extension bytes are zeros).
+    #[test]
+    fn sides_written_one_at_a_time_read_back() {
+        let m: Material = "KRvKN".parse().expect("material");
+        let n = IndexScheme::new(m).size() as usize;
+        let value = |i: usize, side: usize| -> Value {
+            // White's mates fit a byte (at most 199 plies), black's do not.
+            let h = (i / 7 % (100 + 200 * side)) as u32;
+            if i.is_multiple_of(2) {
+                Value::loss(2 * h).unwrap_or(Value::DRAW)
+            } else {
+                Value::win(2 * h + 1).unwrap_or(Value::DRAW)
+            }
+        };
+        let dir = std::env::temp_dir().join(format!("retro-by-side-{}", std::process::id()));
+        fs::create_dir_all(&dir).expect("dir");
+        let (w, stats) =
+            write_table_by_side(&dir, Metric::Dtm, m, Compression::default(), |side| {
+                let (first, ext): (Vec<u8>, Vec<u8>) =
+                    (0..n).map(|i| value(i, side).to_planes()).unzip();
+                let wide = ext.iter().any(|&e| e != 0);
+                Ok(SideData {
+                    first,
+                    ext: wide.then_some(ext),
+                    legal: None,
+                    stats: Stats {
+                        longest_win: 0,
+                        longest_loss: 0,
+                    },
+                })
+            })
+            .expect("written");
+        assert_eq!(stats.longest_win, 0);
+        let t = Table::open(&w.path, Some(m)).expect("opened");
+        assert_eq!(t.planes(), 2);
+        for i in (0..n).step_by(5) {
+            for side in 0..2 {
+                assert_eq!(t.get(side == 0, i as u64).expect("probe"), value(i, side));
+            }
+        }
         let _ = fs::remove_dir_all(&dir);
     }
 }
