@@ -378,6 +378,7 @@ fn run_verify(
                      yet (the DTM table is)",
                     m.name()
                 );
+                failed += 1;
                 continue;
             }
             let r = match metric {
