@@ -151,13 +151,7 @@ impl Dtz {
     /// [`Dtz::to_table_byte`]). `None` for a win or loss stored as 0, which a valid pair of
     /// tables never holds.
     pub const fn from_tables(dtm: u8, stored: u8) -> Option<Dtz> {
-        let m = stored as i16;
-        match Value::from_byte(dtm).wdl() {
-            Wdl::Draw => Some(Dtz(0)),
-            _ if stored == 0 => None,
-            Wdl::Win => Some(Dtz(m)),
-            Wdl::Loss => Some(Dtz(-m)),
-        }
+        Dtz::from_stored(dtm, stored as u16)
     }
 
     /// The byte a DTZ table stores for this value: a win's DTZ, a loss's class only (1 within

@@ -28,7 +28,7 @@ use rayon::prelude::*;
 use shakmaty::{Color, Role};
 
 use super::{
-    checkpoint, flush_run, marked, partitions, predecessors, prefetch, run_pass,
+    checkpoint, flush_run, marked, predecessors, prefetch, run_pass,
     worklog::{read_records, DepthLog, Run, SeedFiles},
     PassTask, Policy, CHUNK, RUN_BYTES,
 };
@@ -36,7 +36,7 @@ use crate::{
     atomics::{Atomics, Pages},
     dtz::{DtzError, Wdl50Tables},
     solve::{
-        bitmaps::Frontier,
+        bitmaps::{partitions, Frontier},
         exits::{exit_plans, plan_slot, ExitPlan},
         moves::{legal_targets, LegalTargets},
     },
@@ -786,6 +786,21 @@ struct DtzTask<'s, 'a> {
 }
 
 impl DtzTask<'_, '_> {
+    /// Updates the predecessors waiting in `preds[1 - k]`, if a node left them there.
+    fn update_pending(&mut self) {
+        if let Some((s, l)) = self.pending {
+            let k = self.k;
+            self.solver.update(
+                &self.preds[1 - k],
+                1 - s,
+                l,
+                self.d,
+                self.next,
+                &mut self.late,
+            );
+        }
+    }
+
     fn flush(&mut self, side: usize, all: bool) {
         let d = self.d as u16;
         let [w, l, z] = &mut self.runs;
@@ -832,33 +847,15 @@ impl PassTask for DtzTask<'_, '_> {
         for &p in &self.preds[k] {
             prefetch(&self.solver.state[1 - side], p as usize);
         }
-        if let Some((s, l)) = self.pending {
-            self.solver.update(
-                &self.preds[1 - k],
-                1 - s,
-                l,
-                self.d,
-                self.next,
-                &mut self.late,
-            );
-        }
+        self.update_pending();
         self.pending = Some((side, lost));
         self.k = 1 - k;
         self.flush(side, false);
     }
 
     fn end_partition(&mut self, side: usize) {
-        if let Some((s, l)) = self.pending.take() {
-            let k = self.k;
-            self.solver.update(
-                &self.preds[1 - k],
-                1 - s,
-                l,
-                self.d,
-                self.next,
-                &mut self.late,
-            );
-        }
+        self.update_pending();
+        self.pending = None;
         self.flush(side, true);
     }
 }

@@ -51,7 +51,7 @@ use self::worklog::{read_records, DepthLog, Run, SeedFiles};
 use crate::{
     atomics::{Atomics, Pages},
     solve::{
-        bitmaps::Frontier,
+        bitmaps::{partitions, Frontier},
         exits::{exit_plans, plan_slot, ExitPlan},
         moves::{legal_targets, LegalTargets},
         unmoves::{discovery_masks, legal_origins},
@@ -1056,25 +1056,6 @@ fn run_pass<P: PassTask>(
         }
     });
     done.into_inner().unwrap_or_default()
-}
-
-/// The partitions of a pass (see `CompactSolver::partitions`).
-fn partitions(ix: &IndexScheme) -> Vec<(usize, Vec<u64>)> {
-    let mut parts = Vec::new();
-    for side in 0..2 {
-        let mut by_class: Vec<Vec<u64>> = vec![Vec::new(); 64];
-        for (k, &(wk, bk)) in ix.king_placements().iter().enumerate() {
-            let king = if side == 0 { wk } else { bk };
-            by_class[usize::from(ix.square_class(king))].push(k as u64);
-        }
-        parts.extend(
-            by_class
-                .into_iter()
-                .filter(|v| !v.is_empty())
-                .map(|v| (side, v)),
-        );
-    }
-    parts
 }
 
 /// A task of the DTM passes: logs each node, generates its predecessors and updates those of

@@ -168,6 +168,29 @@ impl Divisor {
     }
 }
 
+/// The tasks of a retrograde pass: (side to move in the nodes, king placements whose entries
+/// the task un-moves). A predecessor differs from its node only in a piece of the side that
+/// moved, so the king of the side to move stays on its square up to the index's symmetry:
+/// split by the class of that king's square (`IndexScheme::square_class`), no two tasks touch
+/// the same predecessor, and each may update them without atomic exchanges.
+pub(crate) fn partitions(ix: &IndexScheme) -> Vec<(usize, Vec<u64>)> {
+    let mut parts = Vec::new();
+    for side in 0..2 {
+        let mut by_class: Vec<Vec<u64>> = vec![Vec::new(); 64];
+        for (k, &(wk, bk)) in ix.king_placements().iter().enumerate() {
+            let king = if side == 0 { wk } else { bk };
+            by_class[usize::from(ix.square_class(king))].push(k as u64);
+        }
+        parts.extend(
+            by_class
+                .into_iter()
+                .filter(|v| !v.is_empty())
+                .map(|v| (side, v)),
+        );
+    }
+    parts
+}
+
 /// The entries decided at one depth: a bit per entry and side to move.
 pub(crate) struct Frontier {
     pub(crate) bits: [Atomics<AtomicU64>; 2],

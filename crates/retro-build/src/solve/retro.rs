@@ -9,6 +9,7 @@ use std::sync::{
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
+use super::bitmaps::partitions;
 use super::{
     bitmaps::Frontier,
     cell::{decided_cell, is_decided},
@@ -409,21 +410,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
     /// that king's square (see `IndexScheme::square_class`), so no two touch the same
     /// predecessor and each may update them without atomic exchanges.
     fn partitions(&self) -> Vec<(usize, Vec<u64>)> {
-        let mut parts: Vec<(usize, Vec<u64>)> = Vec::new();
-        for side in 0..2 {
-            let mut by_class: Vec<Vec<u64>> = vec![Vec::new(); 64];
-            for (k, &(wk, bk)) in self.ix.king_placements().iter().enumerate() {
-                let king = if side == 0 { wk } else { bk };
-                by_class[usize::from(self.ix.square_class(king))].push(k as u64);
-            }
-            parts.extend(
-                by_class
-                    .into_iter()
-                    .filter(|v| !v.is_empty())
-                    .map(|v| (side, v)),
-            );
-        }
-        parts
+        partitions(&self.ix)
     }
 
     /// Updates the predecessors `found` of a node decided at depth `d` (see `update`).
