@@ -97,13 +97,129 @@ fn compact_build_agrees_with_the_ordinary_build_and_verifies() {
         report.contains("0 mismatches, 0 tables not checked"),
         "{report}"
     );
+    // The 6-piece checks (DTM and DTZ50) find the same tables whole, position for position.
+    let six = build_tables(&[
+        "--out",
+        &out(&compact),
+        "-q",
+        "--verify",
+        "--compact",
+        "KRNvK",
+        "KQvKR",
+    ]);
+    assert!(six.contains("0 mismatches, 0 tables not checked"), "{six}");
+    let counts = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.contains(" checked "))
+            .map(|l| l.split("positions").next().unwrap_or(l).to_string())
+            .collect()
+    };
+    assert_eq!(counts(&report), counts(&six));
+    assert_eq!(counts(&six).len(), 4, "{six}");
+}
+
+/// Rewrites one DTZ50 number of `m`'s table in `dir`: the first white-to-move entry whose DTM
+/// class is `class` and whose number `pick` accepts gets `change(number)`.
+fn change_dtz(
+    dir: &Path,
+    m: Material,
+    class: retro_tables::Wdl,
+    pick: impl Fn(u16) -> bool,
+    change: impl Fn(u16) -> u16,
+) {
+    let dtm = Table::open(&dir.join(file_name(m)), Some(m)).expect("dtm");
+    let dtz = Table::open_dtz(&dir.join(Metric::Dtz.file_name(m)), Some(m)).expect("dtz");
+    let n = dtz.scheme().size();
+    let side = |white: bool| -> Vec<u8> {
+        (0..n)
+            .map(|i| u8::try_from(dtz.get_stored(white, i).expect("probe")).expect("a byte"))
+            .collect()
+    };
+    let (mut white, black) = (side(true), side(false));
+    let ix = dtz.scheme().clone();
+    let legal = |i: u64| {
+        ix.decode(i).is_some_and(|sq| {
+            let slots = ix.slots();
+            let occ = occupancy(&sq, slots.len());
+            !attacked(slots, &sq, sq[1], shakmaty::Color::White, occ, usize::MAX)
+        })
+    };
+    let i = (0..n as usize)
+        .find(|&i| {
+            dtm.get(true, i as u64).expect("dtm").wdl() == class
+                && pick(u16::from(white[i]))
+                && legal(i as u64)
+        })
+        .expect("an entry to change");
+    white[i] = u8::try_from(change(u16::from(white[i]))).expect("a byte");
+    let stats = dtz.stats();
+    drop((dtm, dtz));
+    rewrite(dir, Metric::Dtz, m, [&white, &black], stats);
+}
+
+/// Writes `m`'s table of `metric` in `dir` again with the one-byte values `sides`.
+fn rewrite(
+    dir: &Path,
+    metric: Metric,
+    m: Material,
+    [white, black]: [&[u8]; 2],
+    stats: retro_tables::format::Stats,
+) {
+    use retro_tables::format::{write_table_as, Encoding, TableData};
+    let data = TableData {
+        white,
+        black,
+        legal: None,
+        ext: None,
+    };
+    let enc = Encoding::Blocks {
+        block_len: 4096,
+        level: 3,
+    };
+    write_table_as(dir, metric, m, data, stats, enc).expect("rewritten");
+}
+
+/// The 6-piece DTZ50 check finds a win's number and a loss's class that were changed.
+#[test]
+fn the_compact_dtz_check_finds_a_changed_number() {
+    use retro_tables::Wdl;
+    let m: Material = "KQvKR".parse().expect("material");
+    type Change = (Wdl, fn(u16) -> bool, fn(u16) -> u16);
+    let changes: [Change; 2] = [
+        (Wdl::Win, |z| z > 10 && z < 90, |z| z + 2),
+        (Wdl::Loss, |z| z == 1, |_| 101),
+    ];
+    for (class, pick, change) in changes {
+        let dir = tempfile::tempdir().expect("dir");
+        let out = dir.path().to_string_lossy().into_owned();
+        build_tables(&["--out", &out, "-q", "--compact", "KQvKR"]);
+        change_dtz(dir.path(), m, class, pick, change);
+        let run = Command::new(env!("CARGO_BIN_EXE_build-tables"))
+            .args([
+                "--out",
+                &out,
+                "-q",
+                "--verify",
+                "--compact",
+                "--dtz-only",
+                "KQvKR",
+            ])
+            .output()
+            .expect("runs");
+        let text = String::from_utf8_lossy(&run.stdout);
+        assert!(!run.status.success(), "{class:?}: {text}");
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("KQvKR    DTZ50 checked"))
+            .expect("a report line");
+        assert!(!line.contains(" 0 mismatches"), "{class:?}: {line}");
+    }
 }
 
 /// The check of 6-piece tables (`--verify --compact` on smaller ones) finds a value that was
 /// changed in the file.
 #[test]
 fn the_compact_check_finds_a_changed_value() {
-    use retro_tables::format::{write_table, Encoding, TableData};
     let dir = tempfile::tempdir().expect("dir");
     let out = dir.path().to_string_lossy().into_owned();
     build_tables(&["--out", &out, "-q", "--compact", "KQvKR"]);
@@ -129,17 +245,7 @@ fn the_compact_check_finds_a_changed_value() {
     white[i] = retro_tables::Value::win(v.plies() + 2)
         .and_then(retro_tables::Value::to_byte)
         .expect("a byte");
-    let data = TableData {
-        white: &white,
-        black: &black,
-        legal: None,
-        ext: None,
-    };
-    let enc = Encoding::Blocks {
-        block_len: 4096,
-        level: 3,
-    };
-    write_table(dir.path(), m, data, stats, enc).expect("rewritten");
+    rewrite(dir.path(), Metric::Dtm, m, [&white, &black], stats);
     let run = Command::new(env!("CARGO_BIN_EXE_build-tables"))
         .args(["--out", &out, "-q", "--verify", "--compact", "--dtz-only"])
         .output()

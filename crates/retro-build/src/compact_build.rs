@@ -13,7 +13,7 @@ use std::{
 use indicatif::ProgressBar;
 
 use crate::{
-    compact::{dtz::CompactDtz, CompactSolver, Compacted},
+    compact::{self, dtz::CompactDtz, CompactSolver, Compacted},
     dtz::{DtzError, Wdl50Tables},
     solve::{SolveError, Stage},
     BuildError, BuildOptions, DtzSummary, SubTables, TableSummary,
@@ -41,7 +41,7 @@ fn work_error(work: &Path, e: io::Error) -> BuildError {
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename.
-fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let tmp = path.with_extension("tmp");
     let mut f = fs::File::create(&tmp)?;
     f.write_all(bytes)?;
@@ -57,6 +57,11 @@ fn save_dtm(work: &Path, c: &Compacted) -> io::Result<()> {
     }
     let mark = format!("{} {} {}\n", c.positions[0], c.positions[1], c.depths);
     write_atomic(&work.join(DTM_DONE), mark.as_bytes())
+}
+
+/// Removes the checkpoints of a finished phase (`kind`) from `work`.
+fn discard_checkpoints(work: &Path, kind: &str) -> Result<(), BuildError> {
+    compact::checkpoint::discard(work, kind).map_err(|e| work_error(work, e))
 }
 
 /// What a finished DTM solve left in `work`, if it did.
@@ -113,6 +118,8 @@ pub(crate) fn build_compact(
     let solved = match load_dtm(&work, material).map_err(|e| work_error(&work, e))? {
         Some(c) => {
             log::info!("{}: DTM solve found in {}", material.name(), work.display());
+            // A build stopped between the mark and the discard below left them.
+            discard_checkpoints(&work, compact::CKPT)?;
             c
         }
         None => {
@@ -124,6 +131,7 @@ pub(crate) fn build_compact(
             })?;
             let c = CompactSolver::new(material, &sub, &work)?.solve(&bar)?;
             save_dtm(&work, &c).map_err(|e| work_error(&work, e))?;
+            discard_checkpoints(&work, compact::CKPT)?;
             c
         }
     };
@@ -135,6 +143,7 @@ pub(crate) fn build_compact(
         write_atomic(&work.join(DTZ_DONE), b"done\n")
             .map_err(|e| BuildError::Dtz(DtzError::Work(work.clone(), e)))?;
     }
+    discard_checkpoints(&work, compact::dtz::CKPT)?;
     let dtz_logs = crate::compact::dtz::DtzLogs::in_work(material, &work);
     let dtz_solve_seconds = dtz_start.elapsed().as_secs_f64();
     // The DTM file (kept when present and valid).

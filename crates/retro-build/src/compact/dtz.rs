@@ -198,7 +198,7 @@ pub struct CompactDtz<'a> {
 }
 
 /// The kind of the DTZ50 passes' checkpoints.
-const CKPT: &str = "dtz";
+pub(crate) const CKPT: &str = "dtz";
 
 fn log_path(work: &Path, win: bool, side: usize) -> PathBuf {
     let kind = if win { "wins" } else { "losses" };

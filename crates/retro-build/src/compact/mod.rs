@@ -27,9 +27,11 @@
 //! (7.75e9), besides the sub-tables. The values are assembled in `2 N` bytes after the state is
 //! released.
 
-mod checkpoint;
+pub(crate) mod checkpoint;
 pub mod dtz;
+mod resume;
 pub mod verify;
+pub mod verify_dtz;
 pub(crate) mod worklog;
 
 use std::{
@@ -311,6 +313,8 @@ pub(crate) struct EtaLog {
     start: Instant,
     total: u64,
     next: u64,
+    /// The steps done before this run (a resumed loop's rate counts only its own).
+    from: u64,
 }
 
 impl EtaLog {
@@ -321,7 +325,15 @@ impl EtaLog {
             start: Instant::now(),
             total: total.max(1),
             next: 1,
+            from: 0,
         }
+    }
+
+    /// The same loop resumed with `done` steps done before.
+    pub(crate) fn resumed(mut self, done: u64) -> EtaLog {
+        self.from = done.min(self.total);
+        self.next = 100 * self.from / self.total / 5 + 1;
+        self
     }
 
     /// `done` steps are done.
@@ -332,7 +344,8 @@ impl EtaLog {
         }
         self.next = pct / 5 + 1;
         let spent = self.start.elapsed().as_secs_f64();
-        let left = spent * (self.total - done.min(self.total)) as f64 / done.max(1) as f64;
+        let ran = done.saturating_sub(self.from).max(1);
+        let left = spent * (self.total - done.min(self.total)) as f64 / ran as f64;
         log::info!(
             "{}: {pct}% in {spent:.0} s, about {left:.0} s left",
             self.what
@@ -353,7 +366,7 @@ fn marked(cur: &Frontier) -> u64 {
 }
 
 /// The kind of the DTM passes' checkpoints.
-const CKPT: &str = "dtm";
+pub(crate) const CKPT: &str = "dtm";
 
 /// Per side and depth, the file of the seeds of the init pass.
 fn seed_path(work: &Path, side: usize, depth: usize) -> PathBuf {

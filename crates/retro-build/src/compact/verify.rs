@@ -5,9 +5,13 @@
 //! A position's value must be the best, for the side to move, of its moves' values (a capture's
 //! from the sub-table, a quiet move's from the other side's values, each one ply further), or
 //! mated (in check without a move) or a draw (stalemate).
+//!
+//! The check keeps where it has got to in `DIR/.MATERIAL.verify` after each batch of blocks (a
+//! hundredth of a side): run again after a stop, it goes on from there.
 
 use std::{
-    path::Path,
+    fs,
+    path::{Path, PathBuf},
     sync::{
         atomic::{AtomicU16, AtomicU64, Ordering::Relaxed},
         Mutex,
@@ -18,7 +22,11 @@ use indicatif::ProgressBar;
 use rayon::prelude::*;
 use shakmaty::{Color, Role};
 
-use super::{capture_value, EtaLog};
+use super::{
+    capture_value,
+    resume::{Progress, ProgressFile},
+    EtaLog,
+};
 use crate::{
     atomics::{Atomics, Pages},
     solve::{
@@ -35,6 +43,9 @@ use retro_tables::{
     pieces::attacked,
     Material, Value,
 };
+
+/// The name of this check's progress file.
+const CHECK: &str = "dtm";
 
 /// What one side's check needs.
 struct Check<'a> {
@@ -71,38 +82,28 @@ impl Check<'_> {
         side: usize,
         lt: &LegalTargets,
     ) -> Option<Value> {
-        let n = self.slots.len();
-        let occ = lt.occ;
         let mut best: Option<Value> = None;
         let mut add = |v: Value| best = Some(best.map_or(v, |b| b.max(v)));
-        for i in 0..n {
-            let mut targets = lt.targets[i];
-            while targets != 0 {
-                let to = targets.trailing_zeros() as u8;
-                targets &= targets - 1;
-                let mut after = *sq;
-                after[i] = to;
-                if occ & (1u64 << to) != 0 {
-                    let j = (2..n).find(|&j| sq[j] == to)?;
-                    // A capture that cannot be valued counts as no value at all: a mismatch.
-                    add(capture_value(self.plans, self.sub, &after, j, side).ok()?);
-                    continue;
+        for_each_move(self.ix, self.slots.len(), sq, idx, lt, |step| {
+            match step {
+                // A capture that cannot be valued counts as no value at all: a mismatch.
+                Step::Capture(after, j) => {
+                    add(capture_value(self.plans, self.sub, after, j, side).ok()?)
                 }
-                let child = self
-                    .ix
-                    .moved(idx, sq, i, to)
-                    .or_else(|| self.ix.index(&after))?;
-                let code = self.other.get(child as usize)?.load(Relaxed);
-                add(Value::from_child(Value::from_code(code)?)?);
+                Step::Quiet(child) => {
+                    let code = self.other.get(child as usize)?.load(Relaxed);
+                    add(Value::from_child(Value::from_code(code)?)?);
+                }
             }
-        }
+            Some(())
+        })?;
         Some(best.unwrap_or_else(|| {
             let color = if side == 0 {
                 Color::Black
             } else {
                 Color::White
             };
-            if attacked(self.slots, sq, sq[side], color, occ, usize::MAX) {
+            if attacked(self.slots, sq, sq[side], color, lt.occ, usize::MAX) {
                 Value::MATED
             } else {
                 Value::DRAW
@@ -111,9 +112,46 @@ impl Check<'_> {
     }
 }
 
+/// A move of a position in a check: a capture (the squares after it, the captured slot) or a
+/// quiet move (the child's entry on the other side to move).
+pub(super) enum Step<'a> {
+    Capture(&'a Squares, usize),
+    Quiet(u64),
+}
+
+/// Calls `f` for every move of the legal position `sq` (entry `idx`, its moves in `lt`, `n`
+/// pieces), in the order of the slots; `None` as soon as `f` gives it, or where a move's child
+/// has no entry.
+pub(super) fn for_each_move(
+    ix: &IndexScheme,
+    n: usize,
+    sq: &Squares,
+    idx: u64,
+    lt: &LegalTargets,
+    mut f: impl FnMut(Step) -> Option<()>,
+) -> Option<()> {
+    for i in 0..n {
+        let mut targets = lt.targets[i];
+        while targets != 0 {
+            let to = targets.trailing_zeros() as u8;
+            targets &= targets - 1;
+            let mut after = *sq;
+            after[i] = to;
+            if lt.occ & (1u64 << to) != 0 {
+                let j = (2..n).find(|&j| sq[j] == to)?;
+                f(Step::Capture(&after, j))?;
+                continue;
+            }
+            let child = ix.moved(idx, sq, i, to).or_else(|| ix.index(&after))?;
+            f(Step::Quiet(child))?;
+        }
+    }
+    Some(())
+}
+
 /// Block `b` of one side of `table`: its first bytes into `first`, its extension bytes (when
-/// the table has them) into `ext`.
-fn read_planes(
+/// the table has them; else none) into `ext`.
+pub(super) fn read_planes(
     table: &Table,
     white: bool,
     b: u64,
@@ -123,6 +161,7 @@ fn read_planes(
     table
         .read_block(white, 0, b, first)
         .map_err(|e| e.to_string())?;
+    ext.clear();
     if table.planes() > 1 {
         table
             .read_block(white, 1, b, ext)
@@ -153,33 +192,72 @@ fn side_codes(table: &Table, white: bool) -> Result<Atomics<AtomicU16>, String> 
     Ok(out)
 }
 
+/// The work directory of the checks of `material`'s tables in `dir` (their progress files and
+/// the DTZ50 check's loss distances).
+pub(crate) fn verify_work(dir: &Path, material: Material) -> PathBuf {
+    dir.join(format!(".{}.verify", material.name()))
+}
+
+/// Removes the check's progress file `name` and the work directory if nothing else is left.
+pub(crate) fn finish_work(work: &Path, name: &str) {
+    let _ = fs::remove_file(work.join(format!("{name}.progress")));
+    let _ = fs::remove_dir(work);
+}
+
 /// Verifies the DTM table of `material` in `dir` (see the module docs); examples of mismatches
-/// as the general check gives them.
+/// as the general check gives them. A check stopped part way goes on from the last batch of
+/// blocks it finished (its progress is kept in `dir/.MATERIAL.verify`).
 pub fn verify_compact(dir: &Path, material: Material, progress: bool) -> VerifyReport {
-    match verify_sides(dir, material, progress) {
+    match verify_sides(dir, material, progress, None) {
         Ok(r) => r,
-        Err(e) => VerifyReport::failed(material, e),
+        Err(e) => {
+            // Only an empty work directory goes (a stopped check's progress stays).
+            let _ = fs::remove_dir(verify_work(dir, material));
+            VerifyReport::failed(material, e)
+        }
     }
 }
 
-fn verify_sides(dir: &Path, material: Material, progress: bool) -> Result<VerifyReport, String> {
-    let table =
-        Table::open(&dir.join(file_name(material)), Some(material)).map_err(|e| e.to_string())?;
+/// [`verify_compact`], stopping with an error after `stop_after` batches (to test resuming).
+pub(crate) fn verify_sides(
+    dir: &Path,
+    material: Material,
+    progress: bool,
+    stop_after: Option<u64>,
+) -> Result<VerifyReport, String> {
+    let path = dir.join(file_name(material));
+    let table = Table::open(&path, Some(material)).map_err(|e| e.to_string())?;
     let sub = SubTables::open_for(dir, material, Stage::InitBoth).map_err(|e| e.to_string())?;
     let ix = table.scheme().clone();
     let slots = ix.slots().to_vec();
     let plans = exit_plans(&slots);
     let (blocks, block_len) = table.blocks().ok_or("not a compressed table")?;
+    let work = verify_work(dir, material);
+    fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+    let file = ProgressFile::new(&work, CHECK, &[&path]).map_err(|e| e.to_string())?;
+    let mut at = file.load().unwrap_or_default();
+    if at.stage > 0 || at.next > 0 {
+        log::info!(
+            "{}: the check goes on from side {}, block {} ({} positions checked before)",
+            material.name(),
+            at.stage,
+            at.next,
+            at.checked
+        );
+    }
     let bar = if progress {
         ProgressBar::new(2 * blocks)
     } else {
         ProgressBar::hidden()
     };
-    let checked = AtomicU64::new(0);
-    let mismatches = AtomicU64::new(0);
-    let examples = Mutex::new(Vec::new());
-    let mut eta = EtaLog::new(format!("{} verify", material.name()), 2 * blocks);
-    for side in 0..2 {
+    let before = at.stage * blocks + at.next;
+    bar.set_position(before);
+    let checked = AtomicU64::new(at.checked);
+    let mismatches = AtomicU64::new(at.mismatches);
+    let examples = Mutex::new(std::mem::take(&mut at.examples));
+    let mut eta = EtaLog::new(format!("{} verify", material.name()), 2 * blocks).resumed(before);
+    let mut batches = 0u64;
+    for side in at.stage as usize..2 {
         let white = side == 0;
         let other = side_codes(&table, !white)?;
         let check = Check {
@@ -189,10 +267,13 @@ fn verify_sides(dir: &Path, material: Material, progress: bool) -> Result<Verify
             sub: &sub,
             other: &other,
         };
-        // In batches, so that the log shows the progress.
+        // In batches, so that the log shows the progress and a stopped check resumes.
         let batch = (blocks / 100).max(1);
-        let mut b0 = 0;
+        let mut b0 = if side as u64 == at.stage { at.next } else { 0 };
         while b0 < blocks {
+            if stop_after.is_some_and(|s| batches >= s) {
+                return Err("stopped".into());
+            }
             let b1 = (b0 + batch).min(blocks);
             (b0..b1).into_par_iter().try_for_each_init(
                 || (Vec::new(), Vec::new(), LegalTargets::new()),
@@ -233,10 +314,26 @@ fn verify_sides(dir: &Path, material: Material, progress: bool) -> Result<Verify
                 },
             )?;
             b0 = b1;
+            batches += 1;
             eta.update(side as u64 * blocks + b0);
+            let (stage, next) = if b0 == blocks {
+                (side as u64 + 1, 0)
+            } else {
+                (side as u64, b0)
+            };
+            let saved = Progress {
+                stage,
+                next,
+                checked: checked.load(Relaxed),
+                mismatches: mismatches.load(Relaxed),
+                extra: 0,
+                examples: examples.lock().map(|g| g.clone()).unwrap_or_default(),
+            };
+            file.save(&saved).map_err(|e| e.to_string())?;
         }
     }
     bar.finish_and_clear();
+    finish_work(&work, CHECK);
     Ok(VerifyReport {
         material,
         checked: checked.into_inner(),
