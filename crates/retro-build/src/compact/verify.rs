@@ -173,7 +173,7 @@ pub(super) fn read_planes(
 /// The values of one side of `table` (white to move or not), index order, as codes.
 fn side_codes(table: &Table, white: bool) -> Result<Atomics<AtomicU16>, String> {
     let n = table.scheme().size();
-    let out = Atomics::<AtomicU16>::zeroed(n as usize, Pages::Default);
+    let out = Atomics::<AtomicU16>::zeroed(n as usize, Pages::Huge);
     let (blocks, block_len) = table.blocks().ok_or("not a compressed table")?;
     (0..blocks).into_par_iter().try_for_each_init(
         || (Vec::new(), Vec::new()),

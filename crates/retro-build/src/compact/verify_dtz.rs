@@ -298,7 +298,7 @@ impl Verifier<'_> {
     /// without it.
     fn load(&self, white: bool, losses: Option<&LossFile>) -> Result<Atomics<AtomicU16>, String> {
         let n = self.ix.size() as usize;
-        let out = Atomics::<AtomicU16>::zeroed(n, Pages::Default);
+        let out = Atomics::<AtomicU16>::zeroed(n, Pages::Huge);
         for_each_class(self.dtm, white, |idx, c| {
             if let Some(o) = out.get(idx as usize) {
                 o.store(
@@ -367,8 +367,8 @@ impl Verifier<'_> {
     fn classes(&self, white: bool) -> Result<Classes, String> {
         let words = self.ix.size().div_ceil(64) as usize;
         let c = Classes {
-            wins: Atomics::zeroed(words, Pages::Default),
-            losses: Atomics::zeroed(words, Pages::Default),
+            wins: Atomics::zeroed(words, Pages::Huge),
+            losses: Atomics::zeroed(words, Pages::Huge),
         };
         for_each_class(self.dtm, white, |idx, wdl| {
             let (w, b) = ((idx / 64) as usize, 1u64 << (idx % 64));
