@@ -226,7 +226,7 @@ impl<'a> CompactDtz<'a> {
         let ix = IndexScheme::new(material);
         let size = ix.size() as usize;
         let state = [0, 1].map(|_| {
-            let s = Atomics::<AtomicU8>::zeroed(size, Pages::Default);
+            let s = Atomics::<AtomicU8>::zeroed(size, Pages::Huge);
             s.par_iter().for_each(|b| b.store(OUT, Relaxed));
             s
         });

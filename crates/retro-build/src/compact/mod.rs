@@ -400,7 +400,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
         std::fs::create_dir_all(work).map_err(|e| SolveError::Work(work.to_path_buf(), e))?;
         let ix = IndexScheme::new(material);
         let size = ix.size();
-        let state = || Atomics::<AtomicU8>::zeroed(size as usize, Pages::Default);
+        let state = || Atomics::<AtomicU8>::zeroed(size as usize, Pages::Huge);
         Ok(CompactSolver {
             material,
             slots: ix.slots().to_vec(),
