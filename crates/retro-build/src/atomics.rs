@@ -61,9 +61,11 @@ pub enum Pages {
     /// Huge pages where the system gives them: for arrays read at scattered places, whose
     /// every access would otherwise miss the TLB.
     Huge,
-    /// The system's default pages: a huge page costs more to fault in (measured on a virtual
-    /// machine: filling KQRvKR's 460 MB of cells took 0.3 to 0.5 s with huge pages and 0.1 s
-    /// without), which can outweigh the misses it saves.
+    /// The system's default pages: for the 5-piece solver's cells a huge page cost more to
+    /// fault in (measured on a virtual machine: filling KQRvKR's 460 MB of cells took 0.3 to
+    /// 0.5 s with huge pages and 0.1 s without), which can outweigh the misses it saves. Arrays
+    /// of gigabytes fault in faster in huge pages (6 GB: 2.3 s against 14.8 s on the 2-core
+    /// machine), and the 6-piece solve and checks use them.
     Default,
 }
 
