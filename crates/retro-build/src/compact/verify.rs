@@ -208,14 +208,20 @@ pub(crate) fn finish_work(work: &Path, name: &str) {
 /// as the general check gives them. A check stopped part way goes on from the last batch of
 /// blocks it finished (its progress is kept in `dir/.MATERIAL.verify`).
 pub fn verify_compact(dir: &Path, material: Material, progress: bool) -> VerifyReport {
-    match verify_sides(dir, material, progress, None) {
-        Ok(r) => r,
-        Err(e) => {
-            // Only an empty work directory goes (a stopped check's progress stays).
-            let _ = fs::remove_dir(verify_work(dir, material));
-            VerifyReport::failed(material, e)
-        }
-    }
+    report_of(dir, material, verify_sides(dir, material, progress, None))
+}
+
+/// The report of a 6-piece check of `material` in `dir` that ended with `r`: on an error, the
+/// work directory goes only if it is empty (a stopped check's progress stays).
+pub(super) fn report_of(
+    dir: &Path,
+    material: Material,
+    r: Result<VerifyReport, String>,
+) -> VerifyReport {
+    r.unwrap_or_else(|e| {
+        let _ = fs::remove_dir(verify_work(dir, material));
+        VerifyReport::failed(material, e)
+    })
 }
 
 /// [`verify_compact`], stopping with an error after `stop_after` batches (to test resuming).

@@ -36,7 +36,7 @@ use shakmaty::{Color, Role};
 
 use super::{
     resume::{Progress, ProgressFile},
-    verify::{finish_work, for_each_move, read_planes, verify_work, Step},
+    verify::{finish_work, for_each_move, read_planes, report_of, verify_work, Step},
     EtaLog,
 };
 use crate::{
@@ -575,14 +575,7 @@ fn agrees(class: Wdl, stored: u16, got: Option<Recomputed>) -> bool {
 
 /// Verifies the DTZ50 table of `material` in `dir` (with its DTM table; see the module docs).
 pub fn verify_compact_dtz(dir: &Path, material: Material, progress: bool) -> VerifyReport {
-    match verify_passes(dir, material, progress, None) {
-        Ok(r) => r,
-        Err(e) => {
-            // Only an empty work directory goes (a stopped check's progress stays).
-            let _ = fs::remove_dir(verify_work(dir, material));
-            VerifyReport::failed(material, e)
-        }
-    }
+    report_of(dir, material, verify_passes(dir, material, progress, None))
 }
 
 /// [`verify_compact_dtz`], stopping with an error after `stop_after` batches (to test
