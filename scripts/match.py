@@ -32,6 +32,12 @@ Gauntlet at a time control:
 Both print W/D/L, the score, the Elo difference with its 95% interval, and every time loss,
 illegal move or crash, and write the games as PGN with --pgn.
 
+Resuming: with --journal FILE every finished game pair is appended to FILE (a JSON line) as it
+ends. Run the same command again after a stop and the pairs in FILE are counted, not played
+again: the openings are drawn from the seed, so the run goes on where it stopped. The first
+line of FILE records the run's settings, and a journal of other settings is refused. With
+--journal, --pgn appends instead of overwriting.
+
 Chess960 (Fischer random): with --chess960 the book is not read; each pair's opening is one of
 the 960 start positions drawn with the seed (python-chess's chess.Board.from_chess960_pos), the
 games are played on a chess960 board, so python-chess sets `UCI_Chess960 true` in every engine
@@ -45,6 +51,7 @@ log) to FILE, e.g. to check that for a game or two:
 
 import argparse
 import concurrent.futures
+import json
 import logging
 import math
 import os
@@ -360,6 +367,60 @@ def write_pgn(pgn, games):
         pgn.flush()
 
 
+class Journal:
+    """The finished pairs of a run, one JSON line each after a line of the run's settings, so
+    that the same command resumes after a stop (see the module's doc)."""
+
+    def __init__(self, path, settings):
+        self.path = path
+        self.records = []
+        self.file = None
+        if path is None:
+            return
+        if os.path.exists(path):
+            with open(path) as f:
+                lines = f.read().split("\n")
+            # A line cut short by a stop (the last one, without its newline) is dropped.
+            complete = lines[:-1]
+            if not complete:
+                raise SystemExit(f"{path}: no settings line; remove the file to start over")
+            try:
+                head = json.loads(complete[0])
+            except ValueError:
+                raise SystemExit(f"{path}: the first line is not JSON")
+            if head != settings:
+                raise SystemExit(f"{path}: recorded for other settings ({head}); "
+                                 f"this run is {settings}")
+            for n, line in enumerate(complete[1:], start=2):
+                try:
+                    rec = json.loads(line)
+                    int(rec["pair"]), int(rec["second"]), list(rec["scores"])
+                except (ValueError, KeyError, TypeError):
+                    raise SystemExit(f"{path}:{n}: not a pair record")
+                self.records.append(rec)
+            with open(path, "w") as f:
+                f.write("\n".join(complete) + "\n")
+            self.file = open(path, "a")
+        else:
+            self.file = open(path, "w")
+            self.file.write(json.dumps(settings) + "\n")
+            self.file.flush()
+
+    def done(self):
+        """The numbers of the pairs already played."""
+        return {rec["pair"] for rec in self.records}
+
+    def record(self, pair, second, scores, faults, terms):
+        """Appends one finished pair: `second` is the opponent's index, `faults` the lists of
+        the first engine's and the opponent's faults."""
+        if self.file:
+            rec = {"pair": pair, "second": second, "scores": scores,
+                   "faults": faults, "terms": terms}
+            self.file.write(json.dumps(rec) + "\n")
+            self.file.flush()
+            os.fsync(self.file.fileno())
+
+
 def scratch_dir(tables):
     d = tempfile.mkdtemp(prefix="retro-match-")
     with open(os.path.join(d, "engine.toml"), "w") as f:
@@ -367,10 +428,14 @@ def scratch_dir(tables):
     return d
 
 
-def run(args, pairings, on_pair, should_stop):
+def run(args, pairings, on_pair, should_stop, journal, index_of):
     """Plays the game pairs of `pairings` (first, second, opening, number) on `args.concurrency`
     workers, calling `on_pair(first, second, scores, faults, pgns, terms)` under a lock after
-    each pair, until `should_stop()`."""
+    each pair, until `should_stop()`. Pairs whose number is in `journal` are skipped; each new
+    one is recorded there, its opponent as `index_of(second)`."""
+    done = journal.done()
+    if should_stop():
+        return
     cwd = scratch_dir(args.tables)
     tc = parse_tc(args.tc) if args.tc else None
     local = threading.local()
@@ -388,6 +453,8 @@ def run(args, pairings, on_pair, should_stop):
         scores, faults, pgns, terms = play_pair(local.worker, first, second, fen, pair, args, tc)
         with lock:
             on_pair(first, second, scores, faults, pgns, terms)
+            journal.record(pair, index_of(second), scores,
+                           [faults[id(first)], faults[id(second)]], terms)
             if should_stop():
                 stop.set()
 
@@ -396,6 +463,8 @@ def run(args, pairings, on_pair, should_stop):
         for p in pairings:
             if stop.is_set():
                 break
+            if p[3] in done:
+                continue
             pending.add(pool.submit(job, *p))
             if len(pending) >= 2 * args.concurrency:
                 done, pending = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
@@ -405,6 +474,36 @@ def run(args, pairings, on_pair, should_stop):
             f.result()
     for w in workers:
         w.close()
+
+
+def replay(journal, first, opponents, on_pair):
+    """Counts the pairs of `journal` as if just played: `first` against
+    `opponents[record's index]`."""
+    for rec in journal.records:
+        if not 0 <= rec["second"] < len(opponents):
+            raise SystemExit(f"{journal.path}: opponent {rec['second']} is not in this run")
+        second = opponents[rec["second"]]
+        faults = {id(first): rec["faults"][0], id(second): rec["faults"][1]}
+        on_pair(first, second, rec["scores"], faults, [], rec["terms"], quiet=True)
+    if journal.records:
+        print(f"{journal.path}: {len(journal.records)} pairs already played, going on", flush=True)
+
+
+def settings(args, engines):
+    """What a journal must match to be resumed."""
+    keys = ("mode", "tc", "nodes", "seed", "book", "chess960", "resign", "resign_moves",
+            "elo0", "elo1", "alpha", "beta")
+    d = {k: getattr(args, k) for k in keys if hasattr(args, k)}
+    d["book"] = None if args.chess960 else os.path.abspath(args.book)
+    d["engines"] = engines
+    return d
+
+
+def open_pgn(args):
+    """The PGN file: appended to when a journal resumes the run."""
+    if not args.pgn:
+        return None
+    return open(args.pgn, "a" if args.journal else "w")
 
 
 def openings(args):
@@ -425,11 +524,12 @@ def cmd_sprt(args):
     tally = Tally()
     lower = math.log(args.beta / (1 - args.alpha))
     upper = math.log((1 - args.beta) / args.alpha)
-    pgn = open(args.pgn, "w") if args.pgn else None
+    journal = Journal(args.journal, settings(args, [args.new, args.old]))
+    pgn = open_pgn(args)
     started = time.monotonic()
     state = {"verdict": None}
 
-    def on_pair(first, second, scores, faults, pgns, terms):
+    def on_pair(first, second, scores, faults, pgns, terms, quiet=False):
         tally.add(scores)
         tally.faults.extend(faults[id(new)])
         tally.opp_faults.extend(faults[id(old)])
@@ -441,10 +541,12 @@ def cmd_sprt(args):
             state["verdict"] = "H0 accepted (no gain of elo1)"
         elif 2 * tally.pairs() >= args.max_games:
             state["verdict"] = "inconclusive (game limit)"
-        print(f"{tally.line()}, LLR {llr:+.2f} ({lower:+.2f}, {upper:+.2f})", flush=True)
+        if not quiet:
+            print(f"{tally.line()}, LLR {llr:+.2f} ({lower:+.2f}, {upper:+.2f})", flush=True)
 
+    replay(journal, new, [old], on_pair)
     pairings = ((new, old, fen, k) for k, fen in enumerate(openings(args)))
-    run(args, pairings, on_pair, lambda: state["verdict"] is not None)
+    run(args, pairings, on_pair, lambda: state["verdict"] is not None, journal, lambda _: 0)
     limit = f"{args.nodes} nodes" if not args.tc else args.tc
     print(f"\nSPRT {new.name} vs {old.name}, {limit}, elo0 {args.elo0} elo1 {args.elo1} "
           f"alpha {args.alpha} beta {args.beta}, {time.monotonic() - started:.0f} s")
@@ -460,17 +562,20 @@ def cmd_gauntlet(args):
     me = Spec(args.engine)
     opponents = [Spec(o) for o in args.opponent]
     tallies = {id(o): Tally() for o in opponents}
-    pgn = open(args.pgn, "w") if args.pgn else None
+    journal = Journal(args.journal, settings(args, [args.engine] + args.opponent))
+    pgn = open_pgn(args)
     started = time.monotonic()
 
-    def on_pair(first, second, scores, faults, pgns, terms):
+    def on_pair(first, second, scores, faults, pgns, terms, quiet=False):
         t = tallies[id(second)]
         t.add(scores)
         t.faults.extend(faults[id(first)])
         t.opp_faults.extend(faults[id(second)])
         write_pgn(pgn, pgns)
-        print(f"vs {second.name}: {t.line()}  [{terms[0]}; {terms[1]}]", flush=True)
+        if not quiet:
+            print(f"vs {second.name}: {t.line()}  [{terms[0]}; {terms[1]}]", flush=True)
 
+    replay(journal, me, opponents, on_pair)
     books = openings(args)
     pairs = args.games // 2
     pairings = []
@@ -478,7 +583,7 @@ def cmd_gauntlet(args):
         fen = next(books)
         for o in opponents:
             pairings.append((me, o, fen, len(pairings)))
-    run(args, iter(pairings), on_pair, lambda: False)
+    run(args, iter(pairings), on_pair, lambda: False, journal, lambda o: opponents.index(o))
     print(f"\nGauntlet of {me.name} at {args.tc}, {args.games} games per opponent, "
           f"{time.monotonic() - started:.0f} s")
     bad = 0
@@ -501,6 +606,8 @@ def main():
     common.add_argument("--tables", default=os.path.join(ROOT, "tables"),
                         help="Retro's table directory (default: the project's tables/)")
     common.add_argument("--pgn", default=None)
+    common.add_argument("--journal", default=None,
+                        help="record each finished pair here, and resume from it (see above)")
     common.add_argument("--resign", type=int, default=1000,
                         help="adjudication threshold in centipawns (0: play every game out)")
     common.add_argument("--resign-moves", type=int, default=4)
