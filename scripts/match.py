@@ -433,7 +433,7 @@ def run(args, pairings, on_pair, should_stop, journal, index_of):
     workers, calling `on_pair(first, second, scores, faults, pgns, terms)` under a lock after
     each pair, until `should_stop()`. Pairs whose number is in `journal` are skipped; each new
     one is recorded there, its opponent as `index_of(second)`."""
-    done = journal.done()
+    played = journal.done()
     if should_stop():
         return
     cwd = scratch_dir(args.tables)
@@ -463,7 +463,7 @@ def run(args, pairings, on_pair, should_stop, journal, index_of):
         for p in pairings:
             if stop.is_set():
                 break
-            if p[3] in done:
+            if p[3] in played:
                 continue
             pending.add(pool.submit(job, *p))
             if len(pending) >= 2 * args.concurrency:
