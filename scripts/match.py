@@ -491,7 +491,7 @@ def replay(journal, first, opponents, on_pair):
 
 def settings(args, engines):
     """What a journal must match to be resumed."""
-    keys = ("mode", "tc", "nodes", "seed", "book", "chess960", "resign", "resign_moves",
+    keys = ("mode", "tc", "nodes", "seed", "chess960", "resign", "resign_moves",
             "elo0", "elo1", "alpha", "beta")
     d = {k: getattr(args, k) for k in keys if hasattr(args, k)}
     d["book"] = None if args.chess960 else os.path.abspath(args.book)

@@ -893,24 +893,16 @@ mod tests {
 
     /// Whether `b` is `a` under the symmetry `t`, identical pieces in any order.
     fn is_image(ix: &IndexScheme, a: &Squares, b: &Squares, t: u8) -> bool {
-        let n = ix.piece_count();
-        let slots = ix.slots();
-        let mut start = 0;
-        while start < n {
-            let mut end = start + 1;
-            while end < n && slots[end] == slots[start] {
-                end += 1;
-            }
-            let mut x: Vec<u8> = a[start..end].iter().map(|&s| transform(t, s)).collect();
-            let mut y = b[start..end].to_vec();
-            x.sort_unstable();
-            y.sort_unstable();
-            if x != y {
-                return false;
-            }
-            start = end;
-        }
-        true
+        let kings = (0..2).all(|k| transform(t, a[k]) == b[k]);
+        kings
+            && ix.groups().iter().all(|g| {
+                let range = g.start..g.start + g.len;
+                let mut x: Vec<u8> = a[range.clone()].iter().map(|&s| transform(t, s)).collect();
+                let mut y = b[range].to_vec();
+                x.sort_unstable();
+                y.sort_unstable();
+                x == y
+            })
     }
 
     /// The 6-piece index (identical pieces among them): random entries decode to positions
