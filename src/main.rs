@@ -182,6 +182,10 @@ struct TrainArgs {
     /// Do not add each training position mirrored left to right.
     #[arg(long)]
     no_mirror: bool,
+    /// Output buckets of the network: 1, or 8 (the output layer's weights by the number of
+    /// pieces on the board).
+    #[arg(long, default_value_t = 1, value_parser = parse_output_buckets)]
+    output_buckets: usize,
     /// Data files or directories of them, written by `retro datagen --dir`.
     #[arg(required = true)]
     data: Vec<PathBuf>,
@@ -707,6 +711,15 @@ fn read_book(path: &Path) -> Result<Vec<shakmaty::Chess>, CliError> {
     Ok(book)
 }
 
+/// `--output-buckets`: 1 or [`retro_engine::nnue::OUTPUT_BUCKETS`].
+fn parse_output_buckets(s: &str) -> Result<usize, String> {
+    let buckets = retro_engine::nnue::OUTPUT_BUCKETS;
+    match s.parse::<usize>() {
+        Ok(n) if n == 1 || n == buckets => Ok(n),
+        _ => Err(format!("expected 1 or {buckets}")),
+    }
+}
+
 /// `retro train`.
 fn train(args: TrainArgs) -> Result<(), CliError> {
     let opts = retro_train::train::TrainOptions {
@@ -721,6 +734,7 @@ fn train(args: TrainArgs) -> Result<(), CliError> {
         threads: args.threads.unwrap_or_else(processors),
         seed: args.seed,
         k: args.k,
+        output_buckets: args.output_buckets,
     };
     cli::train::run_train(&args.data, &args.out, &opts, !args.no_mirror)
 }

@@ -76,18 +76,19 @@ pub fn run_train(
     fit.extend(mirrored.iter());
     eprintln!(
         "train: {} positions from {} files ({labelled} with a table label), {} fitted{}, {} held out; \
-         K = {k:.1} cp; {} epochs of batches of {}, {} threads, seed {}",
+         K = {k:.1} cp; {} output buckets; {} epochs of batches of {}, {} threads, seed {}",
         samples.len(),
         files.len(),
         fit.len(),
         if mirror { " (mirrored ones included)" } else { "" },
         held.len(),
+        opts.output_buckets,
         opts.epochs,
         opts.batch_size,
         opts.threads,
         opts.seed
     );
-    let start = Weights::random(opts.seed);
+    let start = Weights::random(opts.seed, opts.output_buckets);
     eprintln!(
         "train: before: training loss {:.6}, held-out loss {:.6}; \
          the search scores' own held-out loss {:.6}",

@@ -447,7 +447,7 @@ impl<'a> Worker<'a> {
             net.apply(&mut below[0], &self.deltas[p]);
             self.acc_valid[p] = true;
         }
-        net.evaluate(&self.accs[ply], pos.turn())
+        net.evaluate(&self.accs[ply], pos.turn(), pos.board().occupied().count())
     }
 
     /// Records that the node at `ply + 1` is its parent's with `delta` applied.

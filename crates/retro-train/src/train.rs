@@ -8,7 +8,8 @@
 //! the mean squared difference from the target `λ · result + (1 − λ) · sigmoid(score / K)`.
 
 use retro_engine::nnue::{
-    feature, Network, NetworkError, HIDDEN, INPUTS, MAX_OUTPUT_WEIGHT, QB, SCALE,
+    feature, output_bucket, Network, NetworkError, HIDDEN, INPUTS, MAX_OUTPUT_WEIGHT,
+    OUTPUT_BUCKETS, QB, SCALE,
 };
 use retro_tables::Wdl50;
 
@@ -39,6 +40,8 @@ pub struct TrainOptions {
     pub seed: u64,
     /// The sigmoid's scale in centipawns (`None`: fitted to the data's scores and results).
     pub k: Option<f32>,
+    /// Output buckets of the network: 1, or [`OUTPUT_BUCKETS`] (by the number of pieces).
+    pub output_buckets: usize,
 }
 
 impl Default for TrainOptions {
@@ -55,6 +58,7 @@ impl Default for TrainOptions {
             threads: 1,
             seed: 1,
             k: None,
+            output_buckets: 1,
         }
     }
 }
@@ -133,26 +137,32 @@ pub struct Weights {
     pub ft: Vec<f32>,
     /// First layer's bias.
     pub ft_bias: Vec<f32>,
-    /// Output weights: the side to move's neurons, then the other's.
+    /// Output weights by output bucket: the side to move's neurons, then the other's.
     pub out: Vec<f32>,
-    /// Output bias.
-    pub out_bias: f32,
+    /// Output bias, one per output bucket.
+    pub out_bias: Vec<f32>,
 }
 
 impl Weights {
-    fn zeros() -> Weights {
+    fn zeros(buckets: usize) -> Weights {
         Weights {
             ft: vec![0.0; INPUTS * HIDDEN],
             ft_bias: vec![0.0; HIDDEN],
-            out: vec![0.0; 2 * HIDDEN],
-            out_bias: 0.0,
+            out: vec![0.0; buckets * 2 * HIDDEN],
+            out_bias: vec![0.0; buckets],
         }
     }
 
-    /// Random starting weights drawn with `seed`.
-    pub fn random(seed: u64) -> Weights {
+    /// Random starting weights drawn with `seed`, for a network of `buckets` output buckets (1
+    /// or [`OUTPUT_BUCKETS`]; any other number is taken as 1).
+    pub fn random(seed: u64, buckets: usize) -> Weights {
+        let buckets = if buckets == OUTPUT_BUCKETS {
+            buckets
+        } else {
+            1
+        };
         let mut rng = fastrand::Rng::with_seed(seed);
-        let mut w = Weights::zeros();
+        let mut w = Weights::zeros(buckets);
         let a = 1.0 / (INPUTS as f32).sqrt();
         for x in &mut w.ft {
             *x = a * (2.0 * rng.f32() - 1.0);
@@ -169,7 +179,16 @@ impl Weights {
     /// # Errors
     /// None in practice: the shapes are the network's.
     pub fn quantised(&self) -> Result<Network, NetworkError> {
-        Network::quantise(&self.ft, &self.ft_bias, &self.out, self.out_bias)
+        Network::quantise(&self.ft, &self.ft_bias, &self.out, &self.out_bias)
+    }
+
+    /// The output bucket of a sample.
+    fn bucket(&self, s: &Sample) -> usize {
+        if self.out_bias.len() == 1 {
+            0
+        } else {
+            output_bucket(usize::from(s.n))
+        }
     }
 
     /// The output (in units of `SCALE` centipawns) of a sample, with the hidden layer's sums
@@ -185,9 +204,10 @@ impl Weights {
                 }
             }
         }
-        let mut out = self.out_bias;
+        let bucket = self.bucket(s);
+        let mut out = self.out_bias[bucket];
         for (side, a) in acc.iter().enumerate() {
-            let w = &self.out[side * HIDDEN..][..HIDDEN];
+            let w = &self.out[(2 * bucket + side) * HIDDEN..][..HIDDEN];
             for (x, w) in a.iter().zip(w) {
                 let c = x.clamp(0.0, 1.0);
                 out += c * c * w;
@@ -210,9 +230,9 @@ struct Gradient {
 }
 
 impl Gradient {
-    fn new() -> Gradient {
+    fn new(buckets: usize) -> Gradient {
         Gradient {
-            w: Weights::zeros(),
+            w: Weights::zeros(buckets),
             loss: 0.0,
         }
     }
@@ -222,12 +242,12 @@ impl Gradient {
             (&mut self.w.ft, &other.w.ft),
             (&mut self.w.ft_bias, &other.w.ft_bias),
             (&mut self.w.out, &other.w.out),
+            (&mut self.w.out_bias, &other.w.out_bias),
         ] {
             for (x, y) in a.iter_mut().zip(b) {
                 *x += y;
             }
         }
-        self.w.out_bias += other.w.out_bias;
         self.loss += other.loss;
     }
 }
@@ -252,11 +272,12 @@ fn loss_and_gradient(
             continue;
         };
         let d_out = 2.0 * (p - t) * p * (1.0 - p) * out_scale;
-        g.w.out_bias += d_out;
+        let bucket = w.bucket(s);
+        g.w.out_bias[bucket] += d_out;
         for (side, feats) in [&s.us, &s.them].into_iter().enumerate() {
             let mut d_acc = [0.0f32; HIDDEN];
-            let wo = &w.out[side * HIDDEN..][..HIDDEN];
-            let go = &mut g.w.out[side * HIDDEN..][..HIDDEN];
+            let wo = &w.out[(2 * bucket + side) * HIDDEN..][..HIDDEN];
+            let go = &mut g.w.out[(2 * bucket + side) * HIDDEN..][..HIDDEN];
             for j in 0..HIDDEN {
                 let x = acc[side][j];
                 let c = x.clamp(0.0, 1.0);
@@ -291,7 +312,7 @@ fn batch_gradient(w: &Weights, batch: &[&Sample], k: f32, lambda: f32, threads: 
             .chunks(part)
             .map(|chunk| {
                 s.spawn(move || {
-                    let mut g = Gradient::new();
+                    let mut g = Gradient::new(w.out_bias.len());
                     loss_and_gradient(w, chunk, k, lambda, Some(&mut g));
                     g
                 })
@@ -302,7 +323,9 @@ fn batch_gradient(w: &Weights, batch: &[&Sample], k: f32, lambda: f32, threads: 
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     });
-    let mut total = grads.pop().unwrap_or_else(Gradient::new);
+    let mut total = grads
+        .pop()
+        .unwrap_or_else(|| Gradient::new(w.out_bias.len()));
     for g in grads.iter().rev() {
         total.add(g);
     }
@@ -358,13 +381,15 @@ impl Adam {
             update(w, *g, m, v, true);
             *w = w.clamp(-MAX_OUT, MAX_OUT);
         }
-        update(
-            &mut w.out_bias,
-            g.out_bias,
-            &mut self.m.out_bias,
-            &mut self.v.out_bias,
-            false,
-        );
+        for (((w, g), m), v) in w
+            .out_bias
+            .iter_mut()
+            .zip(&g.out_bias)
+            .zip(&mut self.m.out_bias)
+            .zip(&mut self.v.out_bias)
+        {
+            update(w, *g, m, v, false);
+        }
     }
 }
 
@@ -453,10 +478,11 @@ pub fn train(
     opts: &TrainOptions,
     after_epoch: &mut dyn FnMut(&Weights, &EpochReport),
 ) -> Weights {
+    let buckets = start.out_bias.len();
     let mut w = start;
     let mut adam = Adam {
-        m: Weights::zeros(),
-        v: Weights::zeros(),
+        m: Weights::zeros(buckets),
+        v: Weights::zeros(buckets),
         t: 0,
     };
     let mut rng = fastrand::Rng::with_seed(opts.seed ^ 0x5eed);
@@ -527,6 +553,12 @@ mod tests {
 
     #[test]
     fn a_few_steps_lower_the_loss_the_same_way_for_a_seed() {
+        for buckets in [1, OUTPUT_BUCKETS] {
+            a_few_steps_lower_the_loss(buckets);
+        }
+    }
+
+    fn a_few_steps_lower_the_loss(buckets: usize) {
         let data = tiny();
         let refs: Vec<&Sample> = data.iter().collect();
         let opts = TrainOptions {
@@ -534,18 +566,23 @@ mod tests {
             batch_size: 64,
             learning_rate: 0.01,
             threads: 2,
+            output_buckets: buckets,
             ..TrainOptions::default()
         };
         let k = 200.0;
-        let start = Weights::random(opts.seed);
+        let start = Weights::random(opts.seed, opts.output_buckets);
         let before = mean_loss(&start, &refs, k, opts.result_weight);
         let run = || train(start.clone(), &refs, &[], k, &opts, &mut |_, _| {});
         let a = run();
         let after = mean_loss(&a, &refs, k, opts.result_weight);
-        assert!(after < before * 0.8, "loss {before} -> {after}");
+        assert!(
+            after < before * 0.8,
+            "{buckets} buckets: loss {before} -> {after}"
+        );
         assert_eq!(a, run(), "the same seed trains the same weights");
+        assert_eq!(a.quantised().map(|n| n.buckets()).ok(), Some(buckets));
         let other = train(
-            Weights::random(2),
+            Weights::random(2, buckets),
             &refs,
             &[],
             k,
@@ -583,30 +620,46 @@ mod tests {
 
     #[test]
     fn the_gradient_matches_finite_differences() {
+        for buckets in [1, OUTPUT_BUCKETS] {
+            gradient_matches_finite_differences(buckets);
+        }
+    }
+
+    fn gradient_matches_finite_differences(buckets: usize) {
         let data = tiny();
         let refs: Vec<&Sample> = data.iter().take(20).collect();
-        let mut w = Weights::random(3);
+        let mut w = Weights::random(3, buckets);
         for (i, b) in w.ft_bias.iter_mut().enumerate() {
             *b = 0.3 + 0.001 * i as f32;
         }
         let (k, lambda) = (200.0, 0.5);
-        let mut g = Gradient::new();
+        let mut g = Gradient::new(buckets);
         loss_and_gradient(&w, &refs, k, lambda, Some(&mut g));
         let h = 1e-3f32;
         let f0 = usize::from(refs[0].us[0]);
+        // The output weights of the first sample's bucket (the only ones it moves).
+        let b0 = w.bucket(refs[0]);
+        let o0 = 2 * b0 * HIDDEN;
+        assert!(
+            buckets == 1 || b0 > 0,
+            "a bucket other than the first is tested"
+        );
         // (which slice, index) of a few weights of each kind.
-        let picks = [(0, 0), (0, 5), (0, 17), (1, 0), (1, 5), (1, 17)]
+        let picks = [(0, o0), (0, o0 + 5), (0, o0 + HIDDEN + 17), (1, 0), (1, 5)]
             .into_iter()
             .chain([
+                (1, 17),
                 (2, f0 * HIDDEN),
                 (2, f0 * HIDDEN + 5),
                 (2, f0 * HIDDEN + 17),
+                (3, b0),
             ]);
         fn at(w: &mut Weights, kind: usize, i: usize) -> &mut f32 {
             match kind {
                 0 => &mut w.out[i],
                 1 => &mut w.ft_bias[i],
-                _ => &mut w.ft[i],
+                2 => &mut w.ft[i],
+                _ => &mut w.out_bias[i],
             }
         }
         for (kind, i) in picks {
@@ -620,8 +673,11 @@ mod tests {
             let analytic = f64::from(*at(&mut g.w, kind, i));
             assert!(
                 (numeric - analytic).abs() <= 1e-4 + 0.05 * analytic.abs(),
-                "kind {kind} [{i}]: numeric {numeric}, analytic {analytic}"
+                "{buckets} buckets, kind {kind} [{i}]: numeric {numeric}, analytic {analytic}"
             );
+            if kind == 0 || kind == 3 {
+                assert!(analytic.abs() > 1e-6, "kind {kind} [{i}] has a gradient");
+            }
         }
     }
 }

@@ -1,17 +1,27 @@
-//! The network file: a header, then the integer weights, little-endian.
+//! The network file: a header, then the integer weights, little-endian. Version 1 has one
+//! output bucket; version 2 says how many (1 or `OUTPUT_BUCKETS`). A network of one bucket is
+//! written as version 1.
 //!
 //! ```text
 //! offset size  field
 //!      0    8  magic "RETRONN\0"
-//!      8    4  version (1)
+//!      8    4  version (1 or 2)
 //!     12    4  inputs (768)
 //!     16    4  hidden (HIDDEN)
 //!     20    4  QA (255)
 //!     24    4  QB (64)
 //!     28    4  SCALE (400)
+//!  version 1:
 //!     32    8  FNV-1a 64 checksum of the payload
-//!     40       payload: ft_weights i16[INPUTS][HIDDEN], ft_bias i16[HIDDEN],
-//!              out_weights i16[2*HIDDEN] (each within ±127), out_bias i32
+//!     40       payload
+//!  version 2:
+//!     32    4  output buckets B (1 or OUTPUT_BUCKETS)
+//!     36    4  reserved, 0
+//!     40    8  FNV-1a 64 checksum of the payload
+//!     48       payload
+//!
+//! payload: ft_weights i16[INPUTS][HIDDEN], ft_bias i16[HIDDEN],
+//!          out_weights i16[B][2*HIDDEN] (each within ±127), out_bias i32[B]
 //! ```
 //!
 //! A file is read whole and checked before use: its size must be exactly the header's plus the
@@ -19,16 +29,27 @@
 
 use std::path::Path;
 
-use super::{Network, HIDDEN, INPUTS, MAX_OUTPUT_WEIGHT, QA, QB, SCALE};
+use super::{Network, HIDDEN, INPUTS, MAX_OUTPUT_WEIGHT, OUTPUT_BUCKETS, QA, QB, SCALE};
 
 /// The first 8 bytes of a network file.
 pub const FILE_MAGIC: [u8; 8] = *b"RETRONN\0";
-/// The format version this build reads and writes.
-pub const FILE_VERSION: u32 = 1;
-/// Bytes of the header.
-const HEADER_BYTES: usize = 40;
-/// Bytes of the payload.
-const PAYLOAD_BYTES: usize = 2 * (INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN) + 4;
+/// The newest format version, which this build reads (as it reads version 1) and writes for a
+/// network of several output buckets.
+pub const FILE_VERSION: u32 = 2;
+
+/// Bytes of a version's header.
+const fn header_bytes(version: u32) -> usize {
+    if version == 1 {
+        40
+    } else {
+        48
+    }
+}
+
+/// Bytes of the payload of a network of `buckets` output buckets.
+const fn payload_bytes(buckets: usize) -> usize {
+    2 * (INPUTS * HIDDEN + HIDDEN + buckets * 2 * HIDDEN) + 4 * buckets
+}
 
 /// Why a network file cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -40,7 +61,7 @@ pub enum NetworkError {
     #[error("not a Retro network file (bad magic)")]
     Magic,
     /// The file is of another format version.
-    #[error("network format version {found}, this build reads version {FILE_VERSION}")]
+    #[error("network format version {found}, this build reads versions 1 to {FILE_VERSION}")]
     Version {
         /// The version in the file.
         found: u32,
@@ -113,22 +134,40 @@ impl Network {
     /// # Errors
     /// [`NetworkError`] when the bytes are not a network of this build's shape.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetworkError> {
-        let expected = HEADER_BYTES + PAYLOAD_BYTES;
         if bytes.len() < 8 || bytes[..8] != FILE_MAGIC {
             return Err(NetworkError::Magic);
         }
-        if bytes.len() < HEADER_BYTES {
+        // The shortest header, which holds the version.
+        let least = header_bytes(1) + payload_bytes(1);
+        if bytes.len() < header_bytes(1) {
             return Err(NetworkError::Truncated {
                 found: bytes.len(),
-                expected,
+                expected: least,
             });
         }
         let u32_at =
             |o: usize| u32::from_le_bytes([bytes[o], bytes[o + 1], bytes[o + 2], bytes[o + 3]]);
         let version = u32_at(8);
-        if version != FILE_VERSION {
+        if !(1..=FILE_VERSION).contains(&version) {
             return Err(NetworkError::Version { found: version });
         }
+        let header = header_bytes(version);
+        if bytes.len() < header {
+            return Err(NetworkError::Truncated {
+                found: bytes.len(),
+                expected: header + payload_bytes(1),
+            });
+        }
+        let buckets = if version == 1 { 1 } else { u32_at(32) };
+        if !(buckets == 1 || buckets == OUTPUT_BUCKETS as u32) {
+            return Err(NetworkError::Architecture {
+                field: "output buckets",
+                found: buckets,
+                expected: OUTPUT_BUCKETS as u32,
+            });
+        }
+        let buckets = buckets as usize;
+        let expected = header + payload_bytes(buckets);
         for (field, offset, value) in [
             ("inputs", 12, INPUTS as u32),
             ("hidden", 16, HIDDEN as u32),
@@ -158,9 +197,9 @@ impl Network {
             });
         }
         let mut sum = [0u8; 8];
-        sum.copy_from_slice(&bytes[32..40]);
+        sum.copy_from_slice(&bytes[header - 8..header]);
         let header_sum = u64::from_le_bytes(sum);
-        let payload = &bytes[HEADER_BYTES..];
+        let payload = &bytes[header..];
         let found = fnv1a(payload);
         if found != header_sum {
             return Err(NetworkError::Checksum {
@@ -182,34 +221,46 @@ impl Network {
         for b in &mut net.ft_bias {
             *b = next();
         }
-        for w in &mut net.out_weights {
+        net.buckets = buckets;
+        for w in net.out_weights[..buckets].iter_mut().flatten() {
             *w = next();
             if w.abs() > MAX_OUTPUT_WEIGHT {
                 return Err(NetworkError::OutputWeight { found: *w });
             }
         }
-        let tail = &payload[PAYLOAD_BYTES - 4..];
-        net.out_bias = i32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
+        let biases = &payload[payload.len() - 4 * buckets..];
+        for (b, c) in net.out_bias.iter_mut().zip(biases.chunks_exact(4)) {
+            *b = i32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
         Ok(net)
     }
 
-    /// The network as a file's contents.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut payload = Vec::with_capacity(PAYLOAD_BYTES);
+    /// The weights as a file's payload.
+    fn payload(&self) -> Vec<u8> {
+        let mut payload = Vec::with_capacity(payload_bytes(self.buckets));
         let words = self
             .ft_weights
             .iter()
             .flatten()
             .chain(&self.ft_bias)
-            .chain(&self.out_weights);
+            .chain(self.out_weights[..self.buckets].iter().flatten());
         for w in words {
             payload.extend_from_slice(&w.to_le_bytes());
         }
-        payload.extend_from_slice(&self.out_bias.to_le_bytes());
-        let mut bytes = Vec::with_capacity(HEADER_BYTES + PAYLOAD_BYTES);
+        for b in &self.out_bias[..self.buckets] {
+            payload.extend_from_slice(&b.to_le_bytes());
+        }
+        payload
+    }
+
+    /// The network as a file's contents: version 1 for one output bucket, else version 2.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let payload = self.payload();
+        let version = if self.buckets == 1 { 1 } else { FILE_VERSION };
+        let mut bytes = Vec::with_capacity(header_bytes(version) + payload.len());
         bytes.extend_from_slice(&FILE_MAGIC);
         for v in [
-            FILE_VERSION,
+            version,
             INPUTS as u32,
             HIDDEN as u32,
             QA as u32,
@@ -218,6 +269,10 @@ impl Network {
         ] {
             bytes.extend_from_slice(&v.to_le_bytes());
         }
+        if version != 1 {
+            bytes.extend_from_slice(&(self.buckets as u32).to_le_bytes());
+            bytes.extend_from_slice(&0u32.to_le_bytes());
+        }
         bytes.extend_from_slice(&fnv1a(&payload).to_le_bytes());
         bytes.extend_from_slice(&payload);
         bytes
@@ -225,7 +280,6 @@ impl Network {
 
     /// The checksum of the weights (the file header's).
     pub fn checksum(&self) -> u64 {
-        let bytes = self.to_bytes();
-        fnv1a(&bytes[HEADER_BYTES..])
+        fnv1a(&self.payload())
     }
 }

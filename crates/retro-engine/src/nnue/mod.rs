@@ -4,9 +4,12 @@
 //!
 //! ```text
 //!   features of the side to move ──W1──▶ acc[us]   ┐
-//!                                                   ├─ SCReLU ─▶ W2 · [us, them] + b2 ─▶ score
+//!                                                   ├─ SCReLU ─▶ W2[k] · [us, them] + b2[k] ─▶ score
 //!   features of the other side   ──W1──▶ acc[them] ┘
 //! ```
+//!
+//! The output layer has one set of weights, or one per [output bucket](output_bucket) `k` of
+//! the number of pieces on the board (a file says which).
 //!
 //! The first layer's sums (the [`Accumulator`]) are updated as moves are made: a move adds and
 //! removes at most two features of each side ([`Delta`]), so a node costs a few vector
@@ -36,11 +39,25 @@ pub const SCALE: i32 = 400;
 /// The largest output weight a file may hold: with it the output sum cannot overflow an `i32`
 /// (`2 * HIDDEN * QA * QA * MAX_OUTPUT_WEIGHT < 2^31`).
 pub const MAX_OUTPUT_WEIGHT: i16 = 127;
+/// Output buckets of a network that has them: the output layer's weights by the number of pieces
+/// on the board ([`output_bucket`]).
+pub const OUTPUT_BUCKETS: usize = 8;
 /// The largest score the network gives (centipawns), below the table and mate scores.
 pub const EVAL_LIMIT: i32 = 10_000;
 
 /// The network in the binary (see docs/nnue.md for how it was made).
 static EMBEDDED_BYTES: &[u8] = include_bytes!("../../nets/retro.nnue");
+
+/// The output bucket of a position of `pieces` pieces, kings included: 2 to 5 pieces bucket 0,
+/// 6 to 9 bucket 1, and so on to 30 to 32 in bucket 7.
+pub const fn output_bucket(pieces: usize) -> usize {
+    let b = pieces.saturating_sub(2) / 4;
+    if b < OUTPUT_BUCKETS {
+        b
+    } else {
+        OUTPUT_BUCKETS - 1
+    }
+}
 
 /// A network's integer weights.
 #[derive(Clone)]
@@ -48,16 +65,19 @@ pub struct Network {
     /// First layer: one row of [`HIDDEN`] weights per input.
     ft_weights: Box<[[i16; HIDDEN]; INPUTS]>,
     ft_bias: [i16; HIDDEN],
-    /// Output weights: the side to move's neurons, then the other side's.
-    out_weights: [i16; 2 * HIDDEN],
-    /// Output bias in units of `1 / (QA * QB)`.
-    out_bias: i32,
+    /// Output buckets in use: 1 (every position uses the first) or [`OUTPUT_BUCKETS`].
+    buckets: usize,
+    /// Output weights by bucket: the side to move's neurons, then the other side's.
+    out_weights: Box<[[i16; 2 * HIDDEN]; OUTPUT_BUCKETS]>,
+    /// Output bias by bucket, in units of `1 / (QA * QB)`.
+    out_bias: [i32; OUTPUT_BUCKETS],
 }
 
 impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Network")
             .field("hidden", &HIDDEN)
+            .field("output buckets", &self.buckets)
             .field("checksum", &format_args!("{:016x}", self.checksum()))
             .finish()
     }
@@ -165,20 +185,27 @@ impl Network {
             .clone()
     }
 
-    /// A network of zero weights.
+    /// A network of zero weights and one output bucket.
     pub fn zero() -> Network {
         Network {
             ft_weights: Box::new([[0; HIDDEN]; INPUTS]),
             ft_bias: [0; HIDDEN],
-            out_weights: [0; 2 * HIDDEN],
-            out_bias: 0,
+            buckets: 1,
+            out_weights: Box::new([[0; 2 * HIDDEN]; OUTPUT_BUCKETS]),
+            out_bias: [0; OUTPUT_BUCKETS],
         }
     }
 
+    /// Output buckets: 1 or [`OUTPUT_BUCKETS`].
+    pub fn buckets(&self) -> usize {
+        self.buckets
+    }
+
     /// The integer network nearest to floating-point weights: `ft_weights` row by input
-    /// ([`INPUTS`] × [`HIDDEN`]), `ft_bias` ([`HIDDEN`]), `out_weights` (2 × [`HIDDEN`]: the side
-    /// to move's, then the other's) and `out_bias`, in the units where the activation clips
-    /// at 1 and the output 1 is [`SCALE`] centipawns. Out-of-range weights are clamped.
+    /// ([`INPUTS`] × [`HIDDEN`]), `ft_bias` ([`HIDDEN`]), `out_weights` (per output bucket
+    /// 2 × [`HIDDEN`]: the side to move's, then the other's) and `out_bias` (one per bucket),
+    /// 1 or [`OUTPUT_BUCKETS`] buckets, in the units where the activation clips at 1 and the
+    /// output 1 is [`SCALE`] centipawns. Out-of-range weights are clamped.
     ///
     /// # Errors
     /// [`NetworkError::Shape`] when a slice has the wrong length.
@@ -186,11 +213,13 @@ impl Network {
         ft_weights: &[f32],
         ft_bias: &[f32],
         out_weights: &[f32],
-        out_bias: f32,
+        out_bias: &[f32],
     ) -> Result<Network, NetworkError> {
+        let buckets = out_bias.len();
         if ft_weights.len() != INPUTS * HIDDEN
             || ft_bias.len() != HIDDEN
-            || out_weights.len() != 2 * HIDDEN
+            || !(buckets == 1 || buckets == OUTPUT_BUCKETS)
+            || out_weights.len() != buckets * 2 * HIDDEN
         {
             return Err(NetworkError::Shape);
         }
@@ -208,12 +237,15 @@ impl Network {
         for (b, &x) in net.ft_bias.iter_mut().zip(ft_bias) {
             *b = q16(x, QA, i16::MAX);
         }
-        for (w, &x) in net.out_weights.iter_mut().zip(out_weights) {
+        net.buckets = buckets;
+        for (w, &x) in net.out_weights.iter_mut().flatten().zip(out_weights) {
             *w = q16(x, QB, MAX_OUTPUT_WEIGHT);
         }
-        net.out_bias = (f64::from(out_bias) * f64::from(QA * QB))
-            .round()
-            .clamp(f64::from(i32::MIN / 2), f64::from(i32::MAX / 2)) as i32;
+        for (b, &x) in net.out_bias.iter_mut().zip(out_bias) {
+            *b = (f64::from(x) * f64::from(QA * QB))
+                .round()
+                .clamp(f64::from(i32::MIN / 2), f64::from(i32::MAX / 2)) as i32;
+        }
         Ok(net)
     }
 
@@ -244,21 +276,28 @@ impl Network {
         }
     }
 
-    /// The score in centipawns for `turn` of the position whose sums are `acc`.
-    pub fn evaluate(&self, acc: &Accumulator, turn: Color) -> i32 {
+    /// The score in centipawns for `turn` of the position whose sums are `acc` and which has
+    /// `pieces` pieces on the board.
+    pub fn evaluate(&self, acc: &Accumulator, turn: Color, pieces: usize) -> i32 {
         let us = &acc.values[side_index(turn)];
         let them = &acc.values[side_index(!turn)];
-        let (w_us, w_them) = self.out_weights.split_at(HIDDEN);
+        let bucket = if self.buckets == 1 {
+            0
+        } else {
+            output_bucket(pieces)
+        };
+        let (w_us, w_them) = self.out_weights[bucket].split_at(HIDDEN);
         // Each half is at most HIDDEN * QA * QA * MAX_OUTPUT_WEIGHT < 2^30 in size.
         let sum = simd::screlu_dot(us, w_us) + simd::screlu_dot(them, w_them);
-        let cp = (i64::from(sum / QA) + i64::from(self.out_bias)) * i64::from(SCALE)
+        let cp = (i64::from(sum / QA) + i64::from(self.out_bias[bucket])) * i64::from(SCALE)
             / i64::from(QA * QB);
         cp.clamp(-i64::from(EVAL_LIMIT), i64::from(EVAL_LIMIT)) as i32
     }
 
     /// The score in centipawns of `pos` for the side to move, from scratch.
     pub fn evaluate_position(&self, pos: &Chess) -> i32 {
-        self.evaluate(&self.refresh(pos.board()), pos.turn())
+        let pieces = pos.board().occupied().count();
+        self.evaluate(&self.refresh(pos.board()), pos.turn(), pieces)
     }
 }
 

@@ -7,18 +7,25 @@ struct FloatNet {
     ft_weights: Vec<f32>,
     ft_bias: Vec<f32>,
     out_weights: Vec<f32>,
-    out_bias: f32,
+    out_bias: Vec<f32>,
 }
 
 impl FloatNet {
+    /// A network of one output bucket.
     fn random(seed: u64) -> FloatNet {
+        FloatNet::with_buckets(seed, 1)
+    }
+
+    fn with_buckets(seed: u64, buckets: usize) -> FloatNet {
         let mut rng = fastrand::Rng::with_seed(seed);
         let mut uniform = |lo: f32, hi: f32| lo + (hi - lo) * rng.f32();
         FloatNet {
             ft_weights: (0..INPUTS * HIDDEN).map(|_| uniform(-0.1, 0.1)).collect(),
             ft_bias: (0..HIDDEN).map(|_| uniform(0.0, 0.5)).collect(),
-            out_weights: (0..2 * HIDDEN).map(|_| uniform(-1.0, 1.0)).collect(),
-            out_bias: uniform(-0.1, 0.1),
+            out_weights: (0..buckets * 2 * HIDDEN)
+                .map(|_| uniform(-1.0, 1.0))
+                .collect(),
+            out_bias: (0..buckets).map(|_| uniform(-0.1, 0.1)).collect(),
         }
     }
 
@@ -27,7 +34,7 @@ impl FloatNet {
             &self.ft_weights,
             &self.ft_bias,
             &self.out_weights,
-            self.out_bias,
+            &self.out_bias,
         )
         .expect("shapes")
     }
@@ -37,9 +44,16 @@ impl FloatNet {
     /// weight and bias), through the activation's slope of at most 2, the output weights'
     /// rounding, the bias's, and the two integer divisions.
     fn evaluate(&self, pos: &Chess) -> (f64, f64) {
-        let mut out = f64::from(self.out_bias);
+        let n = pos.board().occupied().count();
+        let bucket = if self.out_bias.len() == 1 {
+            0
+        } else {
+            output_bucket(n)
+        };
+        let out_weights = &self.out_weights[bucket * 2 * HIDDEN..][..2 * HIDDEN];
+        let mut out = f64::from(self.out_bias[bucket]);
         let mut bound = 0.5 / f64::from(QA * QB);
-        let pieces = pos.board().occupied().count() as f64;
+        let pieces = n as f64;
         let delta = (pieces + 1.0) * 0.5 / f64::from(QA);
         for (k, color) in [pos.turn(), !pos.turn()].into_iter().enumerate() {
             let mut acc: Vec<f64> = self.ft_bias.iter().map(|&b| f64::from(b)).collect();
@@ -51,7 +65,7 @@ impl FloatNet {
             }
             for (j, a) in acc.iter().enumerate() {
                 let act = a.clamp(0.0, 1.0).powi(2);
-                let w = f64::from(self.out_weights[k * HIDDEN + j]);
+                let w = f64::from(out_weights[k * HIDDEN + j]);
                 out += act * w;
                 bound += w.abs() * (2.0 * delta + delta * delta) + act * 0.5 / f64::from(QB);
             }
@@ -149,7 +163,12 @@ fn random_positions(n: usize, seed: u64) -> Vec<Chess> {
 
 #[test]
 fn the_integer_network_agrees_with_its_floating_point_weights() {
-    let float = FloatNet::random(2);
+    for buckets in [1, OUTPUT_BUCKETS] {
+        agrees_with_floating_point(&FloatNet::with_buckets(2, buckets));
+    }
+}
+
+fn agrees_with_floating_point(float: &FloatNet) {
     let net = float.quantised();
     let mut worst: f64 = 0.0;
     for p in random_positions(10_000, 3) {
@@ -169,7 +188,12 @@ fn the_integer_network_agrees_with_its_floating_point_weights() {
 
 #[test]
 fn a_position_and_its_mirror_evaluate_alike() {
-    let net = FloatNet::random(4).quantised();
+    for buckets in [1, OUTPUT_BUCKETS] {
+        mirrors_evaluate_alike(&FloatNet::with_buckets(4, buckets).quantised());
+    }
+}
+
+fn mirrors_evaluate_alike(net: &Network) {
     for p in random_positions(2000, 5) {
         let mirror = p
             .clone()
@@ -251,12 +275,108 @@ fn files_round_trip_and_bad_files_are_refused() {
 
 #[test]
 fn an_output_weight_out_of_range_is_refused() {
-    let mut net = FloatNet::random(8).quantised();
-    net.out_weights[3] = MAX_OUTPUT_WEIGHT + 1;
+    for buckets in [1, OUTPUT_BUCKETS] {
+        let mut net = FloatNet::with_buckets(8, buckets).quantised();
+        net.out_weights[buckets - 1][3] = MAX_OUTPUT_WEIGHT + 1;
+        assert!(matches!(
+            Network::from_bytes(&net.to_bytes()),
+            Err(NetworkError::OutputWeight { found: 128 })
+        ));
+    }
+}
+
+#[test]
+fn output_buckets_follow_the_number_of_pieces() {
+    let expected = [
+        (2, 0),
+        (5, 0),
+        (6, 1),
+        (9, 1),
+        (10, 2),
+        (29, 6),
+        (30, 7),
+        (32, 7),
+    ];
+    for (pieces, bucket) in expected {
+        assert_eq!(output_bucket(pieces), bucket, "{pieces} pieces");
+    }
+    // A bucketed network evaluates each position with its bucket's weights: the same first
+    // layer with the output weights of other buckets gives other scores.
+    let float = FloatNet::with_buckets(9, OUTPUT_BUCKETS);
+    let net = float.quantised();
+    let p = pos(POSITIONS[1]);
+    let own = net.evaluate_position(&p);
+    let acc = net.refresh(p.board());
+    let others: Vec<i32> = [2, 6, 10, 14, 18, 22, 26]
+        .into_iter()
+        .map(|n| net.evaluate(&acc, p.turn(), n))
+        .collect();
+    assert_eq!(net.evaluate(&acc, p.turn(), 32), own);
+    assert!(others.iter().all(|&s| s != own), "{own} {others:?}");
+    // One bucket: the number of pieces does not matter.
+    let single = FloatNet::with_buckets(9, 1).quantised();
+    let acc = single.refresh(p.board());
+    assert_eq!(
+        single.evaluate(&acc, p.turn(), 2),
+        single.evaluate(&acc, p.turn(), 32)
+    );
+}
+
+#[test]
+fn bucketed_files_round_trip_and_bad_ones_are_refused() {
+    let net = FloatNet::with_buckets(10, OUTPUT_BUCKETS).quantised();
+    let bytes = net.to_bytes();
+    assert_eq!(bytes[8], 2, "version 2");
+    let back = Network::from_bytes(&bytes).expect("its own file");
+    assert_eq!(back.buckets(), OUTPUT_BUCKETS);
+    assert_eq!(back.checksum(), net.checksum());
+    for p in random_positions(200, 11) {
+        assert_eq!(back.evaluate_position(&p), net.evaluate_position(&p));
+    }
+    // A network of one bucket is still written as version 1, readable by earlier builds.
+    assert_eq!(FloatNet::random(10).quantised().to_bytes()[8], 1);
+    let mut three = bytes.clone();
+    three[32] = 3;
     assert!(matches!(
-        Network::from_bytes(&net.to_bytes()),
-        Err(NetworkError::OutputWeight { found: 128 })
+        Network::from_bytes(&three),
+        Err(NetworkError::Architecture {
+            field: "output buckets",
+            found: 3,
+            ..
+        })
     ));
+    assert!(matches!(
+        Network::from_bytes(&bytes[..bytes.len() - 1]),
+        Err(NetworkError::Truncated { .. })
+    ));
+    assert!(matches!(
+        Network::from_bytes(&bytes[..44]),
+        Err(NetworkError::Truncated { .. })
+    ));
+    let mut long = bytes.clone();
+    long.extend_from_slice(&[0; 4]);
+    assert!(matches!(
+        Network::from_bytes(&long),
+        Err(NetworkError::Oversized { .. })
+    ));
+    let mut corrupt = bytes.clone();
+    let last = corrupt.len() - 2;
+    corrupt[last] ^= 1;
+    assert!(matches!(
+        Network::from_bytes(&corrupt),
+        Err(NetworkError::Checksum { .. })
+    ));
+    // Random bytes behind a version 2 header never panic.
+    let mut rng = fastrand::Rng::with_seed(12);
+    for len in [12, 40, 47, 48, 49, 1000] {
+        let mut junk: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
+        junk[..8].copy_from_slice(&FILE_MAGIC);
+        junk[8..12].copy_from_slice(&2u32.to_le_bytes());
+        if len >= 36 {
+            junk[32..36].copy_from_slice(&(OUTPUT_BUCKETS as u32).to_le_bytes());
+        }
+        assert!(Network::from_bytes(&junk).is_err());
+    }
 }
 
 #[test]
