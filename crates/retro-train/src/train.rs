@@ -344,52 +344,38 @@ impl Adam {
         self.t += 1;
         let c1 = 1.0 - BETA1.powi(self.t);
         let c2 = 1.0 - BETA2.powi(self.t);
-        let update = |w: &mut f32, g: f32, m: &mut f32, v: &mut f32, decayed: bool| {
-            let g = g / n;
-            *m = BETA1 * *m + (1.0 - BETA1) * g;
-            *v = BETA2 * *v + (1.0 - BETA2) * g * g;
-            let step = (*m / c1) / ((*v / c2).sqrt() + EPSILON);
-            if decayed {
-                *w -= lr * decay * *w;
+        let update = |w: &mut [f32], g: &[f32], m: &mut [f32], v: &mut [f32], decayed: bool| {
+            for (((w, g), m), v) in w.iter_mut().zip(g).zip(m).zip(v) {
+                let g = g / n;
+                *m = BETA1 * *m + (1.0 - BETA1) * g;
+                *v = BETA2 * *v + (1.0 - BETA2) * g * g;
+                let step = (*m / c1) / ((*v / c2).sqrt() + EPSILON);
+                if decayed {
+                    *w -= lr * decay * *w;
+                }
+                *w -= lr * step;
             }
-            *w -= lr * step;
         };
-        for (((w, g), m), v) in
-            w.ft.iter_mut()
-                .zip(&g.ft)
-                .zip(&mut self.m.ft)
-                .zip(&mut self.v.ft)
-        {
-            update(w, *g, m, v, true);
+        let (m, v) = (&mut self.m, &mut self.v);
+        update(&mut w.ft, &g.ft, &mut m.ft, &mut v.ft, true);
+        update(
+            &mut w.ft_bias,
+            &g.ft_bias,
+            &mut m.ft_bias,
+            &mut v.ft_bias,
+            false,
+        );
+        update(&mut w.out, &g.out, &mut m.out, &mut v.out, true);
+        for x in &mut w.out {
+            *x = x.clamp(-MAX_OUT, MAX_OUT);
         }
-        for (((w, g), m), v) in w
-            .ft_bias
-            .iter_mut()
-            .zip(&g.ft_bias)
-            .zip(&mut self.m.ft_bias)
-            .zip(&mut self.v.ft_bias)
-        {
-            update(w, *g, m, v, false);
-        }
-        for (((w, g), m), v) in w
-            .out
-            .iter_mut()
-            .zip(&g.out)
-            .zip(&mut self.m.out)
-            .zip(&mut self.v.out)
-        {
-            update(w, *g, m, v, true);
-            *w = w.clamp(-MAX_OUT, MAX_OUT);
-        }
-        for (((w, g), m), v) in w
-            .out_bias
-            .iter_mut()
-            .zip(&g.out_bias)
-            .zip(&mut self.m.out_bias)
-            .zip(&mut self.v.out_bias)
-        {
-            update(w, *g, m, v, false);
-        }
+        update(
+            &mut w.out_bias,
+            &g.out_bias,
+            &mut m.out_bias,
+            &mut v.out_bias,
+            false,
+        );
     }
 }
 
