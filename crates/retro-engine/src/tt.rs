@@ -7,7 +7,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use memmap2::{Advice, MmapMut, MmapOptions};
+use memmap2::{MmapOptions, MmapRaw};
 
 /// The bound a stored score is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,44 +56,56 @@ struct Bucket([AtomicU64; 4]);
 /// (2 MB) cover 512 times as much memory per TLB entry; with transparent huge pages in `madvise`
 /// mode (a common default) only memory that asks for them gets them.
 enum Storage {
-    /// A zero-filled map of at least `len` buckets.
-    Map(MmapMut, usize),
+    /// A zero-filled map of at least `len` buckets, only ever accessed through a raw pointer
+    /// (never through a `&[u8]` of its bytes, which the atomics' writes would contradict).
+    Map(MmapRaw, usize),
     Heap(Vec<Bucket>),
 }
 
 impl Storage {
-    /// `n` zeroed buckets (`n >= 1`); none when the memory cannot be had; an error when `n`
+    /// `n` zeroed buckets (`n >= 1`); `None` when the memory cannot be had; an error when `n`
     /// buckets overflow the address space.
-    fn zeroed(n: usize) -> Result<Storage, std::alloc::LayoutError> {
+    fn zeroed(n: usize) -> Result<Option<Storage>, std::alloc::LayoutError> {
         let layout = std::alloc::Layout::array::<Bucket>(n)?;
         if let Ok(map) = MmapOptions::new().len(layout.size()).map_anon() {
+            let map = MmapRaw::from(map);
             // Only a hint: without huge pages the map works the same.
-            if let Err(e) = map.advise(Advice::HugePage) {
+            #[cfg(target_os = "linux")]
+            if let Err(e) = map.advise(memmap2::Advice::HugePage) {
                 log::debug!("no huge pages for the hash table: {e}");
             }
-            return Ok(Storage::Map(map, n));
+            return Ok(Some(Storage::Map(map, n)));
         }
+        Ok(Storage::heap(n))
+    }
+
+    /// `n` zeroed buckets (`n >= 1`) from the global allocator; `None` when it refuses or the
+    /// size overflows.
+    fn heap(n: usize) -> Option<Storage> {
+        let layout = std::alloc::Layout::array::<Bucket>(n.max(1)).ok()?;
+        let n = n.max(1);
         // SAFETY: the layout has a non-zero size (n >= 1 bucket of 32 bytes).
         let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<Bucket>();
         if ptr.is_null() {
-            return Ok(Storage::Heap(Vec::new()));
+            return None;
         }
         // SAFETY: `ptr` was allocated by the global allocator with the layout of `n` buckets
         // (size and alignment), which is what a Vec of capacity `n` frees; all-zero bytes are a
         // valid `Bucket` (four `AtomicU64`s of value 0), so all `n` elements are initialised.
-        Ok(Storage::Heap(unsafe { Vec::from_raw_parts(ptr, n, n) }))
+        Some(Storage::Heap(unsafe { Vec::from_raw_parts(ptr, n, n) }))
     }
 
     #[inline]
     fn buckets(&self) -> &[Bucket] {
         match self {
             // SAFETY: the map is page-aligned, so aligned for `Bucket` (32 bytes), and holds
-            // `len` buckets' bytes, zero-filled by the kernel or written since only through the
-            // buckets' atomics; all-zero bytes are a valid `Bucket`. The map lives as long as
-            // `self`, and no `&mut` to its bytes is ever made, so concurrent use goes through
-            // the atomics' own synchronisation.
+            // `len` buckets' bytes, zero-filled by the kernel and written since only through
+            // the buckets' atomics (all-zero bytes are a valid `Bucket`). The pointer comes
+            // from `MmapRaw`, which makes no reference to the bytes, so the only references to
+            // them are these shared slices of atomics, whose interior mutability allows the
+            // concurrent writes. The map lives as long as `self`, which the slice borrows.
             Storage::Map(map, len) => unsafe {
-                std::slice::from_raw_parts(map.as_ptr().cast::<Bucket>(), *len)
+                std::slice::from_raw_parts(map.as_mut_ptr().cast::<Bucket>().cast_const(), *len)
             },
             Storage::Heap(v) => v,
         }
@@ -127,10 +139,9 @@ impl TranspositionTable {
     /// When the memory cannot be had.
     pub fn new(mb: usize) -> Result<TranspositionTable, HashError> {
         let n = (mb.max(1).saturating_mul(1 << 20) / SLOT_BYTES / 2).max(1);
-        let storage = Storage::zeroed(n).map_err(|_| HashError::TooLarge(mb))?;
-        if storage.buckets().is_empty() {
-            return Err(HashError::NoMemory(mb));
-        }
+        let storage = Storage::zeroed(n)
+            .map_err(|_| HashError::TooLarge(mb))?
+            .ok_or(HashError::NoMemory(mb))?;
         Ok(TranspositionTable {
             storage,
             age: AtomicU64::new(0),
@@ -360,6 +371,33 @@ mod tests {
         // Prefetching any key is harmless.
         tt.prefetch(u64::MAX);
         tt.prefetch(0);
+    }
+
+    #[test]
+    fn the_heap_fallback_is_zeroed_and_aligned() {
+        let n = 1000;
+        let storage = Storage::heap(n).expect("a small allocation");
+        assert!(matches!(storage, Storage::Heap(_)));
+        let tt = TranspositionTable {
+            storage,
+            age: AtomicU64::new(0),
+        };
+        assert_eq!(tt.buckets().len(), n);
+        assert_eq!(tt.buckets().as_ptr() as usize % 32, 0);
+        assert!(tt
+            .buckets()
+            .iter()
+            .flat_map(|b| &b.0)
+            .all(|w| w.load(Ordering::Relaxed) == 0));
+        let e = Entry {
+            mv: 7,
+            score: 1,
+            eval: 2,
+            depth: 3,
+            bound: Bound::Upper,
+        };
+        tt.store(42, e);
+        assert_eq!(tt.probe(42), Some(e));
     }
 
     #[test]

@@ -40,7 +40,9 @@ pub struct TrainOptions {
     pub seed: u64,
     /// The sigmoid's scale in centipawns (`None`: fitted to the data's scores and results).
     pub k: Option<f32>,
-    /// Output buckets of the network: 1, or [`OUTPUT_BUCKETS`] (by the number of pieces).
+    /// Output buckets of the network to start from ([`Weights::random`]): 1, or
+    /// [`OUTPUT_BUCKETS`] (by the number of pieces). [`train`] keeps those of the weights it is
+    /// given.
     pub output_buckets: usize,
 }
 
@@ -182,12 +184,13 @@ impl Weights {
         Network::quantise(&self.ft, &self.ft_bias, &self.out, &self.out_bias)
     }
 
-    /// The output bucket of a sample.
+    /// The output bucket of a sample: by its pieces with [`OUTPUT_BUCKETS`] output biases,
+    /// else the first.
     fn bucket(&self, s: &Sample) -> usize {
-        if self.out_bias.len() == 1 {
-            0
-        } else {
+        if self.out_bias.len() == OUTPUT_BUCKETS {
             output_bucket(usize::from(s.n))
+        } else {
+            0
         }
     }
 

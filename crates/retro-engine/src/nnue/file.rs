@@ -106,6 +106,18 @@ pub enum NetworkError {
         /// The weight.
         found: i16,
     },
+    /// A version 2 header's number of output buckets is neither 1 nor `OUTPUT_BUCKETS`.
+    #[error("network output buckets {found}: this build reads 1 or {OUTPUT_BUCKETS}")]
+    OutputBuckets {
+        /// The number in the file.
+        found: u32,
+    },
+    /// A version 2 header's reserved field is not 0.
+    #[error("network header field at offset 36 is {found}, reserved and 0 in this version")]
+    Reserved {
+        /// The field's value.
+        found: u32,
+    },
     /// Floating-point weights of the wrong number.
     #[error("weights of the wrong shape for a {INPUTS}x{HIDDEN} network")]
     Shape,
@@ -118,6 +130,30 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes
         .iter()
         .fold(OFFSET, |h, &b| (h ^ u64::from(b)).wrapping_mul(PRIME))
+}
+
+/// A file of `version` (1, or 2 with `buckets` in its header) around `payload`, with its
+/// checksum.
+pub(super) fn file_bytes(version: u32, buckets: u32, payload: &[u8]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(header_bytes(version) + payload.len());
+    bytes.extend_from_slice(&FILE_MAGIC);
+    for v in [
+        version,
+        INPUTS as u32,
+        HIDDEN as u32,
+        QA as u32,
+        QB as u32,
+        SCALE as u32,
+    ] {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    if version != 1 {
+        bytes.extend_from_slice(&buckets.to_le_bytes());
+        bytes.extend_from_slice(&0u32.to_le_bytes());
+    }
+    bytes.extend_from_slice(&fnv1a(payload).to_le_bytes());
+    bytes.extend_from_slice(payload);
+    bytes
 }
 
 impl Network {
@@ -153,18 +189,18 @@ impl Network {
         }
         let header = header_bytes(version);
         if bytes.len() < header {
+            // Shorter than its header: the size it needs at least.
             return Err(NetworkError::Truncated {
                 found: bytes.len(),
-                expected: header + payload_bytes(1),
+                expected: header,
             });
         }
         let buckets = if version == 1 { 1 } else { u32_at(32) };
         if !(buckets == 1 || buckets == OUTPUT_BUCKETS as u32) {
-            return Err(NetworkError::Architecture {
-                field: "output buckets",
-                found: buckets,
-                expected: OUTPUT_BUCKETS as u32,
-            });
+            return Err(NetworkError::OutputBuckets { found: buckets });
+        }
+        if version != 1 && u32_at(36) != 0 {
+            return Err(NetworkError::Reserved { found: u32_at(36) });
         }
         let buckets = buckets as usize;
         let expected = header + payload_bytes(buckets);
@@ -224,7 +260,8 @@ impl Network {
         net.buckets = buckets;
         for w in net.out_weights[..buckets].iter_mut().flatten() {
             *w = next();
-            if w.abs() > MAX_OUTPUT_WEIGHT {
+            // (`abs` would overflow on i16::MIN.)
+            if !(-MAX_OUTPUT_WEIGHT..=MAX_OUTPUT_WEIGHT).contains(w) {
                 return Err(NetworkError::OutputWeight { found: *w });
             }
         }
@@ -255,27 +292,8 @@ impl Network {
 
     /// The network as a file's contents: version 1 for one output bucket, else version 2.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let payload = self.payload();
         let version = if self.buckets == 1 { 1 } else { FILE_VERSION };
-        let mut bytes = Vec::with_capacity(header_bytes(version) + payload.len());
-        bytes.extend_from_slice(&FILE_MAGIC);
-        for v in [
-            version,
-            INPUTS as u32,
-            HIDDEN as u32,
-            QA as u32,
-            QB as u32,
-            SCALE as u32,
-        ] {
-            bytes.extend_from_slice(&v.to_le_bytes());
-        }
-        if version != 1 {
-            bytes.extend_from_slice(&(self.buckets as u32).to_le_bytes());
-            bytes.extend_from_slice(&0u32.to_le_bytes());
-        }
-        bytes.extend_from_slice(&fnv1a(&payload).to_le_bytes());
-        bytes.extend_from_slice(&payload);
-        bytes
+        file_bytes(version, self.buckets as u32, &self.payload())
     }
 
     /// The checksum of the weights (the file header's).

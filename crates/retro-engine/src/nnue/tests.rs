@@ -305,14 +305,21 @@ fn output_buckets_follow_the_number_of_pieces() {
     let float = FloatNet::with_buckets(9, OUTPUT_BUCKETS);
     let net = float.quantised();
     let p = pos(POSITIONS[1]);
-    let own = net.evaluate_position(&p);
     let acc = net.refresh(p.board());
-    let others: Vec<i32> = [2, 6, 10, 14, 18, 22, 26]
-        .into_iter()
-        .map(|n| net.evaluate(&acc, p.turn(), n))
-        .collect();
-    assert_eq!(net.evaluate(&acc, p.turn(), 32), own);
-    assert!(others.iter().all(|&s| s != own), "{own} {others:?}");
+    let score = |n| net.evaluate(&acc, p.turn(), n);
+    // The same bucket, the same weights; the next bucket, others.
+    for first in (2..32).step_by(4) {
+        let last = (first + 3).min(32);
+        assert_eq!(score(first), score(last), "{first}-{last} pieces");
+        if last < 32 {
+            assert_ne!(
+                score(last),
+                score(last + 1),
+                "{last} and {} pieces",
+                last + 1
+            );
+        }
+    }
     // One bucket: the number of pieces does not matter.
     let single = FloatNet::with_buckets(9, 1).quantised();
     let acc = single.refresh(p.board());
@@ -320,6 +327,72 @@ fn output_buckets_follow_the_number_of_pieces() {
         single.evaluate(&acc, p.turn(), 2),
         single.evaluate(&acc, p.turn(), 32)
     );
+}
+
+#[test]
+fn any_payload_of_the_right_size_loads_or_is_refused_without_panic() {
+    let mut rng = fastrand::Rng::with_seed(13);
+    let p = pos(POSITIONS[1]);
+    let (mut loaded, mut refused) = (0, 0);
+    for (version, buckets) in [(1u32, 1usize), (2, 1), (2, OUTPUT_BUCKETS)] {
+        let len = 2 * (INPUTS * HIDDEN + HIDDEN + buckets * 2 * HIDDEN) + 4 * buckets;
+        let out_start = 2 * (INPUTS * HIDDEN + HIDDEN);
+        for trial in 0..6 {
+            let mut payload: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
+            // Half the trials with output weights in range, so that some load and evaluate;
+            // the first of those with the extremes of the first layer's weights.
+            if trial % 2 == 0 {
+                for w in payload[out_start..out_start + buckets * 4 * HIDDEN].chunks_exact_mut(2) {
+                    let v = rng.i16(-MAX_OUTPUT_WEIGHT..=MAX_OUTPUT_WEIGHT);
+                    w.copy_from_slice(&v.to_le_bytes());
+                }
+            }
+            if trial == 0 {
+                for (k, w) in payload[..out_start].chunks_exact_mut(2).enumerate() {
+                    let v = if k % 2 == 0 { i16::MIN } else { i16::MAX };
+                    w.copy_from_slice(&v.to_le_bytes());
+                }
+            }
+            match Network::from_bytes(&file::file_bytes(version, buckets as u32, &payload)) {
+                Ok(net) => {
+                    loaded += 1;
+                    let s = net.evaluate_position(&p);
+                    assert!(s.abs() <= EVAL_LIMIT);
+                }
+                Err(NetworkError::OutputWeight { .. }) => refused += 1,
+                Err(e) => panic!("version {version}, {buckets} buckets: {e}"),
+            }
+        }
+    }
+    assert_eq!((loaded, refused), (9, 9));
+}
+
+#[test]
+fn the_smallest_output_weight_is_refused() {
+    // -32768 is out of range, and its absolute value does not exist in i16.
+    let mut net = FloatNet::random(14).quantised();
+    net.out_weights[0][5] = i16::MIN;
+    assert!(matches!(
+        Network::from_bytes(&net.to_bytes()),
+        Err(NetworkError::OutputWeight { found: i16::MIN })
+    ));
+}
+
+#[test]
+fn a_version_2_file_of_one_bucket_reads_as_version_1() {
+    let net = FloatNet::random(15).quantised();
+    let v1 = net.to_bytes();
+    let v2 = file::file_bytes(2, 1, &v1[40..]);
+    let back = Network::from_bytes(&v2).expect("version 2, one bucket");
+    assert_eq!(back.buckets(), 1);
+    assert_eq!(back.checksum(), net.checksum());
+    assert_eq!(back.to_bytes(), v1);
+    let mut reserved = v2;
+    reserved[36] = 1;
+    assert!(matches!(
+        Network::from_bytes(&reserved),
+        Err(NetworkError::Reserved { found: 1 })
+    ));
 }
 
 #[test]
@@ -339,11 +412,7 @@ fn bucketed_files_round_trip_and_bad_ones_are_refused() {
     three[32] = 3;
     assert!(matches!(
         Network::from_bytes(&three),
-        Err(NetworkError::Architecture {
-            field: "output buckets",
-            found: 3,
-            ..
-        })
+        Err(NetworkError::OutputBuckets { found: 3 })
     ));
     assert!(matches!(
         Network::from_bytes(&bytes[..bytes.len() - 1]),
