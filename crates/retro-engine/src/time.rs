@@ -30,6 +30,11 @@ pub struct SearchLimits {
     pub ponder: bool,
 }
 
+/// The moves to go assumed when the GUI does not say (a sudden-death or increment clock). With
+/// 30, Retro ended its games at 10+0.1 with half its clock unused (0.204 s a move against
+/// Ethereal's 0.276 and Stockfish's 0.327, 58 games of a gauntlet).
+pub const DEFAULT_MOVES_TO_GO: u32 = 20;
+
 /// The time budget of one move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budget {
@@ -69,11 +74,12 @@ impl SearchLimits {
         let time = time?;
         let inc = inc.unwrap_or_default();
         // The share of the clock for this move: the time left spread over the moves to go
-        // (30 when unknown) plus most of the increment. No new iteration starts after half of
-        // it, so a move uses about that much on average and the clock settles well above the
-        // increment; a started iteration may go on to 2.5 times the share, but never past a
-        // quarter of what is left (four fifths on the last move before the control).
-        let mtg = self.moves_to_go.unwrap_or(30).clamp(1, 60);
+        // (DEFAULT_MOVES_TO_GO when unknown) plus most of the increment. No new iteration
+        // starts after half of it, so a move uses about that much on average and the clock
+        // settles well above the increment; a started iteration may go on to 2.5 times the
+        // share, but never past a quarter of what is left (four fifths on the last move before
+        // the control).
+        let mtg = self.moves_to_go.unwrap_or(DEFAULT_MOVES_TO_GO).clamp(1, 60);
         let usable = time.saturating_sub(overhead);
         let cap = if self.moves_to_go == Some(1) {
             usable * 4 / 5
