@@ -56,8 +56,9 @@ struct Bucket([AtomicU64; 4]);
 /// (2 MB) cover 512 times as much memory per TLB entry; with transparent huge pages in `madvise`
 /// mode (a common default) only memory that asks for them gets them.
 enum Storage {
-    /// A zero-filled map of at least `len` buckets, only ever accessed through a raw pointer
-    /// (never through a `&[u8]` of its bytes, which the atomics' writes would contradict).
+    /// A zero-filled map and the number of buckets it holds, only ever accessed through a raw
+    /// pointer (never through a `&[u8]` of its bytes, which the atomics' writes would
+    /// contradict).
     Map(MmapRaw, usize),
     Heap(Vec<Bucket>),
 }
@@ -82,8 +83,8 @@ impl Storage {
     /// `n` zeroed buckets (`n >= 1`) from the global allocator; `None` when it refuses or the
     /// size overflows.
     fn heap(n: usize) -> Option<Storage> {
-        let layout = std::alloc::Layout::array::<Bucket>(n.max(1)).ok()?;
         let n = n.max(1);
+        let layout = std::alloc::Layout::array::<Bucket>(n).ok()?;
         // SAFETY: the layout has a non-zero size (n >= 1 bucket of 32 bytes).
         let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<Bucket>();
         if ptr.is_null() {
