@@ -8,8 +8,8 @@
 //! the mean squared difference from the target `λ · result + (1 − λ) · sigmoid(score / K)`.
 
 use retro_engine::nnue::{
-    feature, output_bucket, Network, NetworkError, HIDDEN, INPUTS, MAX_OUTPUT_WEIGHT,
-    OUTPUT_BUCKETS, QB, SCALE,
+    bucket_of, feature, Network, NetworkError, HIDDEN, INPUTS, MAX_OUTPUT_WEIGHT, OUTPUT_BUCKETS,
+    QB, SCALE,
 };
 use retro_tables::Wdl50;
 
@@ -187,11 +187,7 @@ impl Weights {
     /// The output bucket of a sample: by its pieces with [`OUTPUT_BUCKETS`] output biases,
     /// else the first.
     fn bucket(&self, s: &Sample) -> usize {
-        if self.out_bias.len() == OUTPUT_BUCKETS {
-            output_bucket(usize::from(s.n))
-        } else {
-            0
-        }
+        bucket_of(self.out_bias.len(), usize::from(s.n))
     }
 
     /// The output (in units of `SCALE` centipawns) of a sample, with the hidden layer's sums

@@ -59,6 +59,16 @@ pub const fn output_bucket(pieces: usize) -> usize {
     }
 }
 
+/// The output bucket a network of `buckets` output buckets (1 or [`OUTPUT_BUCKETS`]) uses for
+/// a position of `pieces` pieces: [`output_bucket`] with all of them, else the only one.
+pub const fn bucket_of(buckets: usize, pieces: usize) -> usize {
+    if buckets == OUTPUT_BUCKETS {
+        output_bucket(pieces)
+    } else {
+        0
+    }
+}
+
 /// A network's integer weights.
 #[derive(Clone)]
 pub struct Network {
@@ -281,11 +291,7 @@ impl Network {
     pub fn evaluate(&self, acc: &Accumulator, turn: Color, pieces: usize) -> i32 {
         let us = &acc.values[side_index(turn)];
         let them = &acc.values[side_index(!turn)];
-        let bucket = if self.buckets == 1 {
-            0
-        } else {
-            output_bucket(pieces)
-        };
+        let bucket = bucket_of(self.buckets, pieces);
         let (w_us, w_them) = self.out_weights[bucket].split_at(HIDDEN);
         // Each half is at most HIDDEN * QA * QA * MAX_OUTPUT_WEIGHT < 2^30 in size.
         let sum = simd::screlu_dot(us, w_us) + simd::screlu_dot(them, w_them);

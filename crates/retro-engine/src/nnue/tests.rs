@@ -45,11 +45,7 @@ impl FloatNet {
     /// rounding, the bias's, and the two integer divisions.
     fn evaluate(&self, pos: &Chess) -> (f64, f64) {
         let n = pos.board().occupied().count();
-        let bucket = if self.out_bias.len() == 1 {
-            0
-        } else {
-            output_bucket(n)
-        };
+        let bucket = bucket_of(self.out_bias.len(), n);
         let out_weights = &self.out_weights[bucket * 2 * HIDDEN..][..2 * HIDDEN];
         let mut out = f64::from(self.out_bias[bucket]);
         let mut bound = 0.5 / f64::from(QA * QB);
