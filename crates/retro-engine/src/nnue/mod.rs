@@ -29,21 +29,30 @@ pub use self::file::{NetworkError, FILE_MAGIC, FILE_VERSION};
 /// Inputs: a piece of one of 2 colours and 6 roles on one of 64 squares.
 pub const INPUTS: usize = 768;
 /// Neurons of the first layer, for each side.
-pub const HIDDEN: usize = 128;
+pub const HIDDEN: usize = 256;
 /// The first layer's quantisation: 1.0 is `QA`, and the activation clips at `QA`.
 pub const QA: i32 = 255;
 /// The output layer's quantisation: 1.0 is `QB`.
 pub const QB: i32 = 64;
 /// Centipawns per unit of the network's output.
 pub const SCALE: i32 = 400;
-/// The largest output weight a file may hold: with it the output sum cannot overflow an `i32`
-/// (`2 * HIDDEN * QA * QA * MAX_OUTPUT_WEIGHT < 2^31`).
+/// The largest output weight a file may hold: with it neither half of the output sum (one
+/// side's neurons) can overflow an `i32` (`HIDDEN * QA * QA * MAX_OUTPUT_WEIGHT < 2^31`).
 pub const MAX_OUTPUT_WEIGHT: i16 = 127;
 /// Output buckets of a network that has them: the output layer's weights by the number of pieces
 /// on the board ([`output_bucket`]).
 pub const OUTPUT_BUCKETS: usize = 8;
 /// The largest score the network gives (centipawns), below the table and mate scores.
 pub const EVAL_LIMIT: i32 = 10_000;
+
+// The bound of `MAX_OUTPUT_WEIGHT` holds for this `HIDDEN`, and its products with a clipped
+// activation fit an i16 (the vector form multiplies in 16 bits), and the vector loops take
+// whole registers of 16 lanes.
+const _: () = assert!(
+    (HIDDEN as i64) * (QA as i64) * (QA as i64) * (MAX_OUTPUT_WEIGHT as i64) < i32::MAX as i64
+        && (QA as i64) * (MAX_OUTPUT_WEIGHT as i64) <= i16::MAX as i64
+        && HIDDEN.is_multiple_of(16)
+);
 
 /// The network in the binary (see docs/nnue.md for how it was made).
 static EMBEDDED_BYTES: &[u8] = include_bytes!("../../nets/retro.nnue");
@@ -293,9 +302,10 @@ impl Network {
         let them = &acc.values[side_index(!turn)];
         let bucket = bucket_of(self.buckets, pieces);
         let (w_us, w_them) = self.out_weights[bucket].split_at(HIDDEN);
-        // Each half is at most HIDDEN * QA * QA * MAX_OUTPUT_WEIGHT < 2^30 in size.
-        let sum = simd::screlu_dot(us, w_us) + simd::screlu_dot(them, w_them);
-        let cp = (i64::from(sum / QA) + i64::from(self.out_bias[bucket])) * i64::from(SCALE)
+        // Each half is at most HIDDEN * QA * QA * MAX_OUTPUT_WEIGHT < 2^31 in size; their sum
+        // is taken in i64.
+        let sum = i64::from(simd::screlu_dot(us, w_us)) + i64::from(simd::screlu_dot(them, w_them));
+        let cp = (sum / i64::from(QA) + i64::from(self.out_bias[bucket])) * i64::from(SCALE)
             / i64::from(QA * QB);
         cp.clamp(-i64::from(EVAL_LIMIT), i64::from(EVAL_LIMIT)) as i32
     }
