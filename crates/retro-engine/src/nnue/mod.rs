@@ -46,12 +46,10 @@ pub const OUTPUT_BUCKETS: usize = 8;
 pub const EVAL_LIMIT: i32 = 10_000;
 
 // The bound of `MAX_OUTPUT_WEIGHT` holds for this `HIDDEN`, and its products with a clipped
-// activation fit an i16 (the vector form multiplies in 16 bits), and the vector loops take
-// whole registers of 16 lanes.
+// activation fit an i16 (the vector form multiplies in 16 bits).
 const _: () = assert!(
     (HIDDEN as i64) * (QA as i64) * (QA as i64) * (MAX_OUTPUT_WEIGHT as i64) < i32::MAX as i64
         && (QA as i64) * (MAX_OUTPUT_WEIGHT as i64) <= i16::MAX as i64
-        && HIDDEN.is_multiple_of(16)
 );
 
 /// The network in the binary (see docs/nnue.md for how it was made).

@@ -54,6 +54,8 @@ mod avx2 {
 
     /// Lanes of 16 bits in a 256-bit register.
     const LANES: usize = 16;
+    // The loops below take whole registers.
+    const _: () = assert!(HIDDEN.is_multiple_of(LANES));
 
     /// [`super::screlu_dot`] with AVX2.
     ///
