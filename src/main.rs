@@ -37,7 +37,8 @@ impl Side {
 /// The arguments of `retro play`.
 #[derive(clap::Args)]
 struct PlayArgs {
-    /// Directory of Retro's tables (default: table_path of engine.toml, else `tables`).
+    /// Directory of Retro's tables (default: table_path of engine.toml, else
+    /// `retro/tables` in the platform's data folder).
     #[arg(long)]
     tables: Option<PathBuf>,
     /// Start from this position.
@@ -105,7 +106,8 @@ struct LegalArgs {
 /// The arguments of `retro datagen`.
 #[derive(clap::Args)]
 struct DatagenArgs {
-    /// Directory of Retro's tables (default: table_path of engine.toml, else `tables`).
+    /// Directory of Retro's tables (default: table_path of engine.toml, else
+    /// `retro/tables` in the platform's data folder).
     #[arg(long)]
     tables: Option<PathBuf>,
     /// Games to play.
@@ -211,7 +213,8 @@ enum Command {
     /// Prints the table value of positions: FEN<TAB>win|draw|loss<TAB>plies, or
     /// FEN<TAB>error<TAB>reason; with --dtz also WDL50<TAB>DTZ.
     Probe {
-        /// Directory of Retro's tables (default: table_path of engine.toml, else `tables`).
+        /// Directory of Retro's tables (default: table_path of engine.toml, else
+        /// `retro/tables` in the platform's data folder).
         #[arg(long)]
         tables: Option<PathBuf>,
         /// Also print the result under the 50-move rule (win, cursed-win, draw, blessed-loss,
@@ -313,7 +316,8 @@ enum Command {
     /// Steps through a PGN game showing the table's verdict at every position, and lists the
     /// moves that threw away a win or a draw.
     Replay {
-        /// Directory of Retro's tables (default: table_path of engine.toml, else `tables`).
+        /// Directory of Retro's tables (default: table_path of engine.toml, else
+        /// `retro/tables` in the platform's data folder).
         #[arg(long)]
         tables: Option<PathBuf>,
         /// Which game of the file, counted from 1.

@@ -7,10 +7,7 @@ fn the_shipped_file_parses() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(retro_engine::config::FILE_NAME);
     let text = std::fs::read_to_string(&path).expect("engine.toml in the repository");
     let c = retro_engine::config::Config::parse(&text, &path).expect("valid");
-    assert_eq!(
-        c.table_path,
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tables")
-    );
+    assert_eq!(c.table_path, retro_engine::config::default_table_path());
     assert_eq!(c.log_level, retro_engine::config::LogLevel::Warn);
     assert_eq!((c.hash, c.threads, c.move_overhead), (16, 1, 30));
     assert!(c.build_missing_tables);

@@ -28,17 +28,24 @@ impl Engine {
     /// Starts `retro` with an engine.toml of `toml` lines (tables off and no background build
     /// unless given).
     fn start(toml: &str) -> Engine {
+        let mut text = toml.to_string();
+        if !text.contains("table_path") {
+            text.push_str("\ntable_path = \"\"\n");
+        }
+        Engine::start_with(&text, &[])
+    }
+
+    /// Starts `retro` with an engine.toml of `toml` lines as given (no background build unless
+    /// given) and these environment variables.
+    fn start_with(toml: &str, env: &[(&str, Option<&Path>)]) -> Engine {
         let dir = tempfile::tempdir().expect("tempdir");
         let cfg = dir.path().join("engine.toml");
         let mut text = toml.to_string();
         if !text.contains("build_missing_tables") {
             text.push_str("\nbuild_missing_tables = false\n");
         }
-        if !text.contains("table_path") {
-            text.push_str("\ntable_path = \"\"\n");
-        }
         std::fs::write(&cfg, text).expect("write engine.toml");
-        let mut child = common::spawn_engine(&cfg);
+        let mut child = common::spawn_engine_with(&cfg, env);
         let stdin = child.stdin.take().expect("stdin");
         let stdout = child.stdout.take().expect("stdout");
         let (tx, rx) = mpsc::channel();
@@ -187,7 +194,12 @@ fn last_score(lines: &[String]) -> String {
 fn handshake_names_the_engine_and_its_options() {
     let mut e = Engine::start("");
     let lines = e.handshake();
-    assert!(lines[0].starts_with("id name Retro "), "{lines:?}");
+    // Notices of the start (the tables found) may come first; then the answer to uci.
+    let id = lines
+        .iter()
+        .position(|l| !l.starts_with("info string"))
+        .expect("an answer");
+    assert!(lines[id].starts_with("id name Retro "), "{lines:?}");
     assert!(lines.iter().any(|l| l.starts_with("id author ")));
     for opt in [
         "option name Hash type spin",
@@ -692,8 +704,6 @@ fn bad_input_is_reported_and_the_state_kept() {
             "not a directory",
         ),
         ("setoption", "setoption"),
-        ("go depth x", "go"),
-        ("go wtime", "go"),
         ("xyzzy", "unknown command"),
         ("\u{1b}[A\u{0}\u{ff}garbage", "unknown command"),
         ("bestmove e2e4", "engine to GUI"),
@@ -720,24 +730,26 @@ fn console_commands() {
     let mut e = Engine::start("");
     e.handshake();
     e.send("position startpos");
-    e.send("perft 4");
-    let lines = e.until("perft total", |l| l.starts_with("perft 4: "));
-    assert!(
-        lines
-            .last()
-            .expect("total")
-            .starts_with("perft 4: 197281 nodes"),
-        "{lines:?}"
-    );
-    assert_eq!(lines.len(), 21);
+    // Stockfish's format, for the console's perft and go perft alike: a line per root move, an
+    // empty line, the total.
+    for command in ["perft 4", "go perft 4"] {
+        e.send(command);
+        let lines = e.until("perft total", |l| l.starts_with("Nodes searched: "));
+        assert_eq!(
+            lines.last().map(String::as_str),
+            Some("Nodes searched: 197281"),
+            "{lines:?}"
+        );
+        assert_eq!(lines.len(), 23, "{lines:?}");
+        assert_eq!(lines[0], "a2a3: 8457", "{lines:?}");
+        assert_eq!(lines[21], "", "{lines:?}");
+    }
     e.send("position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
     e.send("perft 3");
-    let lines = e.until("perft total", |l| l.starts_with("perft 3: "));
-    assert!(
-        lines
-            .last()
-            .expect("total")
-            .starts_with("perft 3: 97862 nodes"),
+    let lines = e.until("perft total", |l| l.starts_with("Nodes searched: "));
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("Nodes searched: 97862"),
         "{lines:?}"
     );
     let mut totals = Vec::new();
@@ -809,7 +821,7 @@ fn console_commands() {
     let lines = e.until("legality", |l| l.starts_with("info string legal"));
     let last = lines.last().expect("line");
     assert!(
-        last.contains("legal: unknown") && last.contains("[stopped]"),
+        last.contains("legal: unknown (stopped") && last.contains("[stopped]"),
         "{lines:?}"
     );
     // A go while it runs (a GUI that pressed Show Legality) stops it and searches.
@@ -1055,12 +1067,12 @@ fn chess960_perft(max_depth: u32) -> (Vec<String>, usize) {
         e.send(&format!("position fen {fen}"));
         for &(depth, count) in counts.iter().filter(|(d, _)| *d <= max_depth) {
             e.send(&format!("perft {depth}"));
-            let done = e.until("perft total", |l| l.starts_with(&format!("perft {depth}:")));
+            let done = e.until("perft total", |l| l.starts_with("Nodes searched: "));
             let got: u64 = done
                 .last()
-                .and_then(|l| l.split_whitespace().nth(2))
+                .and_then(|l| l.strip_prefix("Nodes searched: "))
                 .and_then(|n| n.parse().ok())
-                .expect("perft N: COUNT nodes");
+                .expect("Nodes searched: COUNT");
             compared += 1;
             if got != count {
                 wrong.push(format!("{fen} perft {depth}: {got}, expected {count}"));
@@ -1135,8 +1147,9 @@ fn chess960_positions_and_castling_in_uci() {
 }
 
 /// What arrives while a search runs: `position` and `setoption` apply to the next search (the
-/// running one keeps its own), a second `go` is refused with an `info string`, `isready` is
-/// answered at once, `ucinewgame` stops the search (which still gives its best move).
+/// running one keeps its own), `isready` is answered at once, a second `go` stops the search
+/// (which gives its best move) and starts its own, `ucinewgame` stops the search (which still
+/// gives its best move).
 #[test]
 fn commands_during_a_search_have_defined_effects() {
     let mut e = Engine::start("");
@@ -1146,31 +1159,30 @@ fn commands_during_a_search_have_defined_effects() {
     let other = "4k3/8/8/8/8/8/3PP3/4K3 w - - 0 1";
     e.send(&format!("position fen {other}"));
     e.send("setoption name MultiPV value 2");
-    e.send("go depth 1");
     e.send("isready");
     let lines = e.until("readyok", |l| l == "readyok");
-    assert!(
-        lines
-            .iter()
-            .any(|l| l == "info string already searching: send stop first; go ignored"),
-        "{lines:?}"
-    );
     assert!(
         lines.iter().all(|l| !l.starts_with("bestmove")),
         "{lines:?}"
     );
-    e.send("stop");
+    // A go during a search stops it, which gives its bestmove (of the first position, with
+    // one line), then searches the new position (with two lines): every go is answered.
+    e.send("go depth 3");
     let lines = e.until("bestmove", |l| l.starts_with("bestmove"));
-    // The stopped search was of the first position, and searched one line.
+    assert!(
+        lines.iter().any(
+            |l| l == "info string go during a search: stopping it first (its bestmove follows)"
+        ),
+        "{lines:?}"
+    );
     let first = position("rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1");
     best_move(&first, lines.last().expect("bestmove"));
     assert!(
         lines.iter().all(|l| !l.contains(" multipv 2 ")),
         "{lines:?}"
     );
-    // The next search is of the new position, with two lines.
-    let (best, lines) = e.go("depth 3");
-    best_move(&position(other), &best);
+    let lines = e.until("bestmove", |l| l.starts_with("bestmove"));
+    best_move(&position(other), lines.last().expect("bestmove"));
     assert!(lines.iter().any(|l| l.contains(" multipv 2 ")), "{lines:?}");
     // ucinewgame stops a running search, says so, and the search gives its move.
     e.send("go infinite");
@@ -1338,4 +1350,248 @@ fn eval_file_loads_a_network_and_refuses_bad_files() {
         "{l:?}"
     );
     e.quit();
+}
+
+/// Every `go` gets a `bestmove`, however bad its values: each bad value is named in an `info
+/// string` and replaced (clamped into range, or the smallest search where it cannot be read),
+/// and the search runs. Today's main answered these with an `info string` alone.
+#[test]
+fn every_go_is_answered_with_a_bestmove() {
+    const SOON: Duration = Duration::from_secs(1);
+    let mut e = Engine::start("");
+    e.handshake();
+    e.send("position startpos");
+    for (go, says) in [
+        (
+            "go depth -1",
+            "go depth: -1 is out of range (from 1 to 127): 1 used",
+        ),
+        ("go depth", "go depth needs a value: 1 used"),
+        (
+            "go mate -3",
+            "go mate: -3 is out of range (from 1 to 63): 1 used",
+        ),
+        (
+            "go wtime abc btime 100",
+            "go wtime: 'abc' is not a number: 0 used",
+        ),
+        ("go depth x", "go depth: 'x' is not a number: 1 used"),
+        (
+            "go nodes -5 sideways",
+            "go nodes: -5 is out of range (at least 1): 1 used",
+        ),
+    ] {
+        e.send(go);
+        let lines = e.until_within(go, SOON, |l| l.starts_with("bestmove"));
+        assert!(
+            lines.iter().any(|l| l == &format!("info string {says}")),
+            "{go}: {lines:?}"
+        );
+        best_move(&Chess::default(), lines.last().expect("bestmove"));
+    }
+    // A depth beyond any search is the deepest one: a long search, which stop ends.
+    e.send("go depth 99999999999999999999");
+    e.until_within("the clamp", SOON, |l| {
+        l == "info string go depth: 99999999999999999999 is out of range (from 1 to 127): 127 \
+              used"
+    });
+    e.send("stop");
+    let lines = e.until_within("bestmove", SOON, |l| l.starts_with("bestmove"));
+    best_move(&Chess::default(), lines.last().expect("bestmove"));
+    e.quit();
+}
+
+/// One bad word in `searchmoves` is named and left out; the other moves are still the only
+/// ones searched.
+#[test]
+fn searchmoves_are_read_word_by_word() {
+    let mut e = Engine::start("");
+    e.handshake();
+    e.send("position fen 8/8/8/4k3/8/8/8/R3K3 w - - 0 1");
+    let (best, lines) = e.go("depth 3 searchmoves zz e1e2");
+    assert!(
+        lines.iter().any(
+            |l| l == "info string go searchmoves: 'zz' is not a move in UCI notation, left out"
+        ),
+        "{lines:?}"
+    );
+    assert_eq!(best.split_whitespace().nth(1), Some("e1e2"), "{best}");
+    // A move in UCI notation that is not legal here is named too.
+    let (best, lines) = e.go("depth 3 searchmoves a1a9 e1e8 e1d1");
+    assert!(
+        lines.iter().any(|l| l.contains("'a1a9' is not a move")),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("'e1e8' is not legal here")),
+        "{lines:?}"
+    );
+    assert_eq!(best.split_whitespace().nth(1), Some("e1d1"), "{best}");
+    e.quit();
+}
+
+/// After a refused `position`, the position before it is kept, and `go` and `legal` say that
+/// they use it, until a position is accepted.
+#[test]
+fn a_refused_position_keeps_the_one_before_and_says_so() {
+    let mut e = Engine::start("");
+    e.handshake();
+    e.send("position startpos moves e2e4");
+    let kept = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    for bad in [
+        "position fen P7/8/8/4k3/8/8/8/R3K3 w - - 0 1",
+        "position startpos moves e2e4 zz9",
+        "position fen",
+    ] {
+        e.send(bad);
+        let lines = e.until("the refusal", |l| l.starts_with("info string"));
+        assert!(
+            lines
+                .last()
+                .expect("line")
+                .ends_with("; the position is unchanged"),
+            "{bad}: {lines:?}"
+        );
+        let (best, lines) = e.go("depth 1");
+        let notice = lines
+            .iter()
+            .find(|l| l.starts_with("info string the last position command was refused ("))
+            .unwrap_or_else(|| panic!("{bad}: {lines:?}"));
+        assert!(
+            notice.ends_with(&format!("): using the position before it, {kept}")),
+            "{notice}"
+        );
+        assert!(
+            lines.iter().all(|l| !l.contains("go before position")),
+            "{lines:?}"
+        );
+        best_move(&position(kept), &best);
+        e.send("legal");
+        let lines = e.until("legality", |l| l.starts_with("info string legal:"));
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("the last position command was refused")),
+            "{lines:?}"
+        );
+        assert_eq!(
+            lines.last().map(String::as_str),
+            Some(
+                "info string legal: legal (reached from the starting position by the 1 move \
+                 given)"
+            )
+        );
+    }
+    // An accepted position ends the notices.
+    e.send("position startpos");
+    let (_, lines) = e.go("depth 1");
+    assert!(lines.iter().all(|l| !l.contains("refused")), "{lines:?}");
+    e.send("legal");
+    let lines = e.until("legality", |l| l.starts_with("info string legal:"));
+    assert_eq!(lines, ["info string legal: legal (the starting position)"]);
+    e.quit();
+}
+
+/// At the start the engine says which tables it found, where, and the largest; a folder that
+/// does not exist is named as such.
+#[test]
+fn the_tables_found_are_announced_at_the_start() {
+    let tables = common::all_tables();
+    let mut e = Engine::start(&format!("table_path = {tables:?}"));
+    let lines = e.until("the tables", |l| l.starts_with("info string"));
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some(
+            format!(
+                "info string 35 tables in {}, up to 4 pieces (largest KRvKP)",
+                tables.display()
+            )
+            .as_str()
+        )
+    );
+    e.quit();
+    let mut e = Engine::start("table_path = \"/no/such/folder\"");
+    let lines = e.until("the tables", |l| l.starts_with("info string"));
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("info string no tables: /no/such/folder does not exist")
+    );
+    e.send(&format!(
+        "setoption name TablePath value {}",
+        tables.display()
+    ));
+    let lines = e.until("the tables", |l| l.starts_with("info string"));
+    assert!(lines
+        .last()
+        .expect("line")
+        .starts_with("info string 35 tables in "));
+    e.quit();
+}
+
+/// Without `table_path` in engine.toml the tables are looked for (and built) in the platform's
+/// data folder: `$XDG_DATA_HOME/retro/tables`, else `$HOME/.local/share/retro/tables`.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_table_folder_is_the_platforms_data_folder() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let home = tempfile::tempdir().expect("tempdir");
+    let mut e = Engine::start_with(
+        "",
+        &[
+            ("XDG_DATA_HOME", Some(data.path())),
+            ("HOME", Some(home.path())),
+        ],
+    );
+    let lines = e.until("the tables", |l| l.starts_with("info string"));
+    let expected = data.path().join("retro").join("tables");
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some(
+            format!(
+                "info string no tables: {} does not exist",
+                expected.display()
+            )
+            .as_str()
+        )
+    );
+    e.quit();
+    let mut e = Engine::start_with("", &[("XDG_DATA_HOME", None), ("HOME", Some(home.path()))]);
+    let lines = e.until("the tables", |l| l.starts_with("info string"));
+    let expected = home.path().join(".local/share/retro/tables");
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some(
+            format!(
+                "info string no tables: {} does not exist",
+                expected.display()
+            )
+            .as_str()
+        )
+    );
+    e.quit();
+    // With the background build on, the engine builds there and says where and how much.
+    let mut e = Engine::start_with(
+        "build_missing_tables = true",
+        &[
+            ("XDG_DATA_HOME", Some(data.path())),
+            ("HOME", Some(home.path())),
+        ],
+    );
+    let lines = e.until("the build", |l| {
+        l.contains("building them in the background")
+    });
+    let build = lines.last().expect("line");
+    assert!(
+        build.starts_with(&format!(
+            "info string 35 of the 35 3-4-piece tables are missing in {}: building them in the \
+             background (",
+            expected_data(data.path()).display()
+        )),
+        "{build}"
+    );
+    e.quit();
+}
+
+fn expected_data(data: &Path) -> std::path::PathBuf {
+    data.join("retro").join("tables")
 }

@@ -25,8 +25,9 @@ struct Args {
     /// Materials to build (e.g. KQvKR), each with the tables it needs; all up to --max-pieces
     /// when none are given.
     materials: Vec<String>,
-    /// Output directory (also where sub-tables are read from).
-    #[arg(long, default_value = "tables")]
+    /// Output directory (also where sub-tables are read from) [default: table_path of
+    /// engine.toml, else `retro/tables` in the platform's data folder, where the engine looks]
+    #[arg(long, default_value_os_t = default_out(), hide_default_value = true)]
     out: PathBuf,
     /// Rebuild tables that are already present and valid.
     #[arg(long)]
@@ -115,6 +116,9 @@ enum BuildTablesError {
     /// The build failed.
     #[error(transparent)]
     Build(#[from] retro_build::BuildError),
+    /// Standard output could not be written.
+    #[error("writing the output: {0}")]
+    Output(#[from] std::io::Error),
     /// Some tables failed their check or their recompression (reported above).
     #[error("{0}")]
     Failed(String),
@@ -130,10 +134,29 @@ impl BuildTablesError {
             | BuildTablesError::Material(_)
             | BuildTablesError::Tables(_) => 2,
             BuildTablesError::Nothing { .. }
+            | BuildTablesError::Output(_)
             | BuildTablesError::Build(_)
             | BuildTablesError::Failed(_) => 1,
         }
     }
+}
+
+/// The engine's table directory: engine.toml's `table_path` (beside the binary or in the
+/// working directory), else the platform's data folder.
+fn default_out() -> PathBuf {
+    match retro_engine::config::Config::load(None) {
+        Ok((config, _)) => config.table_path,
+        Err(e) => {
+            eprintln!("build-tables: {e}; using the data folder's tables");
+            retro_engine::config::default_table_path()
+        }
+    }
+}
+
+/// Prints a line of the report; a closed standard output (`| head`) does not stop the work.
+fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout().lock(), "{line}");
 }
 
 fn main() -> ExitCode {
@@ -175,8 +198,11 @@ fn run(args: &Args) -> Result<(), BuildTablesError> {
         materials.push(m.canonical());
     }
     if let Some(pieces) = args.list {
-        list(pieces, &args.out);
-        return Ok(());
+        // A reader that stops early (`| head`) ends the listing, not with an error.
+        return match list(pieces, &args.out, &mut std::io::stdout().lock()) {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+            _ => Ok(()),
+        };
     }
     let progress = !args.quiet;
     if args.verify {
@@ -204,14 +230,14 @@ fn run(args: &Args) -> Result<(), BuildTablesError> {
     let mut bytes = 0;
     let mut raw = 0;
     let all = retro_build::build(&materials, &opts, |s| {
-        println!("{s}");
+        say(&s.to_string());
         if !s.skipped {
             built += 1;
         }
         bytes += s.bytes;
         raw += s.raw_bytes;
     })?;
-    println!(
+    say(&format!(
         "{} tables in {} ({} built, {} present), {} bytes ({} uncompressed), {:.2} s",
         all.len(),
         args.out.display(),
@@ -220,13 +246,13 @@ fn run(args: &Args) -> Result<(), BuildTablesError> {
         bytes,
         raw,
         start.elapsed().as_secs_f64()
-    );
+    ));
     Ok(())
 }
 
 /// `--list`: every material of `pieces` pieces (without pawns at 6) with its entries per side
 /// and the memory and work-file disk its build needs, and whether its table is in `out`.
-fn list(pieces: u8, out: &std::path::Path) {
+fn list(pieces: u8, out: &std::path::Path, w: &mut impl std::io::Write) -> std::io::Result<()> {
     let mut all: Vec<Material> = Material::all(usize::from(pieces))
         .into_iter()
         .filter(|m| m.piece_count() == usize::from(pieces) && (pieces < 6 || !m.has_pawns()))
@@ -234,14 +260,16 @@ fn list(pieces: u8, out: &std::path::Path) {
     all.sort_by_key(|m| (retro_tables::index::IndexScheme::new(*m).size(), m.name()));
     let gb = |b: f64| b / 1e9;
     let total_mem = retro_build::compact::machine_memory();
-    println!(
+    writeln!(
+        w,
         "{:<9} {:>14} {:>10} {:>10} {:>9}  present",
         "material", "entries/side", "memory GB", "work GB", "fits"
-    );
+    )?;
     for m in &all {
         let need = retro_build::compact::needs(*m);
         let present = out.join(format::file_name(*m)).exists();
-        println!(
+        writeln!(
+            w,
             "{:<9} {:>14} {:>10.1} {:>10.1} {:>9}  {}",
             m.name(),
             need.entries,
@@ -253,15 +281,16 @@ fn list(pieces: u8, out: &std::path::Path) {
                 None => "?",
             },
             if present { "yes" } else { "" }
-        );
+        )?;
     }
-    println!(
+    writeln!(
+        w,
         "{} materials; memory: peak of the build (state, bitmaps and sub-tables in the passes, \
          the values of one side when written), on a machine of {} GB; work: seeds and value \
          logs at most",
         all.len(),
         total_mem.map_or_else(|| "?".to_string(), |t| format!("{:.1}", gb(t as f64)))
-    );
+    )
 }
 
 /// The tables to check or rewrite: the named ones, else every table present in `--out` that
@@ -314,30 +343,30 @@ fn run_recompress(args: &Args, materials: Vec<Material>) -> Result<(), BuildTabl
             let t = Instant::now();
             match rewrite(path, compression) {
                 Ok(w) => {
-                    println!(
+                    say(&format!(
                         "{:<8}{label:<6} {old:>11} -> {:>11} bytes ({:+.1}%)  {:.2} s",
                         m.name(),
                         w.bytes,
                         100.0 * (w.bytes as f64 / old.max(1) as f64 - 1.0),
                         t.elapsed().as_secs_f64()
-                    );
+                    ));
                     before += old;
                     after += w.bytes;
                 }
                 Err(e) => {
-                    println!("{:<8}{label} recompress failed: {e}", m.name());
+                    say(&format!("{:<8}{label} recompress failed: {e}", m.name()));
                     failed += 1;
                 }
             }
         }
     }
-    println!(
+    say(&format!(
         "recompressed: {before} -> {after} bytes, {failed} failed, level {} (DTZ50 {}) blocks of {}, {:.2} s",
         args.level,
         args.dtz_level,
         args.block_len,
         start.elapsed().as_secs_f64()
-    );
+    ));
     if failed == 0 {
         Ok(())
     } else {
@@ -364,10 +393,10 @@ fn run_verify(
                 continue;
             }
             if metric == Metric::Dtz && !dtz_present {
-                println!(
+                say(&format!(
                     "{:<8} DTZ50 table missing (build-tables builds it)",
                     m.name()
-                );
+                ));
                 failed += 1;
                 continue;
             }
@@ -386,28 +415,30 @@ fn run_verify(
                 Metric::Dtz => verify_dtz(&args.out, m, progress),
             };
             if let Some(e) = &r.error {
-                println!("{:<8}{label} verify failed: {e}", m.name());
+                say(&format!("{:<8}{label} verify failed: {e}", m.name()));
                 failed += 1;
                 continue;
             }
-            println!(
+            say(&format!(
                 "{:<8}{label} checked {:>10} positions, {} mismatches  {:.2} s",
                 m.name(),
                 r.checked,
                 r.mismatches,
                 t.elapsed().as_secs_f64()
-            );
+            ));
             for (fen, stored, expect) in &r.examples {
-                println!("    {fen}: table says {stored}, children say {expect}");
+                say(&format!(
+                    "    {fen}: table says {stored}, children say {expect}"
+                ));
             }
             checked += r.checked;
             mismatches += r.mismatches;
         }
     }
-    println!(
+    say(&format!(
         "verified {checked} positions: {mismatches} mismatches, {failed} tables not checked, {:.2} s",
         start.elapsed().as_secs_f64()
-    );
+    ));
     if mismatches == 0 && failed == 0 {
         Ok(())
     } else {

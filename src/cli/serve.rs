@@ -15,7 +15,8 @@ pub struct ServeArgs {
     /// The address to listen on (port 0: any free port).
     #[arg(long, default_value = retro_serve::DEFAULT_BIND)]
     pub bind: SocketAddr,
-    /// Directory of Retro's tables (default: table_path of engine.toml).
+    /// Directory of Retro's tables (default: table_path of engine.toml, else `retro/tables`
+    /// in the platform's data folder).
     #[arg(long)]
     pub tables: Option<PathBuf>,
     /// Directories of Syzygy tables separated by ':' (default: syzygy_path of engine.toml).

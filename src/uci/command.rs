@@ -1,19 +1,16 @@
 //! One input line to one command: the UCI messages (parsed by vampirc-uci) and the console
 //! commands for people typing into the engine.
 //!
-//! vampirc-uci is strict where GUIs are loose and loose where an engine must be strict, so a
-//! few things are settled here around it: `go ponder` with clock values keeps both, counts it
-//! keeps in a byte (`depth`, `mate`, `movestogo`) are capped at 255 instead of overflowing,
-//! negative clock times count as zero, a FEN without move counters is accepted, a move token
-//! it cannot read is reported instead of dropped, and a panic inside the parser becomes an
-//! error.
-
-use std::time::Duration;
+//! vampirc-uci is strict where GUIs are loose and loose where an engine must be strict, so
+//! `go` and `position` are read here ([`super::go`] and [`parse_position`]): every `go` gets a
+//! search (its bad values named and replaced), a FEN without move counters is accepted, a move
+//! token that cannot be read is reported instead of dropped, and a panic inside the parser
+//! becomes an error.
 
 use shakmaty::uci::UciMove;
-use vampirc_uci::{UciMessage, UciSearchControl, UciTimeControl};
+use vampirc_uci::UciMessage;
 
-use retro_engine::SearchLimits;
+use super::go::{parse_go, Go, GoCommand};
 
 /// Where a `position` command starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,13 +46,8 @@ pub enum Command {
         /// The moves in UCI notation.
         moves: Vec<String>,
     },
-    /// `go ...`.
-    Go {
-        /// The limits.
-        limits: SearchLimits,
-        /// `searchmoves`, in UCI notation.
-        search_moves: Vec<String>,
-    },
+    /// `go ...`: the limits, the moves, and what was not used as given.
+    Go(Go),
     /// `stop`.
     Stop,
     /// `ponderhit`.
@@ -70,7 +62,7 @@ pub enum Command {
     Probe,
     /// Console: `legal [FEN]`.
     Legal(Option<String>),
-    /// Console: `perft N`.
+    /// Console: `perft N`, and `go perft N`.
     Perft(u32),
     /// Console: `bench [DEPTH]`.
     Bench(Option<u32>),
@@ -91,14 +83,6 @@ pub enum UciError {
     /// `bench` with a depth out of range or more words.
     #[error("bench takes a depth from 1 to {MAX_BENCH}")]
     BenchDepth,
-    /// A `go` count that is not a number.
-    #[error("go {key} needs a number, not '{value}'")]
-    GoNumber {
-        /// The parameter.
-        key: String,
-        /// The value given.
-        value: String,
-    },
     /// `position fen` without a FEN.
     #[error("position fen needs a FEN")]
     NoFen,
@@ -116,9 +100,6 @@ pub enum UciError {
     /// The parser gave up on the line.
     #[error("cannot parse '{0}'")]
     Unparsable(String),
-    /// A `go` the parser does not take.
-    #[error("malformed go command '{0}'")]
-    Go(String),
     /// A `position` the parser does not take.
     #[error("malformed position command '{0}'")]
     Position(String),
@@ -131,6 +112,16 @@ pub enum UciError {
     /// A message an engine sends, not a GUI.
     #[error("'{0}' is a message from engine to GUI, not a command")]
     EngineMessage(String),
+}
+
+impl UciError {
+    /// Whether the line was a `position` command (so the position it asked for is refused).
+    pub fn is_position(&self) -> bool {
+        matches!(
+            self,
+            UciError::NoFen | UciError::Fen { .. } | UciError::NotAMove(_) | UciError::Position(_)
+        )
+    }
 }
 
 /// The deepest `bench` the console accepts.
@@ -184,14 +175,18 @@ pub fn parse(line: &str) -> Result<Command, UciError> {
         }
         _ => {}
     }
-    let prepared = match first.to_ascii_lowercase().as_str() {
-        "go" => prepare_go(&rest)?,
+    match first.to_ascii_lowercase().as_str() {
+        "go" => {
+            return match parse_go(&rest) {
+                GoCommand::Search(go) => Ok(Command::Go(go)),
+                GoCommand::Perft(Some(n)) => Ok(Command::Perft(n)),
+                GoCommand::Perft(None) => Err(UciError::PerftDepth),
+            }
+        }
         "position" => return parse_position(&rest, line),
-        _ => line.to_string(),
-    };
-    let ponder =
-        first.eq_ignore_ascii_case("go") && rest.iter().any(|w| w.eq_ignore_ascii_case("ponder"));
-    let msg = std::panic::catch_unwind(|| vampirc_uci::parse_one(&prepared))
+        _ => {}
+    }
+    let msg = std::panic::catch_unwind(|| vampirc_uci::parse_one(line))
         .map_err(|_| UciError::Unparsable(line.to_string()))?;
     let cmd = match msg {
         UciMessage::Uci => Command::Uci,
@@ -203,10 +198,6 @@ pub fn parse(line: &str) -> Result<Command, UciError> {
         UciMessage::Quit => Command::Quit,
         UciMessage::Register { .. } => Command::Register,
         UciMessage::SetOption { name, value } => Command::SetOption { name, value },
-        UciMessage::Go {
-            time_control,
-            search_control,
-        } => go_command(time_control, search_control, ponder),
         UciMessage::Unknown(..) => return Err(unknown(first, line)),
         _ => return Err(UciError::EngineMessage(first.to_string())),
     };
@@ -216,39 +207,10 @@ pub fn parse(line: &str) -> Result<Command, UciError> {
 /// The error of a line the parser did not take, by its first word.
 fn unknown(first: &str, line: &str) -> UciError {
     match first.to_ascii_lowercase().as_str() {
-        "go" => UciError::Go(line.to_string()),
         "position" => UciError::Position(line.to_string()),
         "setoption" => UciError::SetOption(line.to_string()),
         _ => UciError::Unknown(first.to_string()),
     }
-}
-
-/// Removes `ponder` (vampirc-uci would drop the clock values beside it) and caps byte-sized
-/// counts.
-fn prepare_go(rest: &[&str]) -> Result<String, UciError> {
-    let mut out = vec!["go".to_string()];
-    let mut i = 0;
-    while i < rest.len() {
-        let w = rest[i];
-        let key = w.to_ascii_lowercase();
-        if key == "ponder" {
-            i += 1;
-            continue;
-        }
-        out.push(w.to_string());
-        if matches!(key.as_str(), "depth" | "mate" | "movestogo") {
-            if let Some(v) = rest.get(i + 1) {
-                let n: u64 = v.parse().map_err(|_| UciError::GoNumber {
-                    key: key.clone(),
-                    value: v.to_string(),
-                })?;
-                out.push(n.min(255).to_string());
-                i += 1;
-            }
-        }
-        i += 1;
-    }
-    Ok(out.join(" "))
 }
 
 /// `position startpos|fen FEN [moves M ...]`, read here rather than by vampirc-uci, whose FEN
@@ -290,51 +252,6 @@ fn parse_position(rest: &[&str], line: &str) -> Result<Command, UciError> {
     Ok(Command::Position { start, moves })
 }
 
-fn duration(d: Option<vampirc_uci::Duration>) -> Option<Duration> {
-    d.map(|d| {
-        let ms = d.num_milliseconds().max(0);
-        Duration::from_millis(ms as u64)
-    })
-}
-
-fn go_command(
-    time: Option<UciTimeControl>,
-    search: Option<UciSearchControl>,
-    ponder: bool,
-) -> Command {
-    let mut limits = SearchLimits {
-        ponder,
-        ..SearchLimits::default()
-    };
-    let mut search_moves = Vec::new();
-    match time {
-        Some(UciTimeControl::Infinite) => limits.infinite = true,
-        Some(UciTimeControl::MoveTime(t)) => limits.move_time = duration(Some(t)),
-        Some(UciTimeControl::TimeLeft {
-            white_time,
-            black_time,
-            white_increment,
-            black_increment,
-            moves_to_go,
-        }) => {
-            limits.white = (duration(white_time), duration(white_increment));
-            limits.black = (duration(black_time), duration(black_increment));
-            limits.moves_to_go = moves_to_go.map(u32::from);
-        }
-        Some(UciTimeControl::Ponder) | None => {}
-    }
-    if let Some(s) = search {
-        limits.depth = s.depth.map(u32::from);
-        limits.nodes = s.nodes;
-        limits.mate = s.mate.map(u32::from);
-        search_moves = s.search_moves.iter().map(ToString::to_string).collect();
-    }
-    Command::Go {
-        limits,
-        search_moves,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -362,46 +279,20 @@ mod tests {
     }
 
     #[test]
-    fn go_parameters() {
-        let Ok(Command::Go { limits, .. }) =
-            parse("go ponder wtime 1000 btime 2000 winc 10 binc 20 movestogo 5")
-        else {
+    fn go_is_read_by_its_own_parser() {
+        let Ok(Command::Go(go)) = parse("go ponder wtime 1000 btime 2000 movestogo 5") else {
             panic!("go");
         };
-        assert!(limits.ponder);
-        assert_eq!(
-            limits.white,
-            (
-                Some(Duration::from_millis(1000)),
-                Some(Duration::from_millis(10))
-            )
-        );
-        assert_eq!(
-            limits.black,
-            (
-                Some(Duration::from_millis(2000)),
-                Some(Duration::from_millis(20))
-            )
-        );
-        assert_eq!(limits.moves_to_go, Some(5));
-        let Ok(Command::Go { limits, .. }) = parse("go depth 300") else {
+        assert!(go.limits.ponder && go.problems.is_empty());
+        assert_eq!(go.limits.moves_to_go, Some(5));
+        // A bad value is a search all the same, its problem named.
+        let Ok(Command::Go(go)) = parse("go depth x") else {
             panic!("go");
         };
-        assert_eq!(limits.depth, Some(255));
-        let Ok(Command::Go { limits, .. }) = parse("go wtime -50 btime 100") else {
-            panic!("go");
-        };
-        assert_eq!(limits.white.0, Some(Duration::ZERO));
-        let Ok(Command::Go {
-            limits,
-            search_moves,
-        }) = parse("go infinite searchmoves e2e4 d2d4")
-        else {
-            panic!("go");
-        };
-        assert!(limits.infinite);
-        assert_eq!(search_moves, vec!["e2e4".to_string(), "d2d4".to_string()]);
-        assert!(parse("go depth x").is_err());
+        assert_eq!(go.limits.depth, Some(1));
+        assert_eq!(go.problems.len(), 1);
+        assert_eq!(parse("go perft 3"), Ok(Command::Perft(3)));
+        assert_eq!(parse("go perft 99"), Err(UciError::PerftDepth));
     }
 
     #[test]

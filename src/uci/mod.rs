@@ -10,6 +10,7 @@
 //! ```
 
 pub mod command;
+pub mod go;
 pub mod output;
 
 use std::{io::BufRead, sync::Arc};
@@ -71,7 +72,12 @@ impl Protocol {
         match command::parse(line) {
             Ok(cmd) => self.handle(cmd),
             Err(e) => {
-                self.out.info(&e.to_string());
+                if e.is_position() {
+                    self.out.info(&format!("{e}; the position is unchanged"));
+                    self.engine.refuse_position(e.to_string());
+                } else {
+                    self.out.info(&e.to_string());
+                }
                 Flow::Continue
             }
         }
@@ -91,7 +97,10 @@ impl Protocol {
                 }
                 out.line("uciok");
             }
-            Command::IsReady => out.line("readyok"),
+            Command::IsReady => {
+                self.engine.ready();
+                out.line("readyok");
+            }
             Command::NewGame => self.engine.new_game(),
             Command::SetOption { name, value } => {
                 let result = self.engine.set_option(&name, value.as_deref());
@@ -109,14 +118,14 @@ impl Protocol {
                     Start::Fen(f) => Some(f.as_str()),
                 };
                 if let Err(e) = self.engine.set_position(fen, &moves) {
-                    refused(&e);
+                    refused(&format!("{e}; the position is unchanged"));
                 }
             }
-            Command::Go {
-                limits,
-                search_moves,
-            } => {
-                if let Err(e) = self.engine.go(limits, &search_moves) {
+            Command::Go(go) => {
+                for p in &go.problems {
+                    out.info(&p.to_string());
+                }
+                if let Err(e) = self.engine.go(go.limits, &go.search_moves) {
                     refused(&e);
                 }
             }

@@ -98,8 +98,10 @@ pub fn report_line(report: &Report, mode: CastlingMode) -> String {
             None => format!("bestmove {}", uci_move(*b)),
         },
         Report::PerftMove { mv, nodes } => format!("{}: {nodes}", uci_move(*mv)),
+        // Stockfish's closing lines, which perft tools read; the time before them.
         Report::PerftDone { depth, nodes, time } => format!(
-            "perft {depth}: {nodes} nodes in {} ms ({} nps)",
+            "info string perft {depth}: {nodes} nodes in {} ms ({} nps)\n\nNodes searched: \
+             {nodes}",
             time.as_millis(),
             (*nodes as f64 / time.as_secs_f64().max(1e-6)) as u64
         ),
@@ -119,6 +121,12 @@ pub fn report_line(report: &Report, mode: CastlingMode) -> String {
 /// The `info string` lines of the legality analysis's answer (one, or two with a proof game).
 fn legality_lines(l: &Legality, mode: CastlingMode) -> String {
     match l {
+        Legality::FromStart { moves: 0 } => {
+            "info string legal: legal (the starting position)".to_string()
+        }
+        Legality::FromStart { moves: 1 } => "info string legal: legal (reached from the \
+                                             starting position by the 1 move given)"
+            .to_string(),
         Legality::FromStart { moves } => format!(
             "info string legal: legal (reached from the starting position by the {moves} moves \
              given)"

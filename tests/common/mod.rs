@@ -130,7 +130,20 @@ pub fn en_passant_positions() -> Vec<String> {
 /// Starts the `retro` engine with the configuration file `cfg`, its standard input and output
 /// piped and its standard error dropped.
 pub fn spawn_engine(cfg: &Path) -> std::process::Child {
-    std::process::Command::new(env!("CARGO_BIN_EXE_retro"))
+    spawn_engine_with(cfg, &[])
+}
+
+/// As [`spawn_engine`], with these environment variables set (or removed, where the value is
+/// `None`).
+pub fn spawn_engine_with(cfg: &Path, env: &[(&str, Option<&Path>)]) -> std::process::Child {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_retro"));
+    for (key, value) in env {
+        match value {
+            Some(v) => command.env(key, v),
+            None => command.env_remove(key),
+        };
+    }
+    command
         .arg("--config")
         .arg(cfg)
         .stdin(std::process::Stdio::piped())

@@ -19,8 +19,9 @@ pub enum ConfigError {
         /// What the system said.
         source: std::io::Error,
     },
-    /// The file is not valid TOML or has a wrong key or value.
-    #[error("{}: {}", .path.display(), one_line(.source))]
+    /// The file is not valid TOML or has a wrong key or value: toml's message, whose lines
+    /// point at the place with a caret.
+    #[error("{}:\n{}", .path.display(), .source.to_string().trim_end())]
     Parse {
         /// The file.
         path: PathBuf,
@@ -50,11 +51,6 @@ pub enum ConfigError {
         /// Why it cannot be used.
         reason: &'static str,
     },
-}
-
-/// A TOML error's message on one line.
-fn one_line(e: &toml::de::Error) -> String {
-    e.to_string().trim().replace('\n', " ")
 }
 
 /// The settings of `engine.toml`.
@@ -140,10 +136,19 @@ impl LogLevel {
     }
 }
 
+/// The table directory when engine.toml does not name one: `tables` in the platform's data
+/// folder for Retro (`$XDG_DATA_HOME/retro`, by default `~/.local/share/retro`, on Linux;
+/// `~/Library/Application Support/retro` on macOS; `%APPDATA%\\retro\\data` on Windows), or
+/// `tables` in the working directory where the platform has none (no home directory).
+pub fn default_table_path() -> PathBuf {
+    directories::ProjectDirs::from("", "", "retro")
+        .map_or_else(|| PathBuf::from("tables"), |d| d.data_dir().join("tables"))
+}
+
 impl Default for Config {
     fn default() -> Config {
         Config {
-            table_path: PathBuf::from("tables"),
+            table_path: default_table_path(),
             log_level: LogLevel::Warn,
             log_file: None,
             hash: 16,

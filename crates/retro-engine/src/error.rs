@@ -9,9 +9,6 @@ use retro_tables::ProbeError;
 /// A command the engine refused.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
-    /// `go` while a search runs.
-    #[error("already searching: send stop first; go ignored")]
-    AlreadySearching,
     /// A console job while a search or another job runs.
     #[error("busy: send stop first")]
     Busy,
@@ -27,7 +24,7 @@ pub enum EngineError {
 #[derive(Debug, thiserror::Error)]
 pub enum PositionError {
     /// The FEN gives no legal position.
-    #[error("{source} in '{fen}'; position unchanged")]
+    #[error("{source} in '{fen}'")]
     Fen {
         /// The FEN.
         fen: String,
@@ -35,7 +32,7 @@ pub enum PositionError {
         source: FenError,
     },
     /// A move of the list cannot be played.
-    #[error("move {number} '{text}' is illegal ({source}); position unchanged")]
+    #[error("move {number} '{text}' is illegal ({source})")]
     Move {
         /// Its number in the list, from 1.
         number: usize,

@@ -39,7 +39,7 @@ pub use self::{
     error::{DtmError, EngineError, LegalityError, PositionError},
     heuristics::HeuristicsPool,
     options::{OptionChange, OptionError, OptionKind, OptionSpec, Options},
-    report::{Legality, Notice, Report, Reporter, Score, SearchInfo},
+    report::{Legality, Notice, Report, Reporter, Score, SearchInfo, TableSummary},
     session::{Dtm, Engine},
     think::{mate_moves, table_line, think},
     time::SearchLimits,

@@ -95,6 +95,56 @@ pub enum Legality {
     },
 }
 
+/// What the background build of all 35 tables of 3 and 4 pieces takes, as measured by
+/// `build-tables --max-pieces 4` on two cores (docs/tables.md).
+const FULL_BUILD: &str = "about 180 MB of disk and a minute on two cores";
+
+/// The tables of a directory, as the engine reports them when it opens them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableSummary {
+    /// The directory.
+    pub dir: PathBuf,
+    /// Whether it exists.
+    pub exists: bool,
+    /// How many tables it holds.
+    pub count: usize,
+    /// The table of the most positions, if any.
+    pub largest: Option<Material>,
+}
+
+impl TableSummary {
+    /// The summary of `materials`, the tables present in `dir`.
+    pub fn of(dir: &std::path::Path, materials: &[Material]) -> TableSummary {
+        let largest = materials
+            .iter()
+            .max_by_key(|m| (retro_tables::index::IndexScheme::new(**m).size(), m.name()))
+            .copied();
+        TableSummary {
+            dir: dir.to_path_buf(),
+            exists: dir.is_dir(),
+            count: materials.len(),
+            largest,
+        }
+    }
+}
+
+impl fmt::Display for TableSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let dir = self.dir.display();
+        match (self.count, self.largest) {
+            (_, _) if !self.exists => write!(f, "no tables: {dir} does not exist"),
+            (0, _) | (_, None) => write!(f, "no tables in {dir}"),
+            (1, Some(m)) => write!(f, "1 table in {dir} ({})", m.name()),
+            (n, Some(m)) => write!(
+                f,
+                "{n} tables in {dir}, up to {} pieces (largest {})",
+                m.piece_count(),
+                m.name()
+            ),
+        }
+    }
+}
+
 /// Something the engine reports while it works.
 #[derive(Clone, Debug)]
 pub enum Report {
@@ -154,13 +204,9 @@ pub enum Notice {
     HashKept(String),
     /// The tables of a directory could not be opened.
     TablesUnavailable(String),
-    /// Tables were opened (after `setoption name TablePath`).
-    TablesOpened {
-        /// How many.
-        count: usize,
-        /// Where.
-        dir: PathBuf,
-    },
+    /// The tables of the table directory (at the start, and after `setoption name
+    /// TablePath`).
+    TablesFound(TableSummary),
     /// Tables were switched off.
     TablesOff,
     /// Syzygy tables were opened (`SyzygyPath`).
@@ -199,24 +245,30 @@ pub enum Notice {
     BuildingTables {
         /// How many are missing.
         missing: usize,
+        /// Their positions for one side to move, in all.
+        entries: u64,
         /// Where they are built.
         dir: PathBuf,
     },
     /// A background build is running already, so no other starts.
     BuildRunning,
     /// The background build ended and its tables are in use.
-    TablesReady {
-        /// How many tables.
-        count: usize,
-        /// Where.
-        dir: PathBuf,
-    },
+    TablesReady(TableSummary),
     /// The background build failed.
     BuildFailed(String),
     /// `ucinewgame` arrived during a search, which is stopped.
     NewGameStopsSearch,
     /// `go` arrived before any `position`.
     NoPosition,
+    /// `go` arrived while a search (`true`) or a console job ran: it is stopped first.
+    GoStopsRunning(bool),
+    /// The last `position` was refused; the position before it is used.
+    PositionKept {
+        /// Why it was refused.
+        reason: String,
+        /// The position used.
+        fen: String,
+    },
     /// A `searchmoves` move is not legal in the position.
     SearchMoveIgnored(String),
     /// A root move the tables value as a draw under the 50-move rule that wins or loses
@@ -250,9 +302,7 @@ impl fmt::Display for Notice {
             Notice::HashFallback(e) => write!(f, "{e}; using 1 MB"),
             Notice::HashKept(e) => write!(f, "Hash: {e}; keeping the current table"),
             Notice::TablesUnavailable(e) => write!(f, "cannot open tables: {e}"),
-            Notice::TablesOpened { count, dir } => {
-                write!(f, "{count} tables in {}", dir.display())
-            }
+            Notice::TablesFound(t) => write!(f, "{t}"),
             Notice::TablesOff => write!(f, "tables off"),
             Notice::SyzygyOpened { files, pieces } => {
                 write!(f, "Syzygy: {files} table files, up to {pieces} pieces")
@@ -275,11 +325,17 @@ impl fmt::Display for Notice {
             Notice::TableRefused { material, reason } => {
                 write!(f, "table {} refused: {reason}", material.name())
             }
-            Notice::BuildingTables { missing, dir } => write!(
+            Notice::BuildingTables {
+                missing,
+                entries,
+                dir,
+            } => write!(
                 f,
                 "{missing} of the 35 3-4-piece tables are missing in {}: building them in the \
-                 background; the search runs without them until they are ready",
-                dir.display()
+                 background ({:.1} million positions a side; all 35 take {FULL_BUILD}); the \
+                 search runs without them until they are ready",
+                dir.display(),
+                *entries as f64 / 1e6
             ),
             Notice::BuildRunning => {
                 write!(
@@ -287,12 +343,22 @@ impl fmt::Display for Notice {
                     "a table build is already running; try again when it ends"
                 )
             }
-            Notice::TablesReady { count, dir } => {
-                write!(f, "tables ready: {count} tables in {}", dir.display())
-            }
+            Notice::TablesReady(t) => write!(f, "tables ready: {t}"),
             Notice::BuildFailed(e) => write!(f, "building tables failed: {e}"),
             Notice::NewGameStopsSearch => write!(f, "ucinewgame during a search: stopping it"),
             Notice::NoPosition => write!(f, "go before position: searching the start position"),
+            Notice::GoStopsRunning(true) => {
+                write!(
+                    f,
+                    "go during a search: stopping it first (its bestmove follows)"
+                )
+            }
+            Notice::GoStopsRunning(false) => write!(f, "go during a console job: stopping it"),
+            Notice::PositionKept { reason, fen } => write!(
+                f,
+                "the last position command was refused ({reason}): using the position before \
+                 it, {fen}"
+            ),
             Notice::DrawnByRule { dtm, dtz, clock } => write!(
                 f,
                 "{} ({dtm} without the 50-move rule, DTZ {dtz}, halfmove clock {clock}): a draw \

@@ -49,6 +49,10 @@ const INF: i32 = 32_500;
 /// The deepest ply the search reaches.
 pub const MAX_PLY: usize = 128;
 
+/// Iterations a `go mate N` search runs beyond the 2N plies of a mate in N moves (reductions
+/// may hide a mate from the iteration of its own length) before it ends without one.
+const MATE_SEARCH_SLACK: u32 = 4;
+
 /// State shared by the search threads and the protocol thread.
 #[derive(Debug)]
 pub struct SearchControl {
@@ -505,9 +509,15 @@ impl<'a> Worker<'a> {
             self.accs = vec![acc; MAX_PLY + 2];
             self.acc_valid[0] = true;
         }
+        // `go mate N` without a depth ends after the iterations that can find such a mate.
+        let mate_depth = self
+            .limits
+            .mate
+            .map(|n| n.saturating_mul(2).saturating_add(MATE_SEARCH_SLACK));
         let max_depth = self
             .limits
             .depth
+            .or(mate_depth)
             .unwrap_or(MAX_PLY as u32 - 1)
             .clamp(1, MAX_PLY as u32 - 1);
         let mut result = SearchResult::default();

@@ -25,7 +25,7 @@ use super::{
     nnue::Network,
     options::{OptionChange, OptionError, Options},
     perft,
-    report::{Legality, Notice, Report, Reporter},
+    report::{Legality, Notice, Report, Reporter, TableSummary},
     search::{hash_of, SearchControl, SearchParams},
     strength::Strength,
     think::think,
@@ -36,7 +36,7 @@ use crate::config::Config;
 use crate::fen::parse_fen_in;
 use retro_build::BuildOptions;
 use retro_legality::RawPosition;
-use retro_tables::{Dtz, Material, Syzygy, Tablebase, Value};
+use retro_tables::{index::IndexScheme, Dtz, Material, Syzygy, Tablebase, Value};
 
 /// How long the legality analysis of the console and the Show Legality button may take.
 const LEGALITY_TIME: Duration = Duration::from_secs(5);
@@ -77,10 +77,14 @@ pub struct Engine {
     /// Keys of the positions before `pos` in the game.
     history: Vec<u64>,
     have_position: bool,
+    /// Why the last `position` was refused, while the position before it is kept.
+    refused: Option<String>,
     /// Whether the position came from the starting position by legal moves: a proof that it
     /// is legal.
     from_start: bool,
     tt: Arc<TranspositionTable>,
+    /// Whether `tt`'s pages are resident (see [`Engine::ready`]).
+    tt_resident: bool,
     /// The search threads' move-ordering statistics, kept from move to move of a game.
     heuristics: Arc<HeuristicsPool>,
     tables: Arc<Mutex<TableSlot>>,
@@ -115,8 +119,10 @@ impl Engine {
             pos: Chess::default(),
             history: Vec::new(),
             have_position: false,
+            refused: None,
             from_start: true,
             tt: Arc::new(tt),
+            tt_resident: false,
             heuristics: Arc::new(HeuristicsPool::new()),
             tables: Arc::new(Mutex::new(TableSlot::default())),
             syzygy: None,
@@ -180,6 +186,25 @@ impl Engine {
         fen: Option<&str>,
         moves: &[String],
     ) -> Result<(), PositionError> {
+        let result = self.try_set_position(fen, moves);
+        if let Err(e) = &result {
+            self.refuse_position(e.to_string());
+        }
+        result
+    }
+
+    /// Records that a `position` command was refused (by the front end, which could not read
+    /// it, or by [`Engine::set_position`]): the position before it is kept, and the next
+    /// `go` and `legal` say so, until a position is set.
+    pub fn refuse_position(&mut self, reason: String) {
+        self.refused = Some(reason);
+    }
+
+    fn try_set_position(
+        &mut self,
+        fen: Option<&str>,
+        moves: &[String],
+    ) -> Result<(), PositionError> {
         let mut pos = match fen {
             None => Chess::default(),
             Some(f) => {
@@ -205,32 +230,40 @@ impl Engine {
         self.pos = pos;
         self.history = history;
         self.have_position = true;
+        self.refused = None;
         self.from_start = fen.is_none();
         Ok(())
+    }
+
+    /// The notice that the last `position` was refused and the position before it is used.
+    fn refused_notice(&self) -> Option<Notice> {
+        self.refused.as_ref().map(|reason| Notice::PositionKept {
+            reason: reason.clone(),
+            fen: shakmaty::fen::Fen::from_position(&self.pos, EnPassantMode::Legal).to_string(),
+        })
     }
 
     /// Starts a search of the position within `limits`, among `search_moves` (all legal
     /// moves when empty; moves not legal here are reported and left out). Returns at once;
     /// the search reports its progress and its best move.
     ///
-    /// A legality analysis still running (the Show Legality button) is stopped first: a GUI
-    /// that pressed it may send `go` at once and must get its `bestmove`.
+    /// Whatever runs already is stopped first, and says so: a search gives its best move (so
+    /// that every `go` is answered), a console job or a legality analysis (the Show Legality
+    /// button, after which a GUI may send `go` at once) ends.
     ///
     /// # Errors
-    /// A search runs already, or its thread cannot be started.
+    /// The search's thread cannot be started.
     pub fn go(&mut self, limits: SearchLimits, search_moves: &[String]) -> Result<(), EngineError> {
-        if self
-            .job
-            .as_ref()
-            .is_some_and(|j| j.kind() == JobKind::Legality)
-        {
+        self.join_finished();
+        if let Some(kind) = self.job.as_ref().map(Job::kind) {
+            if kind != JobKind::Legality {
+                self.notice(Notice::GoStopsRunning(kind == JobKind::Search));
+            }
             self.stop_and_wait();
         }
-        self.join_finished();
-        if self.job.is_some() {
-            return Err(EngineError::AlreadySearching);
-        }
-        if !self.have_position {
+        if let Some(n) = self.refused_notice() {
+            self.notice(n);
+        } else if !self.have_position {
             self.notice(Notice::NoPosition);
         }
         let mut root_moves: Vec<Move> = Vec::new();
@@ -378,14 +411,6 @@ impl Engine {
             OptionChange::TablePath => {
                 let dir = self.options.table_path.clone();
                 self.load_tables(&dir, false);
-                match self.tables() {
-                    Some(t) => self.notice(Notice::TablesOpened {
-                        count: t.materials().len(),
-                        dir,
-                    }),
-                    None if dir.as_os_str().is_empty() => self.notice(Notice::TablesOff),
-                    None => {}
-                }
             }
             OptionChange::SyzygyPath => self.load_syzygy(false),
             OptionChange::EvalFile(ref old) => {
@@ -404,12 +429,24 @@ impl Engine {
         match TranspositionTable::new(self.options.hash) {
             Ok(tt) => {
                 self.tt = Arc::new(tt);
+                self.tt_resident = false;
                 true
             }
             Err(e) => {
                 self.notice(Notice::HashKept(e.to_string()));
                 false
             }
+        }
+    }
+
+    /// Prepares for the next search (`isready`): the hash table's pages are made resident,
+    /// so that the first search does not wait for them.
+    pub fn ready(&mut self) {
+        if !self.tt_resident {
+            let start = Instant::now();
+            self.tt.make_resident();
+            self.tt_resident = true;
+            log::debug!("hash table resident in {} ms", start.elapsed().as_millis());
         }
     }
 
@@ -498,6 +535,9 @@ impl Engine {
     pub fn legality(&mut self, fen: Option<&str>) -> Result<(), LegalityError> {
         if self.options.chess960 {
             return Err(LegalityError::Chess960);
+        }
+        if let (None, Some(n)) = (fen, self.refused_notice()) {
+            self.notice(n);
         }
         let p = match fen {
             Some(f) => RawPosition::from_fen(f).map_err(|source| LegalityError::Fen {
@@ -628,6 +668,7 @@ impl Engine {
             slot.tables = None;
         }
         if dir.as_os_str().is_empty() {
+            self.notice(Notice::TablesOff);
             return;
         }
         match Tablebase::open(dir) {
@@ -644,6 +685,7 @@ impl Engine {
             }
         }
         let present = self.tables().map(|t| t.materials()).unwrap_or_default();
+        self.notice(Notice::TablesFound(TableSummary::of(dir, &present)));
         let missing: Vec<Material> = Material::all(4)
             .into_iter()
             .filter(|m| !present.contains(m))
@@ -700,6 +742,7 @@ impl Engine {
         }
         self.notice(Notice::BuildingTables {
             missing: missing.len(),
+            entries: missing.iter().map(|m| IndexScheme::new(*m).size()).sum(),
             dir: dir.to_path_buf(),
         });
         let slot = Arc::clone(&self.tables);
@@ -715,9 +758,9 @@ impl Engine {
                 let notice = match built {
                     Ok(_) if dir == slot.dir => match Tablebase::open(&dir) {
                         Ok(tb) => {
-                            let count = tb.materials().len();
+                            let summary = TableSummary::of(&dir, &tb.materials());
                             slot.tables = Some(Arc::new(tb));
-                            Notice::TablesReady { count, dir }
+                            Notice::TablesReady(summary)
                         }
                         Err(e) => Notice::TablesUnavailable(e.to_string()),
                     },

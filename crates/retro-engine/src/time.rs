@@ -22,7 +22,7 @@ pub struct SearchLimits {
     /// Nodes after which no new iteration starts (a soft limit: the iteration under way is
     /// finished, up to `nodes`).
     pub soft_nodes: Option<u64>,
-    /// Search for a mate in this many moves.
+    /// Search for a mate in this many moves (without `depth`, to 2N + 4 plies at most).
     pub mate: Option<u32>,
     /// Search until `stop`.
     pub infinite: bool,

@@ -173,6 +173,26 @@ impl TranspositionTable {
         self.buckets().len() * 2
     }
 
+    /// Makes every page of the table resident now, rather than when a search first writes
+    /// it (a first search would otherwise wait for the kernel to find and zero its pages, tens
+    /// of milliseconds for huge pages). The contents stay as they are, so this is safe beside
+    /// a running search: the kernel is asked to populate the map for writing, or, where it
+    /// cannot, each page gets a `compare_exchange(0, 0)` (a write fault that changes nothing;
+    /// a plain load would map the shared zero page, and `fetch_or(0)` compiles to a load).
+    pub fn make_resident(&self) {
+        const PAGE: usize = 4096;
+        #[cfg(target_os = "linux")]
+        if let Storage::Map(map, _) = &self.storage {
+            if map.advise(memmap2::Advice::PopulateWrite).is_ok() {
+                return;
+            }
+        }
+        let per_page = (PAGE / std::mem::size_of::<Bucket>()).max(1);
+        for b in self.buckets().iter().step_by(per_page) {
+            let _ = b.0[0].compare_exchange(0, 0, Ordering::Relaxed, Ordering::Relaxed);
+        }
+    }
+
     /// Forgets everything.
     pub fn clear(&self) {
         for w in self.buckets().iter().flat_map(|b| &b.0) {

@@ -115,6 +115,23 @@ const PROOF_SIXTHS: u32 = 5;
 /// enough, the proof game search gets the next half and the last-move analysis, going on from
 /// what it has settled, the last sixth. Without one, each runs to its node limit in turn.
 pub fn analyze(p: &RawPosition, limits: Limits) -> Verdict {
+    let mut verdict = analyze_within(p, limits);
+    // A cancelled analysis ran out of time because it was told to stop: it says so.
+    if limits.cancelled() {
+        if let Reason::Unknown { why, proof_search } = &mut verdict.reason {
+            if *why == Undecided::TimeLimit {
+                *why = Undecided::Stopped;
+            }
+            if *proof_search == Some(ProofSearchEnd::TimeLimit) {
+                *proof_search = Some(ProofSearchEnd::Stopped);
+            }
+        }
+    }
+    verdict
+}
+
+/// [`analyze`], where a cancelled analysis reads as one out of time.
+fn analyze_within(p: &RawPosition, limits: Limits) -> Verdict {
     if let Some(rule) = rules::check(p) {
         return Verdict::new(Reason::Illegal(Illegality::Rule(rule)), 0, None);
     }

@@ -49,6 +49,11 @@ impl Limits {
         Ok(())
     }
 
+    /// Whether the analysis was cancelled.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
     /// Whether the time is up: the deadline passed, or the analysis was cancelled.
     pub fn expired(&self) -> bool {
         self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))

@@ -53,6 +53,8 @@ pub enum Undecided {
     NodeLimit,
     /// Its time limit was reached.
     TimeLimit,
+    /// It was told to stop.
+    Stopped,
 }
 
 impl fmt::Display for Undecided {
@@ -62,6 +64,7 @@ impl fmt::Display for Undecided {
             Undecided::NotProven => "not proven illegal",
             Undecided::NodeLimit => "node limit reached",
             Undecided::TimeLimit => "time limit reached",
+            Undecided::Stopped => "stopped",
         })
     }
 }
@@ -73,6 +76,8 @@ pub enum ProofSearchEnd {
     NotFound,
     /// Its time ran out.
     TimeLimit,
+    /// It was told to stop.
+    Stopped,
 }
 
 impl fmt::Display for ProofSearchEnd {
@@ -80,6 +85,7 @@ impl fmt::Display for ProofSearchEnd {
         f.write_str(match self {
             ProofSearchEnd::NotFound => "no proof game found",
             ProofSearchEnd::TimeLimit => "time limit reached in the proof game search",
+            ProofSearchEnd::Stopped => "proof game search stopped",
         })
     }
 }
