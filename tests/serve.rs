@@ -199,11 +199,11 @@ fn syzygy_category(dtz: MaybeRounded<shakmaty_syzygy::Dtz>, halfmoves: u32) -> &
     }
     match AmbiguousWdl::from_dtz_and_halfmoves(dtz, halfmoves) {
         AmbiguousWdl::Win => "win",
-        AmbiguousWdl::MaybeWin => "maybe-win",
+        AmbiguousWdl::MaybeWin => "syzygy-win",
         AmbiguousWdl::CursedWin => "cursed-win",
         AmbiguousWdl::Draw => "draw",
         AmbiguousWdl::BlessedLoss => "blessed-loss",
-        AmbiguousWdl::MaybeLoss => "maybe-loss",
+        AmbiguousWdl::MaybeLoss => "syzygy-loss",
         AmbiguousWdl::Loss => "loss",
     }
 }
@@ -274,8 +274,8 @@ fn every_move_of_random_positions_agrees_with_syzygy() {
                     );
                     let c = m["category"].as_str().expect("category");
                     let fits = match expected {
-                        "maybe-win" => c == "win" || c == "cursed-win",
-                        "maybe-loss" => c == "loss" || c == "blessed-loss",
+                        "syzygy-win" => c == "win" || c == "cursed-win",
+                        "syzygy-loss" => c == "loss" || c == "blessed-loss",
                         e => c == e,
                     };
                     assert!(fits, "{fen} {uci}: {c}, Syzygy {expected}");
@@ -403,4 +403,112 @@ fn legality_and_analysis_answer_with_proof_games_and_engine_lines() {
     assert_eq!(v["bestmove"], "a1a8");
     assert_eq!(v["score"]["mate"], 1);
     assert_eq!(v["pv_san"][0], "Ra8#");
+}
+
+/// The engine's answer to `position fen FEN` and `go movetime 200` over UCI: its best move, and
+/// the depth and line of its last `info` line.
+fn engine_answer(tables: &Path, fens: &[String]) -> Vec<(String, u64, Vec<String>)> {
+    let mut config = tempfile::NamedTempFile::new().expect("config file");
+    writeln!(
+        config,
+        "build_missing_tables = false\ntable_path = {:?}",
+        tables.display().to_string()
+    )
+    .expect("write config");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
+        .arg("--config")
+        .arg(config.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("retro starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut answers = Vec::new();
+    for fen in fens {
+        // One search at a time: the next go would stop this one.
+        writeln!(stdin, "position fen {fen}\ngo movetime 200").expect("write");
+        let mut last_info = (0, Vec::new());
+        loop {
+            let line = lines.next().expect("a line").expect("read");
+            let words: Vec<&str> = line.split_whitespace().collect();
+            if words.first() == Some(&"info") && words.get(1) == Some(&"depth") {
+                let depth = words[2].parse().expect("depth");
+                let pv = words
+                    .iter()
+                    .skip_while(|w| **w != "pv")
+                    .skip(1)
+                    .map(|w| w.to_string())
+                    .collect();
+                last_info = (depth, pv);
+            } else if words.first() == Some(&"bestmove") {
+                answers.push((words[1].to_string(), last_info.0, last_info.1));
+                break;
+            }
+        }
+    }
+    writeln!(stdin, "quit").expect("write");
+    let _ = child.wait();
+    answers
+}
+
+/// `/analyse` answers a table position as the engine does: the engine's move under the 50-move
+/// rule (from the halfmove clock: wins the clock spoils, a win only the rule's DTZ keeps), its
+/// whole table line and its depth. Today's main searched instead, choosing by DTM the move that
+/// the clock makes a draw.
+#[test]
+fn analyse_gives_the_engines_own_answer_in_table_positions() {
+    let tables = tables();
+    let tb = retro_tables::Tablebase::open(tables).expect("tables");
+    let mut fens: Vec<String> = [
+        "8/8/8/4k3/8/8/8/R3K3 w - - 90 1",
+        "8/8/8/4k3/8/8/8/R3K3 w - - 0 1",
+        "8/8/8/4k3/8/8/8/R3K3 w - - 70 1",
+        "8/8/2k5/8/8/3q4/8/4K2R b - - 30 1",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let rule50 = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rule50.fen"),
+    )
+    .expect("tests/data/rule50.fen");
+    fens.extend(
+        rule50
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .map(str::to_string),
+    );
+    // The positions the tables of this test cover.
+    fens.retain(|f| {
+        f.parse::<Fen>()
+            .ok()
+            .and_then(|f| f.into_position::<Chess>(CastlingMode::Standard).ok())
+            .is_some_and(|p| tb.probe(&p).is_ok())
+    });
+    assert!(fens.len() >= 6, "{fens:?}");
+    let engine = engine_answer(tables, &fens);
+    assert_eq!(engine.len(), fens.len());
+    let server = start(tables);
+    for (fen, (best, depth, pv)) in fens.iter().zip(&engine) {
+        let (status, v) = get(
+            &server,
+            &format!("/analyse?fen={}&time=0.2", fen.replace(' ', "_")),
+        );
+        assert_eq!(status, 200, "{fen}: {v}");
+        assert_eq!(v["bestmove"], best.as_str(), "{fen}: {v}");
+        assert_eq!(v["depth"].as_u64(), Some(*depth), "{fen}: {v}");
+        let line: Vec<&str> = v["pv"]
+            .as_array()
+            .expect("pv")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert_eq!(line, *pv, "{fen}: {v}");
+        assert!(
+            pv.len() > 1 || depth <= &1,
+            "{fen}: a table line of one move at depth {depth}"
+        );
+    }
 }

@@ -72,6 +72,7 @@ pub fn run_serve(args: ServeArgs, config: &Config) -> Result<(), CliError> {
         settings.job_slots = n as usize;
     }
     settings.hash_mb = config.hash;
+    settings.rule50 = config.syzygy_50_move_rule;
     settings.eval = Evaluator::configured(config.use_nnue, config.eval_file.as_deref())
         .map_err(CliError::Network)?;
     retro_serve::run_until_signal(settings, args.bind, |addr| {

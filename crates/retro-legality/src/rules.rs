@@ -80,6 +80,14 @@ impl fmt::Display for Rule {
 }
 
 /// The first static rule `p` breaks, if any.
+/// The rule that the position of `fen` breaks, if it is a FEN and breaks one: the one wording of
+/// an illegal position that every front end uses (where shakmaty refuses a position, this
+/// says why in the legality analysis's words).
+pub fn broken_by_fen(fen: &str) -> Option<Rule> {
+    RawPosition::from_fen(fen).ok().and_then(|p| check(&p))
+}
+
+/// The first rule of the game that `p` breaks, if any.
 pub fn check(p: &RawPosition) -> Option<Rule> {
     for c in Color::ALL {
         match p.of(c, Role::King).count() {

@@ -8,13 +8,13 @@ const GLYPH = { k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E",
 const TEXT = "\uFE0E"; // text presentation, never an emoji
 const FILES = "abcdefgh";
 const RESULT = {
-  win: "win", "cursed-win": "cursed win", "maybe-win": "win or 50-move draw", draw: "draw",
-  "blessed-loss": "blessed loss", "maybe-loss": "loss or 50-move draw", loss: "loss",
+  win: "win", "cursed-win": "cursed win", "syzygy-win": "win or 50-move draw", draw: "draw",
+  "blessed-loss": "blessed loss", "syzygy-loss": "loss or 50-move draw", loss: "loss",
   unknown: "unknown",
 };
 const FLIP = {
-  win: "loss", "cursed-win": "blessed-loss", "maybe-win": "maybe-loss", draw: "draw",
-  "blessed-loss": "cursed-win", "maybe-loss": "maybe-win", loss: "win", unknown: "unknown",
+  win: "loss", "cursed-win": "blessed-loss", "syzygy-win": "syzygy-loss", draw: "draw",
+  "blessed-loss": "cursed-win", "syzygy-loss": "syzygy-win", loss: "win", unknown: "unknown",
 };
 
 // The position shown: board[rank][file] with rank 0 the eighth rank, a piece letter or "".
@@ -236,7 +236,36 @@ async function lookup() {
     tr.addEventListener("click", () => setFen(m.fen, true, m.uci));
     tbody.appendChild(tr);
   }
+  grade(tbody, body.moves);
+  // Beyond the tables every row would say "unknown": the engine's panel comes first and the
+  // list is left out.
+  const beyond = body.moves.length > 0 && body.moves.every((m) => m.category === "unknown");
+  $("moves").hidden = beyond;
+  $("beyond").hidden = !beyond;
+  $("beyond").textContent = beyond
+    ? "No table covers the moves of this position (" + body.moves.length + " legal moves): the engine's view above."
+    : "";
   if (body.category === "unknown" && body.moves.length > 0) analyse(f, id);
+}
+
+// Grades the winning and losing rows as lichess does: the faster a win, the deeper its green;
+// the faster a loss, the deeper its red (the longest resistance is the palest).
+function grade(tbody, moves) {
+  const distance = (m) => Math.abs(m.dtm !== null ? m.dtm : m.dtz !== null ? m.dtz : 0);
+  const rows = [...tbody.children];
+  for (const [cat, hue] of [["win", 100], ["loss", 4]]) {
+    const ds = moves.filter((m) => FLIP[m.category] === cat).map(distance);
+    if (ds.length === 0) continue;
+    // Graded by rank among the distinct distances, so that near distances still differ.
+    const steps = [...new Set(ds)].sort((a, b) => a - b);
+    moves.forEach((m, i) => {
+      if (FLIP[m.category] !== cat) return;
+      const t = steps.length > 1 ? steps.indexOf(distance(m)) / (steps.length - 1) : 0;
+      const lightness = 58 + Math.round(30 * t);
+      rows[i].firstChild.style.background = "hsl(" + hue + ", 50%, " + lightness + "%)";
+      rows[i].dataset.shade = String(lightness);
+    });
+  }
 }
 
 // The engine, where the tables end.

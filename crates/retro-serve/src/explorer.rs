@@ -33,16 +33,16 @@ pub enum Category {
     Loss,
     /// No table covers the position.
     Unknown,
-    /// Lost or saved by the rule: only a rounded DTZ is known.
-    MaybeLoss,
+    /// Lost or saved by the rule: only a rounded DTZ (Syzygy's) is known.
+    SyzygyLoss,
     /// Lost without the rule, drawn by it.
     BlessedLoss,
     /// Drawn.
     Draw,
     /// Won without the rule, drawn by it.
     CursedWin,
-    /// Won or spoiled by the rule: only a rounded DTZ is known.
-    MaybeWin,
+    /// Won or spoiled by the rule: only a rounded DTZ (Syzygy's) is known.
+    SyzygyWin,
     /// Won within the 50-move rule.
     Win,
 }
@@ -53,11 +53,11 @@ impl Category {
         match self {
             Category::Loss => Category::Win,
             Category::Unknown => Category::Unknown,
-            Category::MaybeLoss => Category::MaybeWin,
+            Category::SyzygyLoss => Category::SyzygyWin,
             Category::BlessedLoss => Category::CursedWin,
             Category::Draw => Category::Draw,
             Category::CursedWin => Category::BlessedLoss,
-            Category::MaybeWin => Category::MaybeLoss,
+            Category::SyzygyWin => Category::SyzygyLoss,
             Category::Win => Category::Loss,
         }
     }
@@ -66,7 +66,7 @@ impl Category {
     pub fn is_positive(self) -> bool {
         matches!(
             self,
-            Category::CursedWin | Category::MaybeWin | Category::Win
+            Category::CursedWin | Category::SyzygyWin | Category::Win
         )
     }
 
@@ -75,11 +75,11 @@ impl Category {
         match self {
             Category::Loss => "loss",
             Category::Unknown => "unknown",
-            Category::MaybeLoss => "maybe-loss",
+            Category::SyzygyLoss => "syzygy-loss",
             Category::BlessedLoss => "blessed-loss",
             Category::Draw => "draw",
             Category::CursedWin => "cursed-win",
-            Category::MaybeWin => "maybe-win",
+            Category::SyzygyWin => "syzygy-win",
             Category::Win => "win",
         }
     }
@@ -104,6 +104,11 @@ pub struct PositionInfo {
     pub precise_dtz: Option<i32>,
     /// Depth to mate in plies; `null` when unknown (beyond Retro's tables).
     pub dtm: Option<i32>,
+    /// Depth to conversion (lichess's field for its op1 tables): always `null`, Retro has
+    /// no such table.
+    pub dtc: Option<i32>,
+    /// Depth to an antichess win (lichess's field): always `null` in standard chess.
+    pub dtw: Option<i32>,
     /// The result.
     pub category: Category,
 }
@@ -255,7 +260,12 @@ impl Explorer {
         Explorer { tables, syzygy }
     }
 
-    /// Retro's tables.
+    /// The Syzygy tables, if any.
+    pub fn syzygy(&self) -> Option<&Arc<Syzygy>> {
+        self.syzygy.as_ref()
+    }
+
+    /// Retro's tables, if any.
     pub fn tables(&self) -> Option<&Arc<Tablebase>> {
         self.tables.as_ref()
     }
@@ -327,11 +337,11 @@ impl Explorer {
                 };
                 match AmbiguousWdl::from_dtz_and_halfmoves(dtz, pos.halfmoves()) {
                     AmbiguousWdl::Win => Category::Win,
-                    AmbiguousWdl::MaybeWin => Category::MaybeWin,
+                    AmbiguousWdl::MaybeWin => Category::SyzygyWin,
                     AmbiguousWdl::CursedWin => Category::CursedWin,
                     AmbiguousWdl::Draw => Category::Draw,
                     AmbiguousWdl::BlessedLoss => Category::BlessedLoss,
-                    AmbiguousWdl::MaybeLoss => Category::MaybeLoss,
+                    AmbiguousWdl::MaybeLoss => Category::SyzygyLoss,
                     AmbiguousWdl::Loss => Category::Loss,
                 }
             } else if d < 0 {
@@ -356,6 +366,8 @@ impl Explorer {
             dtz,
             precise_dtz,
             dtm: probed.dtm,
+            dtc: None,
+            dtw: None,
             category,
         }
     }
@@ -392,10 +404,10 @@ impl Explorer {
         // Where only a rounded DTZ left the best moves ambiguous, the position's own category
         // settles them (lichess does the same).
         let settled = match info.category {
-            Category::Win => Some((Category::MaybeLoss, Category::Loss)),
-            Category::CursedWin => Some((Category::MaybeLoss, Category::BlessedLoss)),
-            Category::BlessedLoss => Some((Category::MaybeWin, Category::CursedWin)),
-            Category::Loss => Some((Category::MaybeWin, Category::Win)),
+            Category::Win => Some((Category::SyzygyLoss, Category::Loss)),
+            Category::CursedWin => Some((Category::SyzygyLoss, Category::BlessedLoss)),
+            Category::BlessedLoss => Some((Category::SyzygyWin, Category::CursedWin)),
+            Category::Loss => Some((Category::SyzygyWin, Category::Win)),
             _ => None,
         };
         if let Some((ambiguous, exact)) = settled {
@@ -495,11 +507,11 @@ mod tests {
         let order = [
             Category::Loss,
             Category::Unknown,
-            Category::MaybeLoss,
+            Category::SyzygyLoss,
             Category::BlessedLoss,
             Category::Draw,
             Category::CursedWin,
-            Category::MaybeWin,
+            Category::SyzygyWin,
             Category::Win,
         ];
         assert!(order.windows(2).all(|w| w[0] < w[1]));
@@ -511,7 +523,7 @@ mod tests {
             );
         }
         assert_eq!(Category::Win.flip(), Category::Loss);
-        assert_eq!(Category::MaybeWin.flip(), Category::MaybeLoss);
+        assert_eq!(Category::SyzygyWin.flip(), Category::SyzygyLoss);
     }
 
     #[test]

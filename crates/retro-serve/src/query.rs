@@ -89,7 +89,7 @@ pub fn position(fen: &str) -> Result<Chess, ApiError> {
         .or_else(PositionError::ignore_invalid_castling_rights)
         .or_else(PositionError::ignore_invalid_ep_square)
         .or_else(PositionError::ignore_impossible_check)
-        .map_err(|e| ApiError::Position(e.to_string()))
+        .map_err(|e| ApiError::Position(retro_engine::fen::illegal_message(fen, &e)))
 }
 
 #[cfg(test)]

@@ -32,8 +32,8 @@ use tokio::{
 
 use retro_engine::{
     eval::Evaluator,
-    search::{search, SearchControl, SearchParams},
-    HeuristicsPool, Score, SearchInfo, SearchLimits, TranspositionTable,
+    search::{SearchControl, SearchParams},
+    think, HeuristicsPool, Report, Score, SearchInfo, SearchLimits, TranspositionTable,
 };
 use retro_legality::{Limits, RawPosition};
 
@@ -63,6 +63,9 @@ pub struct Settings {
     pub hash_mb: usize,
     /// The engine's evaluation.
     pub eval: Evaluator,
+    /// Table positions are played and scored under the 50-move rule, as the engine's
+    /// `Syzygy50MoveRule` does.
+    pub rule50: bool,
     /// A connection that sends nothing for this long is closed (its slot freed).
     pub idle_timeout: Duration,
     /// The most time a mainline may take; a longer line ends where it got to.
@@ -84,6 +87,7 @@ impl Settings {
             analyse_time: (1.0, 10.0),
             hash_mb: 16,
             eval: Evaluator::default(),
+            rule50: true,
             idle_timeout: Duration::from_secs(60),
             mainline_time: Duration::from_secs(2),
         }
@@ -362,6 +366,9 @@ enum ScoreJson {
     Mate(i32),
 }
 
+/// The most pieces of a position probed in the Syzygy tables (all there are).
+const SYZYGY_PIECES: usize = 7;
+
 /// The answer of `/analyse`.
 #[derive(Serialize)]
 struct AnalyseJson {
@@ -395,7 +402,10 @@ async fn analyse(State(s): State<Arc<AppState>>, uri: Uri) -> Result<Response, A
     Ok(Json(answer).into_response())
 }
 
-/// A one-thread search of `pos` for `time` (or until `control` is stopped), with the tables.
+/// The engine's answer for `pos` in `time` (or until `control` is stopped), on one thread: as
+/// `go movetime` gives it, so the move, line, score and depth are the engine's own (in a table
+/// position the tables' choice under the 50-move rule and the whole table line; elsewhere the
+/// search, with the tables below the root).
 fn analyse_answer(
     settings: &Settings,
     pos: Chess,
@@ -412,18 +422,23 @@ fn analyse_answer(
     };
     params.report = true;
     params.eval = settings.eval.clone();
+    params.rule50 = settings.rule50;
+    params.syzygy = settings.explorer.syzygy().cloned();
+    params.syzygy_limit = SYZYGY_PIECES;
     let last: Mutex<Option<SearchInfo>> = Mutex::new(None);
     let tables = settings.explorer.tables().map(|t| t.as_ref());
-    let result = search(
+    let result = think(
         &params,
         &tt,
         &HeuristicsPool::new(),
         tables,
         control,
-        &|info: SearchInfo| {
-            if info.multipv == 1 {
-                if let Ok(mut l) = last.lock() {
-                    *l = Some(info);
+        &|report: Report| {
+            if let Report::Info(info) = report {
+                if info.multipv == 1 {
+                    if let Ok(mut l) = last.lock() {
+                        *l = Some(info);
+                    }
                 }
             }
         },
