@@ -512,3 +512,53 @@ fn analyse_gives_the_engines_own_answer_in_table_positions() {
         );
     }
 }
+
+/// SIGTERM stops the server within its grace period, with a request under way (a 5 s analysis),
+/// and it says so on standard output.
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_the_server_and_says_so() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(["serve", "--bind", "127.0.0.1:0", "--tables"])
+        .arg(tables())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("retro serve starts");
+    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    out.read_line(&mut line).expect("first line");
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|s| s.split('/').next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    let mut stream = TcpStream::connect(&addr).expect("connect");
+    write!(
+        stream,
+        "GET /analyse?fen=r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R_w_KQkq_-_2_3&time=5 \
+         HTTP/1.1\r\nHost: x\r\n\r\n"
+    )
+    .expect("request");
+    std::thread::sleep(Duration::from_millis(300));
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let mut rest = String::new();
+    out.read_to_string(&mut rest)
+        .expect("the rest of the output");
+    let exit = child.wait().expect("exit");
+    assert!(exit.success(), "{exit}");
+    let lines: Vec<&str> = rest.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "retro serve: SIGTERM: stopping (requests under way get 0.5 s to finish)",
+            "retro serve: requests still under way were cut off",
+            "retro serve: stopped"
+        ]
+    );
+}

@@ -171,7 +171,8 @@ pub fn run_legal(
 }
 
 /// `retro proofgame`: the static rules, then a proof game search for one position, with a
-/// progress line on standard error. Prints the line of [`legal_line`]'s format.
+/// progress line on standard error when that is a terminal (a pipe or a log file gets none).
+/// Prints the line of [`legal_line`]'s format.
 ///
 /// # Errors
 /// A malformed FEN.
@@ -186,7 +187,11 @@ pub fn proofgame_line(
         return Ok(format!("{fen}\tillegal\t{rule}"));
     }
     let limits = limits_from_now(max_nodes, time);
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut progress = |p: &proofgame::Progress| {
+        if !tty {
+            return;
+        }
         let how = match (p.guided, p.assumed) {
             (true, false) => "along the initial path",
             (false, false) => "straight to the goal",
@@ -199,7 +204,9 @@ pub fn proofgame_line(
         );
     };
     let found = proofgame::find(&goal, limits, &mut progress);
-    eprintln!();
+    if tty {
+        eprintln!();
+    }
     Ok(match found {
         Ok(Some(game)) => proven_line(fen, &game),
         Ok(None) => format!("{fen}\tunknown\tno proof game found within {max_nodes} nodes"),

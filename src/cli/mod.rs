@@ -155,6 +155,13 @@ pub fn node_limit(max_nodes: Option<u64>, time: Option<std::time::Duration>, def
 /// time the clock can hold.
 pub const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
 
+/// Prints a status line on standard output; a closed output (`| head`) is not an error, as
+/// the work goes on without a reader.
+pub fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout().lock(), "{line}");
+}
+
 /// Writes `lines` to `out`; a closed pipe (`| head`) ends the listing quietly.
 ///
 /// # Errors

@@ -76,11 +76,11 @@ pub fn run_serve(args: ServeArgs, config: &Config) -> Result<(), CliError> {
     settings.eval = Evaluator::configured(config.use_nnue, config.eval_file.as_deref())
         .map_err(CliError::Network)?;
     retro_serve::run_until_signal(settings, args.bind, |addr| {
-        println!(
+        super::say(&format!(
             "retro serve: open http://{addr}/ in a browser ({materials} Retro tables in {}, \
              {syzygy_files} Syzygy files); Ctrl-C stops it",
             dir.display()
-        );
+        ));
     })?;
     Ok(())
 }

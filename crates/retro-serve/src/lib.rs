@@ -17,6 +17,7 @@ pub mod query;
 mod server;
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 pub use self::{
     error::ApiError,
@@ -61,19 +62,55 @@ pub fn run_until_signal(
         .enable_all()
         .thread_name("retro-serve")
         .build()?;
-    runtime.block_on(async move {
+    let result = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .map_err(|source| ServeError::Bind { addr, source })?;
         ready(listener.local_addr()?);
-        serve(listener, settings, signal()).await?;
-        log::info!("server stopped");
+        let (stopping, mut stopped) = tokio::sync::watch::channel(None);
+        let mut until_stopped = stopped.clone();
+        let shutdown = async move {
+            let name = signal().await;
+            say(&format!(
+                "retro serve: {name}: stopping (requests under way get {} s to finish)",
+                SHUTDOWN_GRACE.as_secs_f64()
+            ));
+            let _ = stopping.send(Some(name));
+        };
+        tokio::spawn(shutdown);
+        let server = serve(listener, settings, async move {
+            let _ = until_stopped.wait_for(Option::is_some).await;
+        });
+        tokio::pin!(server);
+        let grace = async {
+            let _ = stopped.wait_for(Option::is_some).await;
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        };
+        tokio::select! {
+            r = &mut server => r?,
+            // Dropping the server drops the requests under way, which stops their searches.
+            () = grace => say("retro serve: requests still under way were cut off"),
+        }
+        say("retro serve: stopped");
         Ok(())
-    })
+    });
+    // The searches of requests cut off stop at once; none is waited for longer.
+    runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    result
 }
 
-/// Completes at Ctrl-C or, on Unix, SIGTERM.
-async fn signal() {
+/// Prints a line of the server's status on standard output; a closed output (the reader went
+/// away) does not stop the server.
+fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout().lock(), "{line}");
+}
+
+/// How long requests under way may take to finish once a stop is asked for.
+const SHUTDOWN_GRACE: Duration = Duration::from_millis(500);
+
+/// Completes at Ctrl-C or, on Unix, SIGTERM, with the signal's name.
+async fn signal() -> &'static str {
     let ctrl_c = async {
         if let Err(e) = tokio::signal::ctrl_c().await {
             log::warn!("Ctrl-C cannot be caught: {e}");
@@ -95,8 +132,7 @@ async fn signal() {
     #[cfg(not(unix))]
     let term = std::future::pending::<()>();
     tokio::select! {
-        () = ctrl_c => {}
-        () = term => {}
+        () = ctrl_c => "Ctrl-C",
+        () = term => "SIGTERM",
     }
-    log::info!("shutting down: finishing the requests under way");
 }
