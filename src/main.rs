@@ -414,6 +414,25 @@ fn init_logging(config: &Config) {
 }
 
 fn main() -> ExitCode {
+    // Arguments that are whole command lines (with a space: `retro "genfens 10 seed 1 book
+    // None" quit`, as OpenBench runs engines) are UCI commands, run in turn.
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    if raw.first().is_some_and(|a| a.trim().contains(char::is_whitespace)) {
+        let config = match Config::load(None) {
+            // A one-shot run: no background build of missing tables.
+            Ok((c, _)) => Config {
+                build_missing_tables: false,
+                ..c
+            },
+            Err(e) => {
+                eprintln!("retro: {e}");
+                return ExitCode::from(CliError::from(e).exit_code());
+            }
+        };
+        init_logging(&config);
+        retro::uci::run_lines(&config, &raw);
+        return ExitCode::SUCCESS;
+    }
     let args = Args::parse();
     let (config, config_error) = match Config::load(args.config.as_deref()) {
         Ok((c, _)) => (c, None),
@@ -453,13 +472,14 @@ fn run(command: Option<Command>, config: Config) -> Result<(), CliError> {
                 retro_engine::eval::Evaluator::configured(use_nnue, config.eval_file.as_deref())
                     .map_err(CliError::Network)?;
             let r = bench::run(depth, &eval, &go, |p| println!("{p}"));
+            // OpenBench reads the last line: the node count, which identifies a build, and
+            // the speed.
             println!(
-                "bench: {} nodes {} nps {} ms (depth {depth}, {} positions)",
-                r.nodes,
-                r.nps(),
-                r.time.as_millis(),
-                bench::POSITIONS.len()
+                "bench: depth {depth}, {} positions, {} ms",
+                bench::POSITIONS.len(),
+                r.time.as_millis()
             );
+            println!("{} nodes {} nps", r.nodes, r.nps());
         }
         Some(Command::Legal(args)) => legal(args)?,
         Some(Command::CountLegal {
@@ -696,23 +716,10 @@ fn read_book(path: &Path) -> Result<Vec<shakmaty::Chess>, CliError> {
         path: path.to_path_buf(),
         source,
     })?;
-    let mut book = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        if fields.is_empty() {
-            continue;
-        }
-        let fen = if fields.len() >= 6 && fields[4].parse::<u32>().is_ok() {
-            fields[..6].join(" ")
-        } else {
-            format!("{} 0 1", fields[..fields.len().min(4)].join(" "))
-        };
-        match retro_engine::fen::parse_fen(&fen) {
-            Ok(p) => book.push(p),
-            Err(e) => log::warn!("{}:{}: skipped: {e}", path.display(), n + 1),
-        }
-    }
-    Ok(book)
+    Ok(retro::tune::datagen::read_book(
+        &text,
+        &path.display().to_string(),
+    ))
 }
 
 /// `--output-buckets`: 1 or [`retro_engine::nnue::OUTPUT_BUCKETS`].

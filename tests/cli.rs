@@ -711,3 +711,50 @@ fn a_listing_into_a_closed_pipe_ends_quietly() {
         text(&out.stderr)
     );
 }
+
+/// OpenBench's conventions: `retro bench` ends with `N nodes M nps` (the same N on every run),
+/// and command lines given as arguments run as UCI commands, so that `retro "genfens N seed S
+/// book None" quit` prints N openings as `info string genfens FEN`, the same for the same seed.
+#[test]
+fn openbench_reads_bench_and_genfens() {
+    let mut counts = Vec::new();
+    for _ in 0..2 {
+        let out = retro(&["bench", "--depth", "6"], "");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        let last = stdout.lines().last().expect("a last line");
+        let words: Vec<&str> = last.split(' ').collect();
+        assert!(
+            matches!(words.as_slice(), [n, "nodes", m, "nps"]
+                if n.parse::<u64>().is_ok() && m.parse::<u64>().is_ok()),
+            "{last}"
+        );
+        counts.push(words[0].to_string());
+    }
+    assert_eq!(counts[0], counts[1]);
+    let data = tempfile::tempdir().expect("tempdir");
+    let genfens = |seed: u32| {
+        let out = Command::new(env!("CARGO_BIN_EXE_retro"))
+            .arg(format!("genfens 4 seed {seed} book None "))
+            .arg("quit")
+            .env("XDG_DATA_HOME", data.path())
+            .current_dir(data.path())
+            .output()
+            .expect("retro runs");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+            .lines()
+            .filter_map(|l| l.strip_prefix("info string genfens "))
+            .map(str::to_string)
+            .collect::<Vec<String>>()
+    };
+    let fens = genfens(9);
+    assert_eq!(fens.len(), 4, "{fens:?}");
+    for fen in &fens {
+        retro_engine::fen::parse_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+    }
+    assert_eq!(fens, genfens(9));
+    assert_ne!(fens, genfens(10));
+    // Nothing was built in the data folder by a one-shot run.
+    assert!(!data.path().join("retro").exists());
+}

@@ -755,10 +755,10 @@ fn console_commands() {
     let mut totals = Vec::new();
     for _ in 0..2 {
         e.send("bench 5");
-        let lines = e.until("bench total", |l| l.starts_with("bench: "));
+        let lines = e.until("bench total", |l| l.ends_with(" nps"));
         let nodes: u64 = lines
             .last()
-            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|l| l.split_whitespace().next())
             .and_then(|n| n.parse().ok())
             .expect("node count");
         totals.push(nodes);

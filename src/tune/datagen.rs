@@ -412,6 +412,79 @@ fn rule_result(pos: &Chess, hashes: &[u64]) -> Option<f32> {
     (seen >= 2).then_some(0.5)
 }
 
+/// Random plies after the book position of a `genfens` opening.
+pub const GENFENS_PLIES: usize = 8;
+
+/// Nodes of the search that checks a `genfens` opening's score.
+const GENFENS_NODES: u64 = 2000;
+
+/// The score beyond which a `genfens` opening is drawn again, in centipawns (as datagen's).
+const GENFENS_MAX_SCORE: i32 = 300;
+
+/// `count` openings for a match (OpenBench's `genfens`): a position of `book` (the starting
+/// position when it is empty) drawn with `seed`, then [`GENFENS_PLIES`] random legal moves,
+/// drawn again while the game ended on the way or a short search scores it beyond
+/// ±[`GENFENS_MAX_SCORE`]. The same seed gives the same openings.
+///
+/// # Errors
+/// The hash table of the check cannot be made.
+pub fn genfens(count: usize, seed: u64, book: &[Chess]) -> Result<Vec<String>, HashError> {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let tt = TranspositionTable::new(16)?;
+    let mut fens = Vec::with_capacity(count);
+    while fens.len() < count {
+        let start = if book.is_empty() {
+            Chess::default()
+        } else {
+            book[rng.usize(..book.len())].clone()
+        };
+        let Some(pos) = random_opening(start, &mut rng, GENFENS_PLIES) else {
+            continue;
+        };
+        let mut params = SearchParams::fixed_depth(pos.clone(), search::MAX_PLY as u32 - 1);
+        params.limits = SearchLimits {
+            nodes: Some(GENFENS_NODES.saturating_mul(HARD_NODES_FACTOR)),
+            soft_nodes: Some(GENFENS_NODES),
+            ..SearchLimits::default()
+        };
+        tt.clear();
+        let found = search::search(
+            &params,
+            &tt,
+            &HeuristicsPool::new(),
+            None,
+            &SearchControl::new(false),
+            &|_| {},
+        );
+        if found.score.abs() <= GENFENS_MAX_SCORE {
+            fens.push(fen_of(&pos));
+        }
+    }
+    Ok(fens)
+}
+
+/// The positions of an EPD or FEN file's text, one a line (an EPD line's first four fields);
+/// lines that are no legal position are skipped, each named in a warning.
+pub fn read_book(text: &str, name: &str) -> Vec<Chess> {
+    let mut book = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if fields.is_empty() {
+            continue;
+        }
+        let fen = if fields.len() >= 6 && fields[4].parse::<u32>().is_ok() {
+            fields[..6].join(" ")
+        } else {
+            format!("{} 0 1", fields[..fields.len().min(4)].join(" "))
+        };
+        match retro_engine::fen::parse_fen(&fen) {
+            Ok(p) => book.push(p),
+            Err(e) => log::warn!("{name}:{}: skipped: {e}", n + 1),
+        }
+    }
+    book
+}
+
 /// `start` after `plies` random legal moves, or `None` when the game ended on the way.
 fn random_opening(start: Chess, rng: &mut fastrand::Rng, plies: usize) -> Option<Chess> {
     let mut pos = start;
@@ -454,6 +527,24 @@ mod tests {
             let pos = retro_engine::fen::parse_fen(cols[0]).expect("a legal FEN");
             assert!(!pos.is_check(), "{line}");
             assert!(Source::parse(cols[2]).is_some());
+        }
+    }
+
+    #[test]
+    fn genfens_gives_the_same_legal_openings_for_a_seed() {
+        let a = genfens(5, 7, &[]).expect("hash");
+        assert_eq!(a.len(), 5);
+        assert_eq!(a, genfens(5, 7, &[]).expect("hash"));
+        assert_ne!(a, genfens(5, 8, &[]).expect("hash"));
+        for fen in &a {
+            let p = retro_engine::fen::parse_fen(fen).expect("legal");
+            assert_eq!(p.fullmoves().get(), 5, "{fen}: 8 plies from the start");
+        }
+        let book = read_book("4k3/8/8/8/8/8/4P3/4K3 w - -\nnot a fen\n", "book");
+        assert_eq!(book.len(), 1);
+        for fen in genfens(3, 1, &book).expect("hash") {
+            let p = retro_engine::fen::parse_fen(&fen).expect("legal");
+            assert_eq!(p.board().occupied().count(), 3, "{fen}");
         }
     }
 

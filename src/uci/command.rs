@@ -68,6 +68,15 @@ pub enum Command {
     Bench(Option<u32>),
     /// Console: `eval`, the static evaluation.
     Eval,
+    /// `genfens N seed S book B [...]` (OpenBench): N openings as `info string genfens FEN`.
+    Genfens {
+        /// How many.
+        count: usize,
+        /// The seed.
+        seed: u64,
+        /// The EPD book the openings start from (`None`: the starting position).
+        book: Option<String>,
+    },
     /// Console: `help`.
     Help,
     /// An empty line.
@@ -106,6 +115,9 @@ pub enum UciError {
     /// A `setoption` the parser does not take.
     #[error("malformed setoption command '{0}' (setoption name N [value V])")]
     SetOption(String),
+    /// `genfens` without its count, seed or book.
+    #[error("genfens N seed S book <None|FILE> (N from 1 to {MAX_GENFENS})")]
+    Genfens,
     /// A word that is no command.
     #[error("unknown command '{0}' (try help)")]
     Unknown(String),
@@ -123,6 +135,9 @@ impl UciError {
         )
     }
 }
+
+/// The most openings one `genfens` makes.
+pub const MAX_GENFENS: usize = 1_000_000;
 
 /// The deepest `bench` the console accepts.
 pub const MAX_BENCH: u32 = 20;
@@ -163,6 +178,7 @@ pub fn parse(line: &str) -> Result<Command, UciError> {
                 _ => Err(UciError::PerftDepth),
             };
         }
+        "genfens" => return parse_genfens(&rest),
         "bench" => {
             return match rest.as_slice() {
                 [] => Ok(Command::Bench(None)),
@@ -202,6 +218,28 @@ pub fn parse(line: &str) -> Result<Command, UciError> {
         _ => return Err(UciError::EngineMessage(first.to_string())),
     };
     Ok(cmd)
+}
+
+/// `genfens N seed S book B`, as OpenBench sends it (words after the book are its extra
+/// arguments, which Retro does not use).
+fn parse_genfens(rest: &[&str]) -> Result<Command, UciError> {
+    let [n, seed_word, s, book_word, b, ..] = rest else {
+        return Err(UciError::Genfens);
+    };
+    let count = n
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (1..=MAX_GENFENS).contains(n));
+    match (count, s.parse::<u64>()) {
+        (Some(count), Ok(seed)) if *seed_word == "seed" && *book_word == "book" => {
+            Ok(Command::Genfens {
+                count,
+                seed,
+                book: (!b.eq_ignore_ascii_case("none")).then(|| b.to_string()),
+            })
+        }
+        _ => Err(UciError::Genfens),
+    }
 }
 
 /// The error of a line the parser did not take, by its first word.
@@ -322,6 +360,29 @@ mod tests {
         let e = parse("position fen garbage").expect_err("bad fen");
         assert!(e.to_string().contains("malformed FEN"), "{e}");
         assert!(parse("position fen").is_err());
+    }
+
+    #[test]
+    fn genfens_as_openbench_sends_it() {
+        assert_eq!(
+            parse("genfens 10 seed 42 book None "),
+            Ok(Command::Genfens {
+                count: 10,
+                seed: 42,
+                book: None
+            })
+        );
+        assert_eq!(
+            parse("genfens 2 seed 1 book Books/x.epd extra"),
+            Ok(Command::Genfens {
+                count: 2,
+                seed: 1,
+                book: Some("Books/x.epd".into())
+            })
+        );
+        assert_eq!(parse("genfens 0 seed 1 book None"), Err(UciError::Genfens));
+        assert_eq!(parse("genfens 5 seed x book None"), Err(UciError::Genfens));
+        assert_eq!(parse("genfens 5"), Err(UciError::Genfens));
     }
 
     #[test]

@@ -152,17 +152,40 @@ impl Protocol {
                 "eval: {} cp for the side to move",
                 self.engine.eval()
             )),
+            Command::Genfens { count, seed, book } => self.genfens(count, seed, book.as_deref()),
             Command::Help => {
                 for l in [
                     "UCI: uci isready ucinewgame setoption position go stop ponderhit quit",
                     "console: d (board), probe (table value of the position and its moves), eval,",
-                    "  legal [FEN], perft N, bench [DEPTH], help",
+                    "  legal [FEN], perft N, bench [DEPTH], genfens N seed S book <None|FILE>, help",
                 ] {
                     out.line(l);
                 }
             }
         }
         Flow::Continue
+    }
+
+    /// `genfens`: the openings, one `info string genfens FEN` line each (OpenBench reads them).
+    fn genfens(&self, count: usize, seed: u64, book: Option<&str>) {
+        let book = match book {
+            None => Vec::new(),
+            Some(path) => match std::fs::read_to_string(path) {
+                Ok(text) => crate::tune::datagen::read_book(&text, path),
+                Err(e) => {
+                    self.out.info(&format!("genfens: book {path}: {e}"));
+                    return;
+                }
+            },
+        };
+        match crate::tune::datagen::genfens(count, seed, &book) {
+            Ok(fens) => {
+                for fen in fens {
+                    self.out.info(&format!("genfens {fen}"));
+                }
+            }
+            Err(e) => self.out.info(&format!("genfens: {e}")),
+        }
     }
 
     /// `d`: the board, FEN, key, checkers and the table's verdict.
@@ -234,6 +257,19 @@ impl Protocol {
             self.out.info(&format!("legal: {e}"));
         }
     }
+}
+
+/// Runs the engine on the command lines given as arguments (`retro "genfens 10 seed 1 book
+/// None" quit`, as OpenBench runs engines), then on standard input unless one was `quit`.
+pub fn run_lines(config: &Config, lines: &[String]) {
+    let out = Output::new(Box::new(std::io::stdout()));
+    let mut protocol = Protocol::new(config, out);
+    for line in lines {
+        if protocol.handle_line(line) == Flow::Quit {
+            return;
+        }
+    }
+    serve(&mut protocol, std::io::stdin().lock());
 }
 
 /// Runs the engine on standard input and output until `quit` or the end of the input.

@@ -108,10 +108,11 @@ pub fn report_line(report: &Report, mode: CastlingMode) -> String {
         Report::PerftStopped { depth } => format!("perft {depth}: stopped"),
         Report::BenchPosition(p) => p.to_string(),
         Report::BenchDone(r) => format!(
-            "bench: {} nodes {} nps {} ms",
+            "bench: {} positions, {} ms\n{} nodes {} nps",
+            retro_engine::bench::POSITIONS.len(),
+            r.time.as_millis(),
             r.nodes,
-            r.nps(),
-            r.time.as_millis()
+            r.nps()
         ),
         Report::Notice(n) => format!("info string {n}"),
         Report::Legality(l) => legality_lines(l, mode),

@@ -53,7 +53,7 @@ const _: () = assert!(
 );
 
 /// The network in the binary (see docs/nnue.md for how it was made).
-static EMBEDDED_BYTES: &[u8] = include_bytes!("../../nets/retro.nnue");
+static EMBEDDED_BYTES: &[u8] = include_bytes!(env!("RETRO_EMBEDDED_NET"));
 
 /// The output bucket of a position of `pieces` pieces, kings included: 2 to 5 pieces bucket 0,
 /// 6 to 9 bucket 1, and so on to 30 to 32 in bucket 7.
