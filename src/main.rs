@@ -417,7 +417,10 @@ fn main() -> ExitCode {
     // Arguments that are whole command lines (with a space: `retro "genfens 10 seed 1 book
     // None" quit`, as OpenBench runs engines) are UCI commands, run in turn.
     let raw: Vec<String> = std::env::args().skip(1).collect();
-    if raw.first().is_some_and(|a| a.trim().contains(char::is_whitespace)) {
+    if raw
+        .first()
+        .is_some_and(|a| a.trim().contains(char::is_whitespace))
+    {
         let config = match Config::load(None) {
             // A one-shot run: no background build of missing tables.
             Ok((c, _)) => Config {
