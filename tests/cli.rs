@@ -267,6 +267,18 @@ fn a_bad_engine_toml_is_refused_with_its_line() {
         err.contains("engine.toml") && err.contains("line 2"),
         "{err}"
     );
+    // toml's message keeps its lines, so that the caret stands under the bad value.
+    let err = refused("hash = \"big\"\n");
+    let lines: Vec<&str> = err.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.ends_with("hash = \"big\""))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert_eq!(
+        lines.get(at + 1).map(|l| l.find('^')),
+        Some(lines[at].find('"')),
+        "{err}"
+    );
     let err = refused("syzygy_probe_limit = 8\n");
     assert!(
         err.contains("engine.toml: syzygy_probe_limit = 8 is out of range 0..=7"),
