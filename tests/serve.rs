@@ -63,21 +63,23 @@ fn start(tables: &Path) -> Server {
         .stderr(Stdio::null())
         .spawn()
         .expect("retro serve starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("first line");
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|s| s.split('/').next())
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_string();
+    let addr = address(&mut BufReader::new(child.stdout.take().expect("stdout")));
     Server {
         child,
         base: format!("http://{addr}"),
         _config: config,
     }
+}
+
+/// The address of the server's first line (`retro serve: open http://ADDR/ ...`).
+fn address(out: &mut impl BufRead) -> String {
+    let mut line = String::new();
+    out.read_line(&mut line).expect("first line");
+    line.split("http://")
+        .nth(1)
+        .and_then(|s| s.split('/').next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string()
 }
 
 /// GET `path` (with its query): the status and the JSON body.
@@ -526,14 +528,7 @@ fn sigterm_stops_the_server_and_says_so() {
         .spawn()
         .expect("retro serve starts");
     let mut out = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    out.read_line(&mut line).expect("first line");
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|s| s.split('/').next())
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_string();
+    let addr = address(&mut out);
     let mut stream = TcpStream::connect(&addr).expect("connect");
     write!(
         stream,

@@ -1535,63 +1535,40 @@ fn the_tables_found_are_announced_at_the_start() {
 fn the_table_folder_is_the_platforms_data_folder() {
     let data = tempfile::tempdir().expect("tempdir");
     let home = tempfile::tempdir().expect("tempdir");
-    let mut e = Engine::start_with(
-        "",
-        &[
-            ("XDG_DATA_HOME", Some(data.path())),
-            ("HOME", Some(home.path())),
-        ],
-    );
-    let lines = e.until("the tables", |l| l.starts_with("info string"));
-    let expected = data.path().join("retro").join("tables");
-    assert_eq!(
-        lines.last().map(String::as_str),
-        Some(
+    // The first notice of an engine started with `toml` and the environment `env`.
+    let first_notice = |toml: &str, env: &[(&str, Option<&Path>)], what: &str| {
+        let mut e = Engine::start_with(toml, env);
+        let lines = e.until(what, |l| l.starts_with("info string") && l.contains(what));
+        e.quit();
+        lines.last().cloned().expect("a line")
+    };
+    let both = [
+        ("XDG_DATA_HOME", Some(data.path())),
+        ("HOME", Some(home.path())),
+    ];
+    for (env, expected) in [
+        (&both[..], data.path().join("retro/tables")),
+        (
+            &[("XDG_DATA_HOME", None), ("HOME", Some(home.path()))][..],
+            home.path().join(".local/share/retro/tables"),
+        ),
+    ] {
+        assert_eq!(
+            first_notice("", env, "no tables"),
             format!(
                 "info string no tables: {} does not exist",
                 expected.display()
             )
-            .as_str()
-        )
-    );
-    e.quit();
-    let mut e = Engine::start_with("", &[("XDG_DATA_HOME", None), ("HOME", Some(home.path()))]);
-    let lines = e.until("the tables", |l| l.starts_with("info string"));
-    let expected = home.path().join(".local/share/retro/tables");
-    assert_eq!(
-        lines.last().map(String::as_str),
-        Some(
-            format!(
-                "info string no tables: {} does not exist",
-                expected.display()
-            )
-            .as_str()
-        )
-    );
-    e.quit();
+        );
+    }
     // With the background build on, the engine builds there and says where and how much.
-    let mut e = Engine::start_with(
-        "build_missing_tables = true",
-        &[
-            ("XDG_DATA_HOME", Some(data.path())),
-            ("HOME", Some(home.path())),
-        ],
-    );
-    let lines = e.until("the build", |l| {
-        l.contains("building them in the background")
-    });
-    let build = lines.last().expect("line");
+    let build = first_notice("build_missing_tables = true", &both, "building them");
     assert!(
         build.starts_with(&format!(
             "info string 35 of the 35 3-4-piece tables are missing in {}: building them in the \
              background (",
-            expected_data(data.path()).display()
+            data.path().join("retro/tables").display()
         )),
         "{build}"
     );
-    e.quit();
-}
-
-fn expected_data(data: &Path) -> std::path::PathBuf {
-    data.join("retro").join("tables")
 }
