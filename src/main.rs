@@ -140,6 +140,28 @@ struct DatagenArgs {
     /// Games per part file of --dir.
     #[arg(long, default_value_t = 100)]
     part_games: usize,
+    /// With --dir: only the parts numbered START to END - 1 (`--parts 0..500`), so that several
+    /// machines, or a batch scheduler's array, make disjoint parts of one data set (part k plays
+    /// the same games wherever it is made; the parts' files are merged by copying them into
+    /// one directory).
+    #[arg(long, value_name = "START..END", requires = "dir", value_parser = parse_part_range)]
+    parts: Option<std::ops::Range<usize>>,
+}
+
+/// `--parts START..END`.
+fn parse_part_range(s: &str) -> Result<std::ops::Range<usize>, String> {
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| "expected START..END, such as 0..500".to_string())?;
+    let start = a
+        .trim()
+        .parse::<usize>()
+        .map_err(|e| format!("START: {e}"))?;
+    let end = b.trim().parse::<usize>().map_err(|e| format!("END: {e}"))?;
+    if start >= end {
+        return Err(format!("{start}..{end} holds no part"));
+    }
+    Ok(start..end)
 }
 
 /// The arguments of `retro train`.
@@ -682,6 +704,7 @@ fn datagen(args: DatagenArgs, config: Config) -> Result<(), CliError> {
         out,
         dir,
         part_games,
+        parts,
     } = args;
     let book = match book {
         Some(path) => read_book(&path)?,
@@ -700,7 +723,7 @@ fn datagen(args: DatagenArgs, config: Config) -> Result<(), CliError> {
     };
     let tables = (!tb.materials().is_empty()).then_some(&tb);
     match (out, dir) {
-        (_, Some(dir)) => cli::tune::run_datagen_dir(&opts, tables, &dir, part_games)?,
+        (_, Some(dir)) => cli::tune::run_datagen_dir(&opts, tables, &dir, part_games, parts)?,
         (Some(out), None) => cli::tune::run_datagen(&opts, tables, &out)?,
         // clap requires one of them.
         (None, None) => return Ok(()),

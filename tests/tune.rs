@@ -113,27 +113,67 @@ fn bad_data_and_weights_are_named() {
     );
 }
 
-/// `retro datagen --dir` with the given extra arguments.
+/// `retro datagen --dir`: six games or as given, two a part, 300 nodes a move, one thread.
 fn datagen_dir(dir: &std::path::Path, games: &str) -> std::process::Output {
+    datagen_shard(dir, games, &[])
+}
+
+/// `retro datagen --dir` with two games a part and `more` arguments.
+fn datagen_shard(dir: &std::path::Path, games: &str, more: &[&str]) -> std::process::Output {
     let tables = all_tables().to_str().expect("utf-8");
-    retro(
-        &[
-            "datagen",
-            "--tables",
-            tables,
-            "--games",
-            games,
-            "--part-games",
-            "2",
-            "--nodes",
-            "300",
-            "--threads",
-            "1",
-            "--dir",
-            dir.to_str().expect("utf-8"),
-        ],
-        "",
-    )
+    let mut args = vec![
+        "datagen",
+        "--tables",
+        tables,
+        "--games",
+        games,
+        "--part-games",
+        "2",
+        "--nodes",
+        "300",
+        "--threads",
+        "1",
+        "--dir",
+        dir.to_str().expect("utf-8"),
+    ];
+    args.extend_from_slice(more);
+    retro(&args, "")
+}
+
+/// Shards made apart (`--parts 0..2` and `--parts 2..9`, the second cut at the three parts that
+/// six games make) are, file for file, the parts of one run with the same seeds.
+#[test]
+fn sharded_datagen_makes_the_parts_of_one_run() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let whole = tmp.path().join("whole");
+    let out = datagen_dir(&whole, "6");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    for (dir, range) in [(&a, "0..2"), (&b, "2..9")] {
+        let out = datagen_shard(dir, "6", &["--parts", range]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    let names = |d: &std::path::Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(names(&a), ["part-00000.rdat", "part-00001.rdat"]);
+    assert_eq!(names(&b), ["part-00002.rdat"]);
+    for k in 0..3 {
+        let name = format!("part-{k:05}.rdat");
+        let shard = if k < 2 { &a } else { &b };
+        assert_eq!(
+            std::fs::read(shard.join(&name)).expect("shard part"),
+            std::fs::read(whole.join(&name)).expect("whole part"),
+            "{name}"
+        );
+    }
+    let bad = datagen_shard(&a, "6", &["--parts", "3..3"]);
+    assert_eq!(bad.status.code(), Some(2), "{}", text(&bad.stderr));
 }
 
 #[test]

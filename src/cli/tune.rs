@@ -72,8 +72,10 @@ pub fn run_datagen(
 /// Plays the games of `opts` in parts of `part_games` games and writes each part's training
 /// records to `dir/part-NNNNN.rdat` (atomically, when the part is complete). Parts already in
 /// `dir` are skipped: the same command run again resumes after a stop. Part `k` plays the games
-/// of seeds `opts.seed + k * part_games ..`, so a run's data does not depend on its stops.
-/// Prints a progress line after each game: positions per second and the time left.
+/// of seeds `opts.seed + k * part_games ..`, so a run's data does not depend on its stops, and
+/// `range` (the parts numbered `start..end`) makes a shard of it: shards made anywhere, copied
+/// into one directory, are the data of one run. Prints a progress line after each game:
+/// positions per second and the time left.
 ///
 /// # Errors
 /// [`CliError`] when a part cannot be written or the hash table allocated.
@@ -82,12 +84,16 @@ pub fn run_datagen_dir(
     tables: Option<&Tablebase>,
     dir: &Path,
     part_games: usize,
+    range: Option<std::ops::Range<usize>>,
 ) -> Result<DatagenSummary, CliError> {
     std::fs::create_dir_all(dir)?;
     let part_games = part_games.max(1);
-    let parts = opts.games.div_ceil(part_games);
+    let all = opts.games.div_ceil(part_games);
+    // This run's parts: all of them, or those of the range that the games reach.
+    let mine = range.map_or(0..all, |r| r.start.min(all)..r.end.min(all));
+    let parts = mine.len();
     let path = |k: usize| dir.join(format!("part-{k:05}.rdat"));
-    let todo: Vec<usize> = (0..parts).filter(|&k| !path(k).exists()).collect();
+    let todo: Vec<usize> = mine.filter(|&k| !path(k).exists()).collect();
     eprintln!(
         "datagen: {} of {parts} parts of {part_games} games in {} already made; {} to play on {} threads",
         parts - todo.len(),
