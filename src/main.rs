@@ -493,6 +493,11 @@ fn run(command: Option<Command>, config: Config) -> Result<(), CliError> {
         }) => {
             let go = std::sync::atomic::AtomicBool::new(false);
             let use_nnue = nnue || (config.use_nnue && !classic);
+            if let Some(e) = retro_engine::nnue::Network::embedded_error() {
+                log::error!(
+                    "the built-in network cannot be used ({e}): it scores every position 0"
+                );
+            }
             let eval =
                 retro_engine::eval::Evaluator::configured(use_nnue, config.eval_file.as_deref())
                     .map_err(CliError::Network)?;

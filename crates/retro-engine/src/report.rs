@@ -227,6 +227,9 @@ pub enum Notice {
         /// Its checksum.
         checksum: u64,
     },
+    /// The network built into the binary cannot be used (a bad `EVALFILE` at build time): it
+    /// scores every position 0.
+    EmbeddedNetworkInvalid(String),
     /// The network file could not be used; the current network stays.
     NetworkKept {
         /// The file.
@@ -317,6 +320,11 @@ impl fmt::Display for Notice {
                 ),
                 None => write!(f, "EvalFile: the built-in network ({checksum:016x})"),
             },
+            Notice::EmbeddedNetworkInvalid(e) => write!(
+                f,
+                "the built-in network cannot be used ({e}): it scores every position 0; set \
+                 EvalFile to a network file"
+            ),
             Notice::NetworkKept { path, reason } => write!(
                 f,
                 "EvalFile {}: {reason}; keeping the current network",

@@ -133,6 +133,9 @@ impl Engine {
             legality_stop: Box::leak(Box::new(AtomicBool::new(false))),
             network: Network::embedded(),
         };
+        if let Some(e) = Network::embedded_error() {
+            engine.notice(Notice::EmbeddedNetworkInvalid(e.to_string()));
+        }
         let dir = engine.options.table_path.clone();
         engine.load_tables(&dir, true);
         engine.load_syzygy(true);

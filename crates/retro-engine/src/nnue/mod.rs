@@ -202,6 +202,12 @@ impl Network {
             .clone()
     }
 
+    /// Why the network built into the binary cannot be used, if it cannot (a bad file given to
+    /// the build as `EVALFILE`): [`Network::embedded`] then scores every position 0.
+    pub fn embedded_error() -> Option<NetworkError> {
+        Network::from_bytes(EMBEDDED_BYTES).err()
+    }
+
     /// A network of zero weights and one output bucket.
     pub fn zero() -> Network {
         Network {
