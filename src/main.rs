@@ -361,6 +361,16 @@ enum Command {
     /// Trains the evaluation network on data written by `retro datagen --dir` and writes the
     /// network file (load it with the UCI option EvalFile).
     Train(TrainArgs),
+    /// Converts training records (`.rdat`, 32 bytes a position) into the games format
+    /// (`.rgms`) that `retro datagen --dir` writes and `retro train` reads, nothing lost.
+    ConvertData {
+        /// The directory the `.rgms` files are written into (same names).
+        #[arg(long)]
+        out: PathBuf,
+        /// `.rdat` files, or directories of them.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+    },
     /// Fits the evaluation's weights to data files (Texel's method) and writes them as a
     /// weights file (crates/retro-engine/src/eval/weights.rs in the source tree).
     Tune {
@@ -582,6 +592,16 @@ fn run(command: Option<Command>, config: Config) -> Result<(), CliError> {
         }
         Some(Command::Datagen(args)) => datagen(args, config)?,
         Some(Command::Train(args)) => train(args)?,
+        Some(Command::ConvertData { out, inputs }) => {
+            let mut lines = Vec::new();
+            for (path, positions, bytes) in cli::train::convert(&inputs, &out)? {
+                lines.push(format!(
+                    "{}: {positions} positions, {bytes} bytes",
+                    path.display()
+                ));
+            }
+            cli::print_lines(&lines, stdout.lock())?;
+        }
         Some(Command::Tune {
             start,
             out,

@@ -60,6 +60,14 @@ pub enum CliError {
         /// What is wrong.
         source: retro_train::data::DataError,
     },
+    /// A games file (`.rgms`) cannot be read or written.
+    #[error("{}: {source}", .path.display())]
+    TrainGames {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong.
+        source: retro_train::games::GamesError,
+    },
     /// A network cannot be made from the trained weights.
     #[error(transparent)]
     Network(retro_engine::nnue::NetworkError),
@@ -108,6 +116,13 @@ impl CliError {
             | CliError::Syzygy(_) => 2,
             CliError::TrainData { source, .. } => {
                 if matches!(source, retro_train::data::DataError::Io(_)) {
+                    1
+                } else {
+                    2
+                }
+            }
+            CliError::TrainGames { source, .. } => {
+                if matches!(source, retro_train::games::GamesError::Io(_)) {
                     1
                 } else {
                     2

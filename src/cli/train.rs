@@ -11,7 +11,8 @@ use retro_train::{
 
 use super::CliError;
 
-/// The data files named: a file itself, a directory's `.rdat` files in name order.
+/// The data files named: a file itself, a directory's `.rgms` (games) and `.rdat` (records)
+/// files in name order.
 ///
 /// # Errors
 /// [`CliError::Io`] when a directory cannot be listed.
@@ -22,7 +23,7 @@ pub fn data_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
             let mut in_dir: Vec<PathBuf> = std::fs::read_dir(p)?
                 .filter_map(Result::ok)
                 .map(|e| e.path())
-                .filter(|f| f.extension().is_some_and(|x| x == "rdat"))
+                .filter(|f| f.extension().is_some_and(|x| x == "rdat" || x == "rgms"))
                 .collect();
             in_dir.sort();
             files.extend(in_dir);
@@ -33,20 +34,79 @@ pub fn data_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
     Ok(files)
 }
 
-/// Reads every record of `files`.
+/// Reads every training position of `files`: the records of a `.rdat` file, the training
+/// positions of a games file (`.rgms`, or any file that begins with its magic bytes).
 ///
 /// # Errors
-/// [`CliError::TrainData`] naming the first file that cannot be read.
+/// [`CliError::TrainData`] or [`CliError::TrainGames`] naming the first file that cannot be
+/// read.
 pub fn read_all(files: &[PathBuf]) -> Result<Vec<Record>, CliError> {
     let mut records = Vec::new();
     for f in files {
-        let mut r = data::read_file(f).map_err(|source| CliError::TrainData {
+        let bytes = std::fs::read(f).map_err(|e| CliError::TrainData {
+            path: f.clone(),
+            source: e.into(),
+        })?;
+        if bytes.starts_with(&retro_train::games::GAMES_MAGIC) {
+            let games =
+                retro_train::games::read_games(&bytes).map_err(|source| CliError::TrainGames {
+                    path: f.clone(),
+                    source,
+                })?;
+            records.extend(games.iter().flat_map(|g| g.records()));
+        } else {
+            let mut r = data::read_records(&bytes).map_err(|source| CliError::TrainData {
+                path: f.clone(),
+                source,
+            })?;
+            records.append(&mut r);
+        }
+    }
+    Ok(records)
+}
+
+/// `retro convert-data`: each records file (`.rdat`) of `inputs` written as a games file
+/// (`.rgms`, one game of one position per record, nothing lost) of the same name into `out`.
+/// Returns the files written with their positions and bytes.
+///
+/// # Errors
+/// [`CliError`] when a file cannot be read or written, or a record is no legal position.
+pub fn convert(inputs: &[PathBuf], out: &Path) -> Result<Vec<(PathBuf, usize, u64)>, CliError> {
+    std::fs::create_dir_all(out)?;
+    let mut written = Vec::new();
+    for f in data_files(inputs)?
+        .into_iter()
+        .filter(|f| f.extension().is_some_and(|x| x == "rdat"))
+    {
+        let records = data::read_file(&f).map_err(|source| CliError::TrainData {
             path: f.clone(),
             source,
         })?;
-        records.append(&mut r);
+        let mut games = Vec::with_capacity(records.len());
+        for (index, r) in records.iter().enumerate() {
+            let g = retro_train::games::GameRecord::from_record(r).ok_or_else(|| {
+                CliError::TrainData {
+                    path: f.clone(),
+                    source: data::DataError::Record {
+                        index,
+                        reason: data::RecordError::Illegal,
+                    },
+                }
+            })?;
+            games.push(g);
+        }
+        let name = f.with_extension("rgms");
+        let target = out.join(name.file_name().unwrap_or(name.as_os_str()));
+        retro_train::games::write_games_file(&target, &games).map_err(|source| {
+            CliError::TrainGames {
+                path: target.clone(),
+                source,
+            }
+        })?;
+        let bytes = std::fs::metadata(&target)?.len();
+        written.push((target, records.len(), bytes));
     }
-    Ok(records)
+    Ok(written)
 }
 
 /// Trains a network on the data in `inputs` and writes it to `out` (after each epoch that

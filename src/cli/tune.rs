@@ -70,8 +70,9 @@ pub fn run_datagen(
 }
 
 /// Plays the games of `opts` in parts of `part_games` games and writes each part's training
-/// records to `dir/part-NNNNN.rdat` (atomically, when the part is complete). Parts already in
-/// `dir` are skipped: the same command run again resumes after a stop. Part `k` plays the games
+/// games to `dir/part-NNNNN.rgms` in the compact games format (atomically, when the part is
+/// complete). Parts already in `dir` (as games, or as records of the older format,
+/// `part-NNNNN.rdat`) are skipped: the same command run again resumes after a stop. Part `k` plays the games
 /// of seeds `opts.seed + k * part_games ..`, so a run's data does not depend on its stops, and
 /// `range` (the parts numbered `start..end`) makes a shard of it: shards made anywhere, copied
 /// into one directory, are the data of one run. Prints a progress line after each game:
@@ -92,8 +93,9 @@ pub fn run_datagen_dir(
     // This run's parts: all of them, or those of the range that the games reach.
     let mine = range.map_or(0..all, |r| r.start.min(all)..r.end.min(all));
     let parts = mine.len();
-    let path = |k: usize| dir.join(format!("part-{k:05}.rdat"));
-    let todo: Vec<usize> = mine.filter(|&k| !path(k).exists()).collect();
+    let path = |k: usize| dir.join(format!("part-{k:05}.rgms"));
+    let made = |k: usize| path(k).exists() || dir.join(format!("part-{k:05}.rdat")).exists();
+    let todo: Vec<usize> = mine.filter(|&k| !made(k)).collect();
     eprintln!(
         "datagen: {} of {parts} parts of {part_games} games in {} already made; {} to play on {} threads",
         parts - todo.len(),
@@ -109,9 +111,9 @@ pub fn run_datagen_dir(
             seed: opts.seed.wrapping_add((k * part_games) as u64),
             ..opts.clone()
         };
-        let mut records = datagen::Records::default();
+        let mut games = datagen::GameRecords::default();
         let before = total;
-        let summary = datagen::run(&part, tables, &mut records, &|s| {
+        let summary = datagen::run(&part, tables, &mut games, &|s| {
             let secs = start.elapsed().as_secs_f64().max(1e-3);
             let games = before.games + s.games;
             let left = (todo.len() * part_games).saturating_sub(games);
@@ -124,8 +126,8 @@ pub fn run_datagen_dir(
                 secs / games as f64 * left as f64
             );
         })?;
-        retro_train::data::write_file(&path(k), &records.0).map_err(|source| {
-            CliError::TrainData {
+        retro_train::games::write_games_file(&path(k), &games.0).map_err(|source| {
+            CliError::TrainGames {
                 path: path(k),
                 source,
             }

@@ -27,7 +27,10 @@ use std::{
 use shakmaty::{Chess, Color, EnPassantMode, Position};
 
 use retro_tables::Wdl50;
-use retro_train::data::{Outcome, Record};
+use retro_train::{
+    data::{Outcome, Record},
+    games::{GameRecord, Ply},
+};
 
 use retro_engine::{
     search::{self, hash_of, SearchControl, SearchParams, MATE_BOUND},
@@ -121,6 +124,13 @@ pub struct Labelled {
 pub struct Game {
     /// The quiet positions after the opening, labelled.
     pub positions: Vec<Labelled>,
+    /// The position after the opening, where the searched moves start.
+    pub start: Chess,
+    /// Every searched move with its score for the side to move, and the tables' last position
+    /// (no move) where they ended the game.
+    pub moves: Vec<Ply>,
+    /// The tables' value of the last position, where they ended the game.
+    pub label: Option<Wdl50>,
     /// The result for white: 1, 0.5 or 0.
     pub result: f32,
     /// How the result was reached.
@@ -143,13 +153,28 @@ impl Game {
         })
     }
 
-    /// The training records of the game: labels for the side to move.
-    pub fn records(&self) -> impl Iterator<Item = Record> + '_ {
-        let white = match self.result {
+    /// White's result.
+    fn white_outcome(&self) -> Outcome {
+        match self.result {
             r if r > 0.75 => Outcome::Win,
             r if r > 0.25 => Outcome::Draw,
             _ => Outcome::Loss,
-        };
+        }
+    }
+
+    /// The game in the compact games format.
+    pub fn game_record(&self) -> GameRecord {
+        GameRecord {
+            start: self.start.clone(),
+            plies: self.moves.clone(),
+            result: self.white_outcome(),
+            label: self.label,
+        }
+    }
+
+    /// The training records of the game: labels for the side to move.
+    pub fn records(&self) -> impl Iterator<Item = Record> + '_ {
+        let white = self.white_outcome();
         self.positions.iter().map(move |l| {
             let (score, result) = match l.pos.turn() {
                 Color::White => (l.score, white),
@@ -189,6 +214,17 @@ pub struct Records(pub Vec<Record>);
 impl Sink for Records {
     fn game(&mut self, game: &Game) -> std::io::Result<()> {
         self.0.extend(game.records());
+        Ok(())
+    }
+}
+
+/// Games in the compact format, kept in memory.
+#[derive(Default)]
+pub struct GameRecords(pub Vec<GameRecord>);
+
+impl Sink for GameRecords {
+    fn game(&mut self, game: &Game) -> std::io::Result<()> {
+        self.0.push(game.game_record());
         Ok(())
     }
 }
@@ -302,6 +338,9 @@ pub fn play_game(
         let heuristics = HeuristicsPool::new();
         let mut hashes: Vec<u64> = Vec::new();
         let mut positions = Vec::new();
+        let start = pos.clone();
+        let mut moves: Vec<Ply> = Vec::new();
+        let mut label = None;
         let mut decisive = 0usize;
         let mut plies = opts.random_plies;
         let (result, source) = loop {
@@ -319,8 +358,13 @@ pub fn play_game(
                             Wdl::Loss => 0.0,
                         };
                         let score = table_score(v.wdl());
+                        label = tb.probe_wdl50(&pos).ok();
+                        moves.push(Ply {
+                            mv: None,
+                            score: stm_score(score),
+                        });
                         positions.push(Labelled {
-                            wdl50: tb.probe_wdl50(&pos).ok(),
+                            wdl50: label,
                             pos: pos.clone(),
                             score: if white { score } else { -score },
                         });
@@ -366,6 +410,10 @@ pub fn play_game(
                     wdl50: None,
                 });
             }
+            moves.push(Ply {
+                mv: Some(best),
+                score: stm_score(found.score),
+            });
             hashes.push(hash_of(&pos));
             pos.play_unchecked(best);
             plies += 1;
@@ -376,11 +424,19 @@ pub fn play_game(
         }
         return Game {
             positions,
+            start,
+            moves,
+            label,
             result,
             source,
             plies,
         };
     }
+}
+
+/// A score for the side to move as the games format keeps it.
+fn stm_score(score: i32) -> i16 {
+    score.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16
 }
 
 /// The score written for a table position of value `wdl` for the side to move: the adjudication
@@ -528,6 +584,33 @@ mod tests {
             assert!(!pos.is_check(), "{line}");
             assert!(Source::parse(cols[2]).is_some());
         }
+    }
+
+    /// A game in the compact format, written and read back, gives exactly the training records
+    /// of the record format, in at most 8 bytes a training position.
+    #[test]
+    fn the_games_format_keeps_the_same_training_positions_in_fewer_bytes() {
+        let opts = DatagenOptions {
+            nodes: 300,
+            ..DatagenOptions::default()
+        };
+        let tt = TranspositionTable::new(1).expect("1 MB");
+        let games: Vec<Game> = (0..6)
+            .map(|seed| play_game(&opts, seed, &tt, None))
+            .collect();
+        let compact: Vec<GameRecord> = games.iter().map(Game::game_record).collect();
+        let mut bytes = Vec::new();
+        retro_train::games::write_games(&mut bytes, &compact).expect("write");
+        let back = retro_train::games::read_games(&bytes).expect("read");
+        assert_eq!(back, compact);
+        let mut positions = 0;
+        for (game, g) in games.iter().zip(&back) {
+            let records: Vec<Record> = game.records().collect();
+            assert_eq!(g.records(), records);
+            positions += records.len();
+        }
+        let per_position = bytes.len() as f64 / positions as f64;
+        assert!(per_position <= 8.0, "{per_position:.2} bytes a position");
     }
 
     #[test]

@@ -136,6 +136,9 @@ pub enum RecordError {
     /// Not exactly one king of each colour.
     #[error("not one king of each colour")]
     Kings,
+    /// Pieces that make no legal position (when it is read as one).
+    #[error("not a legal position")]
+    Illegal,
 }
 
 impl Record {

@@ -5,4 +5,5 @@
 #![deny(missing_docs)]
 
 pub mod data;
+pub mod games;
 pub mod train;
