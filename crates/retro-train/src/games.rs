@@ -411,15 +411,7 @@ pub fn write_games(out: &mut impl Write, games: &[GameRecord]) -> Result<(), Gam
 /// # Errors
 /// [`GamesError`] when the file cannot be written.
 pub fn write_games_file(path: &Path, games: &[GameRecord]) -> Result<(), GamesError> {
-    let tmp = path.with_extension("rgms.partial");
-    {
-        let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-        write_games(&mut f, games)?;
-        f.flush()?;
-        f.get_ref().sync_all()?;
-    }
-    std::fs::rename(&tmp, path)?;
-    Ok(())
+    crate::data::write_atomically(path, "rgms.partial", |f| write_games(f, games))
 }
 
 /// The games of a games file's contents, every move replayed and checked.
