@@ -245,7 +245,12 @@ async function lookup() {
   $("beyond").textContent = beyond
     ? "No table covers the moves of this position (" + body.moves.length + " legal moves): the engine's view above."
     : "";
-  if (body.category === "unknown" && body.moves.length > 0) analyse(f, id);
+  // The engine's own answer: its line where the tables end (first, above the list), and in
+  // the tables the move it plays under the 50-move rule with the whole table line (after the
+  // list, which it agrees with).
+  const engine = $("engine");
+  if (beyond) $("beyond").before(engine); else $("moves").after(engine);
+  if (body.moves.length > 0) analyse(f, id);
 }
 
 // Grades the winning and losing rows as lichess does: the faster a win, the deeper its green;
@@ -268,7 +273,7 @@ function grade(tbody, moves) {
   }
 }
 
-// The engine, where the tables end.
+// The engine's answer for the position (/analyse): the move it plays and its line.
 async function analyse(f, id) {
   const out = $("engine-out");
   $("engine").hidden = false;
@@ -279,7 +284,8 @@ async function analyse(f, id) {
   const score = "mate" in body.score
     ? "mate in " + body.score.mate
     : (body.score.cp >= 0 ? "+" : "") + (body.score.cp / 100).toFixed(2);
-  out.textContent = score + " (depth " + body.depth + ", side to move's view): " + body.pv_san.join(" ");
+  out.textContent = "plays " + (body.pv_san[0] || "-") + ", " + score + " (depth " + body.depth +
+    ", side to move's view): " + body.pv_san.join(" ");
 }
 
 async function checkLegal() {
