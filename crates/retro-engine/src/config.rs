@@ -330,8 +330,14 @@ mod tests {
             "table_path = ",
         ] {
             let e = Config::parse(text, p).expect_err(text).to_string();
-            assert!(e.starts_with("/x/engine.toml: "), "{e}");
+            // The file, then toml's message on its own lines (its caret under the fault).
+            assert!(e.starts_with("/x/engine.toml:\n"), "{e}");
             assert!(e.contains("line 1"), "{e}");
+            assert!(
+                e.lines()
+                    .any(|l| l.trim_start().starts_with("| ") && l.contains('^')),
+                "{e}"
+            );
         }
         let c = Config::parse("table_path = \"/abs\"", p).expect("valid");
         assert_eq!(c.table_path, Path::new("/abs"));
