@@ -104,6 +104,7 @@ pub fn run_datagen_dir(
         opts.threads
     );
     let start = Instant::now();
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut total = DatagenSummary::default();
     for (done, &k) in todo.iter().enumerate() {
         let part = DatagenOptions {
@@ -113,19 +114,31 @@ pub fn run_datagen_dir(
         };
         let mut games = datagen::GameRecords::default();
         let before = total;
-        let summary = datagen::run(&part, tables, &mut games, &|s| {
+        // The progress: a line redrawn after every game on a terminal; a line a part in a log.
+        let progress = |s: &DatagenSummary, end: &str| {
             let secs = start.elapsed().as_secs_f64().max(1e-3);
             let games = before.games + s.games;
             let left = (todo.len() * part_games).saturating_sub(games);
+            let positions = before.positions + s.positions;
             eprint!(
-                "\rdatagen: part {k} ({}/{}), {games} games, {} positions, {:.0} positions/s, eta {:.0} s   ",
+                "datagen: part {k} ({}/{}), {games} games, {positions} positions, {:.0} positions/s \
+                 ({:.0} an hour), eta {:.0} s{end}",
                 done + 1,
                 todo.len(),
-                before.positions + s.positions,
-                (before.positions + s.positions) as f64 / secs,
+                positions as f64 / secs,
+                positions as f64 / secs * 3600.0,
                 secs / games as f64 * left as f64
             );
+        };
+        let summary = datagen::run(&part, tables, &mut games, &|s| {
+            if tty {
+                eprint!("\r");
+                progress(s, "   ");
+            }
         })?;
+        if !tty {
+            progress(&summary, "\n");
+        }
         retro_train::games::write_games_file(&path(k), &games.0).map_err(|source| {
             CliError::TrainGames {
                 path: path(k),
@@ -140,8 +153,11 @@ pub fn run_datagen_dir(
         total.table_results += summary.table_results;
     }
     let secs = start.elapsed().as_secs_f64();
+    if tty {
+        eprintln!();
+    }
     eprintln!(
-        "\ndatagen: {} games ({} white wins, {} draws, {} black wins; {} decided by the tables), \
+        "datagen: {} games ({} white wins, {} draws, {} black wins; {} decided by the tables), \
          {} positions in {:.1} s ({:.0} positions/s, {:.0} an hour) into {}",
         total.games,
         total.results[0],
