@@ -210,6 +210,10 @@ struct TrainArgs {
     /// pieces on the board).
     #[arg(long, default_value_t = 1, value_parser = parse_output_buckets)]
     output_buckets: usize,
+    /// Start from this network file's weights instead of random ones (a warm start: what
+    /// earlier data taught goes on into the next network); its output buckets are kept.
+    #[arg(long, value_name = "NET", conflicts_with = "output_buckets")]
+    init: Option<PathBuf>,
     /// Data files or directories of them, written by `retro datagen --dir`.
     #[arg(required = true)]
     data: Vec<PathBuf>,
@@ -798,5 +802,9 @@ fn train(args: TrainArgs) -> Result<(), CliError> {
         k: args.k,
         output_buckets: args.output_buckets,
     };
-    cli::train::run_train(&args.data, &args.out, &opts, !args.no_mirror)
+    let init = match &args.init {
+        Some(path) => Some(retro_engine::nnue::Network::load(path).map_err(CliError::Network)?),
+        None => None,
+    };
+    cli::train::run_train(&args.data, &args.out, &opts, !args.no_mirror, init.as_ref())
 }

@@ -259,7 +259,8 @@ fn datagen_dir_resumes_and_train_writes_a_network_the_engine_loads() {
 }
 
 /// `retro convert-data` turns records into games without losing one: `retro train` with the
-/// same seed makes the same network, byte for byte, from the records and from their games.
+/// same seed makes the same network, byte for byte, from the records and from their games; and
+/// `retro train --init` starts from the network it is given.
 #[test]
 fn converted_records_train_the_same_network() {
     use shakmaty::Position;
@@ -332,6 +333,34 @@ fn converted_records_train_the_same_network() {
         "the networks differ ({} and {} bytes)",
         from_records.len(),
         from_games.len()
+    );
+    // A warm start begins at the network given: with a step size of 0 the epoch changes
+    // nothing, and the network written is that network, byte for byte.
+    let warm = tmp.path().join("warm.nnue");
+    let a = tmp.path().join("a.nnue");
+    let out = retro(
+        &[
+            "train",
+            "--init",
+            a.to_str().expect("utf-8"),
+            "--epochs",
+            "1",
+            "--lr",
+            "0",
+            "--hold-out-every",
+            "0",
+            "--threads",
+            "1",
+            "--out",
+            warm.to_str().expect("utf-8"),
+            rdat.to_str().expect("utf-8"),
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        std::fs::read(&warm).expect("warm network") == from_records,
+        "the warm start moved"
     );
 }
 

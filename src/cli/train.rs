@@ -110,7 +110,8 @@ pub fn convert(inputs: &[PathBuf], out: &Path) -> Result<Vec<(PathBuf, usize, u6
 }
 
 /// Trains a network on the data in `inputs` and writes it to `out` (after each epoch that
-/// improves the held-out loss; after every epoch without held-out positions).
+/// improves the held-out loss; after every epoch without held-out positions), from random
+/// weights or from those of `init` (a warm start, its output buckets kept).
 ///
 /// # Errors
 /// [`CliError`] when the data cannot be read or the network written.
@@ -119,6 +120,7 @@ pub fn run_train(
     out: &Path,
     opts: &TrainOptions,
     mirror: bool,
+    init: Option<&retro_engine::nnue::Network>,
 ) -> Result<(), CliError> {
     let files = data_files(inputs)?;
     let records = read_all(&files)?;
@@ -142,13 +144,16 @@ pub fn run_train(
         fit.len(),
         if mirror { " (mirrored ones included)" } else { "" },
         held.len(),
-        opts.output_buckets,
+        init.map_or(opts.output_buckets, |n| n.buckets()),
         opts.epochs,
         opts.batch_size,
         opts.threads,
         opts.seed
     );
-    let start = Weights::random(opts.seed, opts.output_buckets);
+    let start = match init {
+        Some(net) => Weights::from_network(net),
+        None => Weights::random(opts.seed, opts.output_buckets),
+    };
     eprintln!(
         "train: before: training loss {:.6}, held-out loss {:.6}; \
          the search scores' own held-out loss {:.6}",

@@ -176,6 +176,18 @@ impl Weights {
         w
     }
 
+    /// The weights of a network file's network: the start of a training that goes on from it
+    /// (a warm start), carrying what earlier data taught into the next network.
+    pub fn from_network(net: &Network) -> Weights {
+        let (ft, ft_bias, out, out_bias) = net.dequantised();
+        Weights {
+            ft,
+            ft_bias,
+            out,
+            out_bias,
+        }
+    }
+
     /// The integer network of these weights.
     ///
     /// # Errors
@@ -578,6 +590,20 @@ mod tests {
             &mut |_, _| {},
         );
         assert_ne!(a, other);
+    }
+
+    /// A warm start begins exactly where the network is: its weights quantise back to it, for
+    /// one output bucket and for eight.
+    #[test]
+    fn a_network_warm_starts_from_its_own_weights() {
+        for buckets in [1, OUTPUT_BUCKETS] {
+            let net = Weights::random(11, buckets).quantised().expect("shape");
+            let back = Weights::from_network(&net).quantised().expect("shape");
+            assert_eq!(back.checksum(), net.checksum(), "{buckets} buckets");
+        }
+        let embedded = Network::embedded();
+        let back = Weights::from_network(&embedded).quantised().expect("shape");
+        assert_eq!(back.checksum(), embedded.checksum());
     }
 
     #[test]

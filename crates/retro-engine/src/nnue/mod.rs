@@ -272,6 +272,33 @@ impl Network {
         Ok(net)
     }
 
+    /// The network's weights in floating point, as [`Network::quantise`] takes them (first
+    /// layer by input, its bias, the output weights by bucket, the output biases): the start
+    /// of a training that goes on from this network. Quantising them gives this network back.
+    pub fn dequantised(&self) -> (Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>) {
+        let ft = self
+            .ft_weights
+            .iter()
+            .flatten()
+            .map(|&w| f32::from(w) / QA as f32)
+            .collect();
+        let ft_bias = self
+            .ft_bias
+            .iter()
+            .map(|&b| f32::from(b) / QA as f32)
+            .collect();
+        let out = self.out_weights[..self.buckets]
+            .iter()
+            .flatten()
+            .map(|&w| f32::from(w) / QB as f32)
+            .collect();
+        let out_bias = self.out_bias[..self.buckets]
+            .iter()
+            .map(|&b| (f64::from(b) / f64::from(QA * QB)) as f32)
+            .collect();
+        (ft, ft_bias, out, out_bias)
+    }
+
     /// The first layer's sums of `board`, from scratch.
     pub fn refresh(&self, board: &Board) -> Accumulator {
         let mut acc = Accumulator {
