@@ -5,6 +5,7 @@
 use std::{path::PathBuf, process::ExitCode, time::Instant};
 
 use clap::Parser;
+use retro::cli::say;
 use retro_build::{
     verify::{verify, verify_dtz},
     BuildOptions,
@@ -27,7 +28,10 @@ struct Args {
     materials: Vec<String>,
     /// Output directory (also where sub-tables are read from) [default: table_path of
     /// engine.toml, else `retro/tables` in the platform's data folder, where the engine looks]
-    #[arg(long, default_value_os_t = default_out(), hide_default_value = true)]
+    #[arg(long = "out", value_name = "OUT")]
+    out_given: Option<PathBuf>,
+    /// The table directory: `--out`, else [`default_out`] (read only when `--out` is absent).
+    #[arg(skip)]
     out: PathBuf,
     /// Rebuild tables that are already present and valid.
     #[arg(long)]
@@ -153,17 +157,13 @@ fn default_out() -> PathBuf {
     }
 }
 
-/// Prints a line of the report; a closed standard output (`| head`) does not stop the work.
-fn say(line: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stdout().lock(), "{line}");
-}
-
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
         .init();
-    match run(&Args::parse()) {
+    let mut args = Args::parse();
+    args.out = args.out_given.take().unwrap_or_else(default_out);
+    match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             if !matches!(e, BuildTablesError::Failed(_)) {

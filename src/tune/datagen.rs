@@ -375,12 +375,7 @@ pub fn play_game(
             if plies >= MAX_PLIES {
                 break (0.5, Source::Game);
             }
-            let mut params = SearchParams::fixed_depth(pos.clone(), search::MAX_PLY as u32 - 1);
-            params.limits = SearchLimits {
-                nodes: Some(opts.nodes.saturating_mul(HARD_NODES_FACTOR)),
-                soft_nodes: Some(opts.nodes),
-                ..SearchLimits::default()
-            };
+            let mut params = node_limited(pos.clone(), opts.nodes);
             params.history = hashes.clone();
             let control = SearchControl::new(false);
             let found = search::search(&params, tt, &heuristics, tables, &control, &|_| {});
@@ -432,6 +427,18 @@ pub fn play_game(
             plies,
         };
     }
+}
+
+/// A one-thread search of `pos` to `nodes` soft nodes (no new iteration after them; a hard
+/// stop at [`HARD_NODES_FACTOR`] times them), as datagen and genfens search.
+fn node_limited(pos: Chess, nodes: u64) -> SearchParams {
+    let mut params = SearchParams::fixed_depth(pos, search::MAX_PLY as u32 - 1);
+    params.limits = SearchLimits {
+        nodes: Some(nodes.saturating_mul(HARD_NODES_FACTOR)),
+        soft_nodes: Some(nodes),
+        ..SearchLimits::default()
+    };
+    params
 }
 
 /// A score for the side to move as the games format keeps it.
@@ -497,12 +504,7 @@ pub fn genfens(count: usize, seed: u64, book: &[Chess]) -> Result<Vec<String>, H
         let Some(pos) = random_opening(start, &mut rng, GENFENS_PLIES) else {
             continue;
         };
-        let mut params = SearchParams::fixed_depth(pos.clone(), search::MAX_PLY as u32 - 1);
-        params.limits = SearchLimits {
-            nodes: Some(GENFENS_NODES.saturating_mul(HARD_NODES_FACTOR)),
-            soft_nodes: Some(GENFENS_NODES),
-            ..SearchLimits::default()
-        };
+        let params = node_limited(pos.clone(), GENFENS_NODES);
         tt.clear();
         let found = search::search(
             &params,

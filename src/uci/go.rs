@@ -212,11 +212,12 @@ pub fn parse_go(words: &[&str]) -> GoCommand {
     while i < words.len() {
         let word = words[i];
         let lower = word.to_ascii_lowercase();
+        let numeric = NUMERIC.iter().copied().find(|k| *k == lower);
         i += 1;
-        match lower.as_str() {
-            "infinite" => go.limits.infinite = true,
-            "ponder" => go.limits.ponder = true,
-            "searchmoves" => {
+        match (lower.as_str(), numeric) {
+            ("infinite", _) => go.limits.infinite = true,
+            ("ponder", _) => go.limits.ponder = true,
+            ("searchmoves", _) => {
                 while let Some(w) = words.get(i) {
                     if is_keyword(&w.to_ascii_lowercase()) {
                         break;
@@ -229,12 +230,7 @@ pub fn parse_go(words: &[&str]) -> GoCommand {
                     }
                 }
             }
-            key if NUMERIC.contains(&key) => {
-                let key: &'static str = NUMERIC
-                    .iter()
-                    .find(|k| **k == key)
-                    .copied()
-                    .unwrap_or("depth");
+            (_, Some(key)) => {
                 // The value is the next word unless that is a parameter itself.
                 let value = words
                     .get(i)

@@ -366,9 +366,12 @@ fn start_position(
     setup.halfmoves = u32::from(halfmoves);
     setup.fullmoves =
         std::num::NonZeroU32::new(u32::from(fullmoves)).unwrap_or(std::num::NonZeroU32::MIN);
-    let fen =
-        Fen::try_from_setup(setup.clone()).map_or_else(|_| "?".to_string(), |f| f.to_string());
-    Chess::from_setup(setup, CastlingMode::Standard).map_err(|_| GameError::Position(fen))
+    // The FEN is written only for the error: decoding is on the path of every training game.
+    Chess::from_setup(setup.clone(), CastlingMode::Standard).map_err(|_| {
+        GameError::Position(
+            Fen::try_from_setup(setup).map_or_else(|_| "?".to_string(), |f| f.to_string()),
+        )
+    })
 }
 
 /// A move's code: from, to (castling: the rook's square), the promotion role.

@@ -191,21 +191,23 @@ impl Delta {
 impl Network {
     /// The network built into the binary.
     pub fn embedded() -> Arc<Network> {
-        static EMBEDDED: OnceLock<Arc<Network>> = OnceLock::new();
-        EMBEDDED
-            .get_or_init(|| match Network::from_bytes(EMBEDDED_BYTES) {
-                Ok(n) => Arc::new(n),
-                // The embedded file is checked by a unit test; should it ever be bad, the
-                // engine still runs, with a network that scores every position 0.
-                Err(_) => Arc::new(Network::zero()),
-            })
-            .clone()
+        Arc::clone(&Network::embedded_parsed().0)
     }
 
     /// Why the network built into the binary cannot be used, if it cannot (a bad file given to
     /// the build as `EVALFILE`): [`Network::embedded`] then scores every position 0.
-    pub fn embedded_error() -> Option<NetworkError> {
-        Network::from_bytes(EMBEDDED_BYTES).err()
+    pub fn embedded_error() -> Option<&'static NetworkError> {
+        Network::embedded_parsed().1.as_ref()
+    }
+
+    /// The built-in network, read once: the network, or one that scores every position 0
+    /// with why the bytes could not be read (the embedded file is checked by a unit test).
+    fn embedded_parsed() -> &'static (Arc<Network>, Option<NetworkError>) {
+        static EMBEDDED: OnceLock<(Arc<Network>, Option<NetworkError>)> = OnceLock::new();
+        EMBEDDED.get_or_init(|| match Network::from_bytes(EMBEDDED_BYTES) {
+            Ok(n) => (Arc::new(n), None),
+            Err(e) => (Arc::new(Network::zero()), Some(e)),
+        })
     }
 
     /// A network of zero weights and one output bucket.
