@@ -321,7 +321,7 @@ proptest! {
 
 /// KRvKN built into a new directory, and its report from `verify`, which must be clean.
 fn clean_krvkn(
-    verify: fn(&Path, Material, bool) -> retro_build::verify::VerifyReport,
+    verify: fn(&Path, Material, &dyn retro_build::Progress) -> retro_build::verify::VerifyReport,
 ) -> (
     tempfile::TempDir,
     Material,
@@ -330,7 +330,7 @@ fn clean_krvkn(
     let m = common::material("KRvKN");
     let dir = tempfile::tempdir().expect("tempdir");
     common::build_into(dir.path(), &[m]);
-    let clean = verify(dir.path(), m, false);
+    let clean = verify(dir.path(), m, &retro_build::Silent);
     assert_eq!((clean.mismatches, clean.error.clone()), (0, None));
     assert!(clean.checked > 1_000_000, "{}", clean.checked);
     (dir, m, clean)
@@ -355,8 +355,8 @@ fn rewrite_and_verify(
     };
     write_table_as(dir, metric, m, data, stats, Encoding::Raw).expect("rewritten");
     let r = match metric {
-        Metric::Dtm => retro_build::verify::verify(dir, m, false),
-        Metric::Dtz => retro_build::verify::verify_dtz(dir, m, false),
+        Metric::Dtm => retro_build::verify::verify(dir, m, &retro_build::Silent),
+        Metric::Dtz => retro_build::verify::verify_dtz(dir, m, &retro_build::Silent),
     };
     assert_eq!(r.error, None);
     assert_eq!(r.checked, clean.checked);

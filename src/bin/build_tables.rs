@@ -2,13 +2,13 @@
 //! them (`--verify`), or compresses 5-piece tables again at another level or block length
 //! (`--recompress`).
 
-use std::{path::PathBuf, process::ExitCode, time::Instant};
+use std::{path::PathBuf, process::ExitCode, sync::Arc, time::Instant};
 
 use clap::Parser;
-use retro::cli::say;
+use retro::cli::{bars::Bars, say};
 use retro_build::{
     verify::{verify, verify_dtz},
-    BuildOptions,
+    BuildOptions, Progress,
 };
 use retro_tables::{
     format::{self, Compression, Metric},
@@ -204,9 +204,9 @@ fn run(args: &Args) -> Result<(), BuildTablesError> {
             _ => Ok(()),
         };
     }
-    let progress = !args.quiet;
+    let progress = Arc::new(Bars::new(!args.quiet));
     if args.verify {
-        return run_verify(args, materials, progress);
+        return run_verify(args, materials, progress.as_ref());
     }
     if args.recompress {
         return run_recompress(args, materials);
@@ -378,7 +378,7 @@ fn run_recompress(args: &Args, materials: Vec<Material>) -> Result<(), BuildTabl
 fn run_verify(
     args: &Args,
     materials: Vec<Material>,
-    progress: bool,
+    progress: &dyn Progress,
 ) -> Result<(), BuildTablesError> {
     let max = usize::from(args.max_pieces);
     let materials = present(args, materials, "verify", |m| {

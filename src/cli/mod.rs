@@ -4,6 +4,7 @@
 //! one; what ends a command early is a [`CliError`], whose [`CliError::exit_code`] is the
 //! process's exit status.
 
+pub mod bars;
 pub mod legal;
 pub mod probe;
 pub mod serve;

@@ -10,12 +10,11 @@ use std::{
     time::Instant,
 };
 
-use indicatif::ProgressBar;
-
 use crate::{
     compact::{self, dtz::CompactDtz, CompactSolver, Compacted},
-    dtz::{DtzError, Wdl50Tables},
-    solve::{SolveError, Stage},
+    dtz::Wdl50Tables,
+    error::{DtzError, SolveError},
+    kernel::Stage,
     BuildError, BuildOptions, DtzSummary, SubTables, TableSummary,
 };
 use retro_tables::{
@@ -110,11 +109,7 @@ pub(crate) fn build_compact(
     let start = Instant::now();
     let work = work_dir(&opts.out, material);
     fs::create_dir_all(&work).map_err(|e| work_error(&work, e))?;
-    let bar = if opts.progress {
-        ProgressBar::new(0)
-    } else {
-        ProgressBar::hidden()
-    };
+    let bar = opts.progress.as_ref();
     let solved = match load_dtm(&work, material).map_err(|e| work_error(&work, e))? {
         Some(c) => {
             log::info!("{}: DTM solve found in {}", material.name(), work.display());
@@ -129,7 +124,7 @@ pub(crate) fn build_compact(
                     source: e.into(),
                 }
             })?;
-            let c = CompactSolver::new(material, &sub, &work)?.solve(&bar)?;
+            let c = CompactSolver::new(material, &sub, &work)?.solve(bar)?;
             save_dtm(&work, &c).map_err(|e| work_error(&work, e))?;
             discard_checkpoints(&work, compact::CKPT)?;
             c
@@ -139,7 +134,7 @@ pub(crate) fn build_compact(
     let dtz_start = Instant::now();
     if !work.join(DTZ_DONE).exists() {
         let sub = Wdl50Tables::open_for(&opts.out, material)?;
-        CompactDtz::new(material, &solved.logs, &sub, &work)?.solve(&bar)?;
+        CompactDtz::new(material, &solved.logs, &sub, &work)?.solve(bar)?;
         write_atomic(&work.join(DTZ_DONE), b"done\n")
             .map_err(|e| BuildError::Dtz(DtzError::Work(work.clone(), e)))?;
     }

@@ -9,27 +9,32 @@
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
-mod atomics;
 pub mod compact;
 mod compact_build;
 mod dtz;
+mod error;
+mod kernel;
+mod progress;
 mod solve;
 pub mod verify;
 
 pub use compact_build::work_dir;
+pub use error::{DtzError, Inconsistency, SolveError, SubTableError};
+pub use kernel::{memory_in_use, Stage};
+pub use progress::{Progress, Silent};
 
 use std::{
     path::{Path, PathBuf},
+    sync::Arc,
     time::Instant,
 };
 
-use indicatif::ProgressBar;
 use rayon::prelude::*;
 use shakmaty::{Color, Role};
 
 use self::{
-    dtz::{DtzError, DtzSolver, Records, Wdl50Tables},
-    solve::{SolveError, Solver, Stage},
+    dtz::{DtzSolver, Records, Wdl50Tables},
+    solve::Solver,
 };
 use retro_tables::{
     format::{
@@ -63,19 +68,30 @@ pub enum BuildError {
 }
 
 /// What to build and how.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct BuildOptions {
     /// Directory of the tables (sub-tables are read from it too).
     pub out: PathBuf,
     /// Rebuild tables that are present and valid.
     pub force: bool,
-    /// Show progress bars.
-    pub progress: bool,
+    /// Where the build reports its progress ([`Silent`] for none).
+    pub progress: Arc<dyn Progress>,
     /// Block length and level of the compressed tables ([`Encoding::for_material`]).
     pub compression: Compression,
     /// Solve every material without pawns with the compact solve ([`compact`]: one byte an
     /// entry, work files on disk), not only those of 6 pieces, which always take it.
     pub compact: bool,
+}
+
+impl std::fmt::Debug for BuildOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BuildOptions")
+            .field("out", &self.out)
+            .field("force", &self.force)
+            .field("compression", &self.compression)
+            .field("compact", &self.compact)
+            .finish_non_exhaustive()
+    }
 }
 
 impl BuildOptions {
@@ -85,7 +101,7 @@ impl BuildOptions {
         BuildOptions {
             out,
             force: false,
-            progress: false,
+            progress: Arc::new(Silent),
             compression: Compression::default(),
             compact: false,
         }
@@ -423,16 +439,11 @@ type BuiltDtm = ([Vec<u8>; 2], TableSummary, Option<Records>);
 /// Solves and writes the DTM table of `material`.
 fn build_dtm(material: Material, opts: &BuildOptions) -> Result<BuiltDtm, BuildError> {
     let start = Instant::now();
-    let bar = if opts.progress {
-        ProgressBar::new(0)
-    } else {
-        ProgressBar::hidden()
-    };
     let mut solver = Solver::new(material, SubTables::default());
     if let Some(r) = Records::new(opts.out.clone(), material) {
         solver = solver.with_records(r);
     }
-    let mut solved = solver.solve(&bar, |stage| {
+    let mut solved = solver.solve(opts.progress.as_ref(), |stage| {
         SubTables::open_for(&opts.out, material, stage).map_err(|e| SolveError::SubTable {
             material: material.name(),
             source: e.into(),

@@ -14,13 +14,13 @@ use std::{
     },
 };
 
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use shakmaty::{
     fen::Fen, Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position,
     Setup,
 };
 
+use crate::progress::Progress;
 use retro_tables::{
     format::Table,
     index::{IndexScheme, Squares},
@@ -93,7 +93,7 @@ fn quiet_child(scheme: &IndexScheme, sq: &Squares, m: &Move) -> Option<u64> {
 }
 
 /// Verifies the DTM table of `material` in `dir` against its children.
-pub fn verify(dir: &Path, material: Material, progress: bool) -> VerifyReport {
+pub fn verify(dir: &Path, material: Material, progress: &dyn Progress) -> VerifyReport {
     verify_with(
         dir,
         material,
@@ -132,7 +132,7 @@ pub fn verify(dir: &Path, material: Material, progress: bool) -> VerifyReport {
 /// of every position (see [`dtz_from_children`]). The file holds only the class of a loss: a
 /// first pass computes every loss's distance from its moves (wins the file holds) and checks
 /// its class, then every position is checked against its children with those distances.
-pub fn verify_dtz(dir: &Path, material: Material, progress: bool) -> VerifyReport {
+pub fn verify_dtz(dir: &Path, material: Material, progress: &dyn Progress) -> VerifyReport {
     let mut tb = match Tablebase::open_in_memory(dir) {
         Ok(tb) => tb,
         Err(e) => return VerifyReport::failed(material, e.to_string()),
@@ -175,14 +175,14 @@ struct Completed {
 fn complete_losses(
     tb: &Tablebase,
     material: Material,
-    progress: bool,
+    progress: &dyn Progress,
 ) -> Result<Completed, ProbeError> {
     let dtm = tb.table(material)?;
     let dtz = tb.dtz_table(material)?;
     let scheme = dtz.scheme().clone();
     let size = scheme.size();
     let chunk = 1u64 << 14;
-    let bar = progress_bar(progress, 2 * size.div_ceil(chunk), "losses", material);
+    progress.begin(&material.name(), "losses", Some(2 * size.div_ceil(chunk)));
     let mismatches = AtomicU64::new(0);
     let examples = Mutex::new(Vec::new());
     let entry = |white: bool, idx: u64| -> Result<u8, ProbeError> {
@@ -222,14 +222,14 @@ fn complete_losses(
                 let part = (c * chunk..((c + 1) * chunk).min(size))
                     .map(|idx| entry(white, idx))
                     .collect::<Result<Vec<u8>, ProbeError>>();
-                bar.inc(1);
+                progress.advance(1);
                 part
             })
             .collect::<Result<Vec<Vec<u8>>, ProbeError>>()?;
         Ok(parts.concat())
     };
     let halves = [side(true)?, side(false)?];
-    bar.finish_and_clear();
+    progress.end();
     let path = dtz.path().to_path_buf();
     let table = Table::open_dtz(&path, Some(material))
         .and_then(|t| t.with_exact_losses(halves))
@@ -323,24 +323,6 @@ fn best_move_zeroes(tb: &Tablebase, pos: &Chess, d: Dtz) -> Result<bool, ProbeEr
     Ok(zeroing > other || pos.is_checkmate())
 }
 
-/// A progress bar of `len` steps labelled `what` (hidden unless `progress`).
-fn progress_bar(progress: bool, len: u64, what: &str, material: Material) -> ProgressBar {
-    let bar = if progress {
-        ProgressBar::new(len)
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template(&format!(
-            "{{prefix:>8}} {what:<14} [{{bar:30}}] {{pos}}/{{len}}"
-        ))
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> "),
-    );
-    bar.set_prefix(material.name());
-    bar
-}
-
 impl VerifyReport {
     /// The report of a table that could not be checked.
     pub(crate) fn failed(material: Material, why: String) -> VerifyReport {
@@ -373,7 +355,7 @@ type Check<'a> = dyn Fn(
 fn verify_with(
     dir: &Path,
     material: Material,
-    progress: bool,
+    progress: &dyn Progress,
     what: &str,
     check: &Check<'_>,
 ) -> VerifyReport {
@@ -387,7 +369,7 @@ fn verify_with(
 fn verify_in(
     tb: &Tablebase,
     material: Material,
-    progress: bool,
+    progress: &dyn Progress,
     what: &str,
     check: &Check<'_>,
 ) -> VerifyReport {
@@ -399,7 +381,7 @@ fn verify_in(
     let size = scheme.size();
     let chunk = 1u64 << 14;
     let chunks = size.div_ceil(chunk);
-    let bar = progress_bar(progress, 2 * chunks, what, material);
+    progress.begin(&material.name(), what, Some(2 * chunks));
     let checked = AtomicU64::new(0);
     let mismatches = AtomicU64::new(0);
     let examples = Mutex::new(Vec::new());
@@ -437,9 +419,9 @@ fn verify_in(
         }
         checked.fetch_add(n, Relaxed);
         mismatches.fetch_add(bad, Relaxed);
-        bar.inc(1);
+        progress.advance(1);
     });
-    bar.finish_and_clear();
+    progress.end();
     VerifyReport {
         material,
         checked: checked.load(Relaxed),

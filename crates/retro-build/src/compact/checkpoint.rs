@@ -15,7 +15,7 @@ use std::{
     sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed},
 };
 
-use crate::{atomics::Atomics, solve::bitmaps::Frontier};
+use crate::kernel::{frontier::Frontier, memory::Atomics};
 
 /// Bytes copied at a time.
 const CHUNK: usize = 1 << 20;
@@ -230,7 +230,7 @@ pub(super) fn unpack_triples(b: &[u8]) -> Option<Vec<(usize, usize, u64)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::atomics::Pages;
+    use crate::kernel::memory::Pages;
 
     #[test]
     fn a_checkpoint_reads_back_and_replaces_the_one_before() {

@@ -23,23 +23,27 @@ use std::{
     time::Instant,
 };
 
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use shakmaty::{Color, Role};
 
 use super::{
-    checkpoint, flush_run, marked, predecessors, prefetch, run_pass,
+    checkpoint, flush_run, marked, predecessors,
     worklog::{read_records, DepthLog, Run, SeedFiles},
-    PassTask, Policy, CHUNK, RUN_BYTES,
+    Clock, Policy, CHUNK, RUN_BYTES,
 };
 use crate::{
-    atomics::{Atomics, Pages},
-    dtz::{DtzError, Wdl50Tables},
-    solve::{
-        bitmaps::{partitions, Frontier},
+    dtz::Wdl50Tables,
+    error::DtzError,
+    kernel::{
+        depths::{by_depth, Depths},
         exits::{exit_plans, plan_slot, ExitPlan},
+        frontier::Frontier,
+        memory::{Atomics, Pages},
         moves::{legal_targets, LegalTargets},
+        pass::{partitions, run_pass, PassTask},
+        prefetch,
     },
+    progress::Progress,
 };
 use retro_tables::{
     format::Stats,
@@ -284,7 +288,7 @@ impl<'a> CompactDtz<'a> {
     /// # Errors
     /// A sub-table class that cannot be read, a work file, or a position that contradicts its
     /// DTM value.
-    pub fn solve(self, progress: &ProgressBar) -> Result<DtzLogs, DtzError> {
+    pub fn solve(self, progress: &dyn Progress) -> Result<DtzLogs, DtzError> {
         let t = Instant::now();
         let resume = checkpoint::mark(&self.work, CKPT).map_err(|e| self.io(e))?;
         let max_seed = match resume {
@@ -372,19 +376,10 @@ impl<'a> CompactDtz<'a> {
 
     /// The init pass: each winner's and loser's captures and quiet moves; the seeds written to
     /// their files. Returns the deepest seed.
-    fn init(&self, progress: &ProgressBar) -> Result<usize, DtzError> {
+    fn init(&self, progress: &dyn Progress) -> Result<usize, DtzError> {
         let size = self.ix.size();
-        progress.set_style(
-            ProgressStyle::with_template(
-                "{prefix:>8} DTZ50 init [{bar:30}] {percent:>3}% {elapsed_precise} eta {eta_precise}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-        );
-        progress.set_prefix(self.material.name());
         let chunks = size.div_ceil(CHUNK);
-        progress.set_length(chunks);
-        progress.set_position(0);
+        progress.begin(&self.material.name(), "DTZ50 init", Some(chunks));
         let mut files = SeedFiles::default();
         let mut eta = super::EtaLog::new(format!("{} DTZ50 init", self.material.name()), chunks);
         let mut max_seed = 0;
@@ -397,7 +392,7 @@ impl<'a> CompactDtz<'a> {
                 .into_par_iter()
                 .map(|c| {
                     let part = self.init_chunk(c * CHUNK, ((c + 1) * CHUNK).min(size));
-                    progress.inc(1);
+                    progress.advance(1);
                     part
                 })
                 .collect();
@@ -422,7 +417,7 @@ impl<'a> CompactDtz<'a> {
             eta.update(c0);
         }
         files.finish().map_err(|e| self.io(e))?;
-        progress.finish_and_clear();
+        progress.end();
         Ok(max_seed)
     }
 
@@ -531,19 +526,14 @@ impl<'a> CompactDtz<'a> {
     /// The passes, depth by depth, from the seeds.
     fn passes(
         &self,
-        progress: &ProgressBar,
+        progress: &dyn Progress,
         mut max_seed: usize,
         resume: Option<checkpoint::Mark>,
     ) -> Result<(), DtzError> {
         let size = self.ix.size();
-        progress.set_style(
-            ProgressStyle::with_template(
-                "{prefix:>8} DTZ50 depth {pos:>3} {elapsed_precise} {msg}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        let mut cur = Frontier::new(size);
-        let mut next = Frontier::new(size);
+        progress.begin(&self.material.name(), "DTZ50 depth", None);
+        let cur = Frontier::new(size);
+        let next = Frontier::new(size);
         let mut late_after = 0usize;
         let mut d = 0usize;
         // Log lengths: wins 0 and 1, losses 0 and 1; and the late seeds' files.
@@ -577,128 +567,25 @@ impl<'a> CompactDtz<'a> {
         };
         let wins = [open(true, 0)?, open(true, 1)?];
         let losses = [open(false, 0)?, open(false, 1)?];
-        let parts = partitions(&self.ix);
-        let king_stride = self.ix.king_stride();
-        let mut clock = self.policy.start(resume.as_ref());
-        loop {
-            if clock.due(d) {
-                let t = Instant::now();
-                let mut lens = [0u64; 6];
-                for (k, l) in wins.iter().chain(&losses).enumerate() {
-                    if let Ok(mut g) = l.lock() {
-                        lens[k] = g.sync().map_err(|e| self.io(e))?;
-                    }
-                }
-                for side in 0..2 {
-                    let path = seed_path(&self.work, false, side, LATE_DEPTH);
-                    lens[4 + side] = std::fs::metadata(&path).map_or(0, |m| m.len());
-                }
-                let mut numbers = vec![max_seed as u64, late_after as u64];
-                numbers.extend_from_slice(&lens);
-                let mark = checkpoint::Mark { depth: d, numbers };
-                checkpoint::save(
-                    &self.work,
-                    CKPT,
-                    &self.state,
-                    &cur,
-                    &[],
-                    &mark,
-                    clock.generation,
-                )
-                .map_err(|e| self.io(e))?;
-                log::info!(
-                    "{}: DTZ50 checkpoint at depth {d} in {:.1} s",
-                    self.material.name(),
-                    t.elapsed().as_secs_f64()
-                );
-                clock.saved(d);
-            }
-            if self.policy.stop_at == Some(d) {
-                return Err(self.io(io::Error::other("stopped for a test")));
-            }
-            for side in 0..2 {
-                for win in [true, false] {
-                    let path = seed_path(&self.work, win, side, d);
-                    read_records(&path, |_, entries| {
-                        for &i in entries {
-                            let Some(st) = self.state[side].get(i as usize) else {
-                                continue;
-                            };
-                            let s = st.load(Relaxed);
-                            if win && s == WINNER {
-                                st.store(WIN, Relaxed);
-                                cur.mark(side, i);
-                            } else if !win && (s == LOSS || s == LOSS_ZEROES) {
-                                cur.mark(side, i);
-                            }
-                        }
-                    })
-                    .map_err(|e| self.io(e))?;
-                }
-            }
-            let count = marked(&cur);
-            if count == 0 && d >= max_seed && d >= late_after {
-                break;
-            }
-            if d >= MAX_DEPTH {
-                return Err(DtzError::Overflow(self.material.name()));
-            }
-            progress.set_position(d as u64);
-            progress.set_message(format!("{count} decided at this depth"));
-            let pass_start = Instant::now();
-            let failed = Mutex::new(None::<io::Error>);
-            let tasks = run_pass(&cur, &parts, king_stride, || DtzTask {
-                solver: self,
-                d,
-                next: &next,
-                wins: &wins,
-                losses: &losses,
-                failed: &failed,
-                preds: [Vec::with_capacity(256), Vec::with_capacity(256)],
-                k: 0,
-                pending: None,
-                runs: [Run::default(), Run::default(), Run::default()],
-                late: Vec::new(),
-            });
-            let mut late: Vec<(usize, u64)> = tasks.into_iter().flat_map(|t| t.late).collect();
-            if let Some(e) = failed.into_inner().ok().flatten() {
-                return Err(self.io(e));
-            }
-            self.check()?;
-            log::info!(
-                "{}: DTZ50 depth {d}: {count} decided, pass {:.1} s",
-                self.material.name(),
-                pass_start.elapsed().as_secs_f64()
-            );
-            // Late losses join at depth 100 (one less than their zeroing move into a cursed
-            // win): one record per side, ascending.
-            late.sort_unstable();
-            for side in 0..2 {
-                let mut run = Run::default();
-                for &(_, i) in late.iter().filter(|(s, _)| *s == side) {
-                    run.push(i);
-                }
-                if run.len() > 0 {
-                    let path = seed_path(&self.work, false, side, LATE_DEPTH);
-                    let mut f = std::fs::OpenOptions::new()
-                        .create(true)
-                        .append(true)
-                        .open(&path)
-                        .map_err(|e| self.io(e))?;
-                    run.write_to(LATE_DEPTH as u16, &mut f)
-                        .map_err(|e| self.io(e))?;
-                    late_after = LATE_DEPTH;
-                }
-            }
-            std::mem::swap(&mut cur, &mut next);
-            d += 1;
-        }
-        for l in wins.iter().chain(&losses) {
+        let mut depths = DtzDepths {
+            solver: self,
+            progress,
+            cur,
+            next,
+            max_seed,
+            late_after,
+            wins,
+            losses,
+            parts: partitions(&self.ix),
+            clock: self.policy.start(resume.as_ref()),
+        };
+        by_depth(&mut depths, d)?;
+        for l in depths.wins.iter().chain(&depths.losses) {
             if let Ok(mut g) = l.lock() {
                 g.sync().map_err(|e| self.io(e))?;
             }
         }
-        progress.finish_and_clear();
+        progress.end();
         Ok(())
     }
 
@@ -765,6 +652,158 @@ impl<'a> CompactDtz<'a> {
 
 /// The depth of losses whose best move is a capture into a cursed win (101 plies): one less.
 const LATE_DEPTH: usize = 100;
+
+/// The compact DTZ50 solve, depth by depth (see `kernel::depths`).
+struct DtzDepths<'s, 'a> {
+    solver: &'s CompactDtz<'a>,
+    progress: &'s dyn Progress,
+    /// The entries decided at the current depth and at the next.
+    cur: Frontier,
+    next: Frontier,
+    /// The deepest depth the init pass seeded.
+    max_seed: usize,
+    /// The depth of the late losses, once there are any.
+    late_after: usize,
+    /// The value logs of the wins and losses, per side.
+    wins: [Mutex<DepthLog>; 2],
+    losses: [Mutex<DepthLog>; 2],
+    parts: Vec<(usize, Vec<u64>)>,
+    clock: Clock,
+}
+
+impl DtzDepths<'_, '_> {
+    /// Saves a checkpoint of the passes before depth `d`.
+    fn checkpoint(&mut self, d: usize) -> Result<(), DtzError> {
+        let s = self.solver;
+        let t = Instant::now();
+        let mut lens = [0u64; 6];
+        for (k, l) in self.wins.iter().chain(&self.losses).enumerate() {
+            if let Ok(mut g) = l.lock() {
+                lens[k] = g.sync().map_err(|e| s.io(e))?;
+            }
+        }
+        for side in 0..2 {
+            let path = seed_path(&s.work, false, side, LATE_DEPTH);
+            lens[4 + side] = std::fs::metadata(&path).map_or(0, |m| m.len());
+        }
+        let mut numbers = vec![self.max_seed as u64, self.late_after as u64];
+        numbers.extend_from_slice(&lens);
+        let mark = checkpoint::Mark { depth: d, numbers };
+        checkpoint::save(
+            &s.work,
+            CKPT,
+            &s.state,
+            &self.cur,
+            &[],
+            &mark,
+            self.clock.generation,
+        )
+        .map_err(|e| s.io(e))?;
+        log::info!(
+            "{}: DTZ50 checkpoint at depth {d} in {:.1} s",
+            s.material.name(),
+            t.elapsed().as_secs_f64()
+        );
+        self.clock.saved(d);
+        Ok(())
+    }
+}
+
+impl Depths for DtzDepths<'_, '_> {
+    type Error = DtzError;
+
+    fn complete(&mut self, d: usize) -> Result<u64, DtzError> {
+        if self.clock.due(d) {
+            self.checkpoint(d)?;
+        }
+        let s = self.solver;
+        if s.policy.stop_at == Some(d) {
+            return Err(s.io(io::Error::other("stopped for a test")));
+        }
+        for side in 0..2 {
+            for win in [true, false] {
+                let path = seed_path(&s.work, win, side, d);
+                let cur = &self.cur;
+                read_records(&path, |_, entries| {
+                    for &i in entries {
+                        let Some(st) = s.state[side].get(i as usize) else {
+                            continue;
+                        };
+                        let v = st.load(Relaxed);
+                        if win && v == WINNER {
+                            st.store(WIN, Relaxed);
+                            cur.mark(side, i);
+                        } else if !win && (v == LOSS || v == LOSS_ZEROES) {
+                            cur.mark(side, i);
+                        }
+                    }
+                })
+                .map_err(|e| s.io(e))?;
+            }
+        }
+        Ok(marked(&self.cur))
+    }
+
+    fn scheduled_after(&self, d: usize) -> bool {
+        d < self.max_seed || d < self.late_after
+    }
+
+    fn pass(&mut self, d: usize, count: u64) -> Result<(), DtzError> {
+        let s = self.solver;
+        if d >= MAX_DEPTH {
+            return Err(DtzError::Overflow(s.material.name()));
+        }
+        self.progress
+            .at(d as u64, &format!("{count} decided at this depth"));
+        let pass_start = Instant::now();
+        let failed = Mutex::new(None::<io::Error>);
+        let tasks = run_pass(&self.cur, &self.parts, s.ix.king_stride(), || DtzTask {
+            solver: s,
+            d,
+            next: &self.next,
+            wins: &self.wins,
+            losses: &self.losses,
+            failed: &failed,
+            preds: [Vec::with_capacity(256), Vec::with_capacity(256)],
+            k: 0,
+            pending: None,
+            runs: [Run::default(), Run::default(), Run::default()],
+            late: Vec::new(),
+        });
+        let mut late: Vec<(usize, u64)> = tasks.into_iter().flat_map(|t| t.late).collect();
+        if let Some(e) = failed.into_inner().ok().flatten() {
+            return Err(s.io(e));
+        }
+        s.check()?;
+        log::info!(
+            "{}: DTZ50 depth {d}: {count} decided, pass {:.1} s",
+            s.material.name(),
+            pass_start.elapsed().as_secs_f64()
+        );
+        // Late losses join at depth 100 (one less than their zeroing move into a cursed
+        // win): one record per side, ascending.
+        late.sort_unstable();
+        for side in 0..2 {
+            let mut run = Run::default();
+            for &(_, i) in late.iter().filter(|(x, _)| *x == side) {
+                run.push(i);
+            }
+            if run.len() > 0 {
+                let path = seed_path(&s.work, false, side, LATE_DEPTH);
+                let mut f = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&path)
+                    .map_err(|e| s.io(e))?;
+                run.write_to(LATE_DEPTH as u16, &mut f)
+                    .map_err(|e| s.io(e))?;
+                self.late_after = LATE_DEPTH;
+            }
+        }
+        std::mem::swap(&mut self.cur, &mut self.next);
+        Ok(())
+    }
+}
 
 /// A task of the DTZ50 passes (see `DtmTask`): logs each node by its kind, generates its
 /// predecessors and updates those of the node before.

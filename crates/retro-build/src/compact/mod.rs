@@ -39,26 +39,30 @@ use std::{
     io,
     path::{Path, PathBuf},
     sync::{
-        atomic::{AtomicU8, AtomicUsize, Ordering::Relaxed},
+        atomic::{AtomicU8, Ordering::Relaxed},
         Mutex,
     },
     time::Instant,
 };
 
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use shakmaty::{Color, Role};
 
 use self::worklog::{read_records, DepthLog, Run, SeedFiles};
 use crate::{
-    atomics::{Atomics, Pages},
-    solve::{
-        bitmaps::{partitions, Frontier},
+    error::{SolveError, SubTableError},
+    kernel::{
+        color_of,
+        depths::{by_depth, Depths},
         exits::{exit_plans, plan_slot, ExitPlan},
+        frontier::Frontier,
+        memory::{Atomics, Pages},
         moves::{legal_targets, LegalTargets},
+        pass::{partitions, run_pass, PassTask},
+        prefetch,
         unmoves::{discovery_masks, legal_origins},
-        SolveError, SubTableError,
     },
+    progress::Progress,
 };
 use retro_tables::{
     format::Stats,
@@ -131,14 +135,6 @@ pub fn machine_memory() -> Option<u64> {
     let line = s.lines().find(|l| l.starts_with("MemTotal:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
-}
-
-const fn color_of(side: usize) -> Color {
-    if side == 0 {
-        Color::White
-    } else {
-        Color::Black
-    }
 }
 
 /// What a compact solve leaves: the value logs and figures.
@@ -455,7 +451,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
     /// # Errors
     /// A sub-table that cannot be read, a work file that cannot be written or read, a mate
     /// longer than the passes go.
-    pub fn solve(self, progress: &ProgressBar) -> Result<Compacted, SolveError> {
+    pub fn solve(self, progress: &dyn Progress) -> Result<Compacted, SolveError> {
         let started = Instant::now();
         let resume = checkpoint::mark(&self.work, CKPT).map_err(|e| self.io_error(e))?;
         let (mates, max_seed) = match &resume {
@@ -474,7 +470,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
             "{}: init {:.1} s, {}",
             self.material.name(),
             started.elapsed().as_secs_f64(),
-            crate::solve::memory_in_use()
+            crate::kernel::memory_in_use()
         );
         let depths = self.retrograde(progress, mates, max_seed, resume)?;
         let legal = self.legal_bits();
@@ -483,7 +479,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
             "{}: solved, {depths} depths, {:.1} s, {}",
             self.material.name(),
             started.elapsed().as_secs_f64(),
-            crate::solve::memory_in_use()
+            crate::kernel::memory_in_use()
         );
         Ok(Compacted {
             material: self.material,
@@ -615,19 +611,10 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
 
     /// The init pass: every entry's state, the mates (losses in 0) and the seeds, written to
     /// their files. Returns the mates and the deepest seed.
-    fn init(&self, progress: &ProgressBar) -> Result<(Vec<(usize, u64)>, usize), SolveError> {
+    fn init(&self, progress: &dyn Progress) -> Result<(Vec<(usize, u64)>, usize), SolveError> {
         let size = self.ix.size();
-        progress.set_style(
-            ProgressStyle::with_template(
-                "{prefix:>8} init [{bar:30}] {percent:>3}% {elapsed_precise} eta {eta_precise}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-        );
-        progress.set_prefix(self.material.name());
         let chunks = size.div_ceil(CHUNK);
-        progress.set_length(chunks);
-        progress.set_position(0);
+        progress.begin(&self.material.name(), "init", Some(chunks));
         let mut files = SeedFiles::default();
         let mut eta = EtaLog::new(format!("{} init", self.material.name()), chunks);
         let mut mates = Vec::new();
@@ -640,7 +627,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
                 .into_par_iter()
                 .map(|c| {
                     let part = self.init_chunk(c * CHUNK, ((c + 1) * CHUNK).min(size));
-                    progress.inc(1);
+                    progress.advance(1);
                     part
                 })
                 .collect();
@@ -665,7 +652,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
             eta.update(c0);
         }
         files.finish().map_err(|e| self.io_error(e))?;
-        progress.finish_and_clear();
+        progress.end();
         Ok((mates, max_seed))
     }
 
@@ -754,19 +741,15 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
     /// The depth-by-depth passes from the mates and the seeds; returns the number of depths.
     fn retrograde(
         &self,
-        progress: &ProgressBar,
+        progress: &dyn Progress,
         mates: Vec<(usize, u64)>,
         mut max_seed: usize,
         resume: Option<checkpoint::Mark>,
     ) -> Result<usize, SolveError> {
         let size = self.ix.size();
-        progress.set_style(
-            ProgressStyle::with_template("{prefix:>8} depth {pos:>3} {elapsed_precise} {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        progress.set_prefix(self.material.name());
-        let mut cur = Frontier::new(size);
-        let mut next = Frontier::new(size);
+        progress.begin(&self.material.name(), "depth", None);
+        let cur = Frontier::new(size);
+        let next = Frontier::new(size);
         for (side, idx) in mates {
             cur.mark(side, idx);
         }
@@ -792,96 +775,27 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
             .into_iter()
             .collect::<io::Result<Vec<_>>>()
             .map_err(|e| self.io_error(e))?;
-        let partitions = partitions(&self.ix);
-        let king_stride = self.ix.king_stride();
-        let mut clock = self.policy.start(resume.as_ref());
-        loop {
-            if clock.due(d) {
-                let t = Instant::now();
-                let mut lens = [0u64; 2];
-                for (side, l) in logs.iter().enumerate() {
-                    if let Ok(mut g) = l.lock() {
-                        lens[side] = g.sync().map_err(|e| self.io_error(e))?;
-                    }
-                }
-                let extra = checkpoint::pack_triples(
-                    late.iter()
-                        .flat_map(|(&l, v)| v.iter().map(move |&(s, i)| (l, s, i))),
-                );
-                let mark = checkpoint::Mark {
-                    depth: d,
-                    numbers: vec![max_seed as u64, decided_total, lens[0], lens[1]],
-                };
-                checkpoint::save(
-                    &self.work,
-                    CKPT,
-                    &self.state,
-                    &cur,
-                    &extra,
-                    &mark,
-                    clock.generation,
-                )
-                .map_err(|e| self.io_error(e))?;
-                log::info!(
-                    "{}: checkpoint at depth {d} in {:.1} s",
-                    self.material.name(),
-                    t.elapsed().as_secs_f64()
-                );
-                clock.saved(d);
-            }
-            if self.policy.stop_at == Some(d) {
-                return Err(self.io_error(io::Error::other("stopped for a test")));
-            }
-            // Complete the frontier: seeds of this depth, losses decided earlier for it.
-            for side in 0..2 {
-                let path = seed_path(&self.work, side, d);
-                read_records(&path, |_, entries| {
-                    for &i in entries {
-                        let st = &self.state[side][i as usize];
-                        if st.load(Relaxed) != DECIDED {
-                            st.store(DECIDED, Relaxed);
-                            cur.mark(side, i);
-                        }
-                    }
-                })
-                .map_err(|e| self.io_error(e))?;
-            }
-            for (side, i) in late.remove(&d).unwrap_or_default() {
-                cur.mark(side, i);
-            }
-            let count = marked(&cur);
-            if count == 0 && d >= max_seed && late.is_empty() {
-                break;
-            }
-            if d >= MAX_DEPTH {
-                return Err(SolveError::Overflow(self.material.name()));
-            }
-            decided_total += count;
-            progress.set_position(d as u64);
-            progress.set_message(format!(
-                "{count} decided at this depth, {decided_total} in all"
-            ));
-            let t = Instant::now();
-            let later = self.unmove_pass(d, &cur, &next, &partitions, king_stride, &logs)?;
-            log::info!(
-                "{}: depth {d}: {count} decided ({decided_total} in all), pass {:.1} s, {}",
-                self.material.name(),
-                t.elapsed().as_secs_f64(),
-                crate::solve::memory_in_use()
-            );
-            for (l, side, i) in later {
-                late.entry(l).or_default().push((side, i));
-            }
-            std::mem::swap(&mut cur, &mut next);
-            d += 1;
-        }
+        let mut depths = DtmDepths {
+            solver: self,
+            progress,
+            cur,
+            next,
+            max_seed,
+            late,
+            decided_total,
+            logs,
+            partitions: partitions(&self.ix),
+            clock: self.policy.start(resume.as_ref()),
+        };
+        let d = by_depth(&mut depths, d)?;
+        let logs = depths.logs;
         for l in &logs {
             if let Ok(mut g) = l.lock() {
                 g.sync().map_err(|e| self.io_error(e))?;
                 log::debug!("{}: value log {:?}", self.material.name(), g.path());
             }
         }
-        progress.finish_and_clear();
+        progress.end();
         Ok(d)
     }
 
@@ -1018,57 +932,136 @@ fn flush_run(log: &Mutex<DepthLog>, depth: u16, run: &mut Run, failed: &Mutex<Op
     }
 }
 
-/// What one task of a pass does with the nodes of its partitions (see [`run_pass`]).
-trait PassTask: Send {
-    /// A node of the frontier, `side` to move; the nodes of a partition come in index order.
-    fn node(&mut self, side: usize, idx: u64);
-    /// After the last node of a partition of `side`.
-    fn end_partition(&mut self, side: usize);
+/// The compact DTM solve, depth by depth (see `kernel::depths`).
+struct DtmDepths<'s, 'a, T: Tables + Sync> {
+    solver: &'s CompactSolver<'a, T>,
+    progress: &'s dyn Progress,
+    /// The entries decided at the current depth and at the next.
+    cur: Frontier,
+    next: Frontier,
+    /// The deepest depth the init pass seeded.
+    max_seed: usize,
+    /// Losses decided before their depth, by depth: (side, entry).
+    late: BTreeMap<usize, Vec<(usize, u64)>>,
+    /// Entries decided so far.
+    decided_total: u64,
+    /// The value logs, per side.
+    logs: Vec<Mutex<DepthLog>>,
+    partitions: Vec<(usize, Vec<u64>)>,
+    clock: Clock,
 }
 
-/// Runs a pass over the frontier `cur` (taking its nodes out): one task per thread, each
-/// taking partitions (side to move, king placements: see `CompactSolver::partitions`), the
-/// largest first by a sample of the frontier, so that the pass ends with small ones. Returns
-/// the tasks.
-fn run_pass<P: PassTask>(
-    cur: &Frontier,
-    partitions: &[(usize, Vec<u64>)],
-    king_stride: u64,
-    make: impl Fn() -> P + Sync,
-) -> Vec<P> {
-    let mut order: Vec<(u64, usize)> = partitions
-        .iter()
-        .enumerate()
-        .map(|(t, (side, placements))| {
-            let w = placements
-                .iter()
-                .map(|&k| cur.sample(*side, k * king_stride, (k + 1) * king_stride))
-                .sum::<u64>();
-            (w, t)
-        })
-        .collect();
-    order.sort_unstable_by(|a, b| b.cmp(a));
-    let taken = AtomicUsize::new(0);
-    let done = Mutex::new(Vec::new());
-    rayon::broadcast(|_| {
-        let mut task = make();
-        while let Some(&(_, t)) = order.get(taken.fetch_add(1, Relaxed)) {
-            let Some((side, placements)) = partitions.get(t) else {
-                break;
-            };
-            for &p in placements {
-                let first = p * king_stride;
-                cur.take_range(*side, first, first + king_stride, |idx| {
-                    task.node(*side, idx);
-                });
+impl<T: Tables + Sync> DtmDepths<'_, '_, T> {
+    /// Saves a checkpoint of the passes before depth `d`.
+    fn checkpoint(&mut self, d: usize) -> Result<(), SolveError> {
+        let s = self.solver;
+        let t = Instant::now();
+        let mut lens = [0u64; 2];
+        for (side, l) in self.logs.iter().enumerate() {
+            if let Ok(mut g) = l.lock() {
+                lens[side] = g.sync().map_err(|e| s.io_error(e))?;
             }
-            task.end_partition(*side);
         }
-        if let Ok(mut g) = done.lock() {
-            g.push(task);
+        let extra = checkpoint::pack_triples(
+            self.late
+                .iter()
+                .flat_map(|(&l, v)| v.iter().map(move |&(side, i)| (l, side, i))),
+        );
+        let mark = checkpoint::Mark {
+            depth: d,
+            numbers: vec![self.max_seed as u64, self.decided_total, lens[0], lens[1]],
+        };
+        checkpoint::save(
+            &s.work,
+            CKPT,
+            &s.state,
+            &self.cur,
+            &extra,
+            &mark,
+            self.clock.generation,
+        )
+        .map_err(|e| s.io_error(e))?;
+        log::info!(
+            "{}: checkpoint at depth {d} in {:.1} s",
+            s.material.name(),
+            t.elapsed().as_secs_f64()
+        );
+        self.clock.saved(d);
+        Ok(())
+    }
+}
+
+impl<T: Tables + Sync> Depths for DtmDepths<'_, '_, T> {
+    type Error = SolveError;
+
+    fn complete(&mut self, d: usize) -> Result<u64, SolveError> {
+        if self.clock.due(d) {
+            self.checkpoint(d)?;
         }
-    });
-    done.into_inner().unwrap_or_default()
+        let s = self.solver;
+        if s.policy.stop_at == Some(d) {
+            return Err(s.io_error(io::Error::other("stopped for a test")));
+        }
+        // Complete the frontier: seeds of this depth, losses decided earlier for it.
+        for side in 0..2 {
+            let path = seed_path(&s.work, side, d);
+            let cur = &self.cur;
+            read_records(&path, |_, entries| {
+                for &i in entries {
+                    let st = &s.state[side][i as usize];
+                    if st.load(Relaxed) != DECIDED {
+                        st.store(DECIDED, Relaxed);
+                        cur.mark(side, i);
+                    }
+                }
+            })
+            .map_err(|e| s.io_error(e))?;
+        }
+        for (side, i) in self.late.remove(&d).unwrap_or_default() {
+            self.cur.mark(side, i);
+        }
+        Ok(marked(&self.cur))
+    }
+
+    fn scheduled_after(&self, d: usize) -> bool {
+        d < self.max_seed || !self.late.is_empty()
+    }
+
+    fn pass(&mut self, d: usize, count: u64) -> Result<(), SolveError> {
+        let s = self.solver;
+        if d >= MAX_DEPTH {
+            return Err(SolveError::Overflow(s.material.name()));
+        }
+        self.decided_total += count;
+        self.progress.at(
+            d as u64,
+            &format!(
+                "{count} decided at this depth, {} in all",
+                self.decided_total
+            ),
+        );
+        let t = Instant::now();
+        let later = s.unmove_pass(
+            d,
+            &self.cur,
+            &self.next,
+            &self.partitions,
+            s.ix.king_stride(),
+            &self.logs,
+        )?;
+        log::info!(
+            "{}: depth {d}: {count} decided ({} in all), pass {:.1} s, {}",
+            s.material.name(),
+            self.decided_total,
+            t.elapsed().as_secs_f64(),
+            crate::kernel::memory_in_use()
+        );
+        for (l, side, i) in later {
+            self.late.entry(l).or_default().push((side, i));
+        }
+        std::mem::swap(&mut self.cur, &mut self.next);
+        Ok(())
+    }
 }
 
 /// A task of the DTM passes: logs each node, generates its predecessors and updates those of
@@ -1168,21 +1161,6 @@ fn predecessors(
             }
         }
     }
-}
-
-/// Asks the processor to start loading `bytes[i]` into the cache.
-#[inline]
-fn prefetch(bytes: &[AtomicU8], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(c) = bytes.get(i) {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: SSE, which the intrinsic needs, is part of every x86_64 processor; a prefetch
-        // is a hint that neither reads into the program nor faults, and the address is that of a
-        // live element.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>((c as *const AtomicU8).cast::<i8>()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (bytes, i);
 }
 
 #[cfg(test)]

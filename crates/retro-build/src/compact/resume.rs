@@ -16,7 +16,7 @@ use crate::compact_build::write_atomic;
 
 /// A check's progress.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Progress {
+pub(crate) struct Reached {
     /// The stage (a side to move, a pass).
     pub(crate) stage: u64,
     /// The first batch of blocks of the stage not done.
@@ -61,7 +61,7 @@ impl ProgressFile {
     }
 
     /// The progress saved for the same tables, if there is one (else a check starts over).
-    pub(crate) fn load(&self) -> Option<Progress> {
+    pub(crate) fn load(&self) -> Option<Reached> {
         let text = fs::read_to_string(&self.path).ok()?;
         let mut lines = text.lines();
         if lines.next()? != self.fingerprint {
@@ -81,7 +81,7 @@ impl ProgressFile {
                 Some((f.next()?, f.next()?, f.next()?))
             })
             .collect::<Option<_>>()?;
-        Some(Progress {
+        Some(Reached {
             stage,
             next,
             checked,
@@ -92,7 +92,7 @@ impl ProgressFile {
     }
 
     /// Saves `p` (atomically: a stop while saving leaves the one before).
-    pub(crate) fn save(&self, p: &Progress) -> io::Result<()> {
+    pub(crate) fn save(&self, p: &Reached) -> io::Result<()> {
         let mut text = format!(
             "{}\n{} {} {} {} {}\n",
             self.fingerprint, p.stage, p.next, p.checked, p.mismatches, p.extra
@@ -115,7 +115,7 @@ mod tests {
         fs::write(&table, b"abc").expect("write");
         let f = ProgressFile::new(dir.path(), "dtm", &[&table]).expect("file");
         assert_eq!(f.load(), None);
-        let p = Progress {
+        let p = Reached {
             stage: 1,
             next: 40,
             checked: 123,

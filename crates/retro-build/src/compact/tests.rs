@@ -4,7 +4,7 @@ use super::*;
 use crate::{
     build_for_test,
     dtz::{dtm_values, DtzSolver, Wdl50Tables},
-    solve::Stage,
+    kernel::Stage,
     SubTables,
 };
 use retro_tables::{
@@ -22,7 +22,7 @@ fn agrees_with_solve(name: &str) {
     let sub = SubTables::open_for(dir.path(), m, Stage::InitBoth).expect("sub-tables");
     let work = dir.path().join("work");
     let solver = CompactSolver::new(m, &sub, &work).expect("solver");
-    let solved = solver.solve(&ProgressBar::hidden()).expect("solved");
+    let solved = solver.solve(&crate::Silent).expect("solved");
     let ix = IndexScheme::new(m);
     let mut decided = 0u64;
     for side in 0..2 {
@@ -47,7 +47,7 @@ fn agrees_with_solve(name: &str) {
     let wdl50 = Wdl50Tables::open_for(dir.path(), m).expect("classes");
     let logs = dtz::CompactDtz::new(m, &solved.logs, &wdl50, &work)
         .expect("dtz solver")
-        .solve(&ProgressBar::hidden())
+        .solve(&crate::Silent)
         .expect("dtz solved");
     let dtm = dtm_values(&table).expect("dtm");
     let want = DtzSolver::new(m, [&dtm[0], &dtm[1]], &wdl50)
@@ -103,7 +103,7 @@ fn a_stopped_solve_resumes_from_its_checkpoint() {
             every,
             stop_at: Some(37),
         })
-        .solve(&ProgressBar::hidden());
+        .solve(&crate::Silent);
     assert!(stopped.is_err(), "the solve was to stop at depth 37");
     let mark = checkpoint::mark(&work, CKPT)
         .expect("mark")
@@ -115,7 +115,7 @@ fn a_stopped_solve_resumes_from_its_checkpoint() {
             every,
             stop_at: None,
         })
-        .solve(&ProgressBar::hidden())
+        .solve(&crate::Silent)
         .expect("resumed");
     let ix = IndexScheme::new(m);
     for side in 0..2 {
@@ -147,7 +147,7 @@ fn a_stopped_solve_resumes_from_its_checkpoint() {
                 every,
                 stop_at: Some(stop),
             })
-            .solve(&ProgressBar::hidden());
+            .solve(&crate::Silent);
         assert!(stopped.is_err());
         let logs = dtz::CompactDtz::new(m, &solved.logs, &wdl50, &work)
             .expect("dtz solver")
@@ -155,7 +155,7 @@ fn a_stopped_solve_resumes_from_its_checkpoint() {
                 every,
                 stop_at: None,
             })
-            .solve(&ProgressBar::hidden())
+            .solve(&crate::Silent)
             .expect("resumed");
         for (side, want) in want.iter().enumerate() {
             let got = logs.exact(side).expect("exact");

@@ -18,22 +18,22 @@ use std::{
     },
 };
 
-use indicatif::ProgressBar;
 use rayon::prelude::*;
 use shakmaty::{Color, Role};
 
 use super::{
     capture_value,
-    resume::{Progress, ProgressFile},
+    resume::{ProgressFile, Reached},
     EtaLog,
 };
 use crate::{
-    atomics::{Atomics, Pages},
-    solve::{
+    kernel::{
         exits::{exit_plans, ExitPlan},
+        memory::{Atomics, Pages},
         moves::{legal_targets, LegalTargets},
         Stage,
     },
+    progress::Progress,
     verify::{entry_position, VerifyReport},
     SubTables,
 };
@@ -157,27 +157,23 @@ pub(super) fn read_planes(
     b: u64,
     first: &mut Vec<u8>,
     ext: &mut Vec<u8>,
-) -> Result<(), String> {
-    table
-        .read_block(white, 0, b, first)
-        .map_err(|e| e.to_string())?;
+) -> Result<(), CheckError> {
+    table.read_block(white, 0, b, first)?;
     ext.clear();
     if table.planes() > 1 {
-        table
-            .read_block(white, 1, b, ext)
-            .map_err(|e| e.to_string())?;
+        table.read_block(white, 1, b, ext)?;
     }
     Ok(())
 }
 
 /// The values of one side of `table` (white to move or not), index order, as codes.
-fn side_codes(table: &Table, white: bool) -> Result<Atomics<AtomicU16>, String> {
+fn side_codes(table: &Table, white: bool) -> Result<Atomics<AtomicU16>, CheckError> {
     let n = table.scheme().size();
     let out = Atomics::<AtomicU16>::zeroed(n as usize, Pages::Huge);
-    let (blocks, block_len) = table.blocks().ok_or("not a compressed table")?;
+    let (blocks, block_len) = table.blocks().ok_or(CheckError::NotCompressed)?;
     (0..blocks).into_par_iter().try_for_each_init(
         || (Vec::new(), Vec::new()),
-        |(first, ext), b| -> Result<(), String> {
+        |(first, ext), b| -> Result<(), CheckError> {
             read_planes(table, white, b, first, ext)?;
             for (k, &f) in first.iter().enumerate() {
                 let pos = b * u64::from(block_len) + k as u64;
@@ -190,6 +186,46 @@ fn side_codes(table: &Table, white: bool) -> Result<Atomics<AtomicU16>, String> 
         },
     )?;
     Ok(out)
+}
+
+/// Why a check of a compact table stopped before its end (mismatches are no error: they are
+/// counted in the report).
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    /// A table could not be opened or read.
+    #[error(transparent)]
+    Table(#[from] retro_tables::TableError),
+    /// The sub-tables' classes under the 50-move rule could not be read.
+    #[error(transparent)]
+    Dtz(#[from] crate::error::DtzError),
+    /// A work file could not be written or read.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The table is stored raw: the compact checks read compressed blocks.
+    #[error("not a compressed table")]
+    NotCompressed,
+    /// The DTM and DTZ50 tables of the material do not index the same positions.
+    #[error("the DTM and DTZ50 tables index different positions")]
+    DifferentIndex,
+    /// A work file holding a pass's loss distances is not whole.
+    #[error("{0}: not a whole pass's losses")]
+    PartialLosses(PathBuf),
+    /// A work file is shorter than the saved progress says.
+    #[error("{}: {have} bytes, the saved progress needs {need} (delete {} to start over)", .path.display(), .path.parent().map_or(.path.as_path(), |p| p).display())]
+    ShortWork {
+        /// The work file.
+        path: PathBuf,
+        /// Its length.
+        have: u64,
+        /// The length the progress file needs.
+        need: u64,
+    },
+    /// The loss distances of a block do not match its losses in the table.
+    #[error("block {0}: the loss file holds a different number of losses than the table")]
+    LossCount(u64),
+    /// Stopped after the number of batches a test asked for.
+    #[error("stopped")]
+    Stopped,
 }
 
 /// The work directory of the checks of `material`'s tables in `dir` (their progress files and
@@ -207,7 +243,7 @@ pub(crate) fn finish_work(work: &Path, name: &str) {
 /// Verifies the DTM table of `material` in `dir` (see the module docs); examples of mismatches
 /// as the general check gives them. A check stopped part way goes on from the last batch of
 /// blocks it finished (its progress is kept in `dir/.MATERIAL.verify`).
-pub fn verify_compact(dir: &Path, material: Material, progress: bool) -> VerifyReport {
+pub fn verify_compact(dir: &Path, material: Material, progress: &dyn Progress) -> VerifyReport {
     report_of(dir, material, verify_sides(dir, material, progress, None))
 }
 
@@ -216,11 +252,11 @@ pub fn verify_compact(dir: &Path, material: Material, progress: bool) -> VerifyR
 pub(super) fn report_of(
     dir: &Path,
     material: Material,
-    r: Result<VerifyReport, String>,
+    r: Result<VerifyReport, CheckError>,
 ) -> VerifyReport {
     r.unwrap_or_else(|e| {
         let _ = fs::remove_dir(verify_work(dir, material));
-        VerifyReport::failed(material, e)
+        VerifyReport::failed(material, e.to_string())
     })
 }
 
@@ -228,19 +264,19 @@ pub(super) fn report_of(
 pub(crate) fn verify_sides(
     dir: &Path,
     material: Material,
-    progress: bool,
+    progress: &dyn Progress,
     stop_after: Option<u64>,
-) -> Result<VerifyReport, String> {
+) -> Result<VerifyReport, CheckError> {
     let path = dir.join(file_name(material));
-    let table = Table::open(&path, Some(material)).map_err(|e| e.to_string())?;
-    let sub = SubTables::open_for(dir, material, Stage::InitBoth).map_err(|e| e.to_string())?;
+    let table = Table::open(&path, Some(material))?;
+    let sub = SubTables::open_for(dir, material, Stage::InitBoth)?;
     let ix = table.scheme().clone();
     let slots = ix.slots().to_vec();
     let plans = exit_plans(&slots);
-    let (blocks, block_len) = table.blocks().ok_or("not a compressed table")?;
+    let (blocks, block_len) = table.blocks().ok_or(CheckError::NotCompressed)?;
     let work = verify_work(dir, material);
-    fs::create_dir_all(&work).map_err(|e| e.to_string())?;
-    let file = ProgressFile::new(&work, CHECK, &[&path]).map_err(|e| e.to_string())?;
+    fs::create_dir_all(&work)?;
+    let file = ProgressFile::new(&work, CHECK, &[&path])?;
     let mut at = file.load().unwrap_or_default();
     if at.stage > 0 || at.next > 0 {
         log::info!(
@@ -251,13 +287,10 @@ pub(crate) fn verify_sides(
             at.checked
         );
     }
-    let bar = if progress {
-        ProgressBar::new(2 * blocks)
-    } else {
-        ProgressBar::hidden()
-    };
+    let bar = progress;
     let before = at.stage * blocks + at.next;
-    bar.set_position(before);
+    bar.begin(&material.name(), "verify", Some(2 * blocks));
+    bar.at(before, "");
     let checked = AtomicU64::new(at.checked);
     let mismatches = AtomicU64::new(at.mismatches);
     let examples = Mutex::new(std::mem::take(&mut at.examples));
@@ -278,12 +311,12 @@ pub(crate) fn verify_sides(
         let mut b0 = if side as u64 == at.stage { at.next } else { 0 };
         while b0 < blocks {
             if stop_after.is_some_and(|s| batches >= s) {
-                return Err("stopped".into());
+                return Err(CheckError::Stopped);
             }
             let b1 = (b0 + batch).min(blocks);
             (b0..b1).into_par_iter().try_for_each_init(
                 || (Vec::new(), Vec::new(), LegalTargets::new()),
-                |(first, ext, lt), b| -> Result<(), String> {
+                |(first, ext, lt), b| -> Result<(), CheckError> {
                     read_planes(&table, white, b, first, ext)?;
                     let (mut n, mut bad) = (0u64, 0u64);
                     for (k, &f) in first.iter().enumerate() {
@@ -315,7 +348,7 @@ pub(crate) fn verify_sides(
                     }
                     checked.fetch_add(n, Relaxed);
                     mismatches.fetch_add(bad, Relaxed);
-                    bar.inc(1);
+                    bar.advance(1);
                     Ok(())
                 },
             )?;
@@ -327,7 +360,7 @@ pub(crate) fn verify_sides(
             } else {
                 (side as u64, b0)
             };
-            let saved = Progress {
+            let saved = Reached {
                 stage,
                 next,
                 checked: checked.load(Relaxed),
@@ -335,10 +368,10 @@ pub(crate) fn verify_sides(
                 extra: 0,
                 examples: examples.lock().map(|g| g.clone()).unwrap_or_default(),
             };
-            file.save(&saved).map_err(|e| e.to_string())?;
+            file.save(&saved)?;
         }
     }
-    bar.finish_and_clear();
+    bar.end();
     finish_work(&work, CHECK);
     Ok(VerifyReport {
         material,

@@ -30,22 +30,22 @@ use std::{
     },
 };
 
-use indicatif::ProgressBar;
 use rayon::prelude::*;
 use shakmaty::{Color, Role};
 
 use super::{
-    resume::{Progress, ProgressFile},
-    verify::{finish_work, for_each_move, read_planes, report_of, verify_work, Step},
+    resume::{ProgressFile, Reached},
+    verify::{finish_work, for_each_move, read_planes, report_of, verify_work, CheckError, Step},
     EtaLog,
 };
 use crate::{
-    atomics::{Atomics, Pages},
     dtz::Wdl50Tables,
-    solve::{
+    kernel::{
         exits::{exit_plans, plan_slot, ExitPlan},
+        memory::{Atomics, Pages},
         moves::{legal_targets, LegalTargets},
     },
+    progress::Progress,
     verify::{entry_position, VerifyReport},
 };
 use retro_tables::{
@@ -195,13 +195,12 @@ impl Classes {
 }
 
 /// Calls `f(idx, class)` for every entry of one side of the DTM table, in parallel.
-fn for_each_class(dtm: &Table, white: bool, f: impl Fn(u64, Wdl) + Sync) -> Result<(), String> {
-    let (blocks, block_len) = dtm.blocks().ok_or("not a compressed table")?;
+fn for_each_class(dtm: &Table, white: bool, f: impl Fn(u64, Wdl) + Sync) -> Result<(), CheckError> {
+    let (blocks, block_len) = dtm.blocks().ok_or(CheckError::NotCompressed)?;
     (0..blocks)
         .into_par_iter()
-        .try_for_each_init(Vec::new, |first, b| -> Result<(), String> {
-            dtm.read_block(white, 0, b, first)
-                .map_err(|e| e.to_string())?;
+        .try_for_each_init(Vec::new, |first, b| -> Result<(), CheckError> {
+            dtm.read_block(white, 0, b, first)?;
             for (k, &byte) in first.iter().enumerate() {
                 f(
                     dtm.index_at(white, b * u64::from(block_len) + k as u64),
@@ -229,21 +228,21 @@ impl LossFile {
     }
 
     /// The file a finished pass wrote for `side` (`blocks` blocks).
-    fn read(work: &Path, side: usize, blocks: u64) -> Result<LossFile, String> {
+    fn read(work: &Path, side: usize, blocks: u64) -> Result<LossFile, CheckError> {
         let (path, starts_path) = LossFile::paths(work, side);
-        let bytes = fs::read(&starts_path).map_err(|e| e.to_string())?;
+        let bytes = fs::read(&starts_path)?;
         let mut starts = vec![0u64];
         starts.extend(
             bytes
                 .chunks_exact(8)
                 .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])),
         );
-        let len = fs::metadata(&path).map_err(|e| e.to_string())?.len();
+        let len = fs::metadata(&path)?.len();
         let whole = starts.len() as u64 == blocks + 1
             && starts.windows(2).all(|w| w[0] <= w[1])
             && starts.last().and_then(|&n| n.checked_mul(2)) == Some(len);
         if !whole {
-            return Err(format!("{}: not a whole pass's losses", path.display()));
+            return Err(CheckError::PartialLosses(path));
         }
         Ok(LossFile { path, starts })
     }
@@ -251,28 +250,27 @@ impl LossFile {
 
 /// Opens a work file for appending, cut to `len` bytes (what the last saved batch left; a file
 /// shorter than that is an error, not to be filled with zeros).
-fn append_at(path: &Path, len: u64) -> Result<BufWriter<fs::File>, String> {
+fn append_at(path: &Path, len: u64) -> Result<BufWriter<fs::File>, CheckError> {
     let f = fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(path)
-        .map_err(|e| e.to_string())?;
-    let have = f.metadata().map_err(|e| e.to_string())?.len();
+        .open(path)?;
+    let have = f.metadata()?.len();
     if have < len {
-        return Err(format!(
-            "{}: {have} bytes, the saved progress needs {len} (delete {} to start over)",
-            path.display(),
-            path.parent().map_or(path, |p| p).display()
-        ));
+        return Err(CheckError::ShortWork {
+            path: path.to_path_buf(),
+            have,
+            need: len,
+        });
     }
-    f.set_len(len).map_err(|e| e.to_string())?;
+    f.set_len(len)?;
     Ok(BufWriter::new(f))
 }
 
 /// Flushes a work file to the disk.
-fn sync(w: &mut BufWriter<fs::File>) -> Result<(), String> {
-    w.flush().map_err(|e| e.to_string())?;
-    w.get_ref().sync_all().map_err(|e| e.to_string())
+fn sync(w: &mut BufWriter<fs::File>) -> Result<(), CheckError> {
+    w.flush()?;
+    Ok(w.get_ref().sync_all()?)
 }
 
 /// The tables of the check and its work directory.
@@ -296,7 +294,11 @@ struct Verifier<'a> {
 impl Verifier<'_> {
     /// One side's values (see [`Check::other`]); losses from `losses`, or [`LOSS_BIT`] alone
     /// without it.
-    fn load(&self, white: bool, losses: Option<&LossFile>) -> Result<Atomics<AtomicU16>, String> {
+    fn load(
+        &self,
+        white: bool,
+        losses: Option<&LossFile>,
+    ) -> Result<Atomics<AtomicU16>, CheckError> {
         let n = self.ix.size() as usize;
         let out = Atomics::<AtomicU16>::zeroed(n, Pages::Huge);
         for_each_class(self.dtm, white, |idx, c| {
@@ -312,20 +314,19 @@ impl Verifier<'_> {
             }
         })?;
         let file = match losses {
-            Some(l) => Some(fs::File::open(&l.path).map_err(|e| e.to_string())?),
+            Some(l) => Some(fs::File::open(&l.path)?),
             None => None,
         };
-        let (blocks, block_len) = self.dtz.blocks().ok_or("not a compressed table")?;
+        let (blocks, block_len) = self.dtz.blocks().ok_or(CheckError::NotCompressed)?;
         (0..blocks).into_par_iter().try_for_each_init(
             || (Vec::new(), Vec::new(), Vec::new()),
-            |(first, ext, depths), b| -> Result<(), String> {
+            |(first, ext, depths), b| -> Result<(), CheckError> {
                 read_planes(self.dtz, white, b, first, ext)?;
                 depths.clear();
                 if let (Some(f), Some(l)) = (&file, losses) {
                     let (s, e) = (l.starts[b as usize], l.starts[b as usize + 1]);
                     let mut bytes = vec![0u8; 2 * (e - s) as usize];
-                    f.read_exact_at(&mut bytes, 2 * s)
-                        .map_err(|e| e.to_string())?;
+                    f.read_exact_at(&mut bytes, 2 * s)?;
                     depths.extend(
                         bytes
                             .chunks_exact(2)
@@ -346,16 +347,14 @@ impl Verifier<'_> {
                             Relaxed,
                         ),
                         LOSS_BIT if losses.is_some() => {
-                            let d = next.next().ok_or("the loss file is short")?;
+                            let d = next.next().ok_or(CheckError::LossCount(b))?;
                             o.store(*d, Relaxed);
                         }
                         _ => {}
                     }
                 }
                 if next.next().is_some() {
-                    return Err(format!(
-                        "block {b}: more losses in the loss file than in the table"
-                    ));
+                    return Err(CheckError::LossCount(b));
                 }
                 Ok(())
             },
@@ -364,7 +363,7 @@ impl Verifier<'_> {
     }
 
     /// One side's classes by the DTM table.
-    fn classes(&self, white: bool) -> Result<Classes, String> {
+    fn classes(&self, white: bool) -> Result<Classes, CheckError> {
         let words = self.ix.size().div_ceil(64) as usize;
         let c = Classes {
             wins: Atomics::zeroed(words, Pages::Huge),
@@ -407,8 +406,8 @@ impl Verifier<'_> {
         pass: Pass,
         (stage, from, written): (u64, u64, u64),
         eta: &mut EtaLog,
-        bar: &ProgressBar,
-    ) -> Result<Option<LossFile>, String> {
+        bar: &dyn Progress,
+    ) -> Result<Option<LossFile>, CheckError> {
         let side = usize::from(!white);
         let classes = self.classes(white)?;
         let check = Check {
@@ -418,7 +417,7 @@ impl Verifier<'_> {
             sub: &self.sub,
             other,
         };
-        let (blocks, block_len) = self.dtz.blocks().ok_or("not a compressed table")?;
+        let (blocks, block_len) = self.dtz.blocks().ok_or(CheckError::NotCompressed)?;
         let (path, starts_path) = LossFile::paths(&self.work, side);
         let mut writers = if pass == Pass::NotLosses {
             None
@@ -436,7 +435,7 @@ impl Verifier<'_> {
                 .stop_after
                 .is_some_and(|s| self.batches.load(Relaxed) >= s)
             {
-                return Err("stopped".into());
+                return Err(CheckError::Stopped);
             }
             let b1 = (b0 + batch).min(blocks);
             let parts: Vec<Vec<u16>> = (b0..b1)
@@ -456,14 +455,13 @@ impl Verifier<'_> {
                         )
                     },
                 )
-                .collect::<Result<_, String>>()?;
+                .collect::<Result<_, CheckError>>()?;
             if let Some((w, st)) = writers.as_mut() {
                 for part in parts {
                     total += part.len() as u64;
-                    st.write_all(&total.to_le_bytes())
-                        .map_err(|e| e.to_string())?;
+                    st.write_all(&total.to_le_bytes())?;
                     for d in part {
-                        w.write_all(&d.to_le_bytes()).map_err(|e| e.to_string())?;
+                        w.write_all(&d.to_le_bytes())?;
                     }
                 }
                 sync(w)?;
@@ -477,7 +475,7 @@ impl Verifier<'_> {
             } else {
                 (stage, b0)
             };
-            let saved = Progress {
+            let saved = Reached {
                 stage,
                 next,
                 checked: self.checked.load(Relaxed),
@@ -485,7 +483,7 @@ impl Verifier<'_> {
                 extra: if next == 0 { 0 } else { total },
                 examples: self.examples.lock().map(|g| g.clone()).unwrap_or_default(),
             };
-            self.progress.save(&saved).map_err(|e| e.to_string())?;
+            self.progress.save(&saved)?;
         }
         match writers {
             Some(_) => LossFile::read(&self.work, side, blocks).map(Some),
@@ -505,8 +503,8 @@ impl Verifier<'_> {
         classes: &Classes,
         pass: Pass,
         (first, ext, lt): (&mut Vec<u8>, &mut Vec<u8>, &mut LegalTargets),
-        bar: &ProgressBar,
-    ) -> Result<Vec<u16>, String> {
+        bar: &dyn Progress,
+    ) -> Result<Vec<u16>, CheckError> {
         let side = usize::from(!white);
         read_planes(self.dtz, white, b, first, ext)?;
         let mut depths = Vec::new();
@@ -543,7 +541,7 @@ impl Verifier<'_> {
             }
         }
         self.checked.fetch_add(n, Relaxed);
-        bar.inc(1);
+        bar.advance(1);
         Ok(depths)
     }
 }
@@ -574,7 +572,7 @@ fn agrees(class: Wdl, stored: u16, got: Option<Recomputed>) -> bool {
 }
 
 /// Verifies the DTZ50 table of `material` in `dir` (with its DTM table; see the module docs).
-pub fn verify_compact_dtz(dir: &Path, material: Material, progress: bool) -> VerifyReport {
+pub fn verify_compact_dtz(dir: &Path, material: Material, progress: &dyn Progress) -> VerifyReport {
     report_of(dir, material, verify_passes(dir, material, progress, None))
 }
 
@@ -583,19 +581,18 @@ pub fn verify_compact_dtz(dir: &Path, material: Material, progress: bool) -> Ver
 pub(crate) fn verify_passes(
     dir: &Path,
     material: Material,
-    progress: bool,
+    progress: &dyn Progress,
     stop_after: Option<u64>,
-) -> Result<VerifyReport, String> {
+) -> Result<VerifyReport, CheckError> {
     let paths = [Metric::Dtm, Metric::Dtz].map(|m| dir.join(m.file_name(material)));
-    let open = |path: &Path| Table::open_any(path, Some(material)).map_err(|e| e.to_string());
+    let open = |path: &Path| Table::open_any(path, Some(material));
     let (dtm, dtz) = (open(&paths[0])?, open(&paths[1])?);
     if dtm.scheme().size() != dtz.scheme().size() {
-        return Err("the DTM and DTZ50 tables index different positions".into());
+        return Err(CheckError::DifferentIndex);
     }
     let work = verify_work(dir, material);
-    fs::create_dir_all(&work).map_err(|e| e.to_string())?;
-    let file =
-        ProgressFile::new(&work, CHECK, &[&paths[0], &paths[1]]).map_err(|e| e.to_string())?;
+    fs::create_dir_all(&work)?;
+    let file = ProgressFile::new(&work, CHECK, &[&paths[0], &paths[1]])?;
     let mut at = file.load().unwrap_or_default();
     if at.stage > 0 || at.next > 0 {
         log::info!(
@@ -612,7 +609,7 @@ pub(crate) fn verify_passes(
         dtm: &dtm,
         dtz: &dtz,
         plans: exit_plans(&slots),
-        sub: Wdl50Tables::open_for(dir, material).map_err(|e| e.to_string())?,
+        sub: Wdl50Tables::open_for(dir, material)?,
         ix,
         slots,
         work: work.clone(),
@@ -623,14 +620,11 @@ pub(crate) fn verify_passes(
         mismatches: AtomicU64::new(at.mismatches),
         examples: Mutex::new(std::mem::take(&mut at.examples)),
     };
-    let (blocks, _) = dtz.blocks().ok_or("not a compressed table")?;
-    let bar = if progress {
-        ProgressBar::new(3 * blocks)
-    } else {
-        ProgressBar::hidden()
-    };
+    let (blocks, _) = dtz.blocks().ok_or(CheckError::NotCompressed)?;
+    let bar = progress;
     let before = at.stage * blocks + at.next;
-    bar.set_position(before);
+    bar.begin(&material.name(), "verify DTZ50", Some(3 * blocks));
+    bar.at(before, "");
     let mut eta =
         EtaLog::new(format!("{} verify DTZ50", material.name()), 3 * blocks).resumed(before);
     // Pass `p` starts at `at`'s block when it is the pass the check stopped in.
@@ -643,17 +637,17 @@ pub(crate) fn verify_passes(
     };
     if at.stage == 0 {
         let white_wins = v.load(true, None)?;
-        v.pass(false, &white_wins, Pass::Losses, start(0), &mut eta, &bar)?;
+        v.pass(false, &white_wins, Pass::Losses, start(0), &mut eta, bar)?;
     }
     if at.stage <= 1 {
         let black = v.load(false, Some(&LossFile::read(&work, 1, blocks)?))?;
-        v.pass(true, &black, Pass::All, start(1), &mut eta, &bar)?;
+        v.pass(true, &black, Pass::All, start(1), &mut eta, bar)?;
     }
     if at.stage <= 2 {
         let white = v.load(true, Some(&LossFile::read(&work, 0, blocks)?))?;
-        v.pass(false, &white, Pass::NotLosses, start(2), &mut eta, &bar)?;
+        v.pass(false, &white, Pass::NotLosses, start(2), &mut eta, bar)?;
     }
-    bar.finish_and_clear();
+    bar.end();
     for side in 0..2 {
         let (a, b) = LossFile::paths(&work, side);
         let _ = (fs::remove_file(a), fs::remove_file(b));
@@ -691,10 +685,10 @@ mod tests {
             ..crate::BuildOptions::quiet(dir.path().to_path_buf())
         };
         crate::build(&[m], &opts, |_| {}).expect("built");
-        let whole = verify_passes(dir.path(), m, false, None).expect("checked");
+        let whole = verify_passes(dir.path(), m, &crate::Silent, None).expect("checked");
         assert!(whole.checked > 1_000_000, "{}", whole.checked);
         assert_eq!(whole.mismatches, 0);
-        let general = crate::verify::verify_dtz(dir.path(), m, false);
+        let general = crate::verify::verify_dtz(dir.path(), m, &crate::Silent);
         assert_eq!(general.checked, whole.checked);
         let (blocks, _) = Table::open_any(&dir.path().join(Metric::Dtz.file_name(m)), Some(m))
             .expect("table")
@@ -702,9 +696,9 @@ mod tests {
             .expect("blocks");
         let batches = blocks.min(100);
         for stop in [1, batches + 3, 2 * batches + batches / 2] {
-            assert!(verify_passes(dir.path(), m, false, Some(stop)).is_err());
+            assert!(verify_passes(dir.path(), m, &crate::Silent, Some(stop)).is_err());
             assert!(verify_work(dir.path(), m).join("dtz.progress").exists());
-            let again = verify_passes(dir.path(), m, false, None).expect("checked");
+            let again = verify_passes(dir.path(), m, &crate::Silent, None).expect("checked");
             assert_eq!(
                 (again.checked, again.mismatches),
                 (whole.checked, 0),
@@ -712,12 +706,14 @@ mod tests {
             );
             assert!(!verify_work(dir.path(), m).exists(), "stop {stop}");
         }
-        let dtm = super::super::verify::verify_sides(dir.path(), m, false, None).expect("dtm");
+        let dtm =
+            super::super::verify::verify_sides(dir.path(), m, &crate::Silent, None).expect("dtm");
         for stop in [1, batches + 2] {
-            let stopped = super::super::verify::verify_sides(dir.path(), m, false, Some(stop));
+            let stopped =
+                super::super::verify::verify_sides(dir.path(), m, &crate::Silent, Some(stop));
             assert!(stopped.is_err());
-            let again =
-                super::super::verify::verify_sides(dir.path(), m, false, None).expect("dtm");
+            let again = super::super::verify::verify_sides(dir.path(), m, &crate::Silent, None)
+                .expect("dtm");
             assert_eq!(
                 (again.checked, again.mismatches),
                 (dtm.checked, 0),

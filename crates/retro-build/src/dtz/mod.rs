@@ -69,14 +69,16 @@ use shakmaty::{Color, Role};
 pub(crate) use self::records::Record;
 pub use self::records::Records;
 pub use self::sub::Wdl50Tables;
-use super::{
-    atomics::{Atomics, Pages},
-    solve::{
-        bitmaps::LineBits,
-        exits::{exit_plans, for_each_en_passant, plan_slot, ExitPlan},
-        moves::{legal_targets, LegalTargets},
-        unmoves::{discovery_masks, legal_origins, prefetch},
-    },
+pub use crate::error::{DtzError, Inconsistency};
+use crate::kernel::{
+    color_of,
+    depths::{by_depth, Depths},
+    exits::{exit_plans, for_each_en_passant, plan_slot, ExitPlan},
+    frontier::LineBits,
+    memory::{Atomics, Pages},
+    moves::{legal_targets, LegalTargets},
+    prefetch,
+    unmoves::{discovery_masks, legal_origins},
 };
 use retro_tables::{
     index::{IndexScheme, PawnDigit, Squares},
@@ -213,73 +215,6 @@ fn has_bit(bits: &[AtomicU64], idx: u64) -> bool {
         .is_some_and(|w| w.load(Relaxed) & (1 << (idx % 64)) != 0)
 }
 
-/// Why a DTZ solve failed.
-#[derive(Debug, thiserror::Error)]
-pub enum DtzError {
-    /// A table a zeroing move leads to is not available.
-    #[error("the WDL50 values of {0} are needed and missing")]
-    MissingSubTable(String),
-    /// A position could not be indexed in a sub-table.
-    #[error("a position of {0} cannot be indexed")]
-    NotIndexable(String),
-    /// The moves of a position contradict its DTM value (a bug, or tables that do not match).
-    #[error("{material}: entry {idx} with {side} to move: {why}")]
-    Inconsistent {
-        /// The material.
-        material: String,
-        /// The entry.
-        idx: u64,
-        /// `white` or `black`.
-        side: &'static str,
-        /// What does not fit.
-        why: Inconsistency,
-    },
-    /// A table could not be read.
-    #[error(transparent)]
-    Table(#[from] retro_tables::TableError),
-    /// A table could not be probed.
-    #[error(transparent)]
-    Probe(#[from] retro_tables::ProbeError),
-    /// A distance longer than the cells hold.
-    #[error("{0}: a distance to zeroing is longer than 4095 plies")]
-    Overflow(String),
-    /// A distance to zeroing longer than the DTZ table's byte holds.
-    #[error("{0}: a DTZ of {1} plies, more than the format's 255")]
-    TooLong(String, Dtz),
-    /// A work file of the compact DTZ50 solve could not be written or read.
-    #[error("DTZ50 work files in {0}: {1}")]
-    Work(std::path::PathBuf, std::io::Error),
-}
-
-/// What contradicts the DTM values in a position's moves ([`DtzError::Inconsistent`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum Inconsistency {
-    /// A lost position has a zeroing move into a position that is not won for the opponent.
-    #[error("a loss with a move to {0}")]
-    LossWithMoveTo(Wdl50),
-    /// A lost position with moves, none of which leaves the table, and no successor counted.
-    #[error("a loss with {0} moves and no exit")]
-    LossWithoutExit(u32),
-    /// Pawn pushes recorded for a material without pawns.
-    #[error("pawn pushes without pawns")]
-    PushesWithoutPawns,
-    /// More distinct successors than a cell counts.
-    #[error("{0} successors")]
-    Successors(usize),
-    /// A lost position with no move and no exit (and not mated).
-    #[error("a loss with no move and no exit")]
-    NoMoveNoExit,
-    /// A won or lost position still open when a pawn move reaches it.
-    #[error("undecided when a pawn move reaches it")]
-    UndecidedAfterPawnMove,
-    /// A loser with more decided successors than moves.
-    #[error("more decided successors than moves")]
-    MoreDecidedThanMoves,
-    /// A won or lost position the passes never decided.
-    #[error("never decided")]
-    NeverDecided,
-}
-
 /// The result: per entry, white to move then black to move, the DTZ table's byte
 /// ([`Dtz::to_table_byte`]; 0 for draws and unused entries).
 pub struct DtzSolved {
@@ -295,6 +230,58 @@ pub struct DtzSolved {
     /// the only entries whose DTZ a probe reads (for a draw the DTM table says draw, and the
     /// other entries are no position), so a compressed file may store anything elsewhere.
     pub kept: [Vec<u64>; 2],
+}
+
+/// The DTZ50 solve of one pawn structure rank with cells in memory, depth by depth (see
+/// `kernel::depths`).
+struct DtzDepths<'s, 'a> {
+    solver: &'s DtzSolver<'a>,
+    /// What joins the frontier at later depths: seeds of the init, and late losses.
+    seeds: BTreeMap<u16, Vec<Item>>,
+    /// The nodes of the current depth, by partition.
+    frontier: Parts,
+    /// Time spent joining seeds and in the un-moves, for the logs.
+    times: [f64; 2],
+}
+
+impl Depths for DtzDepths<'_, '_> {
+    type Error = DtzError;
+
+    fn complete(&mut self, d: usize) -> Result<u64, DtzError> {
+        let t0 = std::time::Instant::now();
+        let d = u16::try_from(d).map_err(|_| DtzError::Overflow(self.solver.material.name()))?;
+        if let Some(s) = self.seeds.remove(&d) {
+            self.solver.join_seeds(&s, d, &mut self.frontier);
+        }
+        self.times[0] += t0.elapsed().as_secs_f64();
+        Ok(self.frontier.iter().map(|p| p.len() as u64).sum())
+    }
+
+    fn scheduled_after(&self, _d: usize) -> bool {
+        // Seeds of depths up to the current one have been taken out.
+        !self.seeds.is_empty()
+    }
+
+    fn pass(&mut self, d: usize, count: u64) -> Result<(), DtzError> {
+        let s = self.solver;
+        if count == 0 {
+            // Nothing to un-move: an empty depth before the next seeds.
+            return Ok(());
+        }
+        if d >= usize::from(DEPTH) - 1 {
+            return Err(DtzError::Overflow(s.material.name()));
+        }
+        let t1 = std::time::Instant::now();
+        let frontier = std::mem::take(&mut self.frontier);
+        let (next, late) = s.pass(frontier, d as u16);
+        self.times[1] += t1.elapsed().as_secs_f64();
+        s.check()?;
+        for (v, it) in late {
+            self.seeds.entry(v).or_default().push(it);
+        }
+        self.frontier = next;
+        Ok(())
+    }
 }
 
 /// One legal move, as the solve needs it.
@@ -345,14 +332,6 @@ pub struct DtzSolver<'a> {
     /// in each king placement: the pass's partitions.
     king_class: [Vec<u8>; 2],
     error: Mutex<Option<DtzError>>,
-}
-
-const fn color_of(side: usize) -> Color {
-    if side == 0 {
-        Color::White
-    } else {
-        Color::Black
-    }
 }
 
 const fn side_name(side: usize) -> &'static str {
@@ -989,46 +968,21 @@ impl<'a> DtzSolver<'a> {
     }
 
     /// The passes of one pawn structure rank, depth by depth from its seeds.
-    fn passes(&self, mut seeds: BTreeMap<u16, Vec<Item>>) -> Result<(), DtzError> {
-        let mut frontier: Parts = vec![Vec::new(); PARTS];
-        let mut d: u16 = 0;
-        let mut times = [0f64; 2];
-        loop {
-            let t0 = std::time::Instant::now();
-            if let Some(s) = seeds.remove(&d) {
-                self.join_seeds(&s, d, &mut frontier);
-            }
-            if frontier.iter().all(Vec::is_empty) {
-                match seeds.keys().next() {
-                    Some(&next) => {
-                        d = next;
-                        continue;
-                    }
-                    None => {
-                        log::debug!(
-                            "{}: DTZ50 passes: seeds {:.2} s, un-moves {:.2} s",
-                            self.material.name(),
-                            times[0],
-                            times[1]
-                        );
-                        return Ok(());
-                    }
-                }
-            }
-            if d >= DEPTH - 1 {
-                return Err(DtzError::Overflow(self.material.name()));
-            }
-            let t1 = std::time::Instant::now();
-            let (next, late) = self.pass(frontier, d);
-            times[0] += (t1 - t0).as_secs_f64();
-            times[1] += t1.elapsed().as_secs_f64();
-            self.check()?;
-            for (v, it) in late {
-                seeds.entry(v).or_default().push(it);
-            }
-            frontier = next;
-            d += 1;
-        }
+    fn passes(&self, seeds: BTreeMap<u16, Vec<Item>>) -> Result<(), DtzError> {
+        let mut depths = DtzDepths {
+            solver: self,
+            seeds,
+            frontier: vec![Vec::new(); PARTS],
+            times: [0.0; 2],
+        };
+        by_depth(&mut depths, 0)?;
+        log::debug!(
+            "{}: DTZ50 passes: seeds {:.2} s, un-moves {:.2} s",
+            self.material.name(),
+            depths.times[0],
+            depths.times[1]
+        );
+        Ok(())
     }
 
     /// The partition of a node in the retrograde passes (see `pass`): its side to move and the

@@ -17,10 +17,12 @@ use std::{path::PathBuf, sync::atomic::AtomicU16, sync::atomic::Ordering::Relaxe
 
 use shakmaty::{Color, Role};
 
-use super::DtzError;
 use crate::{
-    atomics::{Atomics, Pages},
-    solve::Stage,
+    error::DtzError,
+    kernel::{
+        memory::{Atomics, Pages},
+        Stage,
+    },
     stage_successors,
 };
 use retro_tables::{

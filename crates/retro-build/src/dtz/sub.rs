@@ -5,9 +5,9 @@ use std::{path::Path, sync::Arc};
 
 use rayon::prelude::*;
 
-use super::DtzError;
 use crate::{
-    solve::{exits::ExitPlan, Stage},
+    error::DtzError,
+    kernel::{exits::ExitPlan, Stage},
     stage_successors,
 };
 use retro_tables::{

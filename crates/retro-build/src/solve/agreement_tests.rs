@@ -131,7 +131,7 @@ fn the_init_pass_decides_mates_stalemates_and_exits() {
     let m: Material = "KQvK".parse().expect("material");
     let solver = Solver::new(m, SubTables::default());
     let ix = IndexScheme::new(m);
-    let bar = indicatif::ProgressBar::hidden();
+    let bar = crate::Silent;
     let solved = solver
         .solve(&bar, |_| Ok(SubTables::default()))
         .expect("KQvK solves without sub-tables");

@@ -4,115 +4,15 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use shakmaty::{Color, Role};
+use shakmaty::Role;
 
-use super::{color_of, Solver, SubTableError};
+use super::{Solver, SubTableError};
 use crate::dtz::Records;
-use retro_tables::{
-    index::Squares,
-    material::{key_of_piece, MAX_PIECES},
-    pieces::{attacked, occupancy, slot_key},
-    ProbeError, Tables, Value, Wdl50,
+use crate::kernel::{
+    color_of,
+    exits::{for_each_en_passant, plan_slot},
 };
-
-/// The roles a pawn promotes to, in the order of `plan_slot`.
-const PROMOTIONS: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
-
-/// Where the plan of an exit is kept: capture of slot `skip` (`usize::MAX`: none) and the
-/// promotion `promo`.
-#[inline]
-pub(crate) fn plan_slot(skip: usize, promo: Option<(usize, Role)>) -> usize {
-    let s = skip.min(MAX_PIECES);
-    let p = match promo {
-        None => 0,
-        Some((slot, role)) => {
-            let r = PROMOTIONS.iter().position(|&x| x == role).unwrap_or(0);
-            1 + slot.min(MAX_PIECES - 1) * 4 + r
-        }
-    };
-    s * (1 + 4 * MAX_PIECES) + p
-}
-
-/// How the pieces after one kind of exit map onto its sub-table: the sub-table's material key,
-/// and for each of its slots the slot of this table the piece comes from, in the sub-table's
-/// orientation (`order[0]`) and in the colour-swapped one (`order[1]`).
-#[derive(Clone, Copy)]
-pub(crate) struct ExitPlan {
-    key: u64,
-    len: usize,
-    order: [[u8; MAX_PIECES]; 2],
-}
-
-impl ExitPlan {
-    pub(super) fn new(
-        slots: &[(Color, Role)],
-        skip: usize,
-        promo: Option<(usize, Role)>,
-    ) -> ExitPlan {
-        let pieces: Vec<(usize, Color, Role)> = slots
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != skip)
-            .map(|(i, &(c, r))| match promo {
-                Some((slot, role)) if slot == i => (i, c, role),
-                _ => (i, c, r),
-            })
-            .collect();
-        let key = pieces.iter().map(|&(_, c, r)| key_of_piece(c, r)).sum();
-        let mut order = [[0u8; MAX_PIECES]; 2];
-        for (swap, o) in order.iter_mut().enumerate() {
-            let mut sorted = pieces.clone();
-            // Stable, as `to_slots` is: identical pieces keep their order.
-            sorted.sort_by_key(|&(_, c, r)| slot_key(if swap == 1 { c.other() } else { c }, r));
-            for (k, &(i, _, _)) in sorted.iter().enumerate() {
-                o[k] = i as u8;
-            }
-        }
-        ExitPlan {
-            key,
-            len: pieces.len(),
-            order,
-        }
-    }
-
-    /// The sub-table's material key (0 for bare kings).
-    #[inline]
-    pub(crate) fn key(&self) -> u64 {
-        self.key
-    }
-
-    /// The squares of `sq` in the sub-table's slot order: in its own orientation, or with the
-    /// colours exchanged and the ranks mirrored when `swap`.
-    #[inline]
-    pub(crate) fn map(&self, sq: &Squares, swap: bool) -> Squares {
-        let order = &self.order[usize::from(swap)];
-        let mut mapped = [0u8; MAX_PIECES];
-        for k in 0..self.len {
-            let s = sq[usize::from(order[k])];
-            mapped[k] = if swap { s ^ 56 } else { s };
-        }
-        mapped
-    }
-}
-
-/// The plans of every exit of a material, by `plan_slot` (`None` where no exit is).
-pub(crate) fn exit_plans(slots: &[(Color, Role)]) -> Vec<Option<ExitPlan>> {
-    let n = slots.len();
-    let mut plans = vec![None; plan_slot(MAX_PIECES, Some((MAX_PIECES - 1, Role::Knight))) + 1];
-    for skip in (2..n).chain([usize::MAX]) {
-        plans[plan_slot(skip, None)] = Some(ExitPlan::new(slots, skip, None));
-        for (i, &(_, r)) in slots.iter().enumerate() {
-            if r != Role::Pawn || i == skip {
-                continue;
-            }
-            for role in PROMOTIONS {
-                let promo = Some((i, role));
-                plans[plan_slot(skip, promo)] = Some(ExitPlan::new(slots, skip, promo));
-            }
-        }
-    }
-    plans
-}
+use retro_tables::{index::Squares, pieces::attacked, ProbeError, Tables, Value, Wdl50};
 
 impl<T: Tables + Sync + Default> Solver<T> {
     /// The value of a position outside this table, for the side to move (`side`): the position
@@ -172,10 +72,10 @@ impl<T: Tables + Sync + Default> Solver<T> {
             });
             return None;
         };
-        if plan.key == 0 {
+        if plan.key() == 0 {
             return Some((Value::DRAW, None)); // bare kings
         }
-        let probed = self.sub.table_by_key(plan.key).and_then(|(table, swap)| {
+        let probed = self.sub.table_by_key(plan.key()).and_then(|(table, swap)| {
             let idx = table
                 .scheme()
                 .index(&plan.map(sq, swap))
@@ -184,7 +84,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
             Ok((table.get(white, idx)?, idx, white))
         });
         match probed {
-            Ok((v, idx, white)) => Some((v, Some((plan.key, idx, white)))),
+            Ok((v, idx, white)) => Some((v, Some((plan.key(), idx, white)))),
             Err(e) => {
                 self.note_sub_error(e.into());
                 None
@@ -219,35 +119,5 @@ impl<T: Tables + Sync + Default> Solver<T> {
             best = Some(best.map_or(v, |b| b.max(v)));
         });
         best
-    }
-}
-
-/// Calls `f` with the position after each legal en passant capture of `side` (to move in
-/// `sq`, whose pieces are `slots`), after the opponent's pawn in slot `pawn` pushed two
-/// squares; the captured pawn keeps its square in `after` (the caller leaves its slot out).
-pub(crate) fn for_each_en_passant(
-    slots: &[(Color, Role)],
-    sq: &Squares,
-    side: usize,
-    pawn: usize,
-    mut f: impl FnMut(&Squares),
-) {
-    let to = sq[pawn];
-    let target = if side == 0 { to + 8 } else { to - 8 };
-    let occ = occupancy(sq, slots.len());
-    for (i, &(c, r)) in slots.iter().enumerate() {
-        if c != color_of(side) || r != Role::Pawn {
-            continue;
-        }
-        let from = sq[i];
-        if from >> 3 != to >> 3 || (from & 7).abs_diff(to & 7) != 1 {
-            continue;
-        }
-        let mut after = *sq;
-        after[i] = target;
-        let occ2 = (occ & !(1u64 << from) & !(1u64 << to)) | (1u64 << target);
-        if !attacked(slots, &after, after[side], color_of(1 - side), occ2, pawn) {
-            f(&after);
-        }
     }
 }

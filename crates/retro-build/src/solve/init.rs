@@ -4,19 +4,19 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use shakmaty::Role;
 
 use super::{
-    bitmaps::zeroed_bits,
     cell::{decided_cell, open_cell, CANT_LOSE},
-    color_of,
     item::{item, item_side, seed, seed32, Item},
     moves::MoveSummary,
-    SolveError, Solver, Stage, SubTableError, MAX_DEPTH,
+    SolveError, Solver, SubTableError, MAX_DEPTH,
 };
-use crate::atomics::Atomics;
+use crate::{
+    kernel::{color_of, frontier::zeroed_bits, memory::Atomics, Stage},
+    progress::Progress,
+};
 use retro_tables::{index::Squares, pieces::occupancy, Material, Tables, Value, Wdl};
 
 /// The most in-table successors a position may count, so that `CANT_LOSE` plus the count stays
@@ -114,19 +114,15 @@ impl<T: Tables + Sync + Default> Solver<T> {
     /// side, with only that side's exits loaded.
     pub(super) fn init(
         &mut self,
-        progress: &ProgressBar,
+        progress: &dyn Progress,
         stage: &mut impl FnMut(Stage) -> Result<T, SolveError>,
     ) -> Result<(Seeds, Legal), SolveError> {
         let size = self.ix.size();
-        progress.set_style(
-            ProgressStyle::with_template("{prefix:>8} {msg:<14} [{bar:30}] {pos}/{len}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
+        progress.begin(
+            &self.material.name(),
+            "init",
+            Some(2 * size.div_ceil(CHUNK)),
         );
-        progress.set_prefix(self.material.name());
-        progress.set_message("init");
-        progress.set_length(2 * size.div_ceil(CHUNK));
-        progress.set_position(0);
         let positions = [AtomicU64::new(0), AtomicU64::new(0)];
         let bits = [zeroed_bits(size), zeroed_bits(size)];
         // Seeds keep entry numbers in 31 bits (see `seed32`).
@@ -168,7 +164,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
     fn init_pass(
         &self,
         sides: &[usize],
-        progress: &ProgressBar,
+        progress: &dyn Progress,
         positions: &[AtomicU64; 2],
         bits: &[Atomics<AtomicU64>; 2],
         seeds: &mut Seeds,
@@ -185,7 +181,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
                         .into_par_iter()
                         .map(|c| {
                             let part = self.init_chunk(c, sides, positions, bits);
-                            progress.inc(sides.len() as u64);
+                            progress.advance(sides.len() as u64);
                             part
                         })
                         .collect()

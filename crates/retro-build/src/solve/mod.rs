@@ -32,7 +32,6 @@
 //! the capture's depth, which the init pass plants (`seed_ep_nodes`) and the passes take up when
 //! they reach that depth.
 
-pub(crate) mod bitmaps;
 mod cell;
 pub(crate) mod exits;
 mod init;
@@ -46,104 +45,28 @@ use std::sync::{
     Mutex,
 };
 
-use indicatif::ProgressBar;
 use rayon::prelude::*;
 use shakmaty::{Color, Role};
 
 use self::{
-    bitmaps::{zeroed_bits, LineBits},
     cell::{cell_value, decided_cell, open_cell, CANT_LOSE},
-    exits::{exit_plans, ExitPlan},
     init::Legal,
 };
-use super::{
-    atomics::{Atomics, Pages},
+pub(crate) use crate::error::{SolveError, SubTableError};
+use crate::{
     dtz::Records,
+    kernel::{
+        exits::{exit_plans, ExitPlan},
+        frontier::{zeroed_bits, LineBits},
+        memory::{memory_in_use, Atomics, Pages},
+        Stage,
+    },
+    progress::Progress,
 };
 use retro_tables::{index::IndexScheme, Material, Tables, Value};
 
 /// The deepest depth (plies) the passes schedule anything at.
 const MAX_DEPTH: usize = 256;
-
-/// The resident memory of this process, for the logs.
-pub fn memory_in_use() -> String {
-    std::fs::read_to_string("/proc/self/statm")
-        .ok()
-        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
-        .map_or_else(
-            || "resident memory unknown".to_string(),
-            |pages| format!("{} MB resident", pages * 4096 / 1_000_000),
-        )
-}
-
-const fn color_of(side: usize) -> Color {
-    if side == 0 {
-        Color::White
-    } else {
-        Color::Black
-    }
-}
-
-/// Why a material could not be solved.
-#[derive(Debug, thiserror::Error)]
-pub enum SolveError {
-    /// A sub-table could not be read during the build.
-    #[error("while solving {material}: {source}")]
-    SubTable {
-        /// The material being solved.
-        material: String,
-        /// What went wrong with the sub-table.
-        source: SubTableError,
-    },
-    /// A mate longer than the value byte holds.
-    #[error("{0}: a mate is longer than 254 plies, which the format cannot store")]
-    Overflow(String),
-    /// The compact solve is for materials without pawns.
-    #[error("{0}: the compact solve is for materials without pawns")]
-    Pawns(String),
-    /// A position with more distinct moves than a state byte counts.
-    #[error("{0}: a position has more moves than the compact solve counts")]
-    TooManyMoves(String),
-    /// A work file of the compact solve could not be written or read.
-    #[error("work files in {0}: {1}")]
-    Work(std::path::PathBuf, std::io::Error),
-}
-
-/// What went wrong with a sub-table during a solve.
-#[derive(Debug, thiserror::Error)]
-pub enum SubTableError {
-    /// It could not be opened.
-    #[error(transparent)]
-    Open(#[from] retro_tables::TableError),
-    /// A probe of it failed.
-    #[error(transparent)]
-    Probe(#[from] retro_tables::ProbeError),
-    /// The classes under the 50-move rule of a sub-table could not be read or looked up.
-    #[error("{0}")]
-    Dtz50(Box<crate::dtz::DtzError>),
-    /// No plan maps positions of this kind of exit to a sub-table.
-    #[error("no exit plan for slot {slot} and {promotion:?}")]
-    NoExitPlan {
-        /// The slot of the piece captured (`usize::MAX` for none).
-        slot: usize,
-        /// The promoting pawn's slot and the piece it becomes.
-        promotion: Option<(usize, Role)>,
-    },
-}
-
-/// A stage of a solve, for which the caller supplies the sub-tables (so that only what a stage
-/// needs is in memory).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stage {
-    /// The init pass over the entries with white (0) or black (1) to move: exits are moves of
-    /// that side, to tables with the other side to move.
-    Init(usize),
-    /// The init pass over the entries with either side to move, for material without pawns:
-    /// exits are moves of either side.
-    InitBoth,
-    /// The retrograde passes: exits are en passant captures only.
-    Retro,
-}
 
 /// The result of solving a material.
 pub struct Solved {
@@ -243,7 +166,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
     /// A sub-table that cannot be read, or a mate longer than 254 plies.
     pub fn solve(
         mut self,
-        progress: &ProgressBar,
+        progress: &dyn Progress,
         mut stage: impl FnMut(Stage) -> Result<T, SolveError>,
     ) -> Result<Solved, SolveError> {
         let started = std::time::Instant::now();
@@ -260,7 +183,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
             started.elapsed().as_secs_f64()
         );
         let depths = self.retrograde(progress, seeds)?;
-        progress.finish_and_clear();
+        progress.end();
         log::info!(
             "{}: solved, {depths} depths, {:.2} s, {}",
             self.material.name(),

@@ -1,23 +1,23 @@
 //! The retrograde passes: depth by depth, the un-moves from the nodes decided at one depth
 //! decide their predecessors (see the module docs of `solve`).
 
-use std::sync::{
-    atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed},
-    Mutex,
-};
+use std::sync::atomic::Ordering::Relaxed;
 
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
-use super::bitmaps::partitions;
 use super::{
-    bitmaps::Frontier,
     cell::{decided_cell, is_decided},
     init::Seeds,
     item::{item, item_idx, item_of_seed, item_side, Item},
     unmoves::Preds,
     SolveError, Solver, MAX_DEPTH,
 };
+use crate::kernel::{
+    depths::{by_depth, Depths},
+    frontier::Frontier,
+    pass::{partitions, run_pass, PassTask},
+};
+use crate::progress::Progress;
 use retro_tables::{Material, Tables, Value, Wdl};
 
 /// Un-moves from nodes decided at one depth, as a software pipeline: the predecessors of one
@@ -102,6 +102,19 @@ impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
             self.update(1 - self.k);
         }
         (self.fresh, self.later, self.tally)
+    }
+}
+
+impl<T: Tables + Sync + Default> PassTask for Pipeline<'_, T> {
+    fn node(&mut self, side: usize, idx: u64) {
+        self.push(item(idx, side, 0));
+    }
+
+    fn end_partition(&mut self, _side: usize) {
+        if self.pending {
+            self.update(1 - self.k);
+            self.pending = false;
+        }
     }
 }
 
@@ -207,70 +220,106 @@ impl PassLog {
     }
 }
 
+/// The DTM solve with cells in memory, depth by depth (see `kernel::depths`).
+struct DtmDepths<'s, T: Tables + Sync + Default> {
+    solver: &'s Solver<T>,
+    progress: &'s dyn Progress,
+    schedule: Schedule,
+    /// The entries decided at the current depth (`cur`) and the next (`next`), as bitmaps: a
+    /// pass reads `cur` in index order, so that neighbouring nodes have neighbouring
+    /// predecessors and the cell updates hit the same cache lines and pages, and a node
+    /// decided twice at the same depth is still one node.
+    cur: Frontier,
+    next: Frontier,
+    /// How many entries `cur` holds.
+    cur_count: u64,
+    /// The en passant nodes of the current depth.
+    ep_items: Vec<Item>,
+    partitions: Vec<(usize, Vec<u64>)>,
+    access: Access,
+    log: PassLog,
+}
+
+impl<T: Tables + Sync + Default> Depths for DtmDepths<'_, T> {
+    type Error = SolveError;
+
+    fn complete(&mut self, d: usize) -> Result<u64, SolveError> {
+        let t0 = std::time::Instant::now();
+        let s = self.solver;
+        self.cur_count += s.complete_depth(d, &mut self.schedule, &self.cur, self.access)?;
+        self.ep_items = s.ep_nodes_at(d, &mut self.schedule);
+        self.log.completion += t0.elapsed();
+        Ok(self.cur_count + self.ep_items.len() as u64)
+    }
+
+    fn scheduled_after(&self, d: usize) -> bool {
+        self.schedule.after(d)
+    }
+
+    fn pass(&mut self, d: usize, count: u64) -> Result<(), SolveError> {
+        let s = self.solver;
+        if d >= MAX_DEPTH - 1 {
+            return Err(SolveError::Overflow(s.material.name()));
+        }
+        self.progress
+            .at(d as u64, &format!("{count} positions decided"));
+        let t1 = std::time::Instant::now();
+        let (next_count, later, tally) = s.unmove_pass(
+            d,
+            &self.cur,
+            &self.next,
+            &self.partitions,
+            &self.ep_items,
+            self.access,
+        );
+        s.check_errors()?;
+        if !self.schedule.defer(later) {
+            return Err(SolveError::Overflow(s.material.name()));
+        }
+        self.log.unmoves[d % 2] += t1.elapsed();
+        self.log.tallies[d % 2] += tally;
+        std::mem::swap(&mut self.cur, &mut self.next);
+        self.cur_count = next_count;
+        Ok(())
+    }
+}
+
 impl<T: Tables + Sync + Default> Solver<T> {
     /// The retrograde passes (see the module docs), depth by depth from the init pass's
     /// `seeds`, until nothing is decided or scheduled any more; returns the number of depths.
     pub(super) fn retrograde(
         &self,
-        progress: &ProgressBar,
+        progress: &dyn Progress,
         seeds: Seeds,
     ) -> Result<usize, SolveError> {
-        progress.set_style(
-            ProgressStyle::with_template("{prefix:>8} retro depth {pos:>3}: {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        progress.set_position(0);
+        progress.begin(&self.material.name(), "retro depth", None);
         let size = self.ix.size();
-        let (mut schedule, mates) = Schedule::new(seeds);
-        // The entries decided at depth d (`cur`) and d + 1 (`next`), as bitmaps: a pass reads
-        // `cur` in index order, so that neighbouring nodes have neighbouring predecessors and
-        // the cell updates hit the same cache lines and pages, and a node decided twice at the
-        // same depth is still one node.
-        let mut cur = Frontier::new(size);
-        let mut next = Frontier::new(size);
+        let (schedule, mates) = Schedule::new(seeds);
+        let cur = Frontier::new(size);
         let mut cur_count = 0u64;
         for it in mates {
             cur_count += u64::from(cur.mark(item_side(it), item_idx(it)));
         }
-        let partitions = self.partitions();
         // A bitmap word holds 64 entries: one partition's alone when placements start on words.
         let access = if self.ix.king_stride().is_multiple_of(64) {
             Access::CellsAndBits
         } else {
             Access::Cells
         };
-        let mut passes = PassLog::default();
-        let mut d = 0usize;
-        loop {
-            let t0 = std::time::Instant::now();
-            cur_count += self.complete_depth(d, &mut schedule, &cur, access)?;
-            let ep_items = self.ep_nodes_at(d, &mut schedule);
-            if cur_count == 0 && ep_items.is_empty() && !schedule.after(d) {
-                break;
-            }
-            if d >= MAX_DEPTH - 1 {
-                return Err(SolveError::Overflow(self.material.name()));
-            }
-            progress.set_position(d as u64);
-            progress.set_message(format!(
-                "{} positions decided",
-                cur_count + ep_items.len() as u64
-            ));
-            let t1 = std::time::Instant::now();
-            passes.completion += t1 - t0;
-            let (next_count, later, tally) =
-                self.unmove_pass(d, &cur, &next, &partitions, &ep_items, access);
-            self.check_errors()?;
-            if !schedule.defer(later) {
-                return Err(SolveError::Overflow(self.material.name()));
-            }
-            passes.unmoves[d % 2] += t1.elapsed();
-            passes.tallies[d % 2] += tally;
-            std::mem::swap(&mut cur, &mut next);
-            cur_count = next_count;
-            d += 1;
-        }
-        passes.log(&self.material);
+        let mut depths = DtmDepths {
+            solver: self,
+            progress,
+            schedule,
+            cur,
+            next: Frontier::new(size),
+            cur_count,
+            ep_items: Vec::new(),
+            partitions: self.partitions(),
+            access,
+            log: PassLog::default(),
+        };
+        let d = by_depth(&mut depths, 0)?;
+        depths.log.log(&self.material);
         Ok(d)
     }
 
@@ -341,65 +390,30 @@ impl<T: Tables + Sync + Default> Solver<T> {
         ep_items: &[Item],
         access: Access,
     ) -> (u64, Vec<(usize, Item)>, Tally) {
-        let king_stride = self.ix.king_stride();
-        let deferred = Mutex::new(Vec::<(usize, Item)>::new());
-        let tallies = Mutex::new(Tally::default());
-        let pass = |pipe: Pipeline<'_, T>| -> u64 {
-            let (fresh, later, tally) = pipe.finish();
-            if !later.is_empty() {
-                if let Ok(mut g) = deferred.lock() {
-                    g.extend(later);
-                }
-            }
-            if let Ok(mut t) = tallies.lock() {
-                *t += tally;
-            }
-            fresh
-        };
-        let mut order: Vec<(u64, usize)> = partitions
-            .iter()
-            .enumerate()
-            .map(|(t, (side, placements))| {
-                let w = placements
-                    .iter()
-                    .map(|&k| cur.sample(*side, k * king_stride, (k + 1) * king_stride))
-                    .sum::<u64>();
-                (w, t)
-            })
-            .collect();
-        order.sort_unstable_by(|a, b| b.cmp(a));
-        let taken = AtomicUsize::new(0);
-        let fresh_total = AtomicU64::new(0);
-        rayon::broadcast(|_| {
-            let mut fresh = 0;
-            while let Some(&(_, t)) = order.get(taken.fetch_add(1, Relaxed)) {
-                let Some((side, placements)) = partitions.get(t) else {
-                    break;
-                };
-                let mut pipe = Pipeline::new(self, d, next, access);
-                for &k in placements {
-                    let first = k * king_stride;
-                    cur.take_range(*side, first, first + king_stride, |idx| {
-                        pipe.push(item(idx, *side, 0));
-                    });
-                }
-                fresh += pass(pipe);
-            }
-            fresh_total.fetch_add(fresh, Relaxed);
+        let tasks = run_pass(cur, partitions, self.ix.king_stride(), || {
+            Pipeline::new(self, d, next, access)
         });
-        let mut next_count = fresh_total.into_inner();
-        next_count += ep_items
+        let (mut next_count, mut later, mut tally) = (0, Vec::new(), Tally::default());
+        let mut gather = |pipe: Pipeline<'_, T>| {
+            let (fresh, l, t) = pipe.finish();
+            next_count += fresh;
+            later.extend(l);
+            tally += t;
+        };
+        tasks.into_iter().for_each(&mut gather);
+        // The en passant nodes: their predecessors may be another task's, so shared updates.
+        ep_items
             .par_chunks(64)
             .map(|chunk| {
                 let mut pipe = Pipeline::new(self, d, next, Access::Shared);
                 for &it in chunk {
                     pipe.push(it);
                 }
-                pass(pipe)
+                pipe
             })
-            .sum::<u64>();
-        let later = deferred.into_inner().unwrap_or_default();
-        let tally = tallies.into_inner().unwrap_or_default();
+            .collect::<Vec<_>>()
+            .into_iter()
+            .for_each(gather);
         (next_count, later, tally)
     }
 

@@ -1,19 +1,19 @@
 //! Un-move generation: the predecessors of a decided node, those known to be decided dropped and
 //! the cells of the others prefetched.
 
-use std::sync::atomic::AtomicU16;
-
-use shakmaty::{attacks, Color, Role};
+use shakmaty::Role;
 
 use super::{
-    color_of,
     item::{item_ep, item_idx, item_side, Item},
     Solver,
 };
+use crate::kernel::{
+    color_of, prefetch,
+    unmoves::{discovery_masks, legal_origins},
+};
 use retro_tables::{
-    index::Squares,
-    pieces::{attacks_from, occupancy, square},
-    Tables, Value, MAX_PIECES,
+    pieces::{attacks_from, occupancy},
+    Tables, Value,
 };
 
 /// The predecessors of one decided node, before their cells are updated.
@@ -41,21 +41,6 @@ impl Preds {
             generated: 0,
         }
     }
-}
-
-/// Asks the processor to start loading `cells[i]` into the cache.
-#[inline]
-pub(crate) fn prefetch(cells: &[AtomicU16], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(c) = cells.get(i) {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: SSE, which the intrinsic needs, is part of every x86_64 processor; a prefetch
-        // is a hint that neither reads into the program nor faults, and the address is that of a
-        // live element.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>((c as *const AtomicU16).cast::<i8>()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (cells, i);
 }
 
 impl<T: Tables + Sync + Default> Solver<T> {
@@ -216,73 +201,4 @@ impl<T: Tables + Sync + Default> Solver<T> {
             prefetch(&self.cells[mover], p as usize);
         }
     }
-}
-
-/// Squares the piece in slot `i` (of the side not to move in `sq`) may have come from
-/// without leaving the king of `side` (to move in `sq`) in check before its move: not a square
-/// from which it attacks that king itself, and within `discovered[i]` (see
-/// `discovery_masks`).
-pub(crate) fn legal_origins(
-    slots: &[(Color, Role)],
-    sq: &Squares,
-    occ: u64,
-    side: usize,
-    i: usize,
-    discovered: &[u64; MAX_PIECES],
-) -> u64 {
-    let ksq = sq[side];
-    let (ic, ir) = slots[i];
-    let lifted = occ & !(1u64 << sq[i]);
-    // A piece of role `ir` on any of these squares would attack the king.
-    let attackers = if ir == Role::Pawn {
-        attacks_from(color_of(side), Role::Pawn, ksq, lifted)
-    } else {
-        attacks_from(ic.other(), ir, ksq, lifted)
-    };
-    !attackers & discovered[i]
-}
-
-/// For each piece of the side not to move in `sq`, the squares it may have come from as far
-/// as the other pieces of its side go: where one of them attacks the king of `side` once
-/// that piece is lifted, the piece must have blocked the attack, from a square between
-/// them (there is none for a knight, pawn or king). Computed once per node for all pieces:
-/// a slider attacks the king with one piece lifted only if that piece is the one blocker
-/// between them, or there is none.
-pub(crate) fn discovery_masks(
-    slots: &[(Color, Role)],
-    n: usize,
-    sq: &Squares,
-    occ: u64,
-    side: usize,
-) -> [u64; MAX_PIECES] {
-    let ksq = sq[side];
-    let mover = color_of(1 - side);
-    let mut masks = [!0u64; MAX_PIECES];
-    for j in 0..n {
-        let (c, r) = slots[j];
-        // On an empty board, does this piece reach the king's square at all?
-        if c != mover || attacks_from(c, r, sq[j], 0) & (1u64 << ksq) == 0 {
-            continue;
-        }
-        let line = match r {
-            Role::Bishop | Role::Rook | Role::Queen => {
-                attacks::between(square(sq[j]), square(ksq)).0
-            }
-            _ => 0,
-        };
-        let blockers = line & occ;
-        if blockers == 0 {
-            for (i, m) in masks.iter_mut().enumerate().take(n) {
-                if i != j && slots[i].0 == mover {
-                    *m &= line;
-                }
-            }
-        } else if blockers.count_ones() == 1 {
-            let b = blockers.trailing_zeros() as u8;
-            if let Some(i) = (0..n).find(|&i| sq[i] == b && slots[i].0 == mover) {
-                masks[i] &= line;
-            }
-        }
-    }
-    masks
 }

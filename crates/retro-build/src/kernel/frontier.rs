@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use shakmaty::Role;
 
-use crate::atomics::{Atomics, Pages};
+use super::memory::{Atomics, Pages};
 use retro_tables::index::IndexScheme;
 
 /// A bitmap of `entries` bits, all clear (the larger tables need tens of MB: see `Atomics`).
@@ -111,7 +111,7 @@ impl LineBits {
     /// Sets the bit of decided entry `idx` by a plain store: only for a caller that alone
     /// touches the line's entries (a line lies within one king placement: see `Solver::partitions`).
     #[inline]
-    pub(super) fn set_owned(&self, idx: u64) {
+    pub(crate) fn set_owned(&self, idx: u64) {
         let (w, bit) = self.locate(idx);
         if let Some(word) = self.bits.get(w) {
             word.store(word.load(Relaxed) | bit, Relaxed);
@@ -155,7 +155,7 @@ struct Divisor {
 }
 
 impl Divisor {
-    pub(super) fn new(d: u64) -> Divisor {
+    fn new(d: u64) -> Divisor {
         Divisor {
             m: (1u128 << 64).div_ceil(u128::from(d.max(1))),
         }
@@ -166,29 +166,6 @@ impl Divisor {
         debug_assert!(x < 1 << 32);
         ((u128::from(x) * self.m) >> 64) as u64
     }
-}
-
-/// The tasks of a retrograde pass: (side to move in the nodes, king placements whose entries
-/// the task un-moves). A predecessor differs from its node only in a piece of the side that
-/// moved, so the king of the side to move stays on its square up to the index's symmetry:
-/// split by the class of that king's square (`IndexScheme::square_class`), no two tasks touch
-/// the same predecessor, and each may update them without atomic exchanges.
-pub(crate) fn partitions(ix: &IndexScheme) -> Vec<(usize, Vec<u64>)> {
-    let mut parts = Vec::new();
-    for side in 0..2 {
-        let mut by_class: Vec<Vec<u64>> = vec![Vec::new(); 64];
-        for (k, &(wk, bk)) in ix.king_placements().iter().enumerate() {
-            let king = if side == 0 { wk } else { bk };
-            by_class[usize::from(ix.square_class(king))].push(k as u64);
-        }
-        parts.extend(
-            by_class
-                .into_iter()
-                .filter(|v| !v.is_empty())
-                .map(|v| (side, v)),
-        );
-    }
-    parts
 }
 
 /// The entries decided at one depth: a bit per entry and side to move.

@@ -129,6 +129,17 @@ impl<A: ZeroAtomic> std::ops::Deref for Atomics<A> {
     }
 }
 
+/// The resident memory of this process, for the logs.
+pub fn memory_in_use() -> String {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or_else(
+            || "resident memory unknown".to_string(),
+            |pages| format!("{} MB resident", pages * 4096 / 1_000_000),
+        )
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::Ordering::Relaxed;

@@ -1,0 +1,86 @@
+//! A retrograde pass: the frontier's nodes split into partitions that share no predecessor,
+//! taken by the threads largest first.
+
+use std::sync::{
+    atomic::{AtomicUsize, Ordering::Relaxed},
+    Mutex,
+};
+
+use super::frontier::Frontier;
+use retro_tables::index::IndexScheme;
+
+/// The tasks of a retrograde pass: (side to move in the nodes, king placements whose entries
+/// the task un-moves). A predecessor differs from its node only in a piece of the side that
+/// moved, so the king of the side to move stays on its square up to the index's symmetry:
+/// split by the class of that king's square (`IndexScheme::square_class`), no two tasks touch
+/// the same predecessor, and each may update them without atomic exchanges.
+pub(crate) fn partitions(ix: &IndexScheme) -> Vec<(usize, Vec<u64>)> {
+    let mut parts = Vec::new();
+    for side in 0..2 {
+        let mut by_class: Vec<Vec<u64>> = vec![Vec::new(); 64];
+        for (k, &(wk, bk)) in ix.king_placements().iter().enumerate() {
+            let king = if side == 0 { wk } else { bk };
+            by_class[usize::from(ix.square_class(king))].push(k as u64);
+        }
+        parts.extend(
+            by_class
+                .into_iter()
+                .filter(|v| !v.is_empty())
+                .map(|v| (side, v)),
+        );
+    }
+    parts
+}
+
+/// What one task of a pass does with the nodes of its partitions (see [`run_pass`]).
+pub(crate) trait PassTask: Send {
+    /// A node of the frontier, `side` to move; the nodes of a partition come in index order.
+    fn node(&mut self, side: usize, idx: u64);
+    /// After the last node of a partition of `side`.
+    fn end_partition(&mut self, side: usize);
+}
+
+/// Runs a pass over the frontier `cur` (taking its nodes out): one task per thread, each
+/// taking partitions (side to move, king placements: see `CompactSolver::partitions`), the
+/// largest first by a sample of the frontier, so that the pass ends with small ones. Returns
+/// the tasks.
+pub(crate) fn run_pass<P: PassTask>(
+    cur: &Frontier,
+    partitions: &[(usize, Vec<u64>)],
+    king_stride: u64,
+    make: impl Fn() -> P + Sync,
+) -> Vec<P> {
+    let mut order: Vec<(u64, usize)> = partitions
+        .iter()
+        .enumerate()
+        .map(|(t, (side, placements))| {
+            let w = placements
+                .iter()
+                .map(|&k| cur.sample(*side, k * king_stride, (k + 1) * king_stride))
+                .sum::<u64>();
+            (w, t)
+        })
+        .collect();
+    order.sort_unstable_by(|a, b| b.cmp(a));
+    let taken = AtomicUsize::new(0);
+    let done = Mutex::new(Vec::new());
+    rayon::broadcast(|_| {
+        let mut task = make();
+        while let Some(&(_, t)) = order.get(taken.fetch_add(1, Relaxed)) {
+            let Some((side, placements)) = partitions.get(t) else {
+                break;
+            };
+            for &p in placements {
+                let first = p * king_stride;
+                cur.take_range(*side, first, first + king_stride, |idx| {
+                    task.node(*side, idx);
+                });
+            }
+            task.end_partition(*side);
+        }
+        if let Ok(mut g) = done.lock() {
+            g.push(task);
+        }
+    });
+    done.into_inner().unwrap_or_default()
+}
