@@ -39,13 +39,9 @@ fn work_error(work: &Path, e: io::Error) -> BuildError {
     BuildError::Solve(SolveError::Work(work.to_path_buf(), e))
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename.
+/// Writes `bytes` to `path` atomically ([`retro_tables::write_atomic`]).
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    let mut f = fs::File::create(&tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    fs::rename(&tmp, path)
+    retro_tables::write_atomic(path, |f| f.write_all(bytes)).map(|_| ())
 }
 
 /// Keeps what a DTM solve leaves, for a build that resumes after it.

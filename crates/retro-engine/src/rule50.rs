@@ -11,8 +11,7 @@ use shakmaty::{Chess, Move, Position};
 
 use retro_tables::{Dtz, ProbeError, Syzygy, Tablebase, Value, Wdl};
 
-/// The plies of the 50-move rule.
-pub const RULE_PLIES: u32 = 100;
+pub use retro_tables::RULE_PLIES;
 
 /// The result of a position under the 50-move rule for the side to move, given its clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -15,10 +15,7 @@ use shakmaty::{
 };
 use shakmaty_syzygy::{AmbiguousWdl, Dtz as SDtz, MaybeRounded};
 
-use retro_tables::{Dtz, ProbeError, Syzygy, Tablebase, Wdl};
-
-/// The halfmove clock at which a draw can be claimed by the 50-move rule.
-const RULE_PLIES: u32 = 100;
+use retro_tables::{Dtz, ProbeError, Syzygy, Tablebase, Wdl, RULE_PLIES};
 
 /// The most plies of a mainline (a guard: a line under the rule ends long before).
 pub const MAX_MAINLINE_PLIES: usize = 1024;

@@ -11,6 +11,9 @@ use std::fmt;
 
 use super::value::{Value, Wdl};
 
+/// The plies the 50-move rule allows without a capture or a pawn move: 100 (50 moves each).
+pub const RULE_PLIES: u32 = 100;
+
 /// Win, draw or loss under the 50-move rule, for the side to move with the clock at 0.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
 pub enum Wdl50 {

@@ -54,6 +54,7 @@
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+mod atomic_file;
 mod cache;
 mod dtz;
 mod error;
@@ -68,7 +69,8 @@ mod value;
 mod zstd_prefix;
 
 pub use self::{
-    dtz::{Dtz, Wdl50},
+    atomic_file::write_atomic,
+    dtz::{Dtz, Wdl50, RULE_PLIES},
     error::{BlockError, FormatError, ProbeError, TableError},
     material::{sort_build_order, Material, MAX_PIECES},
     probe::{lookup, Tablebase, Tables},

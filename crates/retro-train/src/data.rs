@@ -256,25 +256,7 @@ pub fn write_records(out: &mut impl Write, records: &[Record]) -> Result<(), Dat
 /// # Errors
 /// [`DataError::Io`] when the file cannot be written.
 pub fn write_file(path: &Path, records: &[Record]) -> Result<(), DataError> {
-    write_atomically(path, "rdat.partial", |f| write_records(f, records))
-}
-
-/// Writes the file `path` through `write`, atomically: into a temporary file beside it (of
-/// extension `partial`), synced and renamed into place once complete.
-pub(crate) fn write_atomically<E: From<std::io::Error>>(
-    path: &Path,
-    partial: &str,
-    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> Result<(), E>,
-) -> Result<(), E> {
-    let tmp = path.with_extension(partial);
-    {
-        let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-        write(&mut f)?;
-        f.flush()?;
-        f.get_ref().sync_all()?;
-    }
-    std::fs::rename(&tmp, path)?;
-    Ok(())
+    retro_tables::write_atomic(path, |f| write_records(f, records)).map(|_| ())
 }
 
 /// Reads a data file's records, checking every one.

@@ -414,7 +414,7 @@ pub fn write_games(out: &mut impl Write, games: &[GameRecord]) -> Result<(), Gam
 /// # Errors
 /// [`GamesError`] when the file cannot be written.
 pub fn write_games_file(path: &Path, games: &[GameRecord]) -> Result<(), GamesError> {
-    crate::data::write_atomically(path, "rgms.partial", |f| write_games(f, games))
+    retro_tables::write_atomic(path, |f| write_games(f, games)).map(|_| ())
 }
 
 /// The games of a games file's contents, every move replayed and checked.

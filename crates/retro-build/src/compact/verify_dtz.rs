@@ -62,7 +62,7 @@ const LOSS_BIT: u16 = 0x8000;
 /// Marks a win whose DTZ is not read yet (while a side is loaded).
 const WIN_MARK: u16 = 1;
 /// The class of a loss beyond the rule (a blessed loss) in the file starts above this.
-const RULE: u16 = 100;
+const RULE: u16 = retro_tables::RULE_PLIES as u16;
 
 /// What a pass checks of the side it reads.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -28,11 +28,8 @@ use crate::{
 use retro_tables::{
     format::{file_name, Metric, Table},
     index::IndexScheme,
-    Dtz, Material, Value, Wdl, Wdl50,
+    Dtz, Material, Value, Wdl, Wdl50, RULE_PLIES,
 };
-
-/// The plies the 50-move rule allows without a zeroing move.
-const RULE_PLIES: u32 = 100;
 
 const QUIET: u16 = 0x7F;
 const CLASS_SHIFT: u32 = 7;

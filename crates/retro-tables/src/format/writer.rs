@@ -3,7 +3,7 @@
 //! that exists.
 
 use std::{
-    fs::{self, File},
+    fs::File,
     io::{self, BufWriter, Write},
     path::{Path, PathBuf},
     sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed},
@@ -54,33 +54,15 @@ pub struct Written {
     pub orders: [Vec<u8>; 2],
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file beside it, synced, then renamed.
+/// Writes the file `path` through `write` atomically ([`crate::write_atomic`]); an I/O error
+/// names the file.
 fn write_atomic(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
 ) -> Result<u64, TableError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
-    let result = (|| {
-        let mut f = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
-        write(&mut f)?;
-        let f = f.into_inner().map_err(|e| e.into_error())?;
-        f.sync_all()?;
-        let len = f.metadata()?.len();
-        drop(f);
-        fs::rename(&tmp, path)?;
-        Ok(len)
-    })();
-    result.map_err(|source| {
-        let _ = fs::remove_file(&tmp);
-        TableError::Io {
-            path: path.to_path_buf(),
-            source,
-        }
+    crate::write_atomic(path, write).map_err(|source| TableError::Io {
+        path: path.to_path_buf(),
+        source,
     })
 }
 
