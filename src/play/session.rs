@@ -16,8 +16,9 @@ use super::{
     pgn::{self, Game},
 };
 use retro_engine::{
+    hash_of,
     rule50::{self, Outcome},
-    search::{hash_of, SearchControl, SearchParams},
+    search::{SearchControl, SearchParams},
     think, HeuristicsPool, SearchLimits, TranspositionTable,
 };
 use retro_tables::{Tablebase, Wdl};

@@ -33,8 +33,9 @@ use retro_train::{
 };
 
 use retro_engine::{
-    search::{self, hash_of, SearchControl, SearchParams, MATE_BOUND},
-    HashError, HeuristicsPool, SearchLimits, TranspositionTable,
+    hash_of,
+    search::{self, SearchControl, SearchParams},
+    HashError, HeuristicsPool, SearchLimits, TranspositionTable, MATE_BOUND,
 };
 use retro_tables::{Tablebase, Wdl};
 

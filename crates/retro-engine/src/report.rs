@@ -9,7 +9,7 @@ use shakmaty::Move;
 
 use super::{
     bench::{BenchPosition, BenchResult},
-    search::{MATE, MATE_BOUND},
+    vocab::{is_mate_score, moves_to_mate},
     winrate::WdlChances,
 };
 use retro_legality::Verdict;
@@ -26,13 +26,11 @@ pub enum Score {
 }
 
 impl Score {
-    /// The score of a search value (centipawns, or a mate score around
-    /// [`MATE`]).
+    /// The score of a search value (centipawns, or a mate score beyond
+    /// [`MATE_BOUND`](crate::MATE_BOUND)).
     pub fn from_search(score: i32) -> Score {
-        if score >= MATE_BOUND {
-            Score::Mate((MATE - score + 1) / 2)
-        } else if score <= -MATE_BOUND {
-            Score::Mate(-((MATE + score) / 2))
+        if is_mate_score(score) {
+            Score::Mate(moves_to_mate(score))
         } else {
             Score::Cp(score)
         }
@@ -411,14 +409,15 @@ pub type Reporter = Arc<dyn Fn(Report) + Send + Sync>;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vocab::{mate_in, mated_in};
 
     #[test]
     fn scores_as_front_ends_write_them() {
         assert_eq!(Score::from_search(35).to_string(), "cp 35");
         assert_eq!(Score::from_search(-120).to_string(), "cp -120");
-        assert_eq!(Score::from_search(MATE - 1).to_string(), "mate 1");
-        assert_eq!(Score::from_search(MATE - 27).to_string(), "mate 14");
-        assert_eq!(Score::from_search(-(MATE - 2)).to_string(), "mate -1");
-        assert_eq!(Score::from_search(-(MATE - 26)).to_string(), "mate -13");
+        assert_eq!(Score::from_search(mate_in(1)).to_string(), "mate 1");
+        assert_eq!(Score::from_search(mate_in(27)).to_string(), "mate 14");
+        assert_eq!(Score::from_search(mated_in(2)).to_string(), "mate -1");
+        assert_eq!(Score::from_search(mated_in(26)).to_string(), "mate -13");
     }
 }

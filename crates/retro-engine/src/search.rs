@@ -30,21 +30,14 @@ use super::{
     strength::Strength,
     time::{Budget, SearchLimits},
     tt::{Bound, Entry, TranspositionTable},
+    vocab::{
+        encode_move, hash_of, is_mate_score, mate_in, mated_in, moves_to_mate, score_from_tt,
+        score_to_tt, tb_loss_in, tb_win_in, MATE_BOUND, TB_BOUND,
+    },
     winrate as wdl,
 };
 use retro_tables::{Syzygy, Tablebase, Wdl, Wdl50};
 
-/// The score of being checkmated now, negated; a mate in `n` plies scores `MATE - n`.
-pub const MATE: i32 = 32_000;
-/// Scores beyond this are mates.
-pub const MATE_BOUND: i32 = MATE - 1_000;
-/// The score of a table win under the 50-move rule whose mate the tables cannot promise within
-/// the rule (less the plies to it and to the zeroing move): above every evaluation, below every
-/// mate.
-pub const TB_WIN: i32 = 20_000;
-/// Scores beyond this (and below [`MATE_BOUND`]) are table wins: like mates, they count from
-/// the root, so the transposition table stores them relative to the node's ply.
-pub const TB_BOUND: i32 = TB_WIN - 1_000;
 const INF: i32 = 32_500;
 /// The deepest ply the search reaches.
 pub const MAX_PLY: usize = 128;
@@ -225,32 +218,13 @@ pub struct SearchResult {
     pub best: Option<Move>,
     /// The expected reply.
     pub ponder: Option<Move>,
-    /// Score in centipawns or a mate score (see [`MATE`]).
+    /// Score in centipawns, or a mate (beyond [`MATE_BOUND`]; see
+    /// [`Score::from_search`](crate::Score::from_search)) or a table win.
     pub score: i32,
     /// The last completed depth.
     pub depth: u32,
     /// Nodes searched by all threads.
     pub nodes: u64,
-}
-
-/// The Zobrist key of a position (en passant squares only when a capture is legal).
-pub fn hash_of(pos: &Chess) -> u64 {
-    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
-}
-
-/// A move in 16 bits: from, to, promotion role and a castling flag. 0 is no move.
-pub fn encode_move(m: &Move) -> u16 {
-    match *m {
-        Move::Normal {
-            from,
-            to,
-            promotion,
-            ..
-        } => from as u16 | (to as u16) << 6 | promotion.map_or(0, |r| r as u16) << 12,
-        Move::EnPassant { from, to } => from as u16 | (to as u16) << 6,
-        Move::Castle { king, rook } => king as u16 | (rook as u16) << 6 | 1 << 15,
-        Move::Put { .. } => 0,
-    }
 }
 
 static LMR: LazyLock<[[i32; 64]; 64]> = LazyLock::new(|| {
@@ -602,11 +576,11 @@ impl<'a> Worker<'a> {
             }
             // Stop conditions of the main thread.
             if let Some(n) = self.limits.mate {
-                if score >= MATE_BOUND && (MATE - score + 1) / 2 <= n as i32 {
+                if score >= MATE_BOUND && moves_to_mate(score) <= n as i32 {
                     break;
                 }
             }
-            mate_streak = if score.abs() >= MATE_BOUND {
+            mate_streak = if is_mate_score(score) {
                 mate_streak + 1
             } else {
                 0
@@ -714,8 +688,8 @@ impl<'a> Worker<'a> {
 
     /// The exact score of a position the tables cover: by DTM, or under the 50-move rule by
     /// its DTZ50 and the clock (a mate score where the DTM mate comes within the rule, a
-    /// [`TB_WIN`] score where only the DTZ says it wins in time, a draw where the rule saves
-    /// it). Positions whose DTZ50 table is missing are scored by DTM.
+    /// [`TB_WIN`](crate::vocab::TB_WIN) score where only the DTZ says it wins in time, a draw
+    /// where the rule saves it). Positions whose DTZ50 table is missing are scored by DTM.
     fn probe_tables(&mut self, pos: &Chess, ply: usize) -> Option<i32> {
         let pieces = pos.board().occupied().count();
         let own = self
@@ -728,8 +702,8 @@ impl<'a> Worker<'a> {
         self.tbhits += 1;
         let d = ply as i32 + v.plies() as i32;
         let mate = match v.wdl() {
-            Wdl::Win => MATE - d,
-            Wdl::Loss => -(MATE - d),
+            Wdl::Win => mate_in(d),
+            Wdl::Loss => mated_in(d),
             Wdl::Draw => 0,
         };
         if !self.rule50 || v.wdl() == Wdl::Draw {
@@ -748,14 +722,15 @@ impl<'a> Worker<'a> {
         Some(match rule50::outcome(dtz, clock) {
             Outcome::Draw => 0,
             _ if rule50::mate_fits(v, clock) => mate,
-            Outcome::Win => TB_WIN - far,
-            Outcome::Loss => -(TB_WIN - far),
+            Outcome::Win => tb_win_in(far),
+            Outcome::Loss => tb_loss_in(far),
         })
     }
 
     /// The score of a position beyond Retro's own tables from the Syzygy tables: only just
     /// after a zeroing move (the clock at 0), by its class under the 50-move rule (a
-    /// [`TB_WIN`] score for a win, a draw for a cursed win or blessed loss); `None` elsewhere.
+    /// [`TB_WIN`](crate::vocab::TB_WIN) score for a win, a draw for a cursed win or blessed
+    /// loss); `None` elsewhere.
     fn probe_syzygy(&mut self, pos: &Chess, ply: usize, pieces: usize) -> Option<i32> {
         let sz = self.syzygy?;
         if pieces > self.syzygy_limit || pos.halfmoves() != 0 {
@@ -765,8 +740,8 @@ impl<'a> Worker<'a> {
         self.tbhits += 1;
         let ply = ply as i32;
         Some(match class {
-            Wdl50::Win => TB_WIN - ply,
-            Wdl50::Loss => -(TB_WIN - ply),
+            Wdl50::Win => tb_win_in(ply),
+            Wdl50::Loss => tb_loss_in(ply),
             _ => 0,
         })
     }
@@ -851,7 +826,7 @@ impl<'a> Worker<'a> {
             static_eval,
             improving: self.improving(ply, static_eval),
         };
-        if !pv && !in_check && ply > 0 && beta.abs() < MATE_BOUND {
+        if !pv && !in_check && ply > 0 && !is_mate_score(beta) {
             if let Some(s) = self.prune_node(pos, &node, beta, null_ok) {
                 return s;
             }
@@ -865,7 +840,7 @@ impl<'a> Worker<'a> {
             moves.retain(|m| !self.excluded.contains(m));
         }
         if moves.is_empty() {
-            return if in_check { -MATE + ply as i32 } else { 0 };
+            return if in_check { mated_in(ply as i32) } else { 0 };
         }
         let scores = self.order(pos, &moves, tt_move, ply);
         let Some((best, best_move)) = self.search_moves(pos, &node, alpha, beta, moves, scores)
@@ -914,8 +889,8 @@ impl<'a> Worker<'a> {
         if pos.board().occupied().count() <= 4 && pos.is_insufficient_material() {
             return Some(0);
         }
-        *alpha = (*alpha).max(-MATE + ply as i32);
-        *beta = (*beta).min(MATE - ply as i32 - 1);
+        *alpha = (*alpha).max(mated_in(ply as i32));
+        *beta = (*beta).min(mate_in(ply as i32 + 1));
         if *alpha >= *beta {
             return Some(*alpha);
         }
@@ -1212,7 +1187,7 @@ impl<'a> Worker<'a> {
         if in_check {
             moves = pos.legal_moves();
             if moves.is_empty() {
-                return -MATE + ply as i32;
+                return mated_in(ply as i32);
             }
             best = -INF;
             stand = -INF;
@@ -1420,29 +1395,6 @@ fn has_pieces(pos: &Chess) -> bool {
 /// proven for the node itself); `None` when it does not reach `beta`.
 fn null_move_result(s: i32, beta: i32) -> Option<i32> {
     (s >= beta).then_some(if s >= TB_BOUND { beta } else { s })
-}
-
-/// A score as the transposition table stores it: mates and table wins counted from the node
-/// at `ply` rather than from the root, so an entry is right wherever the position recurs.
-fn score_to_tt(s: i32, ply: usize) -> i32 {
-    if s >= TB_BOUND {
-        s + ply as i32
-    } else if s <= -TB_BOUND {
-        s - ply as i32
-    } else {
-        s
-    }
-}
-
-/// The score of an entry stored by [`score_to_tt`], read at `ply`.
-fn score_from_tt(s: i32, ply: usize) -> i32 {
-    if s >= TB_BOUND {
-        s - ply as i32
-    } else if s <= -TB_BOUND {
-        s + ply as i32
-    } else {
-        s
-    }
 }
 
 /// SEE pruning at depth 6 and below: a move after the first whose static exchange loses more
@@ -1771,38 +1723,11 @@ mod tests {
     }
 
     #[test]
-    fn table_wins_are_stored_relative_to_the_node() {
-        // A table win 30 plies from a node at ply 5 (TB_WIN - 35 from the root), stored there
-        // and read where the position recurs at ply 9: 30 plies from there, TB_WIN - 39.
-        let stored = score_to_tt(TB_WIN - 35, 5);
-        assert_eq!(score_from_tt(stored, 9), TB_WIN - 39);
-        assert_eq!(
-            score_from_tt(score_to_tt(-(TB_WIN - 35), 5), 9),
-            -(TB_WIN - 39)
-        );
-        // Mates as before; evaluations unchanged.
-        assert_eq!(score_from_tt(score_to_tt(MATE - 7, 3), 1), MATE - 5);
-        assert_eq!(score_from_tt(score_to_tt(850, 3), 1), 850);
-        assert_eq!(score_from_tt(score_to_tt(-850, 3), 1), -850);
-    }
-
-    #[test]
     fn a_null_move_never_proves_a_table_win_or_mate() {
-        assert_eq!(null_move_result(TB_WIN - 12, 100), Some(100));
-        assert_eq!(null_move_result(MATE - 12, 100), Some(100));
+        assert_eq!(null_move_result(tb_win_in(12), 100), Some(100));
+        assert_eq!(null_move_result(mate_in(12), 100), Some(100));
         assert_eq!(null_move_result(350, 100), Some(350));
         assert_eq!(null_move_result(50, 100), None);
-    }
-
-    #[test]
-    fn move_codes_are_distinct() {
-        let p = pos("r3k2r/pPpp1ppp/8/3Pp3/8/8/P1PP1PPP/R3K2R w KQkq e6 0 1");
-        let codes: Vec<u16> = p.legal_moves().iter().map(encode_move).collect();
-        let mut sorted = codes.clone();
-        sorted.sort_unstable();
-        sorted.dedup();
-        assert_eq!(sorted.len(), codes.len());
-        assert!(!codes.contains(&0));
     }
 
     #[test]

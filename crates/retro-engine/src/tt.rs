@@ -23,7 +23,7 @@ pub enum Bound {
 /// What the table remembers of a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Entry {
-    /// The best move found, encoded by [`crate::search::encode_move`] (0: none).
+    /// The best move found, encoded by [`crate::vocab::encode_move`] (0: none).
     pub mv: u16,
     /// The score, with mate scores relative to this position.
     pub score: i16,
