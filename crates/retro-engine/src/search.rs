@@ -186,16 +186,15 @@ pub struct SearchParams {
     pub eval: Evaluator,
 }
 
-impl SearchParams {
-    /// A one-thread search of `pos` to `depth` plies, without game history or output.
-    pub fn fixed_depth(pos: Chess, depth: u32) -> SearchParams {
+impl Default for SearchParams {
+    /// A one-thread search of the starting position without game history, limits or output:
+    /// every root move, the best line only, table positions under the 50-move rule, no Syzygy
+    /// tables, the hand-written evaluation, full strength.
+    fn default() -> SearchParams {
         SearchParams {
-            pos,
+            pos: Chess::default(),
             history: Vec::new(),
-            limits: SearchLimits {
-                depth: Some(depth),
-                ..SearchLimits::default()
-            },
+            limits: SearchLimits::default(),
             overhead: Duration::ZERO,
             threads: 1,
             root_moves: Vec::new(),
@@ -207,6 +206,20 @@ impl SearchParams {
             multipv: 1,
             show_wdl: false,
             eval: Evaluator::default(),
+        }
+    }
+}
+
+impl SearchParams {
+    /// A one-thread search of `pos` to `depth` plies, without game history or output.
+    pub fn fixed_depth(pos: Chess, depth: u32) -> SearchParams {
+        SearchParams {
+            pos,
+            limits: SearchLimits {
+                depth: Some(depth),
+                ..SearchLimits::default()
+            },
+            ..SearchParams::default()
         }
     }
 }
@@ -1695,9 +1708,9 @@ mod tests {
         let run_at = |p: &Chess, elo: u32, seed: u64| {
             let tt = TranspositionTable::new(1).expect("1 MB");
             let params = SearchParams {
-                limits: SearchLimits::default(),
+                pos: p.clone(),
                 strength: Some(Strength::new(elo, seed)),
-                ..SearchParams::fixed_depth(p.clone(), 1)
+                ..SearchParams::default()
             };
             search_alone(&params, &tt)
         };
