@@ -25,7 +25,7 @@ use super::tunables::*;
 use super::{
     eval::{evaluate, piece_value, Evaluator},
     heuristics::{Heuristics, HeuristicsPool},
-    nnue::{Accumulator, Delta, Network},
+    nnue::{Accumulator, Delta, Network, HIDDEN},
     report::{Score, SearchInfo},
     strength::Strength,
     time::{Budget, SearchLimits},
@@ -332,23 +332,49 @@ struct Worker<'a> {
     seldepth: usize,
     stopped: bool,
     hashes: Vec<u64>,
-    killers: Vec<[u16; 2]>,
-    /// The static evaluation of the node at each ply of the current line (`-INF` in check).
-    evals: Vec<i32>,
+    /// What the search keeps for each ply of the current line, the root's at 0.
+    stack: Vec<PlyEntry>,
     /// The statistics kept from search to search (history).
     heur: Heuristics,
-    pv: Vec<Vec<Move>>,
     /// The best root move of the unfinished iteration and its expected reply.
     root_best: Option<(Move, Option<Move>)>,
     /// The network, when it evaluates (else the hand-written evaluation).
     net: Option<&'a Network>,
-    /// The network's first-layer sums of the node at each ply of the current line, valid
-    /// where `acc_valid` says so; the others are made when needed from the ply above and
-    /// the move's `deltas` (lazily: a node whose evaluation comes from the hash table never
-    /// needs its own).
-    accs: Vec<Accumulator>,
-    acc_valid: Vec<bool>,
-    deltas: Vec<Delta>,
+}
+
+/// What the search keeps for one ply of the current line.
+struct PlyEntry {
+    /// The principal variation from the node.
+    pv: Vec<Move>,
+    /// Two quiet moves that caused cutoffs at this ply (encoded; 0 for none).
+    killers: [u16; 2],
+    /// The static evaluation of the node (`-INF` in check).
+    eval: i32,
+    /// The change to the board from the node above (for the network's sums).
+    delta: Delta,
+    /// Whether `acc` holds the node's sums.
+    acc_valid: bool,
+    /// The network's first-layer sums of the node, when it evaluates and `acc_valid` says
+    /// so; the others are made when needed from the ply above and `delta` (lazily: a node
+    /// whose evaluation comes from the hash table never needs its own).
+    acc: Accumulator,
+}
+
+impl PlyEntry {
+    /// An entry with nothing known (room for a principal variation as long as the deepest
+    /// line).
+    fn empty() -> PlyEntry {
+        PlyEntry {
+            pv: Vec::with_capacity(MAX_PLY),
+            killers: [0; 2],
+            eval: -INF,
+            delta: Delta::NONE,
+            acc_valid: false,
+            acc: Accumulator {
+                values: [[0; HIDDEN]; 2],
+            },
+        }
+    }
 }
 
 impl<'a> Worker<'a> {
@@ -396,20 +422,13 @@ impl<'a> Worker<'a> {
             seldepth: 0,
             stopped: false,
             hashes,
-            killers: vec![[0; 2]; MAX_PLY + 2],
-            evals: vec![-INF; MAX_PLY + 2],
+            stack: (0..MAX_PLY + 2).map(|_| PlyEntry::empty()).collect(),
             heur,
-            pv: (0..MAX_PLY + 2)
-                .map(|_| Vec::with_capacity(MAX_PLY))
-                .collect(),
             root_best: None,
             net: match &params.eval {
                 Evaluator::Classic => None,
                 Evaluator::Network(n) => Some(n),
             },
-            accs: Vec::new(),
-            acc_valid: vec![false; MAX_PLY + 2],
-            deltas: vec![Delta::NONE; MAX_PLY + 2],
         }
     }
 
@@ -418,35 +437,38 @@ impl<'a> Worker<'a> {
         let Some(net) = self.net else {
             return evaluate(pos);
         };
-        if self.accs.is_empty() {
-            self.accs = vec![net.refresh(pos.board()); MAX_PLY + 2];
-        }
         let mut from = ply;
-        while from > 0 && !self.acc_valid[from] {
+        while from > 0 && !self.stack[from].acc_valid {
             from -= 1;
         }
-        if !self.acc_valid[from] {
+        if !self.stack[from].acc_valid {
             // Nothing above is known (the root's sums are made when the search starts, so only
             // a node outside a search gets here): from scratch.
-            self.accs[ply] = net.refresh(pos.board());
-            self.acc_valid[ply] = true;
+            self.stack[ply].acc = net.refresh(pos.board());
+            self.stack[ply].acc_valid = true;
             from = ply;
         }
         for p in from + 1..=ply {
-            let (above, below) = self.accs.split_at_mut(p);
-            below[0].clone_from(&above[p - 1]);
-            net.apply(&mut below[0], &self.deltas[p]);
-            self.acc_valid[p] = true;
+            let (above, below) = self.stack.split_at_mut(p);
+            let node = &mut below[0];
+            node.acc.clone_from(&above[p - 1].acc);
+            net.apply(&mut node.acc, &node.delta);
+            node.acc_valid = true;
         }
-        net.evaluate(&self.accs[ply], pos.turn(), pos.board().occupied().count())
+        net.evaluate(
+            &self.stack[ply].acc,
+            pos.turn(),
+            pos.board().occupied().count(),
+        )
     }
 
     /// Records that the node at `ply + 1` is its parent's with `delta` applied.
     #[inline]
     fn child_made(&mut self, ply: usize, delta: Delta) {
-        if self.net.is_some() && ply + 1 < self.deltas.len() {
-            self.deltas[ply + 1] = delta;
-            self.acc_valid[ply + 1] = false;
+        if self.net.is_some() && ply + 1 < self.stack.len() {
+            let child = &mut self.stack[ply + 1];
+            child.delta = delta;
+            child.acc_valid = false;
         }
     }
 
@@ -492,9 +514,8 @@ impl<'a> Worker<'a> {
     fn iterate(&mut self, root: &Chess, report: impl Fn(SearchInfo)) -> SearchResult {
         let root_hash = hash_of(root);
         if let Some(net) = self.net {
-            let acc = net.refresh(root.board());
-            self.accs = vec![acc; MAX_PLY + 2];
-            self.acc_valid[0] = true;
+            self.stack[0].acc = net.refresh(root.board());
+            self.stack[0].acc_valid = true;
         }
         // `go mate N` without a depth ends after the iterations that can find such a mate.
         let mate_depth = self
@@ -529,11 +550,11 @@ impl<'a> Worker<'a> {
                 if self.stopped {
                     break;
                 }
-                let Some(&first) = self.pv[0].first() else {
+                let Some(&first) = self.stack[0].pv.first() else {
                     break;
                 };
                 self.excluded.push(first);
-                lines.push((score, self.pv[0].clone()));
+                lines.push((score, self.stack[0].pv.clone()));
             }
             self.excluded.clear();
             if self.stopped {
@@ -770,11 +791,11 @@ impl<'a> Worker<'a> {
     }
 
     fn update_pv(&mut self, ply: usize, m: Move) {
-        let (head, tail) = self.pv.split_at_mut(ply + 1);
-        let line = &mut head[ply];
+        let (head, tail) = self.stack.split_at_mut(ply + 1);
+        let line = &mut head[ply].pv;
         line.clear();
         line.push(m);
-        line.extend_from_slice(&tail[0]);
+        line.extend_from_slice(&tail[0].pv);
     }
 
     /// Principal-variation alpha-beta search of `pos` to `depth` plies, then quiescence: the
@@ -794,7 +815,7 @@ impl<'a> Worker<'a> {
         if depth <= 0 {
             return self.qsearch(pos, hash, alpha, beta, ply);
         }
-        self.pv[ply].clear();
+        self.stack[ply].pv.clear();
         if self.tick() {
             return 0;
         }
@@ -829,7 +850,7 @@ impl<'a> Worker<'a> {
                 None => self.evaluate(pos, ply),
             }
         };
-        self.evals[ply] = static_eval;
+        self.stack[ply].eval = static_eval;
         let node = Node {
             hash,
             depth,
@@ -873,9 +894,13 @@ impl<'a> Worker<'a> {
         if eval == -INF {
             return false;
         }
-        let mut before = if ply >= 2 { self.evals[ply - 2] } else { -INF };
+        let mut before = if ply >= 2 {
+            self.stack[ply - 2].eval
+        } else {
+            -INF
+        };
         if before == -INF && ply >= 4 {
-            before = self.evals[ply - 4];
+            before = self.stack[ply - 4].eval;
         }
         before == -INF || eval > before
     }
@@ -1019,7 +1044,7 @@ impl<'a> Worker<'a> {
                     best_move = Some(m);
                     self.update_pv(ply, m);
                     if ply == 0 {
-                        self.root_best = Some((m, self.pv[0].get(1).copied()));
+                        self.root_best = Some((m, self.stack[0].pv.get(1).copied()));
                     }
                     if score >= beta {
                         if quiet {
@@ -1048,7 +1073,7 @@ impl<'a> Worker<'a> {
             r += 1;
         }
         let code = encode_move(m);
-        if self.killers[node.ply].contains(&code) {
+        if self.stack[node.ply].killers.contains(&code) {
             r -= 1;
         }
         if self.heur.history[history_index(us, code)] > LMR_GOOD_HISTORY {
@@ -1120,7 +1145,7 @@ impl<'a> Worker<'a> {
 
     fn reward_quiet(&mut self, us: Color, m: &Move, ply: usize, depth: i32, tried: &[u16]) {
         let code = encode_move(m);
-        let k = &mut self.killers[ply];
+        let k = &mut self.stack[ply].killers;
         if k[0] != code {
             k[1] = k[0];
             k[0] = code;
@@ -1138,6 +1163,7 @@ impl<'a> Worker<'a> {
     /// losing captures.
     fn order(&self, pos: &Chess, moves: &MoveList, tt_move: u16, ply: usize) -> Vec<i32> {
         let us = pos.turn();
+        let killers = self.stack[ply].killers;
         moves
             .iter()
             .map(|m| {
@@ -1156,9 +1182,9 @@ impl<'a> Worker<'a> {
                     ORDER_QUEEN_PROMOTION
                 } else if m.is_promotion() {
                     ORDER_UNDERPROMOTION
-                } else if self.killers[ply][0] == code {
+                } else if killers[0] == code {
                     ORDER_KILLER_1
-                } else if self.killers[ply][1] == code {
+                } else if killers[1] == code {
                     ORDER_KILLER_2
                 } else {
                     self.heur.history[history_index(us, code)]
@@ -1172,7 +1198,7 @@ impl<'a> Worker<'a> {
     /// hash table (a cutoff outside PV nodes, its static evaluation, its move first) and stores
     /// its result there at depth 0, below every entry of the main search.
     fn qsearch(&mut self, pos: &Chess, hash: u64, mut alpha: i32, beta: i32, ply: usize) -> i32 {
-        self.pv[ply].clear();
+        self.stack[ply].pv.clear();
         if self.tick() {
             return 0;
         }
