@@ -301,45 +301,147 @@ pub fn search_alone(params: &SearchParams, tt: &TranspositionTable) -> SearchRes
     search(params, tt, &HeuristicsPool::new(), None, &control, &|_| {})
 }
 
+/// One search thread: the main thread (`id` 0), which ends the search and reports it, or a
+/// helper.
 struct Worker<'a> {
     id: usize,
     tt: &'a TranspositionTable,
-    tables: Option<&'a Tablebase>,
-    tables_max: usize,
-    /// Table positions under the 50-move rule.
-    rule50: bool,
-    /// Syzygy tables, and the most pieces probed in them.
-    syzygy: Option<&'a Syzygy>,
-    syzygy_limit: usize,
+    /// The endgame tables the search probes.
+    tables: TableProbe<'a>,
     control: &'a SearchControl,
     limits: &'a SearchLimits,
-    /// The node limit of `go nodes` or of a limited strength, whichever is less.
-    node_limit: Option<u64>,
-    /// Offsets added to the scores of root moves at a limited strength.
-    root_noise: Vec<(Move, i32)>,
-    budget: Option<Budget>,
-    report_info: bool,
-    /// Whether `info` lines carry win, draw and loss chances.
-    show_wdl: bool,
-    root_filter: &'a [Move],
-    /// Principal variations the main thread searches (`MultiPV`; 1 in helpers).
-    multipv: usize,
-    /// Root moves left out of the current search: the first moves of the better lines.
-    excluded: Vec<Move>,
+    /// The limits and the reporting, which only the main thread acts on.
+    main: MainDuties,
+    /// The root's moves and lines.
+    root: RootMoves<'a>,
+    /// Nodes searched by this thread, and how many of them are counted in `control`.
     nodes: u64,
     flushed: u64,
-    tbhits: u64,
     seldepth: usize,
     stopped: bool,
+    /// The keys of the positions before the current node: the game's, then the line's, oldest
+    /// first (for repetitions).
     hashes: Vec<u64>,
     /// What the search keeps for each ply of the current line, the root's at 0.
     stack: Vec<PlyEntry>,
     /// The statistics kept from search to search (history).
     heur: Heuristics,
-    /// The best root move of the unfinished iteration and its expected reply.
-    root_best: Option<(Move, Option<Move>)>,
     /// The network, when it evaluates (else the hand-written evaluation).
     net: Option<&'a Network>,
+}
+
+/// The endgame tables a search probes, and how.
+struct TableProbe<'a> {
+    /// Retro's own tables, and the most pieces they hold.
+    own: Option<&'a Tablebase>,
+    own_max: usize,
+    /// Table positions under the 50-move rule.
+    rule50: bool,
+    /// Syzygy tables, and the most pieces probed in them.
+    syzygy: Option<&'a Syzygy>,
+    syzygy_limit: usize,
+    /// Probes that gave a value, not yet counted in the [`SearchControl`].
+    hits: u64,
+}
+
+/// What only the main thread (`id` 0) does: end the search at its node and time limits, and
+/// report it. The helpers hold the same values and never consult them.
+struct MainDuties {
+    /// The node limit of `go nodes` or of a limited strength, whichever is less.
+    node_limit: Option<u64>,
+    /// The time for this move.
+    budget: Option<Budget>,
+    /// Whether to report `info` lines.
+    report_info: bool,
+    /// Whether `info` lines carry win, draw and loss chances.
+    show_wdl: bool,
+}
+
+/// The root's moves: those searched, their offsets at a limited strength, and the lines the
+/// search finds among them.
+struct RootMoves<'a> {
+    /// Only these root moves (all when empty).
+    filter: &'a [Move],
+    /// Offsets added to the scores of root moves at a limited strength.
+    noise: Vec<(Move, i32)>,
+    /// Principal variations the main thread searches (`MultiPV`; 1 in helpers).
+    multipv: usize,
+    /// Root moves left out of the current search: the first moves of the better lines.
+    excluded: Vec<Move>,
+    /// The best root move of the unfinished iteration and its expected reply.
+    best: Option<(Move, Option<Move>)>,
+}
+
+impl RootMoves<'_> {
+    /// The offset of root move `m` at a limited strength (0 at full strength).
+    fn noise_of(&self, m: &Move) -> i32 {
+        self.noise
+            .iter()
+            .find(|(r, _)| r == m)
+            .map_or(0, |&(_, n)| n)
+    }
+}
+
+impl TableProbe<'_> {
+    /// The exact score of a position the tables cover: by DTM, or under the 50-move rule by
+    /// its DTZ50 and the clock (a mate score where the DTM mate comes within the rule, a
+    /// [`TB_WIN`](crate::vocab::TB_WIN) score where only the DTZ says it wins in time, a draw
+    /// where the rule saves it). Positions whose DTZ50 table is missing are scored by DTM.
+    fn probe(&mut self, pos: &Chess, ply: usize) -> Option<i32> {
+        let pieces = pos.board().occupied().count();
+        let own = self
+            .own
+            .filter(|_| pieces <= self.own_max && !pos.castles().any())
+            .and_then(|tb| tb.probe(pos).ok().map(|v| (tb, v)));
+        let Some((tb, v)) = own else {
+            return self.probe_syzygy(pos, ply, pieces);
+        };
+        self.hits += 1;
+        let d = ply as i32 + v.plies() as i32;
+        let mate = match v.wdl() {
+            Wdl::Win => mate_in(d),
+            Wdl::Loss => mated_in(d),
+            Wdl::Draw => 0,
+        };
+        if !self.rule50 || v.wdl() == Wdl::Draw {
+            return Some(mate);
+        }
+        let clock = pos.halfmoves();
+        if rule50::mate_fits(v, clock) {
+            // A mate within the rule bounds the DTZ (|DTZ| <= DTM), so the outcome is the
+            // mate's: no DTZ probe (a loss's would search its moves).
+            return Some(mate);
+        }
+        let Ok(dtz) = tb.probe_dtz(pos) else {
+            return Some(mate);
+        };
+        let far = ply as i32 + dtz.plies() as i32;
+        Some(match rule50::outcome(dtz, clock) {
+            Outcome::Draw => 0,
+            _ if rule50::mate_fits(v, clock) => mate,
+            Outcome::Win => tb_win_in(far),
+            Outcome::Loss => tb_loss_in(far),
+        })
+    }
+
+    /// The score of a position beyond Retro's own tables from the Syzygy tables: only just
+    /// after a zeroing move (the clock at 0), by its class under the 50-move rule (a
+    /// [`TB_WIN`](crate::vocab::TB_WIN) score for a win, a draw for a cursed win or blessed
+    /// loss); `None` elsewhere.
+    fn probe_syzygy(&mut self, pos: &Chess, ply: usize, pieces: usize) -> Option<i32> {
+        let sz = self.syzygy?;
+        if pieces > self.syzygy_limit || pos.halfmoves() != 0 {
+            return None;
+        }
+        let class = sz.probe_wdl(pos)?;
+        self.hits += 1;
+        let ply = ply as i32;
+        Some(match class {
+            Wdl50::Win => tb_win_in(ply),
+            Wdl50::Loss => tb_loss_in(ply),
+            _ => 0,
+        })
+    }
 }
 
 /// What the search keeps for one ply of the current line.
@@ -401,30 +503,36 @@ impl<'a> Worker<'a> {
         Worker {
             id,
             tt,
-            tables,
-            tables_max: tables.map_or(0, Tablebase::max_pieces),
-            rule50: params.rule50,
-            syzygy: params.syzygy.as_deref(),
-            syzygy_limit: params.syzygy_limit,
+            tables: TableProbe {
+                own: tables,
+                own_max: tables.map_or(0, Tablebase::max_pieces),
+                rule50: params.rule50,
+                syzygy: params.syzygy.as_deref(),
+                syzygy_limit: params.syzygy_limit,
+                hits: 0,
+            },
             control,
             limits: &params.limits,
-            node_limit,
-            root_noise,
-            budget,
-            report_info: params.report,
-            show_wdl: params.show_wdl,
-            root_filter: &params.root_moves,
-            multipv: if id == 0 { params.multipv.max(1) } else { 1 },
-            excluded: Vec::new(),
+            main: MainDuties {
+                node_limit,
+                budget,
+                report_info: params.report,
+                show_wdl: params.show_wdl,
+            },
+            root: RootMoves {
+                filter: &params.root_moves,
+                noise: root_noise,
+                multipv: if id == 0 { params.multipv.max(1) } else { 1 },
+                excluded: Vec::new(),
+                best: None,
+            },
             nodes: 0,
             flushed: 0,
-            tbhits: 0,
             seldepth: 0,
             stopped: false,
             hashes,
             stack: (0..MAX_PLY + 2).map(|_| PlyEntry::empty()).collect(),
             heur,
-            root_best: None,
             net: match &params.eval {
                 Evaluator::Classic => None,
                 Evaluator::Network(n) => Some(n),
@@ -479,7 +587,7 @@ impl<'a> Worker<'a> {
         self.flushed = self.nodes;
         self.control
             .tbhits
-            .fetch_add(std::mem::take(&mut self.tbhits), Ordering::Relaxed);
+            .fetch_add(std::mem::take(&mut self.tables.hits), Ordering::Relaxed);
     }
 
     /// Counts a node and tells whether the search must end.
@@ -489,7 +597,7 @@ impl<'a> Worker<'a> {
             return true;
         }
         if self.id == 0 {
-            if let Some(n) = self.node_limit {
+            if let Some(n) = self.main.node_limit {
                 if self.control.nodes() + self.nodes - self.flushed >= n {
                     self.control.stop();
                 }
@@ -498,7 +606,7 @@ impl<'a> Worker<'a> {
         if self.nodes & 255 == 0 {
             self.flush_counts();
             if self.id == 0 && !self.control.pondering.load(Ordering::Relaxed) {
-                if let Some(b) = self.budget {
+                if let Some(b) = self.main.budget {
                     if self.control.clock_elapsed() >= b.hard {
                         self.control.stop();
                     }
@@ -530,12 +638,12 @@ impl<'a> Worker<'a> {
             .clamp(1, MAX_PLY as u32 - 1);
         let mut result = SearchResult::default();
         let mut moves = root.legal_moves();
-        if !self.root_filter.is_empty() {
-            moves.retain(|m| self.root_filter.contains(m));
+        if !self.root.filter.is_empty() {
+            moves.retain(|m| self.root.filter.contains(m));
         }
         result.best = moves.first().copied();
         let single_reply = moves.len() == 1;
-        let wanted = self.multipv.clamp(1, moves.len().max(1));
+        let wanted = self.root.multipv.clamp(1, moves.len().max(1));
         let mut prev = vec![0; wanted];
         let mut mate_streak = 0;
         for depth in 1..=max_depth {
@@ -543,9 +651,9 @@ impl<'a> Worker<'a> {
             let d = depth as i32 + i32::from(self.id % 2 == 1 && depth > 1);
             self.seldepth = 0;
             let mut lines: Vec<(i32, Vec<Move>)> = Vec::with_capacity(wanted);
-            self.excluded.clear();
+            self.root.excluded.clear();
             for &guess in &prev {
-                self.root_best = None;
+                self.root.best = None;
                 let score = self.aspiration(root, root_hash, d, depth, guess);
                 if self.stopped {
                     break;
@@ -553,10 +661,10 @@ impl<'a> Worker<'a> {
                 let Some(&first) = self.stack[0].pv.first() else {
                     break;
                 };
-                self.excluded.push(first);
+                self.root.excluded.push(first);
                 lines.push((score, self.stack[0].pv.clone()));
             }
-            self.excluded.clear();
+            self.root.excluded.clear();
             if self.stopped {
                 if !lines.is_empty() {
                     // The first lines of this iteration were complete (MultiPV): the best of
@@ -566,13 +674,13 @@ impl<'a> Worker<'a> {
                         result.best = pv.first().copied();
                         result.ponder = pv.get(1).copied();
                     }
-                    if self.report_info && self.id == 0 {
+                    if self.main.report_info && self.id == 0 {
                         for (k, (score, pv)) in lines.into_iter().enumerate() {
-                            let seen = score - pv.first().map_or(0, |m| self.noise_of(m));
+                            let seen = score - pv.first().map_or(0, |m| self.root.noise_of(m));
                             report(self.info(depth, k + 1, seen, pv, root));
                         }
                     }
-                } else if let Some((m, reply)) = self.root_best {
+                } else if let Some((m, reply)) = self.root.best {
                     // A move that beat the previous best in the unfinished iteration, with
                     // its own expected reply.
                     result.best = Some(m);
@@ -588,7 +696,7 @@ impl<'a> Worker<'a> {
             // The scores as the engine sees them, without the offsets of a limited strength.
             for (score, pv) in &mut lines {
                 if let Some(m) = pv.first() {
-                    *score -= self.noise_of(m);
+                    *score -= self.root.noise_of(m);
                 }
             }
             let Some((score, pv)) = lines.first() else {
@@ -600,7 +708,7 @@ impl<'a> Worker<'a> {
             result.score = score;
             result.depth = depth;
             self.flush_counts();
-            if self.report_info && self.id == 0 {
+            if self.main.report_info && self.id == 0 {
                 for (k, (score, pv)) in lines.into_iter().enumerate() {
                     report(self.info(depth, k + 1, score, pv, root));
                 }
@@ -619,8 +727,8 @@ impl<'a> Worker<'a> {
             } else {
                 0
             };
-            let timed = self.budget.is_some()
-                || self.node_limit.is_some()
+            let timed = self.main.budget.is_some()
+                || self.main.node_limit.is_some()
                 || self.limits.soft_nodes.is_some();
             if timed
                 && !self.limits.infinite
@@ -628,7 +736,7 @@ impl<'a> Worker<'a> {
             {
                 break;
             }
-            if let Some(b) = self.budget {
+            if let Some(b) = self.main.budget {
                 if !self.control.pondering.load(Ordering::Relaxed)
                     && self.control.clock_elapsed() >= b.soft
                 {
@@ -690,7 +798,7 @@ impl<'a> Worker<'a> {
             seldepth: self.seldepth.max(depth as usize) as u32,
             multipv: multipv as u32,
             score: Score::from_search(score),
-            wdl: self.show_wdl.then(|| wdl::of_search(score, root)),
+            wdl: self.main.show_wdl.then(|| wdl::of_search(score, root)),
             nodes,
             nps: (nodes as f64 / elapsed.as_secs_f64().max(1e-3)) as u64,
             hashfull: self.tt.hashfull(),
@@ -698,14 +806,6 @@ impl<'a> Worker<'a> {
             time: elapsed,
             pv,
         }
-    }
-
-    /// The offset of root move `m` at a limited strength (0 at full strength).
-    fn noise_of(&self, m: &Move) -> i32 {
-        self.root_noise
-            .iter()
-            .find(|(r, _)| r == m)
-            .map_or(0, |&(_, n)| n)
     }
 
     fn is_repetition(&self, hash: u64, halfmoves: u32) -> bool {
@@ -718,66 +818,6 @@ impl<'a> Worker<'a> {
             back += 2;
         }
         false
-    }
-
-    /// The exact score of a position the tables cover: by DTM, or under the 50-move rule by
-    /// its DTZ50 and the clock (a mate score where the DTM mate comes within the rule, a
-    /// [`TB_WIN`](crate::vocab::TB_WIN) score where only the DTZ says it wins in time, a draw
-    /// where the rule saves it). Positions whose DTZ50 table is missing are scored by DTM.
-    fn probe_tables(&mut self, pos: &Chess, ply: usize) -> Option<i32> {
-        let pieces = pos.board().occupied().count();
-        let own = self
-            .tables
-            .filter(|_| pieces <= self.tables_max && !pos.castles().any())
-            .and_then(|tb| tb.probe(pos).ok().map(|v| (tb, v)));
-        let Some((tb, v)) = own else {
-            return self.probe_syzygy(pos, ply, pieces);
-        };
-        self.tbhits += 1;
-        let d = ply as i32 + v.plies() as i32;
-        let mate = match v.wdl() {
-            Wdl::Win => mate_in(d),
-            Wdl::Loss => mated_in(d),
-            Wdl::Draw => 0,
-        };
-        if !self.rule50 || v.wdl() == Wdl::Draw {
-            return Some(mate);
-        }
-        let clock = pos.halfmoves();
-        if rule50::mate_fits(v, clock) {
-            // A mate within the rule bounds the DTZ (|DTZ| <= DTM), so the outcome is the
-            // mate's: no DTZ probe (a loss's would search its moves).
-            return Some(mate);
-        }
-        let Ok(dtz) = tb.probe_dtz(pos) else {
-            return Some(mate);
-        };
-        let far = ply as i32 + dtz.plies() as i32;
-        Some(match rule50::outcome(dtz, clock) {
-            Outcome::Draw => 0,
-            _ if rule50::mate_fits(v, clock) => mate,
-            Outcome::Win => tb_win_in(far),
-            Outcome::Loss => tb_loss_in(far),
-        })
-    }
-
-    /// The score of a position beyond Retro's own tables from the Syzygy tables: only just
-    /// after a zeroing move (the clock at 0), by its class under the 50-move rule (a
-    /// [`TB_WIN`](crate::vocab::TB_WIN) score for a win, a draw for a cursed win or blessed
-    /// loss); `None` elsewhere.
-    fn probe_syzygy(&mut self, pos: &Chess, ply: usize, pieces: usize) -> Option<i32> {
-        let sz = self.syzygy?;
-        if pieces > self.syzygy_limit || pos.halfmoves() != 0 {
-            return None;
-        }
-        let class = sz.probe_wdl(pos)?;
-        self.tbhits += 1;
-        let ply = ply as i32;
-        Some(match class {
-            Wdl50::Win => tb_win_in(ply),
-            Wdl50::Loss => tb_loss_in(ply),
-            _ => 0,
-        })
     }
 
     /// The key of the position after `m` (from `pos`, key `hash`) where it can be updated
@@ -867,11 +907,11 @@ impl<'a> Worker<'a> {
         }
 
         let mut moves = pos.legal_moves();
-        if ply == 0 && !self.root_filter.is_empty() {
-            moves.retain(|m| self.root_filter.contains(m));
+        if ply == 0 && !self.root.filter.is_empty() {
+            moves.retain(|m| self.root.filter.contains(m));
         }
-        if ply == 0 && !self.excluded.is_empty() {
-            moves.retain(|m| !self.excluded.contains(m));
+        if ply == 0 && !self.root.excluded.is_empty() {
+            moves.retain(|m| !self.root.excluded.contains(m));
         }
         if moves.is_empty() {
             return if in_check { mated_in(ply as i32) } else { 0 };
@@ -882,7 +922,7 @@ impl<'a> Worker<'a> {
             return 0;
         };
         // A root searched without its better moves (MultiPV) is not the position's value.
-        if ply > 0 || self.excluded.is_empty() {
+        if ply > 0 || self.root.excluded.is_empty() {
             self.store_node(&node, best, best_move, beta);
         }
         best
@@ -932,7 +972,7 @@ impl<'a> Worker<'a> {
         if *alpha >= *beta {
             return Some(*alpha);
         }
-        if let Some(s) = self.probe_tables(pos, ply) {
+        if let Some(s) = self.tables.probe(pos, ply) {
             return Some(s);
         }
         if ply >= MAX_PLY - 1 {
@@ -1018,7 +1058,7 @@ impl<'a> Worker<'a> {
             self.hashes.push(node.hash);
             // At a limited strength a root move's score has its offset added: the window is
             // shifted by it, so the search still finds the best move of the offset scores.
-            let noise = if ply == 0 { self.noise_of(&m) } else { 0 };
+            let noise = if ply == 0 { self.root.noise_of(&m) } else { 0 };
             let (a, b) = (alpha - noise, beta - noise);
             let score = noise
                 + if searched == 0 {
@@ -1044,7 +1084,7 @@ impl<'a> Worker<'a> {
                     best_move = Some(m);
                     self.update_pv(ply, m);
                     if ply == 0 {
-                        self.root_best = Some((m, self.stack[0].pv.get(1).copied()));
+                        self.root.best = Some((m, self.stack[0].pv.get(1).copied()));
                     }
                     if score >= beta {
                         if quiet {
@@ -1204,7 +1244,7 @@ impl<'a> Worker<'a> {
         }
         self.seldepth = self.seldepth.max(ply);
         if ply > 0 {
-            if let Some(s) = self.probe_tables(pos, ply) {
+            if let Some(s) = self.tables.probe(pos, ply) {
                 return s;
             }
         }
