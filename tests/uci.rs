@@ -652,7 +652,7 @@ fn self_play_game_ends_with_a_legal_result() {
         if pos.halfmoves() >= 100 {
             break "fifty moves";
         }
-        let key = retro_engine::search::hash_of(&pos);
+        let key = retro_engine::hash_of(&pos);
         let count = seen.entry(key).or_insert(0);
         *count += 1;
         if *count >= 3 {

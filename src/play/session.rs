@@ -16,8 +16,9 @@ use super::{
     pgn::{self, Game},
 };
 use retro_engine::{
+    hash_of,
     rule50::{self, Outcome},
-    search::{hash_of, SearchControl, SearchParams},
+    search::{SearchControl, SearchParams},
     think, HeuristicsPool, SearchLimits, TranspositionTable,
 };
 use retro_tables::{Tablebase, Wdl};
@@ -331,17 +332,9 @@ fn table_or_search(
             move_time: Some(opts.move_time),
             ..SearchLimits::default()
         },
-        overhead: Duration::ZERO,
-        threads: 1,
-        root_moves: Vec::new(),
-        report: false,
-        strength: None,
         rule50: opts.rule50,
-        syzygy: None,
-        syzygy_limit: 0,
-        multipv: 1,
-        show_wdl: false,
         eval: opts.eval.clone(),
+        ..SearchParams::default()
     };
     let control = SearchControl::new(false);
     let r = think(

@@ -33,8 +33,9 @@ use retro_train::{
 };
 
 use retro_engine::{
-    search::{self, hash_of, SearchControl, SearchParams, MATE_BOUND},
-    HashError, HeuristicsPool, SearchLimits, TranspositionTable,
+    hash_of,
+    search::{self, SearchControl, SearchParams},
+    HashError, HeuristicsPool, SearchLimits, TranspositionTable, MATE_BOUND,
 };
 use retro_tables::{Tablebase, Wdl};
 
@@ -432,13 +433,15 @@ pub fn play_game(
 /// A one-thread search of `pos` to `nodes` soft nodes (no new iteration after them; a hard
 /// stop at [`HARD_NODES_FACTOR`] times them), as datagen and genfens search.
 fn node_limited(pos: Chess, nodes: u64) -> SearchParams {
-    let mut params = SearchParams::fixed_depth(pos, search::MAX_PLY as u32 - 1);
-    params.limits = SearchLimits {
-        nodes: Some(nodes.saturating_mul(HARD_NODES_FACTOR)),
-        soft_nodes: Some(nodes),
-        ..SearchLimits::default()
-    };
-    params
+    SearchParams {
+        pos,
+        limits: SearchLimits {
+            nodes: Some(nodes.saturating_mul(HARD_NODES_FACTOR)),
+            soft_nodes: Some(nodes),
+            ..SearchLimits::default()
+        },
+        ..SearchParams::default()
+    }
 }
 
 /// A score for the side to move as the games format keeps it.

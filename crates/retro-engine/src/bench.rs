@@ -3,13 +3,11 @@
 //! the same build: a signature of the search, and its speed in nodes per second.
 
 use std::{
-    fmt,
     sync::atomic::{AtomicBool, Ordering},
-    time::{Duration, Instant},
+    time::Instant,
 };
 
-use shakmaty::{CastlingMode, Move};
-
+pub use super::report::{BenchPosition, BenchResult};
 use super::{
     eval::Evaluator,
     report::Score,
@@ -35,53 +33,6 @@ pub const POSITIONS: [&str; 12] = [
     "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
     "4r1k1/r1q2ppp/ppp2n2/4P3/5Rb1/1N1BQ3/PPP3PP/R5K1 w - - 1 17",
 ];
-
-/// The totals of a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BenchResult {
-    /// Nodes searched over all positions.
-    pub nodes: u64,
-    /// Wall time of the searches.
-    pub time: Duration,
-}
-
-/// The search of one bench position.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BenchPosition {
-    /// Its number, from 1.
-    pub number: usize,
-    /// Nodes searched.
-    pub nodes: u64,
-    /// The move found.
-    pub best: Option<Move>,
-    /// Its score.
-    pub score: Score,
-}
-
-impl fmt::Display for BenchPosition {
-    /// `position 3/12: 81234 nodes, best e2e4, score cp 20`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let best = self
-            .best
-            .map(|m| m.to_uci(CastlingMode::Standard).to_string())
-            .unwrap_or_else(|| "0000".to_string());
-        write!(
-            f,
-            "position {}/{}: {} nodes, best {best}, score {}",
-            self.number,
-            POSITIONS.len(),
-            self.nodes,
-            self.score
-        )
-    }
-}
-
-impl BenchResult {
-    /// Nodes per second.
-    pub fn nps(&self) -> u64 {
-        (self.nodes as f64 / self.time.as_secs_f64().max(1e-6)) as u64
-    }
-}
 
 /// Runs the bench at `depth` with the evaluation `eval`, calling `on_position` after each
 /// position; `stop` ends it after the current position.
@@ -111,6 +62,7 @@ pub fn run(
         nodes += r.nodes;
         on_position(BenchPosition {
             number: i + 1,
+            of: POSITIONS.len(),
             nodes: r.nodes,
             best: r.best,
             score: Score::from_search(r.score),

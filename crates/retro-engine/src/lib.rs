@@ -33,6 +33,7 @@ mod think;
 mod time;
 mod tt;
 mod tunables;
+mod vocab;
 pub mod winrate;
 
 pub use self::{
@@ -44,5 +45,6 @@ pub use self::{
     think::{mate_moves, table_line, think},
     time::SearchLimits,
     tt::{HashError, TranspositionTable},
+    vocab::{hash_of, MATE_BOUND},
     winrate::WdlChances,
 };

@@ -5,15 +5,60 @@
 
 use std::{fmt, path::PathBuf, sync::Arc, time::Duration};
 
-use shakmaty::Move;
+use shakmaty::{CastlingMode, Move};
 
 use super::{
-    bench::{BenchPosition, BenchResult},
-    search::{MATE, MATE_BOUND},
+    vocab::{is_mate_score, moves_to_mate},
     winrate::WdlChances,
 };
 use retro_legality::Verdict;
 use retro_tables::{Dtz, Material, Value};
+
+/// The totals of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BenchResult {
+    /// Nodes searched over all positions.
+    pub nodes: u64,
+    /// Wall time of the searches.
+    pub time: Duration,
+}
+
+/// The search of one bench position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BenchPosition {
+    /// Its number, from 1.
+    pub number: usize,
+    /// The positions of the bench.
+    pub of: usize,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// The move found.
+    pub best: Option<Move>,
+    /// Its score.
+    pub score: Score,
+}
+
+impl fmt::Display for BenchPosition {
+    /// `position 3/12: 81234 nodes, best e2e4, score cp 20`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let best = self
+            .best
+            .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+            .unwrap_or_else(|| "0000".to_string());
+        write!(
+            f,
+            "position {}/{}: {} nodes, best {best}, score {}",
+            self.number, self.of, self.nodes, self.score
+        )
+    }
+}
+
+impl BenchResult {
+    /// Nodes per second.
+    pub fn nps(&self) -> u64 {
+        (self.nodes as f64 / self.time.as_secs_f64().max(1e-6)) as u64
+    }
+}
 
 /// A score as a front end shows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,13 +71,11 @@ pub enum Score {
 }
 
 impl Score {
-    /// The score of a search value (centipawns, or a mate score around
-    /// [`MATE`]).
+    /// The score of a search value (centipawns, or a mate score beyond
+    /// [`MATE_BOUND`](crate::MATE_BOUND)).
     pub fn from_search(score: i32) -> Score {
-        if score >= MATE_BOUND {
-            Score::Mate((MATE - score + 1) / 2)
-        } else if score <= -MATE_BOUND {
-            Score::Mate(-((MATE + score) / 2))
+        if is_mate_score(score) {
+            Score::Mate(moves_to_mate(score))
         } else {
             Score::Cp(score)
         }
@@ -411,14 +454,15 @@ pub type Reporter = Arc<dyn Fn(Report) + Send + Sync>;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vocab::{mate_in, mated_in};
 
     #[test]
     fn scores_as_front_ends_write_them() {
         assert_eq!(Score::from_search(35).to_string(), "cp 35");
         assert_eq!(Score::from_search(-120).to_string(), "cp -120");
-        assert_eq!(Score::from_search(MATE - 1).to_string(), "mate 1");
-        assert_eq!(Score::from_search(MATE - 27).to_string(), "mate 14");
-        assert_eq!(Score::from_search(-(MATE - 2)).to_string(), "mate -1");
-        assert_eq!(Score::from_search(-(MATE - 26)).to_string(), "mate -13");
+        assert_eq!(Score::from_search(mate_in(1)).to_string(), "mate 1");
+        assert_eq!(Score::from_search(mate_in(27)).to_string(), "mate 14");
+        assert_eq!(Score::from_search(mated_in(2)).to_string(), "mate -1");
+        assert_eq!(Score::from_search(mated_in(26)).to_string(), "mate -13");
     }
 }

@@ -26,11 +26,12 @@ use super::{
     options::{OptionChange, OptionError, Options},
     perft,
     report::{Legality, Notice, Report, Reporter, TableSummary},
-    search::{hash_of, SearchControl, SearchParams},
+    search::{SearchControl, SearchParams},
     strength::Strength,
     think::think,
     time::SearchLimits,
     tt::TranspositionTable,
+    vocab::hash_of,
 };
 use crate::config::Config;
 use crate::fen::parse_fen_in;

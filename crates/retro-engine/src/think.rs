@@ -12,8 +12,9 @@ use super::{
     heuristics::HeuristicsPool,
     report::{Notice, Report, Score, SearchInfo},
     rule50::{self, Outcome, RuleMove},
-    search::{self, SearchControl, SearchParams, SearchResult, MATE, TB_WIN},
+    search::{self, SearchControl, SearchParams, SearchResult},
     tt::TranspositionTable,
+    vocab::{mate_in, mated_in, tb_loss_in, tb_win_in},
     winrate::WdlChances,
 };
 use retro_tables::{Dtz, Syzygy, Tablebase, Value, Wdl};
@@ -72,7 +73,7 @@ pub fn think(
             });
         }
         return SearchResult {
-            score: if mated { -MATE } else { 0 },
+            score: if mated { mated_in(0) } else { 0 },
             ..SearchResult::default()
         };
     }
@@ -280,10 +281,10 @@ fn rule_move(r: &RuleMove, with_dtm: bool) -> TableMove {
     let to_zero = r.dtz_after.plies() + 1;
     let fits = r.mate_fits;
     let (score, wdl, plies) = match r.outcome {
-        Outcome::Win if fits => (MATE - plies as i32, WdlChances::WIN, plies),
-        Outcome::Loss if fits => (-(MATE - plies as i32), WdlChances::LOSS, plies),
-        Outcome::Win => (TB_WIN - to_zero as i32, WdlChances::WIN, to_zero),
-        Outcome::Loss => (-(TB_WIN - to_zero as i32), WdlChances::LOSS, to_zero),
+        Outcome::Win if fits => (mate_in(plies as i32), WdlChances::WIN, plies),
+        Outcome::Loss if fits => (mated_in(plies as i32), WdlChances::LOSS, plies),
+        Outcome::Win => (tb_win_in(to_zero as i32), WdlChances::WIN, to_zero),
+        Outcome::Loss => (tb_loss_in(to_zero as i32), WdlChances::LOSS, to_zero),
         Outcome::Draw => (0, WdlChances::DRAW, 0),
     };
     let drawn_by_rule = (r.outcome == Outcome::Draw && r.dtz_after.0 != 0)
@@ -301,8 +302,8 @@ fn rule_move(r: &RuleMove, with_dtm: bool) -> TableMove {
 fn dtm_move(mv: Move, v: Value) -> TableMove {
     let plies = v.plies();
     let (score, wdl) = match v.wdl() {
-        Wdl::Win => (MATE - plies as i32, WdlChances::WIN),
-        Wdl::Loss => (-(MATE - plies as i32), WdlChances::LOSS),
+        Wdl::Win => (mate_in(plies as i32), WdlChances::WIN),
+        Wdl::Loss => (mated_in(plies as i32), WdlChances::LOSS),
         Wdl::Draw => (0, WdlChances::DRAW),
     };
     TableMove {

@@ -23,7 +23,7 @@ pub enum Bound {
 /// What the table remembers of a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Entry {
-    /// The best move found, encoded by [`crate::search::encode_move`] (0: none).
+    /// The best move found, encoded by [`crate::vocab::encode_move`] (0: none).
     pub mv: u16,
     /// The score, with mate scores relative to this position.
     pub score: i16,
@@ -121,6 +121,26 @@ pub struct TranspositionTable {
 
 const SLOT_BYTES: usize = 16;
 
+/// Asks the processor to bring the cache line of `value` into its caches, so that a read soon
+/// after does not wait for memory: the engine's one prefetch. A hint only: it reads nothing
+/// the program sees and changes no value; elsewhere than on x86_64 it does nothing.
+#[inline]
+fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let ptr = std::ptr::from_ref(value).cast::<i8>();
+        // SAFETY: `_mm_prefetch` is unsafe only because it takes a raw pointer and needs SSE.
+        // The instruction never dereferences the pointer for the program and cannot fault
+        // (even on an invalid address); this one comes from a reference, so it points into
+        // live memory anyway. SSE is part of every x86_64 processor (the target's baseline).
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
+
 /// Why a hash table could not be made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum HashError {
@@ -205,18 +225,7 @@ impl TranspositionTable {
     /// after does not wait for memory. A hint only: it changes no result.
     #[inline]
     pub fn prefetch(&self, key: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let ptr = std::ptr::from_ref(&self.buckets()[self.bucket(key) / 2]).cast::<i8>();
-            // SAFETY: a prefetch reads nothing and cannot fault; the address is that of a
-            // bucket of the table anyway. SSE, which the instruction needs, is part of every
-            // x86_64 processor.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr);
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        prefetch(&self.buckets()[self.bucket(key) / 2]);
     }
 
     /// Marks the start of a new search, so entries of older ones are replaced first.

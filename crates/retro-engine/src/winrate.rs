@@ -14,7 +14,7 @@ use std::fmt;
 
 use shakmaty::{Chess, Position, Role};
 
-use super::search::{MATE_BOUND, TB_BOUND};
+use super::vocab::{MATE_BOUND, TB_BOUND};
 
 /// Chances of a win, a draw and a loss for the side to move, per mille, summing to 1000.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,7 +128,7 @@ fn per_mille(p: f64) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::{MATE, TB_WIN};
+    use crate::vocab::{mate_in, mated_in, tb_loss_in, tb_win_in};
 
     #[test]
     fn chances_sum_to_a_thousand_and_grow_with_the_score() {
@@ -148,10 +148,10 @@ mod tests {
     #[test]
     fn proven_results_are_certain() {
         let pos = Chess::default();
-        assert_eq!(of_search(MATE - 5, &pos), WdlChances::WIN);
-        assert_eq!(of_search(-(MATE - 8), &pos), WdlChances::LOSS);
-        assert_eq!(of_search(TB_WIN - 40, &pos), WdlChances::WIN);
-        assert_eq!(of_search(-(TB_WIN - 40), &pos), WdlChances::LOSS);
+        assert_eq!(of_search(mate_in(5), &pos), WdlChances::WIN);
+        assert_eq!(of_search(mated_in(8), &pos), WdlChances::LOSS);
+        assert_eq!(of_search(tb_win_in(40), &pos), WdlChances::WIN);
+        assert_eq!(of_search(tb_loss_in(40), &pos), WdlChances::LOSS);
         assert_eq!(material(&pos), 78);
         assert_eq!(WdlChances::DRAW.to_string(), "0 1000 0");
     }

@@ -50,8 +50,8 @@ const NO_MOVE: u16 = 1 << 15;
 /// The most plies a game holds.
 pub const MAX_PLIES: usize = u16::MAX as usize;
 /// Scores at or beyond this are mate scores, left out of training (the engine's
-/// [`retro_engine::search::MATE_BOUND`]).
-pub const MATE_SCORE: i16 = retro_engine::search::MATE_BOUND as i16;
+/// [`retro_engine::MATE_BOUND`]).
+pub const MATE_SCORE: i16 = retro_engine::MATE_BOUND as i16;
 
 /// One ply of a game: the move played (none for a last position that is only scored) and the
 /// search's score of the position it was played in, for its side to move.
