@@ -12,7 +12,6 @@ use std::{
     time::UNIX_EPOCH,
 };
 
-use crate::compact_build::write_atomic;
 
 /// A check's progress.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -100,7 +99,7 @@ impl ProgressFile {
         for (a, b, c) in &p.examples {
             text.push_str(&format!("{a}\t{b}\t{c}\n"));
         }
-        write_atomic(&self.path, text.as_bytes())
+        retro_tables::write_atomic(&self.path, |f| f.write_all(text.as_bytes())).map(|_| ())
     }
 }
 
