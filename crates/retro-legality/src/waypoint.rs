@@ -36,23 +36,16 @@ use super::{
     astar::Goal,
     heuristic::{pawn_table, piece_table, Table, FAR, IMPOSSIBLE},
     kernel,
-    kernel_move::{KernelMove, Landing, Target},
+    kernel_move::{ByKernelPiece, KernelMove, KernelPiece, Landing, Target},
     position::RawPosition,
     rows::{self, Slot},
 };
 
-/// The kernel's piece types (see [`TYPES`](super::kernel_move::TYPES)): queen, rook, light
-/// bishop, dark bishop, knight.
-const QUEEN: usize = 0;
-const ROOK: usize = 1;
-const LIGHT_BISHOP: usize = 2;
-const DARK_BISHOP: usize = 3;
-
 /// The pieces of each kernel type a side starts with.
-const START_COUNTS: [u8; 5] = [1, 2, 1, 1, 2];
+const START_COUNTS: Counts = ByKernelPiece([1, 2, 1, 1, 2]);
 
 /// Pieces of one side per kernel type.
-type Counts = [u8; 5];
+type Counts = ByKernelPiece<u8>;
 
 /// A capture the estimate of a waypoint steers towards while it is still to be made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,7 +95,7 @@ impl std::fmt::Display for Waypoint {
                     write!(f, " {file}{}-{}", s.low, s.high)?;
                 }
             }
-            let [q, r, l, d, n] = self.counts[c];
+            let [q, r, l, d, n] = self.counts[c].0;
             write!(f, " QRLDN {q}{r}{l}{d}{n}; ")?;
         }
         match self.capture {
@@ -397,13 +390,17 @@ fn capture(
         counts.get(k - 1)?[victim]
     };
     let after = counts.get(k)?[victim];
-    let types = (0..5).fold(0u8, |t, i| {
-        if after[i] < before[i] {
-            t | (1 << i)
-        } else {
-            t
-        }
-    });
+    let types =
+        KernelPiece::ALL.into_iter().fold(
+            0u8,
+            |t, i| {
+                if after[i] < before[i] {
+                    t | i.bit()
+                } else {
+                    t
+                }
+            },
+        );
     match (m.pawn, m.target) {
         (Some(_), Target::PromotedPawn(..)) => {
             square.map(|square| Capture::Promoted { square, victim })
@@ -496,10 +493,10 @@ fn checks_home_king(w: &Waypoint, goal: &RawPosition) -> bool {
 /// promoted (a promoted piece starts outside). A rook leaves by a file whose pawns, of both
 /// sides, may all stand two ranks or more ahead of `c`'s back rank, a queen past a pawn of its
 /// own beside or in front of its square that has left its start square (or is gone).
-fn can_leave(waypoints: &[Waypoint], k: usize, c: Color, t: usize) -> bool {
+fn can_leave(waypoints: &[Waypoint], k: usize, c: Color, t: KernelPiece) -> bool {
     let start = c.fold_wb(2u8, 7u8);
     let open = |w: &Waypoint| match t {
-        ROOK => (0..8u8).any(|f| {
+        KernelPiece::Rook => (0..8u8).any(|f| {
             Color::ALL.into_iter().all(|d| {
                 w.pawns[d]
                     .iter()
@@ -507,7 +504,7 @@ fn can_leave(waypoints: &[Waypoint], k: usize, c: Color, t: usize) -> bool {
                     .all(|s| c.fold_wb(s.high >= 4, s.low <= 5))
             })
         }),
-        QUEEN => (2..5u8).any(|f| {
+        KernelPiece::Queen => (2..5u8).any(|f| {
             !w.pawns[c]
                 .iter()
                 .any(|s| s.file == f && s.low == start && s.high == start)
@@ -516,7 +513,7 @@ fn can_leave(waypoints: &[Waypoint], k: usize, c: Color, t: usize) -> bool {
     };
     let mut had = START_COUNTS;
     for w in waypoints.iter().take(k + 1) {
-        if open(w) || w.counts[c].iter().zip(had).any(|(&n, h)| n > h) {
+        if open(w) || w.counts[c].iter().zip(had.iter()).any(|(&n, &h)| n > h) {
             return true;
         }
         had = w.counts[c];
@@ -543,7 +540,7 @@ fn feasible(waypoints: &[Waypoint], k: usize) -> bool {
     // earlier waypoint has fewer pieces of its type than the one before (a promotion adds
     // another, which does not let it out).
     let at_home = |c: Color, sq: Square| {
-        let t = kernel_type(Role::Bishop, sq)?;
+        let t = KernelPiece::bishop_on(sq);
         let mut had = START_COUNTS[t];
         let kept = waypoints.get(..k).is_some_and(|earlier| {
             earlier.iter().all(|v| {
@@ -566,18 +563,18 @@ fn feasible(waypoints: &[Waypoint], k: usize) -> bool {
             .into_iter()
             .filter(|&sq| sq != square)
             .filter_map(|sq| at_home(victim, sq))
-            .fold(0, |m, t| m | (1 << t));
+            .fold(0, |m, t| m | t.bit());
         // A queen or rook that cannot have left its back rank is taken there, if at all.
         let types = if square.rank() == victim.backrank() {
             types
         } else {
-            [QUEEN, ROOK]
+            [KernelPiece::Queen, KernelPiece::Rook]
                 .into_iter()
                 .filter(|&t| !can_leave(waypoints, k, victim, t))
-                .fold(types, |types, t| types & !(1 << t))
+                .fold(types, |types, t| types & !t.bit())
         };
-        let possible = (0..5).any(|t| {
-            types & (1 << t) != 0 && have[t] > 0 && !(have[t] == 1 && stuck & (1 << t) != 0)
+        let possible = KernelPiece::ALL.into_iter().any(|t| {
+            types & t.bit() != 0 && have[t] > 0 && !(have[t] == 1 && stuck & t.bit() != 0)
         });
         if !possible {
             return false;
@@ -607,10 +604,14 @@ fn release_piece(waypoints: &mut [Waypoint], k: usize, goal: &RawPosition) -> bo
     // (side, file, steps forward)
     let mut tries: Vec<(Color, u8, u8)> = Vec::new();
     if let Some(Capture::OnSquare { victim, types, .. }) = w.capture {
-        if types & (1 << QUEEN) != 0 && !can_leave(waypoints, k, victim, QUEEN) {
+        if types & KernelPiece::Queen.bit() != 0
+            && !can_leave(waypoints, k, victim, KernelPiece::Queen)
+        {
             tries.extend([(victim, 3, 1), (victim, 2, 1), (victim, 4, 1)]);
         }
-        if types & (1 << ROOK) != 0 && !can_leave(waypoints, k, victim, ROOK) {
+        if types & KernelPiece::Rook.bit() != 0
+            && !can_leave(waypoints, k, victim, KernelPiece::Rook)
+        {
             tries.extend([0, 7, 1, 6, 2, 5, 3, 4].map(|f| (victim, f, 2)));
         }
     }
@@ -725,7 +726,7 @@ struct Promotion {
 
 /// The goal's pieces per side and kernel type that the kernel leaves to promotions after the
 /// last capture.
-type Extra = ByColor<[i16; 5]>;
+type Extra = ByColor<ByKernelPiece<i16>>;
 
 /// The pieces of each side and kernel type after each kernel move, and the goal's pieces left
 /// to later promotions. Promoted pieces that are taken later count as queens; those that last
@@ -770,15 +771,15 @@ fn piece_counts(
     });
     for m in kernel {
         if let Target::Piece(t) = m.target {
-            extra[!m.side][usize::from(t)] += 1;
+            extra[!m.side][t] += 1;
         }
     }
     for c in Color::ALL {
-        for (e, s) in extra[c].iter_mut().zip(START_COUNTS) {
+        for (e, &s) in extra[c].iter_mut().zip(START_COUNTS.iter()) {
             *e -= i16::from(s);
         }
     }
-    let mut types: Vec<usize> = vec![QUEEN; promotions.len()];
+    let mut types: Vec<KernelPiece> = vec![KernelPiece::Queen; promotions.len()];
     for (t, p) in types.iter_mut().zip(&promotions) {
         if !p.taken {
             *t = promotion_type(&mut extra, p.side, p.file, goal)?;
@@ -789,7 +790,7 @@ fn piece_counts(
     let mut out = Vec::with_capacity(kernel.len());
     for (k, m) in kernel.iter().enumerate() {
         if let Target::Piece(t) = m.target {
-            let n = &mut counts[!m.side][usize::from(t)];
+            let n = &mut counts[!m.side][t];
             *n = n.checked_sub(1)?;
         }
         if let Some(i) = taken[k] {
@@ -807,9 +808,18 @@ fn piece_counts(
 /// The promotion type for a pawn of `side` promoting on `file`, taken from `extra`: a bishop of
 /// the square's colour where one is wanted, else a queen, rook or knight. No bishop where it
 /// would be shut in for good (see [`kernel::traps_bishop`]) unless `goal` has it there.
-fn promotion_type(extra: &mut Extra, side: Color, file: u8, goal: &RawPosition) -> Option<usize> {
+fn promotion_type(
+    extra: &mut Extra,
+    side: Color,
+    file: u8,
+    goal: &RawPosition,
+) -> Option<KernelPiece> {
     let light = kernel::promotes_on_light(side, usize::from(file));
-    let bishop = if light { LIGHT_BISHOP } else { DARK_BISHOP };
+    let bishop = if light {
+        KernelPiece::LightBishop
+    } else {
+        KernelPiece::DarkBishop
+    };
     let square = promotion_square(side, file);
     let trapped = kernel::traps_bishop(goal, side, usize::from(file))
         && goal.board.piece_at(square)
@@ -817,10 +827,15 @@ fn promotion_type(extra: &mut Extra, side: Color, file: u8, goal: &RawPosition) 
                 color: side,
                 role: Role::Bishop,
             });
-    let t = [bishop, 0, 1, 4]
-        .into_iter()
-        .filter(|&t| t != bishop || !trapped)
-        .find(|&t| extra[side][t] > 0)?;
+    let t = [
+        bishop,
+        KernelPiece::Queen,
+        KernelPiece::Rook,
+        KernelPiece::Knight,
+    ]
+    .into_iter()
+    .filter(|&t| t != bishop || !trapped)
+    .find(|&t| extra[side][t] > 0)?;
     extra[side][t] -= 1;
     Some(t)
 }
@@ -851,23 +866,11 @@ fn end_promotions(slots: &[Slot], goal: &RawPosition) -> Vec<Slot> {
 /// Every kernel type (queens, rooks, light and dark bishops, knights): any piece but a king.
 const ANY_TYPE: u8 = 0b1_1111;
 
-/// The kernel type of a piece of `role` on `sq`.
-fn kernel_type(role: Role, sq: Square) -> Option<usize> {
-    match role {
-        Role::Queen => Some(0),
-        Role::Rook => Some(1),
-        Role::Bishop if Bitboard::LIGHT_SQUARES.contains(sq) => Some(LIGHT_BISHOP),
-        Role::Bishop => Some(DARK_BISHOP),
-        Role::Knight => Some(4),
-        Role::Pawn | Role::King => None,
-    }
-}
-
 /// `c`'s pieces on `board` per kernel type.
 fn goal_counts(board: &Board, c: Color) -> Counts {
-    let mut n = [0u8; 5];
+    let mut n = Counts::default();
     for sq in board.by_color(c) {
-        if let Some(t) = board.role_at(sq).and_then(|r| kernel_type(r, sq)) {
+        if let Some(t) = board.role_at(sq).and_then(|r| KernelPiece::of(r, sq)) {
             n[t] += 1;
         }
     }
@@ -898,7 +901,8 @@ impl Leg<'_> {
     ) -> Option<u32> {
         let w = self.waypoint;
         let pawns = board.pawns() & board.by_color(c);
-        let mut promotions: u32 = (0..5)
+        let mut promotions: u32 = KernelPiece::ALL
+            .into_iter()
             .map(|t| u32::from(w.counts[c][t].saturating_sub(now[c][t])))
             .sum();
         // Where the waypoint's capture takes the piece `c` promotes to, `c`'s pawns beyond the
@@ -1141,8 +1145,8 @@ impl Leg<'_> {
                     continue;
                 };
                 if let Some(types) = types {
-                    match kernel_type(role, sq) {
-                        Some(t) if types & (1 << t) != 0 => {}
+                    match KernelPiece::of(role, sq) {
+                        Some(t) if types & t.bit() != 0 => {}
                         _ => continue,
                     }
                 }
@@ -1180,8 +1184,8 @@ impl Leg<'_> {
             Some(Capture::Meet { by, types }) if pending(!by) => {
                 let mut best = FAR;
                 for v in board.by_color(!by) & !board.pawns() {
-                    match board.role_at(v).and_then(|r| kernel_type(r, v)) {
-                        Some(t) if types & (1 << t) != 0 => {}
+                    match board.role_at(v).and_then(|r| KernelPiece::of(r, v)) {
+                        Some(t) if types & t.bit() != 0 => {}
                         _ => continue,
                     }
                     for a in board.by_color(by) & !board.pawns() {
@@ -1556,7 +1560,7 @@ mod tests {
         let capture = Some(Capture::OnSquare {
             square: Square::E4,
             victim: Color::Black,
-            types: 1 << LIGHT_BISHOP,
+            types: KernelPiece::LightBishop.bit(),
         });
         let shut = waypoint(black_pawns(&[]), white_pawns(&[3, 4]), capture, None);
         assert_eq!(
@@ -1571,7 +1575,7 @@ mod tests {
         let either = Some(Capture::OnSquare {
             square: Square::E4,
             victim: Color::Black,
-            types: (1 << LIGHT_BISHOP) | (1 << 4),
+            types: KernelPiece::LightBishop.bit() | KernelPiece::Knight.bit(),
         });
         let knight = waypoint(black_pawns(&[]), white_pawns(&[3, 4]), either, None);
         assert!(feasible(&[knight], 0));
@@ -1582,23 +1586,26 @@ mod tests {
         // Black's b7 pawn never moved: a white bishop promoted on a8 never gets out, one on c8
         // does by d7.
         let goal = RawPosition::from_fen("4k3/1p6/8/8/8/8/8/4K3 w - - 0 1").expect("goal");
-        let mut extra: Extra = ByColor::new_with(|_| [0; 5]);
-        extra.white[LIGHT_BISHOP] = 1;
-        extra.white[4] = 1;
-        assert_eq!(promotion_type(&mut extra, Color::White, 0, &goal), Some(4));
+        let mut extra: Extra = ByColor::new_with(|_| ByKernelPiece::default());
+        extra.white[KernelPiece::LightBishop] = 1;
+        extra.white[KernelPiece::Knight] = 1;
+        assert_eq!(
+            promotion_type(&mut extra, Color::White, 0, &goal),
+            Some(KernelPiece::Knight)
+        );
         assert_eq!(
             promotion_type(&mut extra, Color::White, 2, &goal),
-            Some(LIGHT_BISHOP)
+            Some(KernelPiece::LightBishop)
         );
         // Only the bishop wanted: a8 cannot give it.
-        let mut extra: Extra = ByColor::new_with(|_| [0; 5]);
-        extra.white[LIGHT_BISHOP] = 1;
+        let mut extra: Extra = ByColor::new_with(|_| ByKernelPiece::default());
+        extra.white[KernelPiece::LightBishop] = 1;
         assert_eq!(promotion_type(&mut extra, Color::White, 0, &goal), None);
         // Unless the goal has that bishop on a8.
         let goal = RawPosition::from_fen("B3k3/1p6/8/8/8/8/8/4K3 w - - 0 1").expect("goal");
         assert_eq!(
             promotion_type(&mut extra, Color::White, 0, &goal),
-            Some(LIGHT_BISHOP)
+            Some(KernelPiece::LightBishop)
         );
     }
 
@@ -1610,12 +1617,12 @@ mod tests {
         assert!(!feasible(&[shut], 0));
         // Unless the bishop was taken (at home, by a knight) at an earlier waypoint.
         let mut taken = waypoint(black.clone(), white_pawns(&[]), None, None);
-        taken.counts[Color::White][DARK_BISHOP] = 0;
+        taken.counts[Color::White][KernelPiece::DarkBishop] = 0;
         let then = waypoint(black.clone(), white_pawns(&[]), None, Some(Square::C1));
         assert!(feasible(&[taken, then], 1));
         // A second dark bishop (promoted) does not let the first out.
         let mut promoted = waypoint(black.clone(), white_pawns(&[]), None, None);
-        promoted.counts[Color::White][DARK_BISHOP] = 2;
+        promoted.counts[Color::White][KernelPiece::DarkBishop] = 2;
         let then = waypoint(black.clone(), white_pawns(&[]), None, Some(Square::C1));
         assert!(!feasible(&[promoted, then], 1));
         // Or b2 may have moved.
@@ -1630,7 +1637,7 @@ mod tests {
         let capture = Some(Capture::OnSquare {
             square: Square::E4,
             victim: Color::Black,
-            types: 1 << LIGHT_BISHOP,
+            types: KernelPiece::LightBishop.bit(),
         });
         let first = waypoint(black_pawns(&[]), white_pawns(&[3, 4]), capture, None);
         let later = waypoint(black_pawns(&[3]), white_pawns(&[3, 4]), None, None);
@@ -1674,7 +1681,7 @@ mod tests {
             Some(Capture::OnSquare {
                 square,
                 victim: Color::Black,
-                types: 1 << ROOK,
+                types: KernelPiece::Rook.bit(),
             })
         };
         let white = || white_pawns(&[4, 5]);
@@ -1694,7 +1701,7 @@ mod tests {
         let queen = Some(Capture::OnSquare {
             square: Square::E3,
             victim: Color::Black,
-            types: 1 << QUEEN,
+            types: KernelPiece::Queen.bit(),
         });
         assert!(!feasible(
             &[waypoint(black_pawns(&[]), white(), queen, None)],
@@ -1819,7 +1826,7 @@ mod tests {
             Some(Capture::OnSquare {
                 square: Square::E6,
                 victim: Color::White,
-                types: 1 << 1,
+                types: KernelPiece::Rook.bit(),
             })
         );
         let approach = |fen: &str| {
