@@ -148,18 +148,30 @@ struct DatagenArgs {
     parts: Option<std::ops::Range<usize>>,
 }
 
+/// Why a `--parts` value is not a range of parts.
+#[derive(Debug, thiserror::Error)]
+enum PartRangeError {
+    /// No `..`.
+    #[error("expected START..END, such as 0..500")]
+    Form,
+    /// START is not a number.
+    #[error("START: {0}")]
+    Start(std::num::ParseIntError),
+    /// END is not a number.
+    #[error("END: {0}")]
+    End(std::num::ParseIntError),
+    /// END not above START.
+    #[error("{0}..{1} holds no part")]
+    Empty(usize, usize),
+}
+
 /// `--parts START..END`.
-fn parse_part_range(s: &str) -> Result<std::ops::Range<usize>, String> {
-    let (a, b) = s
-        .split_once("..")
-        .ok_or_else(|| "expected START..END, such as 0..500".to_string())?;
-    let start = a
-        .trim()
-        .parse::<usize>()
-        .map_err(|e| format!("START: {e}"))?;
-    let end = b.trim().parse::<usize>().map_err(|e| format!("END: {e}"))?;
+fn parse_part_range(s: &str) -> Result<std::ops::Range<usize>, PartRangeError> {
+    let (a, b) = s.split_once("..").ok_or(PartRangeError::Form)?;
+    let start = a.trim().parse::<usize>().map_err(PartRangeError::Start)?;
+    let end = b.trim().parse::<usize>().map_err(PartRangeError::End)?;
     if start >= end {
-        return Err(format!("{start}..{end} holds no part"));
+        return Err(PartRangeError::Empty(start, end));
     }
     Ok(start..end)
 }
@@ -777,12 +789,17 @@ fn read_book(path: &Path) -> Result<Vec<shakmaty::Chess>, CliError> {
     ))
 }
 
+/// A `--output-buckets` value that is neither 1 nor [`retro_engine::nnue::OUTPUT_BUCKETS`].
+#[derive(Debug, thiserror::Error)]
+#[error("expected 1 or {}", retro_engine::nnue::OUTPUT_BUCKETS)]
+struct OutputBucketsError;
+
 /// `--output-buckets`: 1 or [`retro_engine::nnue::OUTPUT_BUCKETS`].
-fn parse_output_buckets(s: &str) -> Result<usize, String> {
+fn parse_output_buckets(s: &str) -> Result<usize, OutputBucketsError> {
     let buckets = retro_engine::nnue::OUTPUT_BUCKETS;
     match s.parse::<usize>() {
         Ok(n) if n == 1 || n == buckets => Ok(n),
-        _ => Err(format!("expected 1 or {buckets}")),
+        _ => Err(OutputBucketsError),
     }
 }
 
