@@ -10,11 +10,13 @@
 //! - [`tune`]: `retro datagen` and `retro tune`.
 //! - [`train`]: `retro train` and `convert-data`.
 //! - [`serve`]: `retro serve`.
+//! - [`build_tables`]: the `build-tables` binary.
 //!
 //! Each command reports one line per input and never stops at a bad one; what ends a command
 //! early is a [`CliError`], whose [`CliError::exit_code`] is the process's exit status.
 
 pub mod bench;
+pub mod build_tables;
 pub mod legal;
 pub mod play;
 pub mod probe;
