@@ -1,18 +1,208 @@
-//! `retro legal`, `retro revmoves` and `retro proofkernel`: the legality analysis from the
-//! command line.
+//! `retro legal`, `retro count-legal`, `retro proofgame`, `retro revmoves` and
+//! `retro proofkernel`: the legality analysis from the command line, each command's arguments
+//! beside the code that runs it.
 
 use std::{
     io::{BufRead, Write},
+    path::PathBuf,
     time::{Duration, Instant},
 };
 
 use rayon::prelude::*;
 
+use super::{node_limit, print_lines, time_limit, CliError, LEGAL_NODES, PROOF_GAME_NODES};
 use crate::play::pgn;
 use retro_legality::{
     kernel, proofgame, FenError, KernelMove, KernelResult, Kind, Limits, ProofGame, RawPosition,
     Stop,
 };
+
+/// The arguments of `retro legal`.
+#[derive(Debug, clap::Args)]
+pub struct LegalArgs {
+    /// Positions analysed at most per FEN by the last-move analysis, and positions
+    /// expanded at most by the proof game search [default: 100000, or no limit with --time]
+    #[arg(long)]
+    pub max_nodes: Option<u64>,
+    /// Seconds at most per FEN.
+    #[arg(long)]
+    pub time: Option<f64>,
+    /// Also write each proof game found to this file as a PGN game (the goal FEN in its
+    /// `Goal` tag).
+    #[arg(long)]
+    pub pgn: Option<PathBuf>,
+    /// Positions; when none are given, one FEN per line is read from standard input.
+    pub fens: Vec<String>,
+}
+
+impl LegalArgs {
+    /// Decides each position ([`run_legal`]) from the command line or standard input, one line
+    /// each on standard output, the proof games also into `--pgn`.
+    ///
+    /// # Errors
+    /// A bad `--time`, a `--pgn` file that cannot be created, or failed I/O.
+    pub fn run(self) -> Result<(), CliError> {
+        let LegalArgs {
+            max_nodes,
+            time,
+            pgn,
+            fens,
+        } = self;
+        let stdin = std::io::stdin();
+        let stdout = std::io::stdout();
+
+        let time = time_limit(time)?;
+        let max_nodes = node_limit(max_nodes, time, LEGAL_NODES);
+        let mut pgn_file = match &pgn {
+            Some(path) => Some(std::io::BufWriter::new(
+                std::fs::File::create(path).map_err(|source| CliError::Create {
+                    path: path.clone(),
+                    source,
+                })?,
+            )),
+            None => None,
+        };
+        run_legal(
+            &fens,
+            max_nodes,
+            time,
+            stdin.lock(),
+            stdout.lock(),
+            pgn_file.as_mut().map(|f| f as &mut dyn std::io::Write),
+        )?;
+        Ok(())
+    }
+}
+
+/// The arguments of `retro count-legal`.
+#[derive(Debug, clap::Args)]
+pub struct CountLegalArgs {
+    /// Per position: nodes at most for the last-move analysis and as many for the proof
+    /// game search [default: 100000, or no limit with --time]
+    #[arg(long)]
+    pub max_nodes: Option<u64>,
+    /// Seconds at most per position.
+    #[arg(long)]
+    pub time: Option<f64>,
+    /// Also write each position's verdict to this file as it is decided:
+    /// INDEX<TAB>MULT<TAB>SECONDS<TAB> and the line `retro legal` prints.
+    // The comment is the option's help, where `<TAB>` is text, not HTML.
+    #[allow(rustdoc::invalid_html_tags)]
+    #[arg(long)]
+    pub verdicts: Option<PathBuf>,
+    /// The verdicts file of an earlier run on the same sample: the positions it decided
+    /// keep their verdicts (a legal one only when its proof game replays) and only the
+    /// others are analysed, to go on where a run left positions unknown.
+    #[arg(long)]
+    pub known: Option<PathBuf>,
+    /// The sample file.
+    pub file: PathBuf,
+}
+
+impl CountLegalArgs {
+    /// Decides the sample ([`count_legal`]) and prints the estimate and the time taken.
+    ///
+    /// # Errors
+    /// A bad `--time`, a sample or verdicts file that cannot be read or written, or failed
+    /// output.
+    pub fn run(self) -> Result<(), CliError> {
+        let CountLegalArgs {
+            max_nodes,
+            time,
+            verdicts,
+            known,
+            file,
+        } = self;
+        let time = time_limit(time)?;
+        let max_nodes = node_limit(max_nodes, time, LEGAL_NODES);
+        let (estimate, took) = count_legal(
+            &file,
+            max_nodes,
+            time,
+            verdicts.as_deref(),
+            known.as_deref(),
+        )?;
+        let text = format!("{estimate}\ntime: {:.1} s", took.as_secs_f64());
+        print_lines(&[text], std::io::stdout().lock())
+    }
+}
+
+/// The arguments of `retro proofgame`.
+#[derive(Debug, clap::Args)]
+pub struct ProofgameArgs {
+    /// Positions expanded at most, all restarts together [default: 1000000, or no limit
+    /// with --time]
+    #[arg(long)]
+    pub max_nodes: Option<u64>,
+    /// Seconds at most.
+    #[arg(long)]
+    pub time: Option<f64>,
+    /// The goal position.
+    pub fen: String,
+}
+
+impl ProofgameArgs {
+    /// Searches the proof game and prints its line ([`proofgame_line`]).
+    ///
+    /// # Errors
+    /// A bad `--time`, a malformed FEN, or failed output.
+    pub fn run(self) -> Result<(), CliError> {
+        let time = time_limit(self.time)?;
+        let max_nodes = node_limit(self.max_nodes, time, PROOF_GAME_NODES);
+        let line = proofgame_line(&self.fen, max_nodes, time)?;
+        print_lines(&[line], std::io::stdout().lock())
+    }
+}
+
+/// The arguments of `retro revmoves`.
+#[derive(Debug, clap::Args)]
+pub struct RevmovesArgs {
+    /// The position.
+    pub fen: String,
+}
+
+impl RevmovesArgs {
+    /// Prints the candidate last moves ([`revmoves_lines`]), or that there is none.
+    ///
+    /// # Errors
+    /// A malformed FEN, or failed output.
+    pub fn run(self) -> Result<(), CliError> {
+        let mut lines = revmoves_lines(&self.fen)?;
+        if lines.is_empty() {
+            lines.push("no possible last move".to_string());
+        }
+        print_lines(&lines, std::io::stdout().lock())
+    }
+}
+
+/// The arguments of `retro proofkernel`.
+#[derive(Debug, clap::Args)]
+pub struct ProofkernelArgs {
+    /// The initial position (default: the starting position).
+    #[arg(long)]
+    pub init: Option<String>,
+    /// Search nodes at most.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub max_nodes: u64,
+    /// Seconds at most.
+    #[arg(long)]
+    pub time: Option<f64>,
+    /// The goal position.
+    pub fen: String,
+}
+
+impl ProofkernelArgs {
+    /// Searches the proof kernel and the extended one, and prints them
+    /// ([`proofkernel_line`]).
+    ///
+    /// # Errors
+    /// A bad `--time`, a malformed FEN, a search out of its budget, or failed output.
+    pub fn run(self) -> Result<(), CliError> {
+        let time = time_limit(self.time)?;
+        let text = proofkernel_line(self.init.as_deref(), &self.fen, self.max_nodes, time)?;
+        print_lines(&[text], std::io::stdout().lock())
+    }
+}
 
 /// Why `retro proofkernel` gave no answer.
 #[derive(Debug, thiserror::Error)]

@@ -1,19 +1,35 @@
-//! The command lines of `retro` other than the UCI engine: `probe`, `legal`, `revmoves`,
-//! `proofkernel`, `proofgame`, `count-legal`, `datagen`, `tune` and `train` (the play mode's helpers
-//! are in [`crate::play`]). Each command reports one line per input and never stops at a bad
-//! one; what ends a command early is a [`CliError`], whose [`CliError::exit_code`] is the
-//! process's exit status.
+//! The command lines of `retro` other than the UCI engine, a module per command or family of
+//! commands, each with its arguments (a `clap::Args` struct whose `run` does the command) beside
+//! the code that runs it; `src/main.rs` only parses the command line and dispatches.
+//!
+//! - [`probe`]: `retro probe`.
+//! - [`mod@bench`]: `retro bench`.
+//! - [`legal`]: `retro legal`, `count-legal`, `proofgame`, `revmoves` and `proofkernel`.
+//! - [`play`]: `retro play`, `random-position` and `replay` (their helpers are in
+//!   [`crate::play`]).
+//! - [`tune`]: `retro datagen` and `retro tune`.
+//! - [`train`]: `retro train` and `convert-data`.
+//! - [`serve`]: `retro serve`.
+//! - [`build_tables`]: the `build-tables` binary.
+//!
+//! Each command reports one line per input and never stops at a bad one; what ends a command
+//! early is a [`CliError`], whose [`CliError::exit_code`] is the process's exit status.
 
 pub mod bars;
+pub mod bench;
+pub mod build_tables;
 pub mod legal;
+pub mod play;
 pub mod probe;
 pub mod serve;
 pub mod train;
 pub mod tune;
 
+use std::path::Path;
+
 use crate::play::{pgn::GameFileError, start::StartError};
 use retro_engine::config::ConfigError;
-use retro_tables::format::TableError;
+use retro_tables::{format::TableError, Tablebase};
 
 /// What ends a command of `retro` early.
 #[derive(Debug, thiserror::Error)]
@@ -170,6 +186,27 @@ pub fn node_limit(max_nodes: Option<u64>, time: Option<std::time::Duration>, def
 /// The longest `--time` taken: a year, so that the deadline it sets (now plus the limit) is a
 /// time the clock can hold.
 pub const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+
+/// Opens a table directory, warning when it holds no table.
+///
+/// # Errors
+/// [`CliError::Tables`] when the directory cannot be read.
+pub fn open_tables(dir: &Path) -> Result<Tablebase, CliError> {
+    let tb = Tablebase::open(dir)?;
+    if tb.materials().is_empty() {
+        log::warn!(
+            "no tables in {} (build them with build-tables --out {})",
+            dir.display(),
+            dir.display()
+        );
+    }
+    Ok(tb)
+}
+
+/// The processors of this machine (the default number of threads).
+pub fn processors() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
 
 /// Prints a status line on standard output; a closed output (`| head`) is not an error, as
 /// the work goes on without a reader.

@@ -9,7 +9,135 @@ use retro_train::{
     train::{self, EpochReport, Sample, TrainOptions, Weights},
 };
 
-use super::CliError;
+use super::{print_lines, processors, CliError};
+
+/// The arguments of `retro train`.
+#[derive(Debug, clap::Args)]
+pub struct TrainArgs {
+    /// The network file to write (after each epoch that improves the held-out loss).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Passes over the data.
+    #[arg(long, default_value_t = 20)]
+    pub epochs: usize,
+    /// Positions per step.
+    #[arg(long, default_value_t = 16_384)]
+    pub batch_size: usize,
+    /// AdamW's step size at the start.
+    #[arg(long, default_value_t = 1e-3)]
+    pub lr: f32,
+    /// Epochs between drops of the step size.
+    #[arg(long, default_value_t = 8)]
+    pub lr_step: usize,
+    /// Factor of each drop.
+    #[arg(long, default_value_t = 0.3)]
+    pub lr_gamma: f32,
+    /// AdamW's weight decay.
+    #[arg(long, default_value_t = 0.01)]
+    pub weight_decay: f32,
+    /// The result's share of the target (the search score's is the rest).
+    #[arg(long, default_value_t = 0.5)]
+    pub lambda: f32,
+    /// Hold out every n-th block of 1000 positions (0: none).
+    #[arg(long, default_value_t = 10)]
+    pub hold_out_every: usize,
+    /// Threads (default: one per processor).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Seed of the starting weights and the order of the positions.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The sigmoid's scale in centipawns (default: fitted to the data).
+    #[arg(long)]
+    pub k: Option<f32>,
+    /// Do not add each training position mirrored left to right.
+    #[arg(long)]
+    pub no_mirror: bool,
+    /// Output buckets of the network: 1, or 8 (the output layer's weights by the number of
+    /// pieces on the board).
+    #[arg(long, default_value_t = 1, value_parser = parse_output_buckets)]
+    pub output_buckets: usize,
+    /// Start from this network file's weights instead of random ones (a warm start: what
+    /// earlier data taught goes on into the next network); its output buckets are kept.
+    #[arg(long, value_name = "NET", conflicts_with = "output_buckets")]
+    pub init: Option<PathBuf>,
+    /// Data files or directories of them, written by `retro datagen --dir`.
+    #[arg(required = true)]
+    pub data: Vec<PathBuf>,
+}
+
+impl TrainArgs {
+    /// Trains the network ([`run_train`]), from `--init`'s weights when given.
+    ///
+    /// # Errors
+    /// A network file of `--init` that cannot be loaded, or as [`run_train`].
+    pub fn run(self) -> Result<(), CliError> {
+        let opts = TrainOptions {
+            epochs: self.epochs,
+            batch_size: self.batch_size,
+            learning_rate: self.lr,
+            lr_gamma: self.lr_gamma,
+            lr_step: self.lr_step,
+            weight_decay: self.weight_decay,
+            result_weight: self.lambda,
+            hold_out_every: self.hold_out_every,
+            threads: self.threads.unwrap_or_else(processors),
+            seed: self.seed,
+            k: self.k,
+            output_buckets: self.output_buckets,
+        };
+        let init = match &self.init {
+            Some(path) => Some(retro_engine::nnue::Network::load(path).map_err(CliError::Network)?),
+            None => None,
+        };
+        run_train(&self.data, &self.out, &opts, !self.no_mirror, init.as_ref())
+    }
+}
+
+/// A `--output-buckets` value that is neither 1 nor [`retro_engine::nnue::OUTPUT_BUCKETS`].
+#[derive(Debug, thiserror::Error)]
+#[error("expected 1 or {}", retro_engine::nnue::OUTPUT_BUCKETS)]
+pub struct OutputBucketsError;
+
+/// `--output-buckets`: 1 or [`retro_engine::nnue::OUTPUT_BUCKETS`].
+///
+/// # Errors
+/// [`OutputBucketsError`] for any other value.
+pub fn parse_output_buckets(s: &str) -> Result<usize, OutputBucketsError> {
+    let buckets = retro_engine::nnue::OUTPUT_BUCKETS;
+    match s.parse::<usize>() {
+        Ok(n) if n == 1 || n == buckets => Ok(n),
+        _ => Err(OutputBucketsError),
+    }
+}
+
+/// The arguments of `retro convert-data`.
+#[derive(Debug, clap::Args)]
+pub struct ConvertDataArgs {
+    /// The directory the `.rgms` files are written into (same names).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// `.rdat` files, or directories of them.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+}
+
+impl ConvertDataArgs {
+    /// Converts the files ([`convert`]) and prints a line for each written.
+    ///
+    /// # Errors
+    /// As [`convert`], or failed output.
+    pub fn run(self) -> Result<(), CliError> {
+        let mut lines = Vec::new();
+        for (path, positions, bytes) in convert(&self.inputs, &self.out)? {
+            lines.push(format!(
+                "{}: {positions} positions, {bytes} bytes",
+                path.display()
+            ));
+        }
+        print_lines(&lines, std::io::stdout().lock())
+    }
+}
 
 /// The data files named: a file itself, a directory's `.rgms` (games) and `.rdat` (records)
 /// files in name order.

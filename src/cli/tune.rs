@@ -1,5 +1,6 @@
 //! `retro datagen` (self-play games into a data file) and `retro tune` (the evaluation's weights
-//! fitted to data files, written as a weights file), with progress on standard error.
+//! fitted to data files, written as a weights file), with progress on standard error; their
+//! arguments beside the code that runs them.
 
 use std::{
     fs::File,
@@ -10,14 +11,208 @@ use std::{
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::CliError;
+use super::{open_tables, processors, CliError};
 use crate::tune::{
     datagen::{self, DatagenOptions, DatagenSummary},
     texel::{self, Sample, TuneOptions},
     weights_file,
 };
-use retro_engine::eval::{weights::WEIGHTS, S};
+use retro_engine::{
+    config::Config,
+    eval::{weights::WEIGHTS, S},
+};
 use retro_tables::Tablebase;
+
+/// The arguments of `retro datagen`.
+#[derive(Debug, clap::Args)]
+pub struct DatagenArgs {
+    /// Directory of Retro's tables (default: table_path of engine.toml, else
+    /// `retro/tables` in the platform's data folder).
+    #[arg(long)]
+    pub tables: Option<PathBuf>,
+    /// Games to play.
+    #[arg(long, default_value_t = 1000)]
+    pub games: usize,
+    /// Search nodes per move: no new iteration starts after them (the search stops at 8
+    /// times them).
+    #[arg(long, default_value_t = 5000)]
+    pub nodes: u64,
+    /// Games played at once (default: one per processor).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Random plies opening each game (after the book position, if any).
+    #[arg(long, default_value_t = 8)]
+    pub random_plies: usize,
+    /// Opening book: an EPD or FEN file, one position per line; each game starts from one
+    /// drawn with its seed.
+    #[arg(long)]
+    pub book: Option<PathBuf>,
+    /// Seed of the openings; the same seed gives the same games.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The text data file to write (for `retro tune`).
+    #[arg(long, required_unless_present = "dir", conflicts_with = "dir")]
+    pub out: Option<PathBuf>,
+    /// The directory of binary training data to add to (for `retro train`): parts of
+    /// --part-games games, those already there skipped, so the same command resumes.
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+    /// Games per part file of --dir.
+    #[arg(long, default_value_t = 100)]
+    pub part_games: usize,
+    /// With --dir: only the parts numbered START to END - 1 (`--parts 0..500`), so that several
+    /// machines, or a batch scheduler's array, make disjoint parts of one data set (part k plays
+    /// the same games wherever it is made; the parts' files are merged by copying them into
+    /// one directory).
+    #[arg(long, value_name = "START..END", requires = "dir", value_parser = parse_part_range)]
+    pub parts: Option<std::ops::Range<usize>>,
+}
+
+impl DatagenArgs {
+    /// Plays the games and writes them: to the text file of `--out` ([`run_datagen`]) or as
+    /// parts into `--dir` ([`run_datagen_dir`]).
+    ///
+    /// # Errors
+    /// A book or table directory that cannot be read, or a data file that cannot be written.
+    pub fn run(self, config: &Config) -> Result<(), CliError> {
+        let DatagenArgs {
+            tables,
+            games,
+            nodes,
+            threads,
+            random_plies,
+            book,
+            seed,
+            out,
+            dir,
+            part_games,
+            parts,
+        } = self;
+        let book = match book {
+            Some(path) => read_book(&path)?,
+            None => Vec::new(),
+        };
+
+        let tb = open_tables(&tables.unwrap_or_else(|| config.table_path.clone()))?;
+        let opts = DatagenOptions {
+            games,
+            nodes,
+            threads: threads.unwrap_or_else(processors),
+            random_plies,
+            seed,
+            book,
+            ..DatagenOptions::default()
+        };
+        let tables = (!tb.materials().is_empty()).then_some(&tb);
+        match (out, dir) {
+            (_, Some(dir)) => run_datagen_dir(&opts, tables, &dir, part_games, parts)?,
+            (Some(out), None) => run_datagen(&opts, tables, &out)?,
+            // clap requires one of them.
+            (None, None) => return Ok(()),
+        };
+        Ok(())
+    }
+}
+
+/// Why a `--parts` value is not a range of parts.
+#[derive(Debug, thiserror::Error)]
+pub enum PartRangeError {
+    /// No `..`.
+    #[error("expected START..END, such as 0..500")]
+    Form,
+    /// START is not a number.
+    #[error("START: {0}")]
+    Start(std::num::ParseIntError),
+    /// END is not a number.
+    #[error("END: {0}")]
+    End(std::num::ParseIntError),
+    /// END not above START.
+    #[error("{0}..{1} holds no part")]
+    Empty(usize, usize),
+}
+
+/// `--parts START..END`.
+///
+/// # Errors
+/// A [`PartRangeError`] when `s` is not two numbers, the second above the first, around `..`.
+pub fn parse_part_range(s: &str) -> Result<std::ops::Range<usize>, PartRangeError> {
+    let (a, b) = s.split_once("..").ok_or(PartRangeError::Form)?;
+    let start = a.trim().parse::<usize>().map_err(PartRangeError::Start)?;
+    let end = b.trim().parse::<usize>().map_err(PartRangeError::End)?;
+    if start >= end {
+        return Err(PartRangeError::Empty(start, end));
+    }
+    Ok(start..end)
+}
+
+/// The positions of an EPD or FEN file, one a line (an EPD line's first four fields).
+///
+/// # Errors
+/// [`CliError::Create`] when the file cannot be read.
+pub fn read_book(path: &Path) -> Result<Vec<shakmaty::Chess>, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|source| CliError::Create {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(datagen::read_book(&text, &path.display().to_string()))
+}
+
+/// The arguments of `retro tune`.
+#[derive(Debug, clap::Args)]
+pub struct TuneArgs {
+    /// Weights file to start from (default: the weights compiled into this binary).
+    #[arg(long)]
+    pub start: Option<PathBuf>,
+    /// The weights file to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Passes of gradient descent over the data.
+    #[arg(long, default_value_t = 500)]
+    pub epochs: usize,
+    /// Step size of the descent in centipawns.
+    #[arg(long, default_value_t = 1.0)]
+    pub rate: f64,
+    /// Scale of the sigmoid that maps centipawns to a score (default: fitted).
+    #[arg(long)]
+    pub k: Option<f64>,
+    /// Penalty per weight on the squared distance from its starting value.
+    #[arg(long, default_value_t = 1e-8)]
+    pub l2: f64,
+    /// Hold out every n-th block of 1000 positions (about ten games) to measure the error
+    /// on games not fitted (0: none).
+    #[arg(long, default_value_t = 10)]
+    pub hold_out_every: usize,
+    /// Data files written by `retro datagen`.
+    #[arg(required = true)]
+    pub data: Vec<PathBuf>,
+}
+
+impl TuneArgs {
+    /// Fits the weights ([`run_tune`]).
+    ///
+    /// # Errors
+    /// As [`run_tune`].
+    pub fn run(self) -> Result<(), CliError> {
+        let TuneArgs {
+            start,
+            out,
+            epochs,
+            rate,
+            k,
+            l2,
+            hold_out_every,
+            data,
+        } = self;
+        run_tune(&TuneRequest {
+            data,
+            start,
+            out,
+            opts: TuneOptions { epochs, rate, l2 },
+            k,
+            hold_out_every,
+        })
+    }
+}
 
 fn bar(len: u64, template: &str) -> ProgressBar {
     let pb = ProgressBar::new(len);

@@ -7,11 +7,128 @@ use shakmaty::{
     Chess, Move, Position, Role, Square,
 };
 
+/// Why a typed move cannot be played; its message is for the person who typed `text`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MoveError {
+    /// Not a move in either notation.
+    #[error("`{text}` is not a move: type it in SAN (Nf3, exd5, e8=Q, O-O) or UCI (g1f3, e7e8q)")]
+    NotAMove {
+        /// The text typed.
+        text: String,
+    },
+    /// A SAN move that more than one legal move matches.
+    #[error("`{text}` is ambiguous: {}", .options.join(" or "))]
+    Ambiguous {
+        /// The text typed.
+        text: String,
+        /// The legal moves it matches, in SAN.
+        options: Vec<String>,
+    },
+    /// Castling that is not legal here.
+    #[error("`{text}`: castling is not possible here")]
+    NoCastling {
+        /// The text typed.
+        text: String,
+    },
+    /// Another SAN move that is not legal here.
+    #[error("`{text}` cannot be played here")]
+    NotPlayable {
+        /// The text typed.
+        text: String,
+    },
+    /// The side to move has no piece of the kind named (any piece when none is named) that
+    /// can go to the square.
+    #[error("`{text}`: you have no {role} that can go to {to}")]
+    NoSuchPiece {
+        /// The text typed.
+        text: String,
+        /// The piece's name (`piece` when SAN named none).
+        role: &'static str,
+        /// The square it was to go to.
+        to: Square,
+    },
+    /// An empty from-square.
+    #[error("`{text}`: there is no piece on {from}")]
+    Empty {
+        /// The text typed.
+        text: String,
+        /// The square.
+        from: Square,
+    },
+    /// A piece of the other side on the from-square.
+    #[error("`{text}`: the piece on {from} is not yours")]
+    NotYours {
+        /// The text typed.
+        text: String,
+        /// The square.
+        from: Square,
+    },
+    /// A piece of the side to move on the to-square.
+    #[error("`{text}`: your own piece stands on {to}")]
+    OwnPiece {
+        /// The text typed.
+        text: String,
+        /// The square.
+        to: Square,
+    },
+    /// A promotion without the piece the pawn becomes.
+    #[error("`{text}`: say which piece the pawn becomes ({from}{to}q, or =Q in SAN)")]
+    NoPromotion {
+        /// The text typed.
+        text: String,
+        /// The pawn's square.
+        from: Square,
+        /// The promotion square.
+        to: Square,
+    },
+    /// A promotion to a piece a pawn cannot become.
+    #[error("`{text}`: a pawn cannot become that")]
+    BadPromotion {
+        /// The text typed.
+        text: String,
+    },
+    /// A move that does not answer a check.
+    #[error("`{text}`: you are in check, and this move does not get out of it")]
+    InCheck {
+        /// The text typed.
+        text: String,
+    },
+    /// A move that would leave the own king in check.
+    #[error("`{text}`: it would leave your king in check")]
+    Pinned {
+        /// The text typed.
+        text: String,
+    },
+    /// A move the piece cannot make.
+    #[error("`{text}`: a {role} cannot go from {from} to {to}")]
+    CannotGo {
+        /// The text typed.
+        text: String,
+        /// The piece's name.
+        role: &'static str,
+        /// Its square.
+        from: Square,
+        /// The square it was to go to.
+        to: Square,
+    },
+    /// A piece that has no legal move.
+    #[error("`{text}`: the {role} on {from} cannot move")]
+    CannotMove {
+        /// The text typed.
+        text: String,
+        /// The piece's name.
+        role: &'static str,
+        /// Its square.
+        from: Square,
+    },
+}
+
 /// Reads `text` as a legal move of `pos`.
 ///
 /// # Errors
-/// A message for the person: not a move in either notation, or why the move is not legal here.
-pub fn parse_move(pos: &Chess, text: &str) -> Result<Move, String> {
+/// A [`MoveError`], for the person: not a move in either notation, or why the move is not
+/// legal here.
+pub fn parse_move(pos: &Chess, text: &str) -> Result<Move, MoveError> {
     let text = text.trim();
     if let Ok(uci) = text.parse::<UciMove>() {
         if let UciMove::Normal {
@@ -31,10 +148,8 @@ pub fn parse_move(pos: &Chess, text: &str) -> Result<Move, String> {
         "0-0-0" | "0-0-0+" | "0-0-0#" => "O-O-O",
         s => s,
     };
-    let san: SanPlus = cleaned.parse().map_err(|_| {
-        format!(
-            "`{text}` is not a move: type it in SAN (Nf3, exd5, e8=Q, O-O) or UCI (g1f3, e7e8q)"
-        )
+    let san: SanPlus = cleaned.parse().map_err(|_| MoveError::NotAMove {
+        text: text.to_string(),
     })?;
     match san.san.to_move(pos) {
         Ok(m) => Ok(m),
@@ -45,7 +160,10 @@ pub fn parse_move(pos: &Chess, text: &str) -> Result<Move, String> {
                 .filter(|m| san.san.matches(**m))
                 .map(|m| San::from_move(pos, *m).to_string())
                 .collect();
-            Err(format!("`{text}` is ambiguous: {}", options.join(" or ")))
+            Err(MoveError::Ambiguous {
+                text: text.to_string(),
+                options,
+            })
         }
         Err(SanError::IllegalSan) => Err(match san.san {
             San::Normal {
@@ -65,8 +183,12 @@ pub fn parse_move(pos: &Chess, text: &str) -> Result<Move, String> {
                     });
                 why_not(pos, from, to, Some(role), promotion, text)
             }
-            San::Castle(_) => format!("`{text}`: castling is not possible here"),
-            _ => format!("`{text}` cannot be played here"),
+            San::Castle(_) => MoveError::NoCastling {
+                text: text.to_string(),
+            },
+            _ => MoveError::NotPlayable {
+                text: text.to_string(),
+            },
         }),
     }
 }
@@ -80,20 +202,21 @@ fn why_not(
     role: Option<Role>,
     promotion: Option<Role>,
     text: &str,
-) -> String {
+) -> MoveError {
+    let text = text.to_string();
     let us = pos.turn();
     let Some(from) = from else {
         let role = role.map_or("piece", role_name);
-        return format!("`{text}`: you have no {role} that can go to {to}");
+        return MoveError::NoSuchPiece { text, role, to };
     };
     let Some(piece) = pos.board().piece_at(from) else {
-        return format!("`{text}`: there is no piece on {from}");
+        return MoveError::Empty { text, from };
     };
     if piece.color != us {
-        return format!("`{text}`: the piece on {from} is not yours");
+        return MoveError::NotYours { text, from };
     }
     if pos.board().by_color(us).contains(to) {
-        return format!("`{text}`: your own piece stands on {to}");
+        return MoveError::OwnPiece { text, to };
     }
     let legal = pos.legal_moves();
     let same_squares: Vec<&Move> = legal
@@ -102,21 +225,26 @@ fn why_not(
         .collect();
     if !same_squares.is_empty() {
         return if promotion.is_none() {
-            format!("`{text}`: say which piece the pawn becomes ({from}{to}q, or =Q in SAN)")
+            MoveError::NoPromotion { text, from, to }
         } else {
-            format!("`{text}`: a pawn cannot become that")
+            MoveError::BadPromotion { text }
         };
     }
     let can_reach = legal.iter().any(|m| m.from() == Some(from));
     let role = role_name(piece.role);
     if pos.is_check() {
-        format!("`{text}`: you are in check, and this move does not get out of it")
+        MoveError::InCheck { text }
     } else if reaches(pos, from, to) {
-        format!("`{text}`: it would leave your king in check")
+        MoveError::Pinned { text }
     } else if can_reach {
-        format!("`{text}`: a {role} cannot go from {from} to {to}")
+        MoveError::CannotGo {
+            text,
+            role,
+            from,
+            to,
+        }
     } else {
-        format!("`{text}`: the {role} on {from} cannot move")
+        MoveError::CannotMove { text, role, from }
     }
 }
 
@@ -204,17 +332,19 @@ mod tests {
             ("Rhb1", "cannot go from h1 to b1"),
         ];
         for (text, why) in cases {
-            let e = parse_move(&p, text).expect_err(text);
+            let e = parse_move(&p, text).expect_err(text).to_string();
             assert!(e.contains(why), "{text}: {e}");
         }
         let pinned = pos("4k3/8/8/8/4r3/8/4R3/4K3 w - - 0 1");
-        let e = parse_move(&pinned, "Ra2").expect_err("pinned");
+        let e = parse_move(&pinned, "Ra2").expect_err("pinned").to_string();
         assert!(e.contains("leave your king in check"), "{e}");
         let checked = pos("4k3/8/8/8/4r3/8/8/R3K3 w - - 0 1");
-        let e = parse_move(&checked, "Ra2").expect_err("in check");
+        let e = parse_move(&checked, "Ra2")
+            .expect_err("in check")
+            .to_string();
         assert!(e.contains("in check"), "{e}");
         let two = pos("4k3/8/8/8/8/8/4K3/R6R w - - 0 1");
-        let e = parse_move(&two, "Rd1").expect_err("ambiguous");
+        let e = parse_move(&two, "Rd1").expect_err("ambiguous").to_string();
         assert!(
             e.contains("Rad1 or Rhd1") || e.contains("Rhd1 or Rad1"),
             "{e}"

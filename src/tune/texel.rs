@@ -96,7 +96,7 @@ pub enum DataError {
         /// The line number, from 1.
         line: usize,
         /// What is wrong.
-        reason: String,
+        reason: LineError,
     },
     /// Reading failed.
     #[error(transparent)]
@@ -131,21 +131,44 @@ pub fn read_samples(input: impl BufRead) -> Result<(Vec<Sample>, [usize; 3]), Da
     Ok((samples, sources))
 }
 
-fn parse_line(line: &str) -> Result<(Sample, Source), String> {
+/// What is wrong with a line of a data file.
+#[derive(Debug, thiserror::Error)]
+pub enum LineError {
+    /// The FEN cannot be read.
+    #[error("{fen}: {source}")]
+    Fen {
+        /// The FEN column.
+        fen: String,
+        /// Why not.
+        source: retro_engine::fen::FenError,
+    },
+    /// The result column is not 1, 0.5 or 0 (`None`: missing).
+    #[error("result {0:?}: expected 1, 0.5 or 0")]
+    Label(Option<String>),
+    /// The source column is missing or not one of game, adjudicated, table.
+    #[error("source: expected game, adjudicated or table")]
+    Source,
+}
+
+/// A line of a data file: `FEN<TAB>RESULT<TAB>SOURCE`.
+fn parse_line(line: &str) -> Result<(Sample, Source), LineError> {
     let mut cols = line.split('\t');
     let fen = cols.next().unwrap_or("");
-    let pos = retro_engine::fen::parse_fen(fen).map_err(|e| format!("{fen}: {e}"))?;
+    let pos = retro_engine::fen::parse_fen(fen).map_err(|source| LineError::Fen {
+        fen: fen.to_string(),
+        source,
+    })?;
     let label = match cols.next().map(str::trim) {
         Some("1") => 1.0,
         Some("0.5") => 0.5,
         Some("0") => 0.0,
-        other => return Err(format!("result {other:?}: expected 1, 0.5 or 0")),
+        other => return Err(LineError::Label(other.map(str::to_string))),
     };
     let source = cols
         .next()
         .map(str::trim)
         .and_then(Source::parse)
-        .ok_or_else(|| "source: expected game, adjudicated or table".to_string())?;
+        .ok_or(LineError::Source)?;
     Ok((Sample::new(pos.board(), pos.turn(), label), source))
 }
 

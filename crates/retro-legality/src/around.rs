@@ -1,6 +1,6 @@
 //! Distances of pieces around walls: the pawns and fixed pieces of a position, which the
 //! relaxed problem's empty-board distances ignore. A proof game search's non-admissible
-//! estimates add what the walls cost ([`waypoint`](super::waypoint),
+//! estimates add what the walls cost ([`route`](super::route)'s legs,
 //! [`unblock`](super::unblock)).
 
 use std::cell::RefCell;

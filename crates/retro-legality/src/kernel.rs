@@ -17,7 +17,7 @@ use std::collections::HashSet;
 use shakmaty::{Bitboard, Color, Role};
 
 use super::{
-    kernel_move::{KernelMove, KernelResult, Landing, Target},
+    kernel_move::{ByKernelPiece, KernelMove, KernelPiece, KernelResult, Landing, Target},
     limits::{Budget, Stop},
     position::RawPosition,
     rows,
@@ -114,7 +114,7 @@ impl Column {
 struct State {
     cols: [Column; 8],
     /// Original pieces left, per colour (white 0) and type.
-    pieces: [[u8; 5]; 2],
+    pieces: [ByKernelPiece<u8>; 2],
     /// Promoted pieces on the board, per colour and file of promotion.
     promoted: [[u8; 8]; 2],
     /// Captures of white units and of black units still to come.
@@ -124,7 +124,7 @@ struct State {
 /// The kernel's view of a position: pawn columns and piece counts.
 struct Counted {
     cols: [Column; 8],
-    pieces: [[u8; 5]; 2],
+    pieces: [ByKernelPiece<u8>; 2],
     units: [u8; 2],
 }
 
@@ -144,18 +144,18 @@ fn counted(p: &RawPosition) -> Counted {
             }
         }
     }
-    let mut pieces = [[0u8; 5]; 2];
+    let mut pieces = [ByKernelPiece::default(); 2];
     let mut units = [0u8; 2];
     for c in Color::ALL {
         let k = ci(c);
         let b = p.of(c, Role::Bishop);
-        pieces[k] = [
+        pieces[k] = ByKernelPiece([
             p.of(c, Role::Queen).count() as u8,
             p.of(c, Role::Rook).count() as u8,
             (b & Bitboard::LIGHT_SQUARES).count() as u8,
             (b & Bitboard::DARK_SQUARES).count() as u8,
             p.of(c, Role::Knight).count() as u8,
-        ];
+        ]);
         units[k] = (p.pieces(c) & !p.board.kings()).count() as u8;
     }
     Counted {
@@ -170,13 +170,13 @@ pub struct KernelSearch<'a> {
     goal: Counted,
     /// The goal's pieces per colour and type, less the bishops trapped on promotion squares
     /// (those were promoted there and are counted in `fixed`).
-    goal_free: [[u8; 5]; 2],
+    goal_free: [ByKernelPiece<u8>; 2],
     /// Per colour and file, a bishop of the goal trapped on that file's promotion square: one
     /// promotion of the file must survive as that bishop.
     fixed: [[u8; 8]; 2],
     /// Per colour and type, the original pieces the goal can have left: no more than the goal
     /// has, nor than the originals not taken at home ([`Blocked::taken_home`]).
-    most_left: [[u8; 5]; 2],
+    most_left: [ByKernelPiece<u8>; 2],
     goal_pawns: [u8; 2],
     blocked: Blocked,
     /// States from which no kernel was found, whatever the pawns' ranks.
@@ -208,11 +208,11 @@ struct Blocked {
     black_pawn: [bool; 8],
     /// Per colour and type, original pieces that never move (rooks and king with castling
     /// rights, a bishop shut in on c1/f1/c8/f8 by two blocked pawns): fewer may never be left.
-    floor: [[u8; 5]; 2],
+    floor: [ByKernelPiece<u8>; 2],
     /// Per colour and type, original pieces shut in at home by two blocked pawns but not there
     /// in the goal (bishops): they were taken on their square, by a piece (no pawn gets behind
     /// the blocked pawns), and more than the others of the type may never be left.
-    taken_home: [[u8; 5]; 2],
+    taken_home: [ByKernelPiece<u8>; 2],
     /// Per colour and file, whether that colour's promotion square on the file is held for the
     /// whole game by an opposing unit that never moves (a king or rook with castling rights, a
     /// shut-in bishop): no pawn promotes there.
@@ -258,7 +258,7 @@ fn blocked(init: &RawPosition, goal: &RawPosition) -> Blocked {
         let rights = goal.castling & Bitboard::from(r);
         for sq in rights {
             if stays(sq, c.rook()) {
-                b.floor[k][1] += 1;
+                b.floor[k][KernelPiece::Rook] += 1;
                 b.no_promotion[1 - k][sq.file() as usize] = true;
             }
         }
@@ -278,10 +278,10 @@ fn blocked(init: &RawPosition, goal: &RawPosition) -> Blocked {
             let sq = Square::from_coords(file, r);
             if pawns[left] && pawns[right] && init.board.piece_at(sq) == Some(c.bishop()) {
                 if stays(sq, c.bishop()) {
-                    b.floor[k][bishop_type(sq)] += 1;
+                    b.floor[k][KernelPiece::bishop_on(sq)] += 1;
                     b.no_promotion[1 - k][file as usize] = true;
                 } else {
-                    b.taken_home[k][bishop_type(sq)] += 1;
+                    b.taken_home[k][KernelPiece::bishop_on(sq)] += 1;
                 }
             }
         }
@@ -297,15 +297,6 @@ fn blocked(init: &RawPosition, goal: &RawPosition) -> Blocked {
         }
     }
     b
-}
-
-/// The kernel type (index into `TYPES`) of a bishop on `sq`: light or dark.
-fn bishop_type(sq: shakmaty::Square) -> usize {
-    if Bitboard::LIGHT_SQUARES.contains(sq) {
-        2
-    } else {
-        3
-    }
 }
 
 /// The promotion square of colour `k` (white 0) on file `f`.
@@ -437,14 +428,14 @@ fn run(
                 if blocked.no_promotion[k][f] {
                     return Ok(KernelResult::None);
                 }
-                goal_free[k][bishop_type(sq)] -= 1;
+                goal_free[k][KernelPiece::bishop_on(sq)] -= 1;
                 *fixed = 1;
             }
         }
     }
     let mut most_left = goal_free;
     for (k, row) in most_left.iter_mut().enumerate() {
-        for (t, most) in row.iter_mut().enumerate() {
+        for (t, most) in KernelPiece::ALL.into_iter().zip(row.iter_mut()) {
             let kept = start.pieces[k][t].saturating_sub(blocked.taken_home[k][t]);
             *most = (*most).min(kept);
         }
@@ -498,7 +489,8 @@ impl KernelSearch<'_> {
             let pawns: u32 = s.cols.iter().map(|col| u32::from(col.count(c))).sum();
             let promoted: u32 = s.promoted[k].iter().map(|&n| u32::from(n)).sum();
             let fixed: u32 = self.fixed[k].iter().map(|&n| u32::from(n)).sum();
-            let needed: u32 = (0..5)
+            let needed: u32 = KernelPiece::ALL
+                .into_iter()
                 .map(|t| u32::from(self.goal_free[k][t].saturating_sub(s.pieces[k][t])))
                 .sum::<u32>()
                 + fixed;
@@ -510,7 +502,8 @@ impl KernelSearch<'_> {
             if moves > u32::from(s.left[1 - k]) {
                 return None;
             }
-            let excess: u32 = (0..5)
+            let excess: u32 = KernelPiece::ALL
+                .into_iter()
                 .map(|t| u32::from(s.pieces[k][t].saturating_sub(self.most_left[k][t])))
                 .sum();
             if excess > u32::from(s.left[k]) {
@@ -538,7 +531,11 @@ impl KernelSearch<'_> {
 
     fn goal_reached(&self, s: &State) -> bool {
         (0..8).all(|f| s.cols[f].completes_to(self.goal.cols[f]))
-            && (0..2).all(|k| (0..5).all(|t| s.pieces[k][t] <= self.most_left[k][t]))
+            && (0..2).all(|k| {
+                KernelPiece::ALL
+                    .into_iter()
+                    .all(|t| s.pieces[k][t] <= self.most_left[k][t])
+            })
             && (0..2).all(|k| self.promotions_suffice(s, k))
             && self.bound(s).is_some()
     }
@@ -572,9 +569,16 @@ impl KernelSearch<'_> {
                 dark += n;
             }
         }
-        let need = |t: usize| u32::from(self.goal_free[k][t].saturating_sub(s.pieces[k][t]));
-        let (need_light, need_dark) = (need(2), need(3));
-        let need_all = need(0) + need(1) + need_light + need_dark + need(4);
+        let need = |t: KernelPiece| u32::from(self.goal_free[k][t].saturating_sub(s.pieces[k][t]));
+        let (need_light, need_dark) = (
+            need(KernelPiece::LightBishop),
+            need(KernelPiece::DarkBishop),
+        );
+        let need_all = need(KernelPiece::Queen)
+            + need(KernelPiece::Rook)
+            + need_light
+            + need_dark
+            + need(KernelPiece::Knight);
         light >= need_light && dark >= need_dark && all >= need_all
     }
 
@@ -738,11 +742,11 @@ impl KernelSearch<'_> {
                 }
             }
         }
-        for t in 0..5 {
+        for t in KernelPiece::ALL {
             if s.pieces[y][t] > self.blocked.floor[y][t] {
                 let mut st = base.clone();
                 st.pieces[y][t] -= 1;
-                targets.push((st, Target::Piece(t as u8)));
+                targets.push((st, Target::Piece(t)));
             }
         }
         for f in 0..8 {
@@ -779,7 +783,6 @@ impl KernelSearch<'_> {
         // An original piece of a type whose originals left are all shut in at home: no pawn
         // gets there.
         if let Target::Piece(p) = target {
-            let p = usize::from(p);
             if s.pieces[1 - k][p] <= self.blocked.taken_home[1 - k][p] {
                 return;
             }
@@ -1039,12 +1042,12 @@ mod tests {
         let b = blocked(&i, &g);
         assert_eq!((b.white_pawn, b.black_pawn), ([true; 8], [true; 8]));
         // Two rooks with rights, and both bishops shut in, for each side.
-        assert_eq!(b.floor, [[0, 2, 1, 1, 0], [0, 2, 1, 1, 0]]);
+        assert_eq!(b.floor.map(|f| f.0), [[0, 2, 1, 1, 0], [0, 2, 1, 1, 0]]);
         let g2 = RawPosition::from_fen("rnbqkbnr/pppppppp/8/8/8/3P4/PPP1PPPP/RNBQKBNR b Qkq - 0 1")
             .expect("fen");
         let b2 = blocked(&i, &g2);
         assert!(!b2.white_pawn[3] && b2.white_pawn[2]);
-        assert_eq!(b2.floor[0], [0, 1, 1, 0, 0]);
+        assert_eq!(b2.floor[0].0, [0, 1, 1, 0, 0]);
     }
 
     #[test]

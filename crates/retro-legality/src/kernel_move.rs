@@ -1,21 +1,120 @@
-//! The vocabulary of proof kernels, shared by the kernel search, the rank constraints and the
-//! last-move analysis: a kernel move (a capture, or a promotion without one), what it captures,
-//! where the capturing pawn lands, and what a search concluded.
+//! The vocabulary of proof kernels, shared by the kernel search, the rank constraints, the
+//! initial path and the last-move analysis: the kernel's piece types, a kernel move (a capture,
+//! or a promotion without one), what it captures, where the capturing pawn lands, and what a
+//! search concluded.
 
-use std::fmt;
+use std::{
+    fmt,
+    ops::{Index, IndexMut},
+};
 
-use shakmaty::Color;
+use shakmaty::{Bitboard, Color, Role, Square};
 
-/// Piece types of the kernel (kings are not counted).
-pub const TYPES: [&str; 5] = ["Q", "R", "LB", "DB", "N"];
+/// A piece type of the kernel: a piece other than a king or a pawn, a bishop by the colour of
+/// its squares (which it never leaves).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum KernelPiece {
+    /// A queen.
+    Queen,
+    /// A rook.
+    Rook,
+    /// A bishop on the light squares.
+    LightBishop,
+    /// A bishop on the dark squares.
+    DarkBishop,
+    /// A knight.
+    Knight,
+}
+
+impl KernelPiece {
+    /// Every type, in the order of [`ByKernelPiece`].
+    pub const ALL: [KernelPiece; 5] = [
+        KernelPiece::Queen,
+        KernelPiece::Rook,
+        KernelPiece::LightBishop,
+        KernelPiece::DarkBishop,
+        KernelPiece::Knight,
+    ];
+
+    /// The type's letters in texel's kernel notation: `Q`, `R`, `LB`, `DB`, `N`.
+    pub const fn symbol(self) -> &'static str {
+        match self {
+            KernelPiece::Queen => "Q",
+            KernelPiece::Rook => "R",
+            KernelPiece::LightBishop => "LB",
+            KernelPiece::DarkBishop => "DB",
+            KernelPiece::Knight => "N",
+        }
+    }
+
+    /// The type of a piece of `role` on `sq`; `None` for a king or a pawn.
+    pub fn of(role: Role, sq: Square) -> Option<KernelPiece> {
+        match role {
+            Role::Queen => Some(KernelPiece::Queen),
+            Role::Rook => Some(KernelPiece::Rook),
+            Role::Bishop => Some(KernelPiece::bishop_on(sq)),
+            Role::Knight => Some(KernelPiece::Knight),
+            Role::Pawn | Role::King => None,
+        }
+    }
+
+    /// The type of a bishop on `sq`: light or dark.
+    pub fn bishop_on(sq: Square) -> KernelPiece {
+        if Bitboard::LIGHT_SQUARES.contains(sq) {
+            KernelPiece::LightBishop
+        } else {
+            KernelPiece::DarkBishop
+        }
+    }
+
+    /// The type's bit in a set of types (a `u8`, bit `i` for the `i`-th of [`ALL`](Self::ALL)).
+    pub const fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+/// Something per kernel piece type, such as a side's piece counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ByKernelPiece<T>(pub [T; 5]);
+
+impl<T> ByKernelPiece<T> {
+    /// The values in the order of [`KernelPiece::ALL`].
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.0.iter()
+    }
+
+    /// The same, to change.
+    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
+        self.0.iter_mut()
+    }
+
+    /// The value of each type through `f`.
+    pub fn map<U>(self, f: impl FnMut(T) -> U) -> ByKernelPiece<U> {
+        ByKernelPiece(self.0.map(f))
+    }
+}
+
+impl<T> Index<KernelPiece> for ByKernelPiece<T> {
+    type Output = T;
+
+    fn index(&self, t: KernelPiece) -> &T {
+        &self.0[t as usize]
+    }
+}
+
+impl<T> IndexMut<KernelPiece> for ByKernelPiece<T> {
+    fn index_mut(&mut self, t: KernelPiece) -> &mut T {
+        &mut self.0[t as usize]
+    }
+}
 
 /// What a kernel move captures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
     /// The pawn at this index of this file's column.
     Pawn(u8, u8),
-    /// An original piece of this type (index into `TYPES`).
-    Piece(u8),
+    /// An original piece of this type.
+    Piece(KernelPiece),
     /// A piece promoted on this file earlier.
     Promoted(u8),
     /// The pawn at this index of this file's column, which promotes (without capturing) and
@@ -59,7 +158,7 @@ impl fmt::Display for KernelMove {
         f.write_str("x")?;
         match self.target {
             Target::Pawn(g, j) => write!(f, "P{}{j}", file_char(usize::from(g)))?,
-            Target::Piece(t) => f.write_str(TYPES[usize::from(t)])?,
+            Target::Piece(t) => f.write_str(t.symbol())?,
             Target::Promoted(p) | Target::PromotedPawn(p, _) => {
                 write!(f, "{}", file_char(usize::from(p)))?;
             }

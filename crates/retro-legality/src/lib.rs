@@ -9,10 +9,14 @@
 //!   problem solved by arc consistency.
 //! - `lastmove`: last-move analysis, recursive over captures, checks and single candidates.
 //! - `heuristic`, `astar`, `proofgame`: proof games, found by weighted A* with a
-//!   relaxed-problem estimate; `waypoint`: the initial path, a proof kernel's captures as
-//!   waypoints of the search; `unblock`: the second, non-admissible estimate for pieces in
-//!   each other's way (`around`: piece distances around the pawns); [`replay`]: the check every
-//!   proof game passes.
+//!   relaxed-problem estimate; `route`: the initial path, a proof kernel's captures as
+//!   waypoints of the search (`route::piece_counts`: the pieces at each waypoint;
+//!   `route::shut_in`: waypoints out of reach for pieces shut in at home; `route::estimate`:
+//!   each waypoint as a leg of the search, with its estimate); `unblock`: the second,
+//!   non-admissible estimate for pieces in each other's way (`around`: piece distances around
+//!   the pawns); [`replay`]: the check every proof game passes.
+//! - `kernel_move`: the vocabulary of proof kernels (`KernelPiece`, the kernel's piece types;
+//!   kernel moves and their targets).
 //! - [`count`]: the number of legal chess positions estimated from a decided sample.
 //!
 //! A position is `illegal` only with a proof, `legal` only with one (a proof game that replays
@@ -36,10 +40,10 @@ pub mod proofgame;
 mod reason;
 pub mod replay;
 pub mod revmoves;
+mod route;
 mod rows;
 pub mod rules;
 mod unblock;
-mod waypoint;
 
 use std::{fmt, time::Instant};
 

@@ -29,8 +29,8 @@ use super::{
     limits::{Limits, Stop},
     position::RawPosition,
     replay, revmoves,
+    route::{Leg, Route},
     unblock::Unblock,
-    waypoint::{Leg, Route},
 };
 
 /// The estimate's weight in the search (the seed document's 5).

@@ -14,7 +14,7 @@
 use shakmaty::{Bitboard, Color, Square};
 
 use super::{
-    kernel_move::{KernelMove, Landing, Target},
+    kernel_move::{KernelMove, KernelPiece, Landing, Target},
     position::RawPosition,
 };
 
@@ -829,8 +829,8 @@ fn replay(r: &mut Replay, m: &KernelMove) -> bool {
     };
     let pre = r.pawns[capturer].var;
     let bishop = match m.target {
-        Target::Piece(2) => Some(true),
-        Target::Piece(3) => Some(false),
+        Target::Piece(KernelPiece::LightBishop) => Some(true),
+        Target::Piece(KernelPiece::DarkBishop) => Some(false),
         _ => None,
     };
     match m.landing {

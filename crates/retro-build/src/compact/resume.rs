@@ -12,7 +12,6 @@ use std::{
     time::UNIX_EPOCH,
 };
 
-
 /// A check's progress.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Reached {
@@ -99,7 +98,8 @@ impl ProgressFile {
         for (a, b, c) in &p.examples {
             text.push_str(&format!("{a}\t{b}\t{c}\n"));
         }
-        retro_tables::write_atomic(&self.path, |f| f.write_all(text.as_bytes())).map(|_| ())
+        retro_tables::write_atomic(&self.path, |f| io::Write::write_all(f, text.as_bytes()))
+            .map(|_| ())
     }
 }
 

@@ -1,0 +1,450 @@
+//! `build-tables`: generates Retro's depth-to-mate tables by retrograde analysis, verifies
+//! them (`--verify`), or compresses 5-piece tables again at another level or block length
+//! (`--recompress`); `src/bin/build_tables.rs` parses the command line into
+//! [`BuildTablesArgs`] and runs it.
+
+use std::{path::PathBuf, sync::Arc, time::Instant};
+
+use clap::Parser;
+use retro_build::{
+    verify::{verify, verify_dtz},
+    BuildOptions, Progress,
+};
+use retro_tables::{
+    format::{self, Compression, Metric},
+    material::MaterialError,
+    Material, TableError, Tablebase,
+};
+
+use super::{bars::Bars, say};
+
+/// The command line of `build-tables`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "build-tables",
+    version,
+    about = "Generates Retro's depth-to-mate endgame tables by retrograde analysis"
+)]
+pub struct BuildTablesArgs {
+    /// Materials to build (e.g. KQvKR), each with the tables it needs; all up to --max-pieces
+    /// when none are given.
+    materials: Vec<String>,
+    /// Output directory (also where sub-tables are read from) [default: table_path of
+    /// engine.toml, else `retro/tables` in the platform's data folder, where the engine looks]
+    #[arg(long = "out", value_name = "OUT")]
+    out_given: Option<PathBuf>,
+    /// The table directory: `--out`, else [`default_out`] (read only when `--out` is absent).
+    #[arg(skip)]
+    out: PathBuf,
+    /// Rebuild tables that are already present and valid.
+    #[arg(long)]
+    force: bool,
+    /// Check the tables instead of building them: every position against its children. A
+    /// 6-piece check stopped part way goes on from where it was when run again.
+    #[arg(long)]
+    verify: bool,
+    /// Compress present tables again with --level, --dtz-level and --block-len instead of building (the
+    /// 5-piece DTM tables, whose values stay, and every DTZ50 table, whose losses are stored by
+    /// class as a build writes them; no solving).
+    #[arg(long, conflicts_with = "verify")]
+    recompress: bool,
+    /// With --verify or --recompress: only the DTZ50 tables.
+    #[arg(long)]
+    dtz_only: bool,
+    /// Largest number of pieces (kings included) when no material is named: 5 builds all 110
+    /// five-piece materials too.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(3..=5))]
+    max_pieces: u8,
+    /// zstd level of the compressed DTM tables (5 pieces).
+    #[arg(long, default_value_t = format::ZSTD_LEVEL, value_parser = clap::value_parser!(i32).range(1..=22))]
+    level: i32,
+    /// zstd level of the DTZ50 tables (all compressed).
+    #[arg(long, default_value_t = format::DTZ_ZSTD_LEVEL, value_parser = clap::value_parser!(i32).range(1..=22))]
+    dtz_level: i32,
+    /// Entries per compressed block (smaller blocks probe faster, larger ones compress better).
+    #[arg(long, default_value_t = format::BLOCK_LEN, value_parser = clap::value_parser!(u32).range(1024..=65536))]
+    block_len: u32,
+    /// Print every material of this many pieces (6: without pawns, the ones this version
+    /// builds) with its entries and the memory and disk its build takes, and exit.
+    #[arg(long, value_name = "PIECES", value_parser = clap::value_parser!(u8).range(3..=6))]
+    list: Option<u8>,
+    /// Solve every material without pawns with the compact solve (one byte an entry in memory,
+    /// values in work files on disk), as the 6-piece materials always are; with --verify, check
+    /// DTM and DTZ50 tables as 6-piece tables are checked (one side in memory at a time).
+    #[arg(long)]
+    compact: bool,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// No progress bars.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// What ends `build-tables` with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildTablesError {
+    /// `--threads 0`.
+    #[error("--threads must be at least 1")]
+    NoThreads,
+    /// The thread pool could not be started.
+    #[error("cannot start {threads} threads: {source}")]
+    Threads {
+        /// The threads asked for.
+        threads: usize,
+        /// Why not.
+        source: rayon::ThreadPoolBuildError,
+    },
+    /// A material of a size this version does not build.
+    #[error(
+        "{name}: {pieces} pieces; this version builds tables of 3 to 5 pieces, and of 6 \
+         without pawns"
+    )]
+    Size {
+        /// The material as given.
+        name: String,
+        /// Its pieces.
+        pieces: usize,
+    },
+    /// A material that cannot be read.
+    #[error(transparent)]
+    Material(#[from] MaterialError),
+    /// The table directory cannot be opened.
+    #[error(transparent)]
+    Tables(#[from] TableError),
+    /// Nothing to verify or recompress.
+    #[error("no tables to {what} in {}", .dir.display())]
+    Nothing {
+        /// `verify` or `recompress`.
+        what: &'static str,
+        /// The table directory.
+        dir: PathBuf,
+    },
+    /// The build failed.
+    #[error(transparent)]
+    Build(#[from] retro_build::BuildError),
+    /// Standard output could not be written.
+    #[error("writing the output: {0}")]
+    Output(#[from] std::io::Error),
+    /// Some tables failed their check or their recompression (reported above).
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl BuildTablesError {
+    /// 2 for bad arguments (nothing was done), 1 for a failure while working.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            BuildTablesError::NoThreads
+            | BuildTablesError::Threads { .. }
+            | BuildTablesError::Size { .. }
+            | BuildTablesError::Material(_)
+            | BuildTablesError::Tables(_) => 2,
+            BuildTablesError::Nothing { .. }
+            | BuildTablesError::Output(_)
+            | BuildTablesError::Build(_)
+            | BuildTablesError::Failed(_) => 1,
+        }
+    }
+}
+
+/// The engine's table directory: engine.toml's `table_path` (beside the binary or in the
+/// working directory), else the platform's data folder.
+fn default_out() -> PathBuf {
+    match retro_engine::config::Config::load(None) {
+        Ok((config, _)) => config.table_path,
+        Err(e) => {
+            eprintln!("build-tables: {e}; using the data folder's tables");
+            retro_engine::config::default_table_path()
+        }
+    }
+}
+
+impl BuildTablesArgs {
+    /// Builds, verifies or recompresses as the arguments say, in `--out` (else engine.toml's
+    /// table directory, else the platform's data folder's).
+    ///
+    /// # Errors
+    /// A [`BuildTablesError`]: bad arguments, or a build, check or recompression that failed.
+    pub fn run(mut self) -> Result<(), BuildTablesError> {
+        self.out = self.out_given.take().unwrap_or_else(default_out);
+        run(&self)
+    }
+}
+
+/// Builds, verifies or recompresses as `args` say.
+fn run(args: &BuildTablesArgs) -> Result<(), BuildTablesError> {
+    if let Some(n) = args.threads {
+        if n == 0 {
+            return Err(BuildTablesError::NoThreads);
+        }
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .map_err(|source| BuildTablesError::Threads { threads: n, source })?;
+    }
+    let mut materials = Vec::new();
+    for name in &args.materials {
+        let m: Material = name.parse()?;
+        let six = m.piece_count() == 6 && !m.has_pawns();
+        if !(3..=5).contains(&m.piece_count()) && !six {
+            return Err(BuildTablesError::Size {
+                name: name.clone(),
+                pieces: m.piece_count(),
+            });
+        }
+        materials.push(m.canonical());
+    }
+    if let Some(pieces) = args.list {
+        // A reader that stops early (`| head`) ends the listing, not with an error.
+        return match list(pieces, &args.out, &mut std::io::stdout().lock()) {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+            _ => Ok(()),
+        };
+    }
+    let progress = Arc::new(Bars::new(!args.quiet));
+    if args.verify {
+        return run_verify(args, materials, progress.as_ref());
+    }
+    if args.recompress {
+        return run_recompress(args, materials);
+    }
+    if materials.is_empty() {
+        materials = Material::all(usize::from(args.max_pieces));
+    }
+    let opts = BuildOptions {
+        out: args.out.clone(),
+        force: args.force,
+        progress,
+        compression: Compression {
+            block_len: args.block_len,
+            level: args.level,
+            dtz_level: args.dtz_level,
+        },
+        compact: args.compact,
+    };
+    let start = Instant::now();
+    let mut built = 0;
+    let mut bytes = 0;
+    let mut raw = 0;
+    let all = retro_build::build(&materials, &opts, |s| {
+        say(&s.to_string());
+        if !s.skipped {
+            built += 1;
+        }
+        bytes += s.bytes;
+        raw += s.raw_bytes;
+    })?;
+    say(&format!(
+        "{} tables in {} ({} built, {} present), {} bytes ({} uncompressed), {:.2} s",
+        all.len(),
+        args.out.display(),
+        built,
+        all.len() - built,
+        bytes,
+        raw,
+        start.elapsed().as_secs_f64()
+    ));
+    Ok(())
+}
+
+/// `--list`: every material of `pieces` pieces (without pawns at 6) with its entries per side
+/// and the memory and work-file disk its build needs, and whether its table is in `out`.
+fn list(pieces: u8, out: &std::path::Path, w: &mut impl std::io::Write) -> std::io::Result<()> {
+    let mut all: Vec<Material> = Material::all(usize::from(pieces))
+        .into_iter()
+        .filter(|m| m.piece_count() == usize::from(pieces) && (pieces < 6 || !m.has_pawns()))
+        .collect();
+    all.sort_by_key(|m| (retro_tables::index::IndexScheme::new(*m).size(), m.name()));
+    let gb = |b: f64| b / 1e9;
+    let total_mem = retro_build::compact::machine_memory();
+    writeln!(
+        w,
+        "{:<9} {:>14} {:>10} {:>10} {:>9}  present",
+        "material", "entries/side", "memory GB", "work GB", "fits"
+    )?;
+    for m in &all {
+        let need = retro_build::compact::needs(*m);
+        let present = out.join(format::file_name(*m)).exists();
+        writeln!(
+            w,
+            "{:<9} {:>14} {:>10.1} {:>10.1} {:>9}  {}",
+            m.name(),
+            need.entries,
+            gb(need.memory as f64),
+            gb(need.work_disk as f64),
+            match total_mem {
+                Some(t) if need.memory <= t => "yes",
+                Some(_) => "no",
+                None => "?",
+            },
+            if present { "yes" } else { "" }
+        )?;
+    }
+    writeln!(
+        w,
+        "{} materials; memory: peak of the build (state, bitmaps and sub-tables in the passes, \
+         the values of one side when written), on a machine of {} GB; work: seeds and value \
+         logs at most",
+        all.len(),
+        total_mem.map_or_else(|| "?".to_string(), |t| format!("{:.1}", gb(t as f64)))
+    )
+}
+
+/// The tables to check or rewrite: the named ones, else every table present in `--out` that
+/// `keep` accepts.
+fn present(
+    args: &BuildTablesArgs,
+    mut materials: Vec<Material>,
+    what: &'static str,
+    keep: impl Fn(&Material) -> bool,
+) -> Result<Vec<Material>, BuildTablesError> {
+    if materials.is_empty() {
+        materials = Tablebase::open(&args.out)?.materials();
+        materials.retain(keep);
+    }
+    if materials.is_empty() {
+        return Err(BuildTablesError::Nothing {
+            what,
+            dir: args.out.clone(),
+        });
+    }
+    Ok(materials)
+}
+
+/// `--recompress`: the tables named (or all present) compressed again: the DTM tables of 5
+/// pieces, and every DTZ50 table (with its losses by class, as `build-tables` writes them).
+fn run_recompress(
+    args: &BuildTablesArgs,
+    materials: Vec<Material>,
+) -> Result<(), BuildTablesError> {
+    let materials = present(args, materials, "recompress", |_| true)?;
+    let compression = Compression {
+        block_len: args.block_len,
+        level: args.level,
+        dtz_level: args.dtz_level,
+    };
+    let start = Instant::now();
+    let (mut before, mut after, mut failed) = (0u64, 0u64, 0usize);
+    for m in materials {
+        let dtm = args.out.join(format::file_name(m));
+        let dtz = args.out.join(Metric::Dtz.file_name(m));
+        type Rewrite =
+            fn(&std::path::Path, Compression) -> Result<format::Written, format::TableError>;
+        let mut jobs: Vec<(&std::path::Path, &str, Rewrite)> = Vec::new();
+        // 3- and 4-piece DTM tables stay raw.
+        if m.piece_count() >= 5 && !args.dtz_only {
+            jobs.push((&dtm, "", format::recompress));
+        }
+        if dtz.exists() {
+            jobs.push((&dtz, " DTZ50", format::recompress_dtz));
+        }
+        for (path, label, rewrite) in jobs {
+            let old = std::fs::metadata(path).map(|md| md.len()).unwrap_or(0);
+            let t = Instant::now();
+            match rewrite(path, compression) {
+                Ok(w) => {
+                    say(&format!(
+                        "{:<8}{label:<6} {old:>11} -> {:>11} bytes ({:+.1}%)  {:.2} s",
+                        m.name(),
+                        w.bytes,
+                        100.0 * (w.bytes as f64 / old.max(1) as f64 - 1.0),
+                        t.elapsed().as_secs_f64()
+                    ));
+                    before += old;
+                    after += w.bytes;
+                }
+                Err(e) => {
+                    say(&format!("{:<8}{label} recompress failed: {e}", m.name()));
+                    failed += 1;
+                }
+            }
+        }
+    }
+    say(&format!(
+        "recompressed: {before} -> {after} bytes, {failed} failed, level {} (DTZ50 {}) blocks of {}, {:.2} s",
+        args.level,
+        args.dtz_level,
+        args.block_len,
+        start.elapsed().as_secs_f64()
+    ));
+    if failed == 0 {
+        Ok(())
+    } else {
+        Err(BuildTablesError::Failed(format!("{failed} tables failed")))
+    }
+}
+
+/// `--verify`: every position of the tables named (or all present) against its children.
+fn run_verify(
+    args: &BuildTablesArgs,
+    materials: Vec<Material>,
+    progress: &dyn Progress,
+) -> Result<(), BuildTablesError> {
+    let max = usize::from(args.max_pieces);
+    let materials = present(args, materials, "verify", |m| {
+        m.piece_count() <= max || retro_build::compact::applies(*m)
+    })?;
+    let start = Instant::now();
+    let (mut checked, mut mismatches, mut failed) = (0u64, 0u64, 0usize);
+    for m in materials {
+        let dtz_present = args.out.join(Metric::Dtz.file_name(m)).exists();
+        for (metric, label) in [(Metric::Dtm, ""), (Metric::Dtz, " DTZ50")] {
+            if metric == Metric::Dtm && args.dtz_only {
+                continue;
+            }
+            if metric == Metric::Dtz && !dtz_present {
+                say(&format!(
+                    "{:<8} DTZ50 table missing (build-tables builds it)",
+                    m.name()
+                ));
+                failed += 1;
+                continue;
+            }
+            let t = Instant::now();
+            let six = retro_build::compact::applies(m);
+            // The compact checks know no pawns (no promotions, no en passant).
+            let compact = six || (args.compact && !m.has_pawns());
+            let r = match metric {
+                Metric::Dtm if compact => {
+                    retro_build::compact::verify::verify_compact(&args.out, m, progress)
+                }
+                Metric::Dtm => verify(&args.out, m, progress),
+                Metric::Dtz if compact => {
+                    retro_build::compact::verify_dtz::verify_compact_dtz(&args.out, m, progress)
+                }
+                Metric::Dtz => verify_dtz(&args.out, m, progress),
+            };
+            if let Some(e) = &r.error {
+                say(&format!("{:<8}{label} verify failed: {e}", m.name()));
+                failed += 1;
+                continue;
+            }
+            say(&format!(
+                "{:<8}{label} checked {:>10} positions, {} mismatches  {:.2} s",
+                m.name(),
+                r.checked,
+                r.mismatches,
+                t.elapsed().as_secs_f64()
+            ));
+            for (fen, stored, expect) in &r.examples {
+                say(&format!(
+                    "    {fen}: table says {stored}, children say {expect}"
+                ));
+            }
+            checked += r.checked;
+            mismatches += r.mismatches;
+        }
+    }
+    say(&format!(
+        "verified {checked} positions: {mismatches} mismatches, {failed} tables not checked, {:.2} s",
+        start.elapsed().as_secs_f64()
+    ));
+    if mismatches == 0 && failed == 0 {
+        Ok(())
+    } else {
+        Err(BuildTablesError::Failed(format!(
+            "{mismatches} mismatches, {failed} tables not checked"
+        )))
+    }
+}
