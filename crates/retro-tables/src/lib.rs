@@ -15,6 +15,10 @@
 //! every failure is a typed [`ProbeError`] (castling rights, too many pieces, a missing or
 //! corrupt table), never a panic, whatever the files hold.
 //!
+//! The table files are memory-mapped: while a [`Tablebase`] holds them, no process may
+//! truncate them or write into them (replacing one by a rename is safe). What happens if one
+//! does, and what the checks catch: *Safety of the map* in [`Tablebase::open`].
+//!
 //! ```
 //! use retro_tables::{Tablebase, Wdl, Wdl50};
 //! use shakmaty::{fen::Fen, CastlingMode, Chess};

@@ -149,6 +149,18 @@ impl Tablebase {
     ///
     /// # Errors
     /// When the directory exists but cannot be read.
+    ///
+    /// # Safety of the map
+    /// Each table file is memory-mapped when it is opened (on its first probe, or by
+    /// [`Tablebase::preload`]) and stays mapped while the tablebase lives, under the contract
+    /// that [`Table::open`] describes (*Safety of the map*): from then on no process may
+    /// truncate a table file of the directory or write into it. Replacing one by a rename, as
+    /// this crate's writer does ([`crate::write_atomic`]), is safe: a table already open goes
+    /// on reading the old file. A read past the end of a file made shorter raises `SIGBUS` and
+    /// ends the process; a file written in place gives wrong values from a raw table and, from
+    /// a compressed one, [`ProbeError::BadTable`] when a changed block is next decompressed
+    /// (but for a change that passes the block's checksum). [`Tablebase::open_in_memory`]
+    /// keeps compressed tables in memory instead.
     pub fn open(dir: &Path) -> Result<Tablebase, TableError> {
         let mut slots = Vec::new();
         let mut keys = KeyMap::default();
@@ -193,6 +205,11 @@ impl Tablebase {
     ///
     /// # Errors
     /// As [`Tablebase::open`].
+    ///
+    /// # Safety of the map
+    /// A compressed table of one byte plane is read into memory when it is opened, and its
+    /// file is no longer mapped after that; raw tables and tables with extension bytes stay
+    /// mapped under the contract of [`Tablebase::open`].
     pub fn open_in_memory(dir: &Path) -> Result<Tablebase, TableError> {
         let mut tb = Tablebase::open(dir)?;
         tb.in_memory = true;

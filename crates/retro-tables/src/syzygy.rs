@@ -46,6 +46,15 @@ impl Syzygy {
     ///
     /// # Errors
     /// A directory that cannot be read, or no table file at all.
+    ///
+    /// # Safety of the map
+    /// shakmaty-syzygy memory-maps each file on the first probe that needs it, and the map
+    /// lasts as long as this value. The caller keeps the map's contract: no process may
+    /// truncate a table file or write into it meanwhile (replacing one by a rename is safe).
+    /// A read past the end of a file made shorter, or a read error of the disk under the map,
+    /// raises `SIGBUS` and ends the process. shakmaty-syzygy checks no checksum of the files,
+    /// so a file written in place gives wrong values or a failed probe (a miss, `None`);
+    /// check downloaded files against their published checksums before use.
     pub fn open(path: &str) -> Result<Syzygy, SyzygyError> {
         // SAFETY: shakmaty-syzygy maps the table files read-only; its contract is that they are
         // not modified while mapped, which holds for table files (they are only ever read). A

@@ -5,7 +5,8 @@
 //! table decodes one block, as far as the entry it needs
 //! (`zstd_prefix`), into the process-wide `cache`; whole
 //! blocks (checks, recompression) are decompressed by libzstd. Every byte of a file is
-//! untrusted.
+//! untrusted. A mapped file must not be truncated or written in place while it is open: see
+//! *Safety of the map* in [`Table::open`].
 
 pub mod header;
 pub mod reader;

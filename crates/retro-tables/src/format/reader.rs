@@ -139,11 +139,45 @@ fn decode_prefix(
 impl Table {
     /// Opens and validates a table file: magic, version, material (when `expected` is given),
     /// index scheme, sizes, the header checksum, and the checksum of the raw values or of the
-    /// block index. A compressed block is checked (zstd's checksum of its contents, and its
-    /// length) when it is first decompressed. A file that fails any check is refused.
+    /// block index. A compressed block is checked (its checksum in the block index, and its
+    /// length) each time it is decompressed. A file that fails any check is refused.
     ///
     /// # Errors
     /// [`TableError`] naming the file and what is wrong.
+    ///
+    /// # Safety of the map
+    /// The file is memory-mapped, not read: the system reads its pages as probes touch them,
+    /// and the map lasts as long as the table. This function is safe to call, but the map is
+    /// sound only while the file stays as it was at open, and that is the caller's to keep:
+    /// while the table is alive, no process may truncate the file or write into it. Replacing
+    /// it by a rename is safe, as this crate's writer does ([`crate::write_atomic`]): the map
+    /// keeps the old file. Copying another file over it (`cp new.rdtm old.rdtm`) is not: that
+    /// truncates the file, then writes it.
+    ///
+    /// When the file is changed all the same:
+    /// - A file made shorter: a read of a page past its new end raises `SIGBUS` (Linux and
+    ///   other Unix systems), which ends the process; no check can catch it. A read error of
+    ///   the disk or file system under the map (a failing disk, a network share gone) does the
+    ///   same.
+    /// - A file written in place is, strictly, undefined behaviour (the map is read as an
+    ///   immutable byte slice). What the code does: the header is checked and its fields
+    ///   copied at open, with the checksum of the raw values or of the block index over the
+    ///   bytes of that moment. After that, a raw table reads each value straight from the map,
+    ///   unchecked, so a changed byte is a wrong value. A compressed table reads a block's
+    ///   offsets and checksum from the block index in the map each time it decompresses the
+    ///   block, and checks that the block lies inside the map, matches its checksum and
+    ///   decompresses to its length: a changed block is an error ([`ProbeError::BadTable`]
+    ///   from a probe), not a value, but for a change that still passes (a 32-bit checksum
+    ///   can match by chance; a whole valid table of the same length written in its place
+    ///   passes every check). Blocks in the block cache are not read again while they stay
+    ///   there, and keep the values they had.
+    ///
+    /// What limits the damage: [`Table::check_blocks`] decompresses and checks every block
+    /// now, so a file damaged on disk is found before a probe needs it (not a change made
+    /// later); [`Table::into_memory`] and [`Table::open_in_memory`] decompress and check every
+    /// block of a compressed table and copy its values into memory, after which the file is
+    /// no longer mapped and may change freely. Raw tables, and compressed ones with extension
+    /// bytes (some 6-piece tables), stay mapped.
     pub fn open(path: &Path, expected: Option<Material>) -> Result<Table, TableError> {
         Table::open_as(path, expected, Some(Metric::Dtm))
     }
@@ -152,6 +186,9 @@ impl Table {
     ///
     /// # Errors
     /// As [`Table::open`].
+    ///
+    /// # Safety of the map
+    /// As [`Table::open`]: the file stays memory-mapped while the table is alive.
     pub fn open_dtz(path: &Path, expected: Option<Material>) -> Result<Table, TableError> {
         Table::open_as(path, expected, Some(Metric::Dtz))
     }
@@ -160,6 +197,9 @@ impl Table {
     ///
     /// # Errors
     /// As [`Table::open`].
+    ///
+    /// # Safety of the map
+    /// As [`Table::open`]: the file stays memory-mapped while the table is alive.
     pub fn open_any(path: &Path, expected: Option<Material>) -> Result<Table, TableError> {
         Table::open_as(path, expected, None)
     }
@@ -212,6 +252,12 @@ impl Table {
     ///
     /// # Errors
     /// As [`Table::open`], and any block that fails its check.
+    ///
+    /// # Safety of the map
+    /// The file is memory-mapped while its blocks are read (see [`Table::open`]). A
+    /// compressed table of one byte plane is then in memory and its file no longer mapped; a
+    /// raw table, or one with extension bytes, stays mapped as after [`Table::open`], with the
+    /// same contract.
     pub fn open_in_memory(path: &Path, expected: Option<Material>) -> Result<Table, TableError> {
         Table::open_sides_in_memory(path, expected, [true, true])
     }
@@ -220,6 +266,9 @@ impl Table {
     /// `sides`; a probe of the other side is an error. Raw files stay memory-mapped whole.
     ///
     /// # Errors
+    /// As [`Table::open_in_memory`].
+    ///
+    /// # Safety of the map
     /// As [`Table::open_in_memory`].
     pub fn open_sides_in_memory(
         path: &Path,
@@ -235,6 +284,12 @@ impl Table {
     ///
     /// # Errors
     /// Any block that fails its check.
+    ///
+    /// # Safety of the map
+    /// A compressed table of one byte plane comes back with its values in memory and its map
+    /// dropped: from then on its file may be changed or removed without effect on the table.
+    /// A raw table, or one with extension bytes, comes back as it was, still mapped, under the
+    /// contract of [`Table::open`].
     pub fn into_memory(self, sides: [bool; 2]) -> Result<Table, TableError> {
         let t = self;
         let Store::Blocks {
@@ -370,7 +425,10 @@ impl Table {
         decoded.map_err(block_error)
     }
 
-    /// Decompresses every block, to check the whole file.
+    /// Decompresses every block, to check the whole file. It checks the file as it is now: a
+    /// change made later is caught only as [`Table::open`] describes (*Safety of the map*).
+    /// It does nothing for a raw table (its values were checked whole at open) or one in
+    /// memory (its blocks were checked as they were read in).
     ///
     /// # Errors
     /// The first block that fails its check.

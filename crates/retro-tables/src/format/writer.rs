@@ -451,6 +451,11 @@ fn write_frames(
 /// # Errors
 /// A file that is not a valid compressed table, or an I/O or compression error, naming the
 /// file.
+///
+/// # Safety of the map
+/// The file is memory-mapped while it is read ([`Table::open`], *Safety of the map*): no
+/// other process may truncate it or write into it during the call. The new file replaces it
+/// by a rename, which the map does not see.
 pub fn recompress(path: &Path, compression: Compression) -> Result<Written, TableError> {
     let table = Table::open_any(path, None)?;
     let bad = |why: FormatError| TableError::Format {
@@ -541,6 +546,9 @@ pub fn recompress(path: &Path, compression: Compression) -> Result<Written, Tabl
 ///
 /// # Errors
 /// A DTZ50 or DTM table that is not valid, or an I/O or compression error, naming the file.
+///
+/// # Safety of the map
+/// As [`recompress`], for the DTZ50 file and for the DTM file beside it.
 pub fn recompress_dtz(path: &Path, compression: Compression) -> Result<Written, TableError> {
     let dtz = Table::open_dtz(path, None)?;
     let material = dtz.scheme().material();
