@@ -402,9 +402,8 @@ fn run_verify(
                 continue;
             }
             let t = Instant::now();
-            let six = retro_build::compact::applies(m);
             // The compact checks know no pawns (no promotions, no en passant).
-            let compact = six || (args.compact && !m.has_pawns());
+            let compact = retro_build::compact::chosen(m, args.compact);
             let r = match metric {
                 Metric::Dtm if compact => {
                     retro_build::compact::verify::verify_compact(&args.out, m, progress)

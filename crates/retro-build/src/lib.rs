@@ -410,7 +410,7 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
             examples: Vec::new(),
         });
     }
-    if compact::applies(material) || (opts.compact && !material.has_pawns()) {
+    if compact::chosen(material, opts.compact) {
         return compact_build::build_compact(material, opts, have_dtm);
     }
     let start = Instant::now();

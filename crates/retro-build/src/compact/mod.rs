@@ -98,6 +98,13 @@ pub fn applies(material: Material) -> bool {
     material.piece_count() >= 6 && !material.has_pawns()
 }
 
+/// Whether `material` is solved and checked by the compact solve: always for 6 pieces without
+/// pawns ([`applies`]), and for any material without pawns when `asked` (`--compact`). The one
+/// place the build and the check make this choice.
+pub fn chosen(material: Material, asked: bool) -> bool {
+    applies(material) || (asked && !material.has_pawns())
+}
+
 /// What the compact build of a material needs (see [`needs`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Needs {
