@@ -833,6 +833,7 @@ pub fn write_table_as(
 mod tests {
     use super::*;
     use crate::Material;
+    use std::fs;
 
     /// The blocks cut from regions gathered in index order, and from a copy transposed tile by
     /// tile, are those gathered block by block in file order, for every digit order, with
