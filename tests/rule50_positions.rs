@@ -10,7 +10,7 @@ use retro_build::verify::entry_position;
 use retro_engine::fen::parse_fen;
 use retro_engine::rule50::{self, Outcome};
 use retro_tables::{index::IndexScheme, Material, Tablebase};
-use shakmaty::{fen::Fen, Chess, EnPassantMode, Position};
+use shakmaty::{fen::Fen, Chess, Color, EnPassantMode, Position};
 
 /// The materials searched, with captures or pawn moves that a DTM line can postpone.
 const MATERIALS: [&str; 6] = ["KQvKR", "KQvKN", "KQvKB", "KRvKN", "KRvKB", "KQvKP"];
@@ -83,7 +83,7 @@ fn find_positions() {
             let Some(sq) = ix.decode(idx % ix.size()) else {
                 continue;
             };
-            let Some(mut pos) = entry_position(ix.slots(), &sq, true) else {
+            let Some(mut pos) = entry_position(ix.slots(), &sq, Color::White) else {
                 continue;
             };
             let Ok(dtz) = tb.probe_dtz(&pos) else {

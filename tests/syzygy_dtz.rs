@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use rayon::prelude::*;
 use retro_build::verify::entry_position;
 use retro_tables::{index::IndexScheme, Material, Tablebase, Wdl, Wdl50};
-use shakmaty::{Chess, Position};
+use shakmaty::{Chess, Color, Position};
 use shakmaty_syzygy::{MaybeRounded, Tablebase as Syzygy, Wdl as SWdl};
 
 fn syzygy_class(w: SWdl) -> Wdl50 {
@@ -60,11 +60,11 @@ fn compare(step: usize) {
                 if k % step != 0 {
                     return;
                 }
-                let white = k < size;
+                let side = if k < size { Color::White } else { Color::Black };
                 let Some(sq) = ix.decode((k % size) as u64) else {
                     return;
                 };
-                let Some(pos) = entry_position(ix.slots(), &sq, white) else {
+                let Some(pos) = entry_position(ix.slots(), &sq, side) else {
                     return;
                 };
                 let ours = tb.probe_dtz(&pos).expect("retro dtz");
@@ -97,7 +97,7 @@ fn compare(step: usize) {
                 compared.fetch_add(1, Relaxed);
                 if (!ok || ours.wdl50() != wdl) && bad.fetch_add(1, Relaxed) < 5 {
                     eprintln!(
-                        "{} {:?} white={white}: retro {o} {}, syzygy {theirs} {wdl}",
+                        "{} {:?} {side} to move: retro {o} {}, syzygy {theirs} {wdl}",
                         m.name(),
                         pos.board().to_string(),
                         ours.wdl50(),

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use rayon::prelude::*;
 use retro_build::verify::entry_position;
 use retro_tables::{index::IndexScheme, Material, Tablebase, Tables, Wdl};
-use shakmaty::Chess;
+use shakmaty::{Chess, Color};
 use shakmaty_syzygy::{Tablebase as Syzygy, Wdl as SWdl};
 
 #[test]
@@ -31,10 +31,10 @@ fn every_position_agrees_with_syzygy_wdl() {
             .into_par_iter()
             .with_min_len(4096)
             .for_each(|k| {
-                let white = k < size;
+                let side = if k < size { Color::White } else { Color::Black };
                 let idx = (k % size) as u64;
                 let Some(sq) = ix.decode(idx) else { return };
-                let Some(pos) = entry_position(ix.slots(), &sq, white) else {
+                let Some(pos) = entry_position(ix.slots(), &sq, side) else {
                     return;
                 };
                 let theirs = match syzygy.probe_wdl_after_zeroing(&pos) {
@@ -44,10 +44,10 @@ fn every_position_agrees_with_syzygy_wdl() {
                     Err(e) => panic!("syzygy probe of {} failed: {e}", m.name()),
                 };
                 compared.fetch_add(1, Relaxed);
-                let ours = table.get(white, idx).expect("raw table").wdl();
+                let ours = table.get(side.is_white(), idx).expect("raw table").wdl();
                 if ours != theirs && bad.fetch_add(1, Relaxed) < 3 {
                     eprintln!(
-                        "{} {:?} white={white}: retro {ours}, syzygy {theirs}",
+                        "{} {:?} {side} to move: retro {ours}, syzygy {theirs}",
                         m.name(),
                         sq
                     );

@@ -12,6 +12,7 @@ use retro_tables::{
     format::{file_name, write_table, Encoding, Stats, Table, TableData, TableError, HEADER_LEN},
     Material, ProbeError, Tablebase,
 };
+use shakmaty::Color;
 
 /// A directory with a freshly built KQvK table; returns it and the table's bytes.
 fn kqvk() -> (tempfile::TempDir, PathBuf, Vec<u8>) {
@@ -503,7 +504,7 @@ fn dtz_verify_finds_a_loss_in_the_wrong_class() {
                     .get(false, i as u64)
                     .is_ok_and(|v| v.wdl() == retro_tables::Wdl::Loss)
                 && scheme.decode(i as u64).is_some_and(|sq| {
-                    retro_build::verify::entry_position(scheme.slots(), &sq, false).is_some()
+                    retro_build::verify::entry_position(scheme.slots(), &sq, Color::Black).is_some()
                 })
         })
         .expect("a loss");
@@ -530,12 +531,12 @@ fn dtz_from_a_compressed_dtm_table_equals_the_solved_one() {
     let (white, black) = stored_bytes(&t);
     let scheme = t.scheme().clone();
     let n = scheme.size();
-    let legal = |white_to_move: bool| -> Vec<u64> {
+    let legal = |side: Color| -> Vec<u64> {
         let mut bits = vec![0u64; n.div_ceil(64) as usize];
         for i in 0..n {
             let ok = scheme
                 .decode(i)
-                .and_then(|sq| entry_position(scheme.slots(), &sq, white_to_move))
+                .and_then(|sq| entry_position(scheme.slots(), &sq, side))
                 .is_some();
             if ok {
                 bits[(i / 64) as usize] |= 1 << (i % 64);
@@ -543,7 +544,7 @@ fn dtz_from_a_compressed_dtm_table_equals_the_solved_one() {
         }
         bits
     };
-    let bits = [legal(true), legal(false)];
+    let bits = [legal(Color::White), legal(Color::Black)];
     let packed = tempfile::tempdir().expect("tempdir");
     let data = TableData {
         white: &white,
@@ -570,10 +571,10 @@ fn dtz_from_a_compressed_dtm_table_equals_the_solved_one() {
     let b = Tablebase::open(packed.path()).expect("tables");
     let mut compared = 0;
     for i in 0..n {
-        for white_to_move in [true, false] {
+        for side in [Color::White, Color::Black] {
             let Some(pos) = scheme
                 .decode(i)
-                .and_then(|sq| entry_position(scheme.slots(), &sq, white_to_move))
+                .and_then(|sq| entry_position(scheme.slots(), &sq, side))
             else {
                 continue;
             };
@@ -606,10 +607,10 @@ fn corrupted_dtz_files_are_refused_and_dtm_probes_go_on() {
         .scheme()
         .clone();
     let positions: Vec<_> = (0..scheme.size())
-        .flat_map(|i| [(i, true), (i, false)])
-        .filter_map(|(i, white)| {
+        .flat_map(|i| [(i, Color::White), (i, Color::Black)])
+        .filter_map(|(i, side)| {
             let sq = scheme.decode(i)?;
-            entry_position(scheme.slots(), &sq, white)
+            entry_position(scheme.slots(), &sq, side)
         })
         .collect();
     let want: Vec<_> = positions.iter().map(|p| tb.probe_dtz(p)).collect();

@@ -10,11 +10,13 @@ use std::{
     time::Instant,
 };
 
+use shakmaty::{ByColor, Color};
+
 use crate::{
-    compact::{self, dtz::CompactDtz, CompactSolver, Compacted},
+    compact::{self, dtz::CompactDtz, value_log_path, CompactSolver, Compacted},
     dtz::Wdl50Tables,
     error::{DtzError, SolveError},
-    kernel::Stage,
+    kernel::{king_slot, Stage, SIDES},
     BuildError, BuildOptions, DtzSummary, SubTables, TableSummary,
 };
 use retro_tables::{
@@ -44,13 +46,19 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     retro_tables::write_atomic(path, |f| f.write_all(bytes)).map(|_| ())
 }
 
+/// The legal bits of `side` that a finished DTM solve keeps in `work` (named by the side's
+/// number, `king_slot`: 0 white, 1 black).
+fn legal_path(work: &Path, side: Color) -> PathBuf {
+    work.join(format!("legal-{}.bin", king_slot(side)))
+}
+
 /// Keeps what a DTM solve leaves, for a build that resumes after it.
 fn save_dtm(work: &Path, c: &Compacted) -> io::Result<()> {
-    for side in 0..2 {
+    for side in SIDES {
         let bytes: Vec<u8> = c.legal[side].iter().flat_map(|w| w.to_le_bytes()).collect();
-        write_atomic(&work.join(format!("legal-{side}.bin")), &bytes)?;
+        write_atomic(&legal_path(work, side), &bytes)?;
     }
-    let mark = format!("{} {} {}\n", c.positions[0], c.positions[1], c.depths);
+    let mark = format!("{} {} {}\n", c.positions.white, c.positions.black, c.depths);
     write_atomic(&work.join(DTM_DONE), mark.as_bytes())
 }
 
@@ -73,10 +81,11 @@ fn load_dtm(work: &Path, material: Material) -> io::Result<Option<Compacted>> {
         return Err(bad());
     };
     let words = IndexScheme::new(material).size().div_ceil(64) as usize;
-    let mut legal = [Vec::new(), Vec::new()];
-    for (side, l) in legal.iter_mut().enumerate() {
+    let mut legal = ByColor::new_with(|_| Vec::new());
+    for side in SIDES {
+        let l = &mut legal[side];
         let mut bytes = Vec::with_capacity(8 * words);
-        fs::File::open(work.join(format!("legal-{side}.bin")))?.read_to_end(&mut bytes)?;
+        fs::File::open(legal_path(work, side))?.read_to_end(&mut bytes)?;
         if bytes.len() != 8 * words {
             return Err(bad());
         }
@@ -87,9 +96,12 @@ fn load_dtm(work: &Path, material: Material) -> io::Result<Option<Compacted>> {
     }
     Ok(Some(Compacted {
         material,
-        positions: [p0, p1],
+        positions: ByColor {
+            white: p0,
+            black: p1,
+        },
         legal,
-        logs: [0, 1].map(|s| work.join(format!("values-{s}.bin"))),
+        logs: ByColor::new_with(|s| value_log_path(work, s)),
         depths: depths as usize,
     }))
 }
@@ -140,23 +152,29 @@ pub(crate) fn build_compact(
     // The DTM file (kept when present and valid).
     let mut counts = [0u64; 2];
     let mut examples: Vec<(String, String)> = Vec::new();
-    let fen_of = |side: usize, idx: u64| {
+    let fen_of = |side: Color, idx: u64| {
         let ix = IndexScheme::new(material);
         ix.decode(idx)
-            .and_then(|sq| crate::verify::entry_position(ix.slots(), &sq, side == 0))
+            .and_then(|sq| crate::verify::entry_position(ix.slots(), &sq, side))
             .map(|p| {
                 shakmaty::fen::Fen::from_position(&p, shakmaty::EnPassantMode::Legal).to_string()
             })
     };
-    let mut deepest_mate: Option<(u32, usize, u64)> = None;
-    let mut deepest_dtz: Option<(u32, usize, u64)> = None;
+    let mut deepest_mate: Option<(u32, Color, u64)> = None;
+    let mut deepest_dtz: Option<(u32, Color, u64)> = None;
     let (dtm_bytes, dtm_stats) = if have_dtm {
         let path = opts.out.join(Metric::Dtm.file_name(material));
         let t = retro_tables::format::Table::open(&path, Some(material))?;
         (fs::metadata(&path).map(|m| m.len()).unwrap_or(0), t.stats())
     } else {
-        let (w, stats) =
-            write_table_by_side(&opts.out, Metric::Dtm, material, opts.compression, |side| {
+        let (w, stats) = write_table_by_side(
+            &opts.out,
+            Metric::Dtm,
+            material,
+            opts.compression,
+            |plane| {
+                // The writer asks for its planes by number, white's (0) first.
+                let side = SIDES[plane];
                 let planes = solved.side_planes(side).map_err(|e| TableError::Io {
                     path: solved.logs[side].clone(),
                     source: e,
@@ -176,12 +194,18 @@ pub(crate) fn build_compact(
                     legal: Some(solved.legal[side].clone()),
                     stats: planes.stats,
                 })
-            })?;
+            },
+        )?;
         (w.bytes, stats)
     };
     let dtz_write = Instant::now();
-    let (dtz_written, dtz_stats) =
-        write_table_by_side(&opts.out, Metric::Dtz, material, opts.compression, |side| {
+    let (dtz_written, dtz_stats) = write_table_by_side(
+        &opts.out,
+        Metric::Dtz,
+        material,
+        opts.compression,
+        |plane| {
+            let side = SIDES[plane];
             let planes = dtz_logs.side_planes(side).map_err(|e| TableError::Io {
                 path: work.clone(),
                 source: e,
@@ -199,7 +223,8 @@ pub(crate) fn build_compact(
                 legal: Some(planes.kept),
                 stats: planes.stats,
             })
-        })?;
+        },
+    )?;
     fs::remove_dir_all(&work).map_err(|e| work_error(&work, e))?;
     for (what, found) in [
         ("longest mate", deepest_mate),
@@ -216,7 +241,7 @@ pub(crate) fn build_compact(
             }
         }
     }
-    let positions = solved.positions[0] + solved.positions[1];
+    let positions = solved.positions.white + solved.positions.black;
     let summary = TableSummary {
         material,
         skipped: false,

@@ -1,7 +1,7 @@
 //! The generator's errors: of a DTM solve ([`SolveError`]), of a sub-table read during one
 //! ([`SubTableError`]), and of a DTZ50 solve ([`DtzError`], [`Inconsistency`]).
 
-use shakmaty::Role;
+use shakmaty::{Color, Role};
 
 use retro_tables::{Dtz, Wdl50};
 
@@ -68,8 +68,8 @@ pub enum DtzError {
         material: String,
         /// The entry.
         idx: u64,
-        /// `white` or `black`.
-        side: &'static str,
+        /// The side to move (shown as `white` or `black`).
+        side: Color,
         /// What does not fit.
         why: Inconsistency,
     },

@@ -30,7 +30,7 @@ use std::{
 };
 
 use rayon::prelude::*;
-use shakmaty::{Color, Role};
+use shakmaty::{ByColor, Color, Role};
 
 use self::{
     dtz::{DtzSolver, Records, Wdl50Tables},
@@ -257,21 +257,21 @@ impl SubTables {
 /// move (white, black) of their tables that it reads.
 fn stage_successors(material: Material, stage: Stage) -> Vec<(Material, [bool; 2])> {
     let mut out: Vec<(Material, [bool; 2])> = Vec::new();
-    let mut add = |m: Material, mover: usize| {
+    let mut add = |m: Material, mover: Color| {
         if m.piece_count() <= 2 {
             return;
         }
         // After a move of `mover`, the other side is to move; a table stored in the other
         // orientation holds that position with the colours exchanged.
-        let child_white = mover == 1;
         let c = m.canonical();
-        let white = if m == c { child_white } else { !child_white };
-        let side = usize::from(!white);
+        let side = if m == c { mover.other() } else { mover };
+        // The sides to move read, in the file's order (white, black).
+        let plane = usize::from(side.is_black());
         match out.iter_mut().find(|(k, _)| *k == c) {
-            Some((_, h)) => h[side] = true,
+            Some((_, h)) => h[plane] = true,
             None => {
                 let mut h = [false; 2];
-                h[side] = true;
+                h[plane] = true;
                 out.push((c, h));
             }
         }
@@ -417,7 +417,7 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
     let (dtm, mut summary, records) = if have_dtm {
         let t = Table::open(&path, Some(material))?.into_memory([true, true])?;
         let dtm = dtz::dtm_values(&t).map_err(|e| BuildError::Dtz(e.into()))?;
-        let (mut summary, _) = summarize(material, &dtm[0], &dtm[1], 0);
+        let (mut summary, _) = summarize(material, &dtm.white, &dtm.black, 0);
         summary.dtm_present = true;
         summary.bytes = file_bytes(&path);
         (dtm, summary, None)
@@ -426,7 +426,7 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
     };
     let z = build_dtz(material, opts, &dtm, records)?;
     summary.dtz = Some(z);
-    summary.raw_bytes = 4 * dtm[0].len() as u64;
+    summary.raw_bytes = 4 * dtm.white.len() as u64;
     summary.bytes += z.bytes;
     summary.seconds = start.elapsed().as_secs_f64();
     Ok(summary)
@@ -434,7 +434,7 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
 
 /// A built DTM table: its values (white, black to move), its summary, and what its init pass
 /// recorded for the DTZ50 solve.
-type BuiltDtm = ([Vec<u8>; 2], TableSummary, Option<Records>);
+type BuiltDtm = (ByColor<Vec<u8>>, TableSummary, Option<Records>);
 
 /// Solves and writes the DTM table of `material`.
 fn build_dtm(material: Material, opts: &BuildOptions) -> Result<BuiltDtm, BuildError> {
@@ -453,13 +453,13 @@ fn build_dtm(material: Material, opts: &BuildOptions) -> Result<BuiltDtm, BuildE
         material,
         &solved.white,
         &solved.black,
-        solved.positions[0] + solved.positions[1],
+        solved.positions.white + solved.positions.black,
     );
     summary.solve_seconds = start.elapsed().as_secs_f64();
     let data = TableData {
         white: &solved.white,
         black: &solved.black,
-        legal: Some([&solved.legal[0], &solved.legal[1]]),
+        legal: Some([&solved.legal.white, &solved.legal.black]),
         ext: None,
     };
     let written = write_table(
@@ -477,7 +477,11 @@ fn build_dtm(material: Material, opts: &BuildOptions) -> Result<BuiltDtm, BuildE
     );
     summary.bytes = written.bytes;
     let records = solved.records.take();
-    Ok(([solved.white, solved.black], summary, records))
+    let values = ByColor {
+        white: solved.white,
+        black: solved.black,
+    };
+    Ok((values, summary, records))
 }
 
 /// Solves and writes the DTZ50 table of `material` from its DTM values `dtm` (white, black to
@@ -487,11 +491,11 @@ fn build_dtm(material: Material, opts: &BuildOptions) -> Result<BuiltDtm, BuildE
 fn build_dtz(
     material: Material,
     opts: &BuildOptions,
-    dtm: &[Vec<u8>; 2],
+    dtm: &ByColor<Vec<u8>>,
     records: Option<Records>,
 ) -> Result<DtzSummary, BuildError> {
     let start = Instant::now();
-    let dtm = [&dtm[0][..], &dtm[1][..]];
+    let dtm = dtm.as_ref().map(Vec::as_slice);
     let solved = match records {
         // The captures and promotions were valued in the DTM init: only en passant captures
         // are looked up here.
@@ -516,7 +520,7 @@ fn build_dtz(
         TableData {
             white: &solved.white,
             black: &solved.black,
-            legal: Some([&solved.kept[0], &solved.kept[1]]),
+            legal: Some([&solved.kept.white, &solved.kept.black]),
             ext: None,
         },
         stats,
@@ -584,7 +588,7 @@ mod tests {
     fn each_stage_reads_the_side_its_exits_reach() {
         // White's moves in KRPvKR: captures of the black rook, and promotions (with or without
         // that capture); black is to move after them. Black's moves: captures only.
-        let white = stage_successors(m("KRPvKR"), Stage::Init(0));
+        let white = stage_successors(m("KRPvKR"), Stage::Init(Color::White));
         let want: Vec<(String, [bool; 2])> = [
             "KQRvK", "KQRvKR", "KRBvK", "KRBvKR", "KRNvK", "KRNvKR", "KRPvK", "KRRvK", "KRRvKR",
         ]
@@ -595,7 +599,7 @@ mod tests {
         // Black's captures lead to KPvKR, stored as KRvKP with the colours exchanged, so the
         // pawn side (white to move after black's move) is black there; and to KRvKR, with white
         // to move.
-        let black = stage_successors(m("KRPvKR"), Stage::Init(1));
+        let black = stage_successors(m("KRPvKR"), Stage::Init(Color::Black));
         assert_eq!(
             names(&black),
             vec![
@@ -617,8 +621,8 @@ mod tests {
         // sides' tables, all of fewer pieces.
         for name in ["KQRvKR", "KRRvKQ", "KBNvKN"] {
             let both = stage_successors(m(name), Stage::InitBoth);
-            let mut want = stage_successors(m(name), Stage::Init(0));
-            for (x, h) in stage_successors(m(name), Stage::Init(1)) {
+            let mut want = stage_successors(m(name), Stage::Init(Color::White));
+            for (x, h) in stage_successors(m(name), Stage::Init(Color::Black)) {
                 match want.iter_mut().find(|(y, _)| *y == x) {
                     Some((_, g)) => {
                         g[0] |= h[0];

@@ -43,23 +43,16 @@ pub struct VerifyReport {
     pub error: Option<String>,
 }
 
-/// The position of a table entry as a shakmaty position; `None` if it is not legal.
-pub fn entry_position(
-    slots: &[(Color, shakmaty::Role)],
-    sq: &[u8],
-    white_to_move: bool,
-) -> Option<Chess> {
+/// The position of a table entry, `turn` to move, as a shakmaty position; `None` if it is not
+/// legal.
+pub fn entry_position(slots: &[(Color, shakmaty::Role)], sq: &[u8], turn: Color) -> Option<Chess> {
     let mut board = Board::empty();
     for (i, &(color, role)) in slots.iter().enumerate() {
         board.set_piece_at(square(sq[i]), Piece { color, role });
     }
     let mut setup = Setup::empty();
     setup.board = board;
-    setup.turn = if white_to_move {
-        Color::White
-    } else {
-        Color::Black
-    };
+    setup.turn = turn;
     setup.castling_rights = Bitboard::EMPTY;
     match setup.position::<Chess>(CastlingMode::Standard) {
         Ok(p) => Some(p),
@@ -99,13 +92,15 @@ pub fn verify(dir: &Path, material: Material, progress: &dyn Progress) -> Verify
         material,
         progress,
         "verify",
-        &|tb, table, scheme, sq, idx, white, pos| {
-            let stored = table.get(white, idx)?;
+        &|tb, table, scheme, sq, idx, side, pos| {
+            let stored = table.get(side.is_white(), idx)?;
             let mut best: Option<Value> = None;
             let mut long_win = false;
             for m in pos.legal_moves() {
                 let child = match quiet_child(scheme, sq, &m) {
-                    Some(ci) => table.get(!white, ci).map(Value::from_child),
+                    Some(ci) => table
+                        .get(side.other().is_white(), ci)
+                        .map(Value::from_child),
                     None => tb.move_value_within_range(pos, &m),
                 }?;
                 match child {
@@ -185,14 +180,15 @@ fn complete_losses(
     progress.begin(&material.name(), "losses", Some(2 * size.div_ceil(chunk)));
     let mismatches = AtomicU64::new(0);
     let examples = Mutex::new(Vec::new());
-    let entry = |white: bool, idx: u64| -> Result<u8, ProbeError> {
-        let (m, z) = (dtm.get_byte(white, idx)?, dtz.get_byte(white, idx)?);
+    let entry = |side: Color, idx: u64| -> Result<u8, ProbeError> {
+        let plane = side.is_white();
+        let (m, z) = (dtm.get_byte(plane, idx)?, dtz.get_byte(plane, idx)?);
         if Value::from_byte(m).wdl() != retro_tables::Wdl::Loss {
             return Ok(z);
         }
         let Some(pos) = scheme
             .decode(idx)
-            .and_then(|sq| entry_position(scheme.slots(), &sq, white))
+            .and_then(|sq| entry_position(scheme.slots(), &sq, side))
         else {
             return Ok(z);
         };
@@ -215,12 +211,12 @@ fn complete_losses(
             }
         }
     };
-    let side = |white: bool| -> Result<Vec<u8>, ProbeError> {
+    let side_bytes = |side: Color| -> Result<Vec<u8>, ProbeError> {
         let parts = (0..size.div_ceil(chunk))
             .into_par_iter()
             .map(|c| {
                 let part = (c * chunk..((c + 1) * chunk).min(size))
-                    .map(|idx| entry(white, idx))
+                    .map(|idx| entry(side, idx))
                     .collect::<Result<Vec<u8>, ProbeError>>();
                 progress.advance(1);
                 part
@@ -228,7 +224,7 @@ fn complete_losses(
             .collect::<Result<Vec<Vec<u8>>, ProbeError>>()?;
         Ok(parts.concat())
     };
-    let halves = [side(true)?, side(false)?];
+    let halves = [side_bytes(Color::White)?, side_bytes(Color::Black)?];
     progress.end();
     let path = dtz.path().to_path_buf();
     let table = Table::open_dtz(&path, Some(material))
@@ -344,7 +340,7 @@ type Check<'a> = dyn Fn(
         &IndexScheme,
         &Squares,
         u64,
-        bool,
+        Color,
         &Chess,
     ) -> Result<Option<(String, String)>, ProbeError>
     + Sync
@@ -387,7 +383,11 @@ fn verify_in(
     let examples = Mutex::new(Vec::new());
     let error = Mutex::new(None::<String>);
     (0..2 * chunks).into_par_iter().for_each(|c| {
-        let white = c < chunks;
+        let side = if c < chunks {
+            Color::White
+        } else {
+            Color::Black
+        };
         let start = (c % chunks) * chunk;
         let end = (start + chunk).min(size);
         let (mut n, mut bad) = (0u64, 0u64);
@@ -395,11 +395,11 @@ fn verify_in(
             let Some(sq) = scheme.decode(idx) else {
                 continue;
             };
-            let Some(pos) = entry_position(scheme.slots(), &sq, white) else {
+            let Some(pos) = entry_position(scheme.slots(), &sq, side) else {
                 continue;
             };
             n += 1;
-            match check(tb, table, &scheme, &sq, idx, white, &pos) {
+            match check(tb, table, &scheme, &sq, idx, side, &pos) {
                 Ok(None) => {}
                 Ok(Some((stored, expect))) => {
                     bad += 1;

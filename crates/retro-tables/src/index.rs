@@ -491,18 +491,20 @@ impl IndexScheme {
         Some((idx + new * g.stride) - old * g.stride)
     }
 
-    /// Whether two moves (or two un-moves) of the side whose king is not in slot `fixed` can lead
-    /// from `sq` to the same entry. Two positions share an entry only when a symmetry of the
+    /// Whether two moves (or two un-moves) of the side other than `fixed` (whose king therefore
+    /// stays on its square) can lead from `sq` to the same entry. Two positions share an entry only when a symmetry of the
     /// index maps one onto the other; both keep that king on its square, so the symmetry is the
     /// reflection through the long diagonal it stands on (pawnless tables only). If `σ` maps `P1
     /// = P - x + a` onto `P2 = P - y + b`, then `σ(P)` and `P` differ in at most two pieces; so
     /// when more than two pieces have no piece of their kind on their mirror square, every move
     /// leads to an entry of its own.
-    pub fn may_coincide(&self, sq: &Squares, fixed: usize) -> bool {
+    pub fn may_coincide(&self, sq: &Squares, fixed: Color) -> bool {
         if self.scheme != Scheme::Pawnless {
             return false;
         }
-        let Some(t) = diagonal_reflection(sq[fixed]) else {
+        // The kings are in slots 0 (white) and 1 (black).
+        let king = fixed.fold_wb(sq[0], sq[1]);
+        let Some(t) = diagonal_reflection(king) else {
             return false;
         };
         // A piece whose image square is empty is unmatched: most placements have more than two,

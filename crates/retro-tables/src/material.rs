@@ -162,9 +162,11 @@ impl Material {
     }
 
     /// The materials one capture or one promotion leads to, in this material's orientation
-    /// (not canonical), with the side that moves (0 white, 1 black); bare kings included.
-    pub fn successors_by_mover(&self) -> Vec<(Material, usize)> {
+    /// (not canonical), with the side that moves; bare kings included.
+    pub fn successors_by_mover(&self) -> Vec<(Material, Color)> {
         let mut out = Vec::new();
+        // The count rows are white's (0) and black's (1).
+        let color = |c: usize| if c == 0 { Color::White } else { Color::Black };
         for c in 0..2 {
             for slot in 0..5 {
                 if self.counts[c][slot] == 0 {
@@ -173,26 +175,26 @@ impl Material {
                 // A capture of this piece, by the other side.
                 let mut m = *self;
                 m.counts[c][slot] -= 1;
-                out.push((m, 1 - c));
+                out.push((m, color(1 - c)));
                 if slot == 4 {
                     // A promotion, with or without a capture of an enemy piece.
                     for promo in 0..4 {
                         let mut p = *self;
                         p.counts[c][4] -= 1;
                         p.counts[c][promo] += 1;
-                        out.push((p, c));
+                        out.push((p, color(c)));
                         for victim in 0..4 {
                             if p.counts[1 - c][victim] > 0 {
                                 let mut q = p;
                                 q.counts[1 - c][victim] -= 1;
-                                out.push((q, c));
+                                out.push((q, color(c)));
                             }
                         }
                     }
                 }
             }
         }
-        out.sort_by_key(|(m, mover)| (m.key(), *mover));
+        out.sort_by_key(|(m, mover)| (m.key(), mover.is_black()));
         out.dedup();
         out
     }

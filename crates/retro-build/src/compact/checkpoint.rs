@@ -15,7 +15,9 @@ use std::{
     sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed},
 };
 
-use crate::kernel::{frontier::Frontier, memory::Atomics};
+use shakmaty::{ByColor, Color};
+
+use crate::kernel::{frontier::Frontier, king_slot, memory::Atomics, side_of_bit, SIDES};
 
 /// Bytes copied at a time.
 const CHUNK: usize = 1 << 20;
@@ -104,16 +106,20 @@ fn load_words(path: &Path, words: &[AtomicU64]) -> io::Result<()> {
 pub(super) fn save(
     work: &Path,
     kind: &str,
-    state: &[Atomics<AtomicU8>; 2],
+    state: &ByColor<Atomics<AtomicU8>>,
     cur: &Frontier,
     extra: &[u8],
     mark: &Mark,
     previous: Option<usize>,
 ) -> io::Result<()> {
     let g = mark.depth;
-    for (side, (st, bits)) in state.iter().zip(&cur.bits).enumerate() {
-        save_bytes(&file(work, kind, &format!("state{side}"), g), st)?;
-        save_words(&file(work, kind, &format!("frontier{side}"), g), bits)?;
+    for side in SIDES {
+        let k = king_slot(side);
+        save_bytes(&file(work, kind, &format!("state{k}"), g), &state[side])?;
+        save_words(
+            &file(work, kind, &format!("frontier{k}"), g),
+            &cur.bits[side],
+        )?;
     }
     let extra_path = file(work, kind, "extra", g);
     let mut f = fs::File::create(&extra_path)?;
@@ -188,30 +194,35 @@ pub(super) fn load(
     work: &Path,
     kind: &str,
     mark: &Mark,
-    state: &[Atomics<AtomicU8>; 2],
+    state: &ByColor<Atomics<AtomicU8>>,
     cur: &Frontier,
 ) -> io::Result<Vec<u8>> {
     let g = mark.depth;
-    for (side, (st, bits)) in state.iter().zip(&cur.bits).enumerate() {
-        load_bytes(&file(work, kind, &format!("state{side}"), g), st)?;
-        load_words(&file(work, kind, &format!("frontier{side}"), g), bits)?;
+    for side in SIDES {
+        let k = king_slot(side);
+        load_bytes(&file(work, kind, &format!("state{k}"), g), &state[side])?;
+        load_words(
+            &file(work, kind, &format!("frontier{k}"), g),
+            &cur.bits[side],
+        )?;
     }
     fs::read(file(work, kind, "extra", g))
 }
 
-/// Packs `(depth, side, entry)` triples for a checkpoint's extra bytes.
-pub(super) fn pack_triples(v: impl Iterator<Item = (usize, usize, u64)>) -> Vec<u8> {
+/// Packs `(depth, side, entry)` triples for a checkpoint's extra bytes (the side as one byte,
+/// `king_slot`: 0 white, 1 black).
+pub(super) fn pack_triples(v: impl Iterator<Item = (usize, Color, u64)>) -> Vec<u8> {
     let mut out = Vec::new();
     for (d, s, i) in v {
         out.extend_from_slice(&(d as u32).to_le_bytes());
-        out.push(s as u8);
+        out.push(king_slot(s) as u8);
         out.extend_from_slice(&i.to_le_bytes());
     }
     out
 }
 
 /// The triples of [`pack_triples`]; `None` for bytes that are not whole triples.
-pub(super) fn unpack_triples(b: &[u8]) -> Option<Vec<(usize, usize, u64)>> {
+pub(super) fn unpack_triples(b: &[u8]) -> Option<Vec<(usize, Color, u64)>> {
     if !b.len().is_multiple_of(13) {
         return None;
     }
@@ -221,7 +232,7 @@ pub(super) fn unpack_triples(b: &[u8]) -> Option<Vec<(usize, usize, u64)>> {
                 let d = u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize;
                 let mut w = [0u8; 8];
                 w.copy_from_slice(&c[5..13]);
-                (d, usize::from(c[4] & 1), u64::from_le_bytes(w))
+                (d, side_of_bit(u64::from(c[4])), u64::from_le_bytes(w))
             })
             .collect(),
     )
@@ -236,14 +247,15 @@ mod tests {
     fn a_checkpoint_reads_back_and_replaces_the_one_before() {
         let dir = tempfile::tempdir().expect("dir");
         let n = 5000u64;
-        let state = [0, 1].map(|_| Atomics::<AtomicU8>::zeroed(n as usize, Pages::Default));
-        for (i, b) in state[1].iter().enumerate() {
+        let state = ByColor::new_with(|_| Atomics::<AtomicU8>::zeroed(n as usize, Pages::Default));
+        for (i, b) in state.black.iter().enumerate() {
             b.store((i % 251) as u8, Relaxed);
         }
         let cur = Frontier::new(n);
-        cur.mark(0, 17);
-        cur.mark(1, 4999);
-        let extra = pack_triples([(523, 1, 7u64), (100, 0, 1 << 40)].into_iter());
+        cur.mark(Color::White, 17);
+        cur.mark(Color::Black, 4999);
+        let extra =
+            pack_triples([(523, Color::Black, 7u64), (100, Color::White, 1 << 40)].into_iter());
         let m = Mark {
             depth: 3,
             numbers: vec![11, 12],
@@ -257,17 +269,20 @@ mod tests {
         assert!(!file(dir.path(), "dtm", "state0", 3).exists());
         let got = mark(dir.path(), "dtm").expect("read").expect("a mark");
         assert_eq!(got, m2);
-        let back = [0, 1].map(|_| Atomics::<AtomicU8>::zeroed(n as usize, Pages::Default));
+        let back = ByColor::new_with(|_| Atomics::<AtomicU8>::zeroed(n as usize, Pages::Default));
         let cur2 = Frontier::new(n);
         let extra2 = load(dir.path(), "dtm", &got, &back, &cur2).expect("loaded");
         assert_eq!(unpack_triples(&extra2), unpack_triples(&extra));
-        assert_eq!(unpack_triples(&extra2).expect("triples")[0], (523, 1, 7));
-        for (i, b) in back[1].iter().enumerate() {
+        assert_eq!(
+            unpack_triples(&extra2).expect("triples")[0],
+            (523, Color::Black, 7)
+        );
+        for (i, b) in back.black.iter().enumerate() {
             assert_eq!(b.load(Relaxed), (i % 251) as u8);
         }
         let mut marked = Vec::new();
-        cur2.take_range(0, 0, n, |i| marked.push(i));
-        cur2.take_range(1, 0, n, |i| marked.push(i));
+        cur2.take_range(Color::White, 0, n, |i| marked.push(i));
+        cur2.take_range(Color::Black, 0, n, |i| marked.push(i));
         assert_eq!(marked, vec![17, 4999]);
         // A damaged state file is an error, not a wrong state.
         std::fs::write(file(dir.path(), "dtm", "state0", 4), b"short").expect("write");

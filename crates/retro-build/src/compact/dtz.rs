@@ -24,7 +24,7 @@ use std::{
 };
 
 use rayon::prelude::*;
-use shakmaty::{Color, Role};
+use shakmaty::{ByColor, Color, Role};
 
 use super::{
     checkpoint, flush_run, marked, predecessors,
@@ -38,10 +38,11 @@ use crate::{
         depths::{by_depth, Depths},
         exits::{exit_plans, plan_slot, ExitPlan},
         frontier::Frontier,
+        king_slot,
         memory::{Atomics, Pages},
         moves::{legal_targets, LegalTargets},
         pass::{partitions, run_pass, PassTask},
-        prefetch,
+        prefetch, SIDES,
     },
     progress::Progress,
 };
@@ -77,9 +78,9 @@ const MAX_DEPTH: usize = 4000;
 pub struct DtzLogs {
     material: Material,
     /// Per side, the wins by DTZ.
-    wins: [PathBuf; 2],
+    wins: ByColor<PathBuf>,
     /// Per side, the losses by the magnitude of their DTZ.
-    losses: [PathBuf; 2],
+    losses: ByColor<PathBuf>,
 }
 
 /// One side's DTZ50 numbers as a table stores them (see [`Dtz::to_stored`]), in two planes.
@@ -101,14 +102,14 @@ impl DtzLogs {
     pub fn in_work(material: Material, work: &Path) -> DtzLogs {
         DtzLogs {
             material,
-            wins: [0, 1].map(|s| log_path(work, true, s)),
-            losses: [0, 1].map(|s| log_path(work, false, s)),
+            wins: ByColor::new_with(|s| log_path(work, true, s)),
+            losses: ByColor::new_with(|s| log_path(work, false, s)),
         }
     }
 
-    /// Every entry's exact DTZ of side `side` (a loss's too), draws and non-positions 0.
+    /// Every entry's exact DTZ with `side` to move (a loss's too), draws and non-positions 0.
     #[cfg(test)]
-    pub(crate) fn exact(&self, side: usize) -> io::Result<Vec<Dtz>> {
+    pub(crate) fn exact(&self, side: Color) -> io::Result<Vec<Dtz>> {
         let n = IndexScheme::new(self.material).size() as usize;
         let mut out = vec![Dtz::DRAW; n];
         for (win, path) in [(true, &self.wins[side]), (false, &self.losses[side])] {
@@ -124,11 +125,11 @@ impl DtzLogs {
         Ok(out)
     }
 
-    /// Side `side`'s stored numbers (see [`Dtz::stored_to_planes`]), from the logs.
+    /// The stored numbers with `side` to move (see [`Dtz::stored_to_planes`]), from the logs.
     ///
     /// # Errors
     /// A log that cannot be read, or an entry out of range.
-    pub fn side_planes(&self, side: usize) -> io::Result<DtzPlanes> {
+    pub fn side_planes(&self, side: Color) -> io::Result<DtzPlanes> {
         let n = IndexScheme::new(self.material).size() as usize;
         let mut first = vec![0u8; n];
         let mut ext = vec![0u8; n];
@@ -194,7 +195,7 @@ pub struct CompactDtz<'a> {
     n: usize,
     plans: Vec<Option<ExitPlan>>,
     sub: &'a Wdl50Tables,
-    state: [Atomics<AtomicU8>; 2],
+    state: ByColor<Atomics<AtomicU8>>,
     work: PathBuf,
     error: Mutex<Option<DtzError>>,
     /// When the passes checkpoint.
@@ -204,14 +205,31 @@ pub struct CompactDtz<'a> {
 /// The kind of the DTZ50 passes' checkpoints.
 pub(crate) const CKPT: &str = "dtz";
 
-fn log_path(work: &Path, win: bool, side: usize) -> PathBuf {
+/// The log of the wins or losses of `side` (named by the side's number, `king_slot`: 0 white,
+/// 1 black).
+fn log_path(work: &Path, win: bool, side: Color) -> PathBuf {
     let kind = if win { "wins" } else { "losses" };
-    work.join(format!("dtz-{kind}-{side}.bin"))
+    work.join(format!("dtz-{kind}-{}.bin", king_slot(side)))
 }
 
-fn seed_path(work: &Path, win: bool, side: usize, depth: usize) -> PathBuf {
+/// The seeds of the wins or losses of `side` at `depth` (named as `log_path`).
+fn seed_path(work: &Path, win: bool, side: Color, depth: usize) -> PathBuf {
     let kind = if win { "w" } else { "l" };
-    work.join(format!("dtz-seeds-{kind}-{side}-{depth}.bin"))
+    work.join(format!("dtz-seeds-{kind}-{}-{depth}.bin", king_slot(side)))
+}
+
+/// The log lengths a checkpoint mark holds (after its first two numbers): the wins' logs,
+/// the losses' logs, the late seeds' files, each white's then black's.
+#[derive(Clone, Copy)]
+enum Logged {
+    Wins = 0,
+    Losses = 1,
+    LateSeeds = 2,
+}
+
+/// The place of the length of `side`'s file of kind `what` among a mark's log lengths.
+const fn mark_slot(what: Logged, side: Color) -> usize {
+    2 * what as usize + king_slot(side)
 }
 
 impl<'a> CompactDtz<'a> {
@@ -223,18 +241,18 @@ impl<'a> CompactDtz<'a> {
     /// A value log that cannot be read.
     pub fn new(
         material: Material,
-        dtm_logs: &[PathBuf; 2],
+        dtm_logs: &ByColor<PathBuf>,
         sub: &'a Wdl50Tables,
         work: &Path,
     ) -> Result<Self, DtzError> {
         let ix = IndexScheme::new(material);
         let size = ix.size() as usize;
-        let state = [0, 1].map(|_| {
+        let state = ByColor::new_with(|_| {
             let s = Atomics::<AtomicU8>::zeroed(size, Pages::Huge);
             s.par_iter().for_each(|b| b.store(OUT, Relaxed));
             s
         });
-        for side in 0..2 {
+        for side in SIDES {
             read_records(&dtm_logs[side], |depth, entries| {
                 let mark = if depth % 2 == 1 { WINNER } else { LOSER };
                 entries.par_iter().for_each(|&i| {
@@ -309,13 +327,13 @@ impl<'a> CompactDtz<'a> {
         Ok(DtzLogs::in_work(self.material, &self.work))
     }
 
-    fn log_path(&self, win: bool, side: usize) -> PathBuf {
+    fn log_path(&self, win: bool, side: Color) -> PathBuf {
         log_path(&self.work, win, side)
     }
 
     /// The class, for the opponent (to move after it), of the capture of slot `skip` by
     /// `side` that leads to `after`; `None` after noting an error.
-    fn capture_class(&self, after: &Squares, skip: usize, side: usize) -> Option<Wdl50> {
+    fn capture_class(&self, after: &Squares, skip: usize, side: Color) -> Option<Wdl50> {
         let Some(Some(plan)) = self.plans.get(plan_slot(skip, None)) else {
             self.note(DtzError::MissingSubTable(format!(
                 "{} (no exit plan for slot {skip})",
@@ -323,7 +341,7 @@ impl<'a> CompactDtz<'a> {
             )));
             return None;
         };
-        match self.sub.class(plan, after, 1 - side) {
+        match self.sub.class(plan, after, side.other()) {
             Ok(c) => Some(c),
             Err(e) => {
                 self.note(e);
@@ -335,7 +353,7 @@ impl<'a> CompactDtz<'a> {
     /// The plies of the captures of `side` in `sq` for a winner (the fewest: 1 into a loss,
     /// 101 into a blessed loss, 0 for none) or a loser (the most: 1 into a win, 101 into a
     /// cursed win); `None` after noting an error.
-    fn capture_plies(&self, sq: &Squares, lt: &LegalTargets, side: usize, winner: bool) -> u16 {
+    fn capture_plies(&self, sq: &Squares, lt: &LegalTargets, side: Color, winner: bool) -> u16 {
         let mut exit = 0u16;
         for i in 0..self.n {
             let mut caps = lt.targets[i] & lt.occ;
@@ -358,7 +376,7 @@ impl<'a> CompactDtz<'a> {
                         self.note(DtzError::Inconsistent {
                             material: self.material.name(),
                             idx: self.ix.index(sq).unwrap_or(u64::MAX),
-                            side: if side == 0 { "white" } else { "black" },
+                            side,
                             why: crate::dtz::Inconsistency::LossWithMoveTo(c),
                         });
                         continue;
@@ -387,7 +405,7 @@ impl<'a> CompactDtz<'a> {
         let batch = 64 * rayon::current_num_threads() as u64;
         while c0 < chunks {
             let c1 = (c0 + batch).min(chunks);
-            type Part = Vec<((bool, usize, usize), Vec<u64>)>;
+            type Part = Vec<((bool, Color, usize), Vec<u64>)>;
             let parts: Vec<Part> = (c0..c1)
                 .into_par_iter()
                 .map(|c| {
@@ -421,24 +439,27 @@ impl<'a> CompactDtz<'a> {
         Ok(max_seed)
     }
 
-    /// The init of entries `start..end`: their seeds by (win, side, depth).
-    fn init_chunk(&self, start: u64, end: u64) -> Vec<((bool, usize, usize), Vec<u64>)> {
+    /// The init of entries `start..end`: their seeds by (win, side, depth), the losses' first,
+    /// each side's (white's first) by depth.
+    fn init_chunk(&self, start: u64, end: u64) -> Vec<((bool, Color, usize), Vec<u64>)> {
+        use std::collections::BTreeMap;
         let mut lt = LegalTargets::new();
         let mut keys: Vec<u64> = Vec::with_capacity(128);
-        let mut seeds: std::collections::BTreeMap<(bool, usize, usize), Vec<u64>> =
-            std::collections::BTreeMap::new();
+        // Per side, by depth.
+        let mut wins: ByColor<BTreeMap<usize, Vec<u64>>> = ByColor::new_with(|_| BTreeMap::new());
+        let mut losses: ByColor<BTreeMap<usize, Vec<u64>>> = ByColor::new_with(|_| BTreeMap::new());
         for idx in start..end {
-            let open = [0, 1].map(|s| {
+            let open = ByColor::new_with(|s| {
                 let b = self.state[s][idx as usize].load(Relaxed);
                 b == WINNER || b == LOSER
             });
-            if !open[0] && !open[1] {
+            if !open.white && !open.black {
                 continue;
             }
             let Some(sq) = self.ix.decode(idx) else {
                 continue;
             };
-            for (side, &open) in open.iter().enumerate() {
+            for (side, open) in open.zip_color() {
                 if !open {
                     continue;
                 }
@@ -452,15 +473,12 @@ impl<'a> CompactDtz<'a> {
                 if winner {
                     let exit = self.capture_plies(&sq, &lt, side, true);
                     if exit > 0 {
-                        seeds
-                            .entry((true, side, usize::from(exit)))
-                            .or_default()
-                            .push(idx);
+                        wins[side].entry(usize::from(exit)).or_default().push(idx);
                     }
                     continue;
                 }
                 // A loser: its quiet successors (distinct where two may coincide).
-                let dedupe = self.ix.may_coincide(&sq, 1 - side);
+                let dedupe = self.ix.may_coincide(&sq, side.other());
                 let (mut count, mut captures, mut moves) = (0usize, false, 0u32);
                 keys.clear();
                 for i in 0..self.n {
@@ -494,7 +512,7 @@ impl<'a> CompactDtz<'a> {
                 if moves == 0 {
                     // Checkmated: -1, at depth 0.
                     st.store(LOSS_ZEROES, Relaxed);
-                    seeds.entry((false, side, 0)).or_default().push(idx);
+                    losses[side].entry(0).or_default().push(idx);
                     continue;
                 }
                 if count == 0 {
@@ -504,8 +522,8 @@ impl<'a> CompactDtz<'a> {
                         continue;
                     }
                     st.store(LOSS_ZEROES, Relaxed);
-                    seeds
-                        .entry((false, side, usize::from(exit - 1)))
+                    losses[side]
+                        .entry(usize::from(exit - 1))
                         .or_default()
                         .push(idx);
                     continue;
@@ -520,7 +538,14 @@ impl<'a> CompactDtz<'a> {
                 );
             }
         }
-        seeds.into_iter().collect()
+        [(false, losses), (true, wins)]
+            .into_iter()
+            .flat_map(|(win, by_side)| {
+                by_side.zip_color().into_iter().flat_map(move |(side, m)| {
+                    m.into_iter().map(move |(depth, v)| ((win, side, depth), v))
+                })
+            })
+            .collect()
     }
 
     /// The passes, depth by depth, from the seeds.
@@ -536,7 +561,7 @@ impl<'a> CompactDtz<'a> {
         let next = Frontier::new(size);
         let mut late_after = 0usize;
         let mut d = 0usize;
-        // Log lengths: wins 0 and 1, losses 0 and 1; and the late seeds' files.
+        // Log lengths: see `mark_slot`.
         let mut lens = [0u64; 6];
         if let Some(m) = &resume {
             checkpoint::load(&self.work, CKPT, m, &self.state, &cur).map_err(|e| self.io(e))?;
@@ -548,25 +573,32 @@ impl<'a> CompactDtz<'a> {
             }
             lens.copy_from_slice(rest);
             (max_seed, late_after, d) = (ms as usize, la as usize, m.depth);
-            for side in 0..2 {
+            for side in SIDES {
                 let path = seed_path(&self.work, false, side, LATE_DEPTH);
                 if path.exists() {
                     std::fs::OpenOptions::new()
                         .write(true)
                         .open(&path)
-                        .and_then(|f| f.set_len(lens[4 + side]))
+                        .and_then(|f| f.set_len(lens[mark_slot(Logged::LateSeeds, side)]))
                         .map_err(|e| self.io(e))?;
                 }
             }
         }
-        let open = |win: bool, s: usize| {
-            let keep = lens[if win { s } else { 2 + s }];
+        let open = |win: bool, s: Color| {
+            let what = if win { Logged::Wins } else { Logged::Losses };
+            let keep = lens[mark_slot(what, s)];
             DepthLog::open(self.log_path(win, s), keep)
                 .map(Mutex::new)
                 .map_err(|e| self.io(e))
         };
-        let wins = [open(true, 0)?, open(true, 1)?];
-        let losses = [open(false, 0)?, open(false, 1)?];
+        let wins = ByColor {
+            white: open(true, Color::White)?,
+            black: open(true, Color::Black)?,
+        };
+        let losses = ByColor {
+            white: open(false, Color::White)?,
+            black: open(false, Color::Black)?,
+        };
         let mut depths = DtzDepths {
             solver: self,
             progress,
@@ -596,11 +628,11 @@ impl<'a> CompactDtz<'a> {
     fn update(
         &self,
         preds: &[u64],
-        mover: usize,
+        mover: Color,
         lost: bool,
         d: usize,
         next: &Frontier,
-        late: &mut Vec<(usize, u64)>,
+        late: &mut Vec<(Color, u64)>,
     ) {
         for &p in preds {
             let Some(st) = self.state[mover].get(p as usize) else {
@@ -638,7 +670,7 @@ impl<'a> CompactDtz<'a> {
     }
 
     /// A loser's worst capture (plies, see `capture_plies`).
-    fn worst_capture(&self, idx: u64, side: usize) -> u16 {
+    fn worst_capture(&self, idx: u64, side: Color) -> u16 {
         let Some(sq) = self.ix.decode(idx) else {
             return 0;
         };
@@ -665,9 +697,9 @@ struct DtzDepths<'s, 'a> {
     /// The depth of the late losses, once there are any.
     late_after: usize,
     /// The value logs of the wins and losses, per side.
-    wins: [Mutex<DepthLog>; 2],
-    losses: [Mutex<DepthLog>; 2],
-    parts: Vec<(usize, Vec<u64>)>,
+    wins: ByColor<Mutex<DepthLog>>,
+    losses: ByColor<Mutex<DepthLog>>,
+    parts: Vec<(Color, Vec<u64>)>,
     clock: Clock,
 }
 
@@ -677,14 +709,15 @@ impl DtzDepths<'_, '_> {
         let s = self.solver;
         let t = Instant::now();
         let mut lens = [0u64; 6];
-        for (k, l) in self.wins.iter().chain(&self.losses).enumerate() {
-            if let Ok(mut g) = l.lock() {
-                lens[k] = g.sync().map_err(|e| s.io(e))?;
+        for side in SIDES {
+            for (what, l) in [(Logged::Wins, &self.wins), (Logged::Losses, &self.losses)] {
+                if let Ok(mut g) = l[side].lock() {
+                    lens[mark_slot(what, side)] = g.sync().map_err(|e| s.io(e))?;
+                }
             }
-        }
-        for side in 0..2 {
             let path = seed_path(&s.work, false, side, LATE_DEPTH);
-            lens[4 + side] = std::fs::metadata(&path).map_or(0, |m| m.len());
+            lens[mark_slot(Logged::LateSeeds, side)] =
+                std::fs::metadata(&path).map_or(0, |m| m.len());
         }
         let mut numbers = vec![self.max_seed as u64, self.late_after as u64];
         numbers.extend_from_slice(&lens);
@@ -720,7 +753,7 @@ impl Depths for DtzDepths<'_, '_> {
         if s.policy.stop_at == Some(d) {
             return Err(s.io(io::Error::other("stopped for a test")));
         }
-        for side in 0..2 {
+        for side in SIDES {
             for win in [true, false] {
                 let path = seed_path(&s.work, win, side, d);
                 let cur = &self.cur;
@@ -770,7 +803,7 @@ impl Depths for DtzDepths<'_, '_> {
             runs: [Run::default(), Run::default(), Run::default()],
             late: Vec::new(),
         });
-        let mut late: Vec<(usize, u64)> = tasks.into_iter().flat_map(|t| t.late).collect();
+        let late: Vec<(Color, u64)> = tasks.into_iter().flat_map(|t| t.late).collect();
         if let Some(e) = failed.into_inner().ok().flatten() {
             return Err(s.io(e));
         }
@@ -782,10 +815,15 @@ impl Depths for DtzDepths<'_, '_> {
         );
         // Late losses join at depth 100 (one less than their zeroing move into a cursed
         // win): one record per side, ascending.
-        late.sort_unstable();
-        for side in 0..2 {
+        for side in SIDES {
+            let mut mine: Vec<u64> = late
+                .iter()
+                .filter(|(x, _)| *x == side)
+                .map(|&(_, i)| i)
+                .collect();
+            mine.sort_unstable();
             let mut run = Run::default();
-            for &(_, i) in late.iter().filter(|(x, _)| *x == side) {
+            for i in mine {
                 run.push(i);
             }
             if run.len() > 0 {
@@ -811,17 +849,17 @@ struct DtzTask<'s, 'a> {
     solver: &'s CompactDtz<'a>,
     d: usize,
     next: &'s Frontier,
-    wins: &'s [Mutex<DepthLog>; 2],
-    losses: &'s [Mutex<DepthLog>; 2],
+    wins: &'s ByColor<Mutex<DepthLog>>,
+    losses: &'s ByColor<Mutex<DepthLog>>,
     failed: &'s Mutex<Option<io::Error>>,
     preds: [Vec<u64>; 2],
     k: usize,
     /// The side to move and whether it lost, of the node whose predecessors wait in
     /// `preds[1 - k]`.
-    pending: Option<(usize, bool)>,
+    pending: Option<(Color, bool)>,
     /// Wins, losses and losses whose best move zeroes, of the current partition.
     runs: [Run; 3],
-    late: Vec<(usize, u64)>,
+    late: Vec<(Color, u64)>,
 }
 
 impl DtzTask<'_, '_> {
@@ -831,7 +869,7 @@ impl DtzTask<'_, '_> {
             let k = self.k;
             self.solver.update(
                 &self.preds[1 - k],
-                1 - s,
+                s.other(),
                 l,
                 self.d,
                 self.next,
@@ -840,7 +878,7 @@ impl DtzTask<'_, '_> {
         }
     }
 
-    fn flush(&mut self, side: usize, all: bool) {
+    fn flush(&mut self, side: Color, all: bool) {
         let d = self.d as u16;
         let [w, l, z] = &mut self.runs;
         for (run, log, depth) in [
@@ -856,7 +894,7 @@ impl DtzTask<'_, '_> {
 }
 
 impl PassTask for DtzTask<'_, '_> {
-    fn node(&mut self, side: usize, idx: u64) {
+    fn node(&mut self, side: Color, idx: u64) {
         let s = self.solver.state[side]
             .get(idx as usize)
             .map_or(OUT, |b| b.load(Relaxed));
@@ -884,7 +922,7 @@ impl PassTask for DtzTask<'_, '_> {
             &mut self.preds[k],
         );
         for &p in &self.preds[k] {
-            prefetch(&self.solver.state[1 - side], p as usize);
+            prefetch(&self.solver.state[side.other()], p as usize);
         }
         self.update_pending();
         self.pending = Some((side, lost));
@@ -892,7 +930,7 @@ impl PassTask for DtzTask<'_, '_> {
         self.flush(side, false);
     }
 
-    fn end_partition(&mut self, side: usize) {
+    fn end_partition(&mut self, side: Color) {
         self.update_pending();
         self.pending = None;
         self.flush(side, true);

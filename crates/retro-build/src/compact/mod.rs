@@ -46,21 +46,22 @@ use std::{
 };
 
 use rayon::prelude::*;
-use shakmaty::{Color, Role};
+use shakmaty::{ByColor, Color, Role};
 
 use self::worklog::{read_records, DepthLog, Run, SeedFiles};
 use crate::{
     error::{SolveError, SubTableError},
     kernel::{
-        color_of,
         depths::{by_depth, Depths},
         exits::{exit_plans, plan_slot, ExitPlan},
         frontier::Frontier,
+        king_slot,
         memory::{Atomics, Pages},
         moves::{legal_targets, LegalTargets},
         pass::{partitions, run_pass, PassTask},
         prefetch,
         unmoves::{discovery_masks, legal_origins},
+        SIDES,
     },
     progress::Progress,
 };
@@ -149,24 +150,24 @@ pub struct Compacted {
     /// The material.
     pub material: Material,
     /// Legal positions per side to move.
-    pub positions: [u64; 2],
+    pub positions: ByColor<u64>,
     /// Per side, a bit per entry (bit `i % 64` of word `i / 64`) set when it is a legal
     /// position.
-    pub legal: [Vec<u64>; 2],
+    pub legal: ByColor<Vec<u64>>,
     /// Per side, the value log (see the module docs).
-    pub logs: [PathBuf; 2],
+    pub logs: ByColor<PathBuf>,
     /// Depths the passes went through.
     pub depths: usize,
 }
 
 impl Compacted {
-    /// The values of side `side` (0 white to move) as first bytes and extension bytes (see
+    /// The values with `side` to move as first bytes and extension bytes (see
     /// [`Value::to_planes`]), index order; the wins and losses it counted, and the longest of
     /// each.
     ///
     /// # Errors
     /// A value log that cannot be read.
-    pub fn side_planes(&self, side: usize) -> io::Result<SidePlanes> {
+    pub fn side_planes(&self, side: Color) -> io::Result<SidePlanes> {
         let n = IndexScheme::new(self.material).size() as usize;
         let mut first = vec![0u8; n];
         let mut ext = vec![0u8; n];
@@ -249,7 +250,7 @@ pub struct CompactSolver<'a, T: Tables + Sync> {
     n: usize,
     plans: Vec<Option<ExitPlan>>,
     sub: &'a T,
-    state: [Atomics<AtomicU8>; 2],
+    state: ByColor<Atomics<AtomicU8>>,
     work: PathBuf,
     sub_error: Mutex<Option<SubTableError>>,
     too_many_moves: std::sync::atomic::AtomicBool,
@@ -371,13 +372,20 @@ fn marked(cur: &Frontier) -> u64 {
 /// The kind of the DTM passes' checkpoints.
 pub(crate) const CKPT: &str = "dtm";
 
-/// Per side and depth, the file of the seeds of the init pass.
-fn seed_path(work: &Path, side: usize, depth: usize) -> PathBuf {
-    work.join(format!("seeds-{side}-{depth}.bin"))
+/// The value log of `side` in `work` (named by the side's number, `king_slot`: 0 white, 1
+/// black).
+pub(crate) fn value_log_path(work: &Path, side: Color) -> PathBuf {
+    work.join(format!("values-{}.bin", king_slot(side)))
+}
+
+/// Per side and depth, the file of the seeds of the init pass (named by the side's number,
+/// `king_slot`: 0 white, 1 black).
+fn seed_path(work: &Path, side: Color, depth: usize) -> PathBuf {
+    work.join(format!("seeds-{}-{depth}.bin", king_slot(side)))
 }
 
 /// What one chunk of the init pass found: per side, the seeds by depth (ascending entries).
-type ChunkSeeds = Vec<(usize, usize, Vec<u64>)>;
+type ChunkSeeds = Vec<(Color, usize, Vec<u64>)>;
 
 /// The moves of one position as the init pass sums them up.
 struct Summary {
@@ -411,7 +419,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
             plans: exit_plans(ix.slots()),
             ix,
             sub,
-            state: [state(), state()],
+            state: ByColor::new_with(|_| state()),
             work: work.to_path_buf(),
             sub_error: Mutex::new(None),
             too_many_moves: std::sync::atomic::AtomicBool::new(false),
@@ -481,7 +489,9 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
         );
         let depths = self.retrograde(progress, mates, max_seed, resume)?;
         let legal = self.legal_bits();
-        let positions = [0, 1].map(|s| legal[s].iter().map(|w| u64::from(w.count_ones())).sum());
+        let positions = legal
+            .as_ref()
+            .map(|l| l.iter().map(|w| u64::from(w.count_ones())).sum());
         log::info!(
             "{}: solved, {depths} depths, {:.1} s, {}",
             self.material.name(),
@@ -492,18 +502,18 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
             material: self.material,
             positions,
             legal,
-            logs: [0, 1].map(|s| self.log_path(s)),
+            logs: ByColor::new_with(|s| self.log_path(s)),
             depths,
         })
     }
 
-    fn log_path(&self, side: usize) -> PathBuf {
-        self.work.join(format!("values-{side}.bin"))
+    fn log_path(&self, side: Color) -> PathBuf {
+        value_log_path(&self.work, side)
     }
 
     /// Per side, a bit per legal entry, from the state bytes.
-    fn legal_bits(&self) -> [Vec<u64>; 2] {
-        [0, 1].map(|side| {
+    fn legal_bits(&self) -> ByColor<Vec<u64>> {
+        ByColor::new_with(|side| {
             self.state[side]
                 .par_chunks(64)
                 .map(|c| {
@@ -517,7 +527,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
 
     /// The value of the capture of `side` to `after` (the piece in slot `skip` taken), for
     /// the mover; `None` after noting an error.
-    fn exit_move_value(&self, after: &Squares, skip: usize, side: usize) -> Option<Value> {
+    fn exit_move_value(&self, after: &Squares, skip: usize, side: Color) -> Option<Value> {
         capture_value(&self.plans, self.sub, after, skip, side)
             .map_err(|e| self.note_sub_error(e))
             .ok()
@@ -529,7 +539,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
         &self,
         sq: &Squares,
         idx: u64,
-        side: usize,
+        side: Color,
         lt: &mut LegalTargets,
         out: &mut Summary,
     ) -> bool {
@@ -537,7 +547,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
             return false;
         }
         let occ = lt.occ;
-        let dedupe = self.ix.may_coincide(sq, 1 - side);
+        let dedupe = self.ix.may_coincide(sq, side.other());
         out.count = 0;
         out.moves = 0;
         out.best_exit = None;
@@ -587,7 +597,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
     }
 
     /// The longest losing capture of `side` in entry `idx`, in plies (0 if none).
-    fn longest_losing_exit(&self, idx: u64, side: usize) -> u32 {
+    fn longest_losing_exit(&self, idx: u64, side: Color) -> u32 {
         let Some(sq) = self.ix.decode(idx) else {
             return 0;
         };
@@ -618,7 +628,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
 
     /// The init pass: every entry's state, the mates (losses in 0) and the seeds, written to
     /// their files. Returns the mates and the deepest seed.
-    fn init(&self, progress: &dyn Progress) -> Result<(Vec<(usize, u64)>, usize), SolveError> {
+    fn init(&self, progress: &dyn Progress) -> Result<(Vec<(Color, u64)>, usize), SolveError> {
         let size = self.ix.size();
         let chunks = size.div_ceil(CHUNK);
         progress.begin(&self.material.name(), "init", Some(chunks));
@@ -673,14 +683,16 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
             best_exit: None,
             longest_losing_exit: 0,
         };
-        let mut seeds: BTreeMap<(usize, usize), Vec<u64>> = BTreeMap::new();
+        // Per side, by depth.
+        let mut seeds: ByColor<BTreeMap<usize, Vec<u64>>> = ByColor::new_with(|_| BTreeMap::new());
         for idx in start..end {
             let Some(sq) = self.ix.decode(idx) else {
-                self.state[0][idx as usize].store(UNUSED, Relaxed);
-                self.state[1][idx as usize].store(UNUSED, Relaxed);
+                for st in &self.state {
+                    st[idx as usize].store(UNUSED, Relaxed);
+                }
                 continue;
             };
-            for side in 0..2 {
+            for side in SIDES {
                 let st = &self.state[side][idx as usize];
                 if !self.summarize(&sq, idx, side, &mut lt, &mut sum) {
                     st.store(UNUSED, Relaxed);
@@ -691,13 +703,13 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
                     if attacked(
                         &self.slots,
                         &sq,
-                        sq[side],
-                        color_of(1 - side),
+                        sq[king_slot(side)],
+                        side.other(),
                         occ,
                         usize::MAX,
                     ) {
                         st.store(DECIDED, Relaxed);
-                        seeds.entry((side, 0)).or_default().push(idx);
+                        seeds[side].entry(0).or_default().push(idx);
                     } else {
                         st.store(CANT_LOSE, Relaxed);
                     }
@@ -706,10 +718,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
                 match sum.best_exit {
                     Some(v) if v.wdl() == Wdl::Win => {
                         st.store(CANT_LOSE, Relaxed);
-                        seeds
-                            .entry((side, v.plies() as usize))
-                            .or_default()
-                            .push(idx);
+                        seeds[side].entry(v.plies() as usize).or_default().push(idx);
                         continue;
                     }
                     Some(v) if v.wdl() == Wdl::Draw => {
@@ -721,8 +730,8 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
                 if sum.count == 0 {
                     // Every move a losing capture: lost as late as the longest.
                     st.store(CANT_LOSE, Relaxed);
-                    seeds
-                        .entry((side, sum.longest_losing_exit as usize))
+                    seeds[side]
+                        .entry(sum.longest_losing_exit as usize)
                         .or_default()
                         .push(idx);
                     continue;
@@ -739,9 +748,11 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
                 st.store(sum.count as u8 | lossy, Relaxed);
             }
         }
+        // White's first, each side's by depth.
         seeds
+            .zip_color()
             .into_iter()
-            .map(|((side, depth), v)| (side, depth, v))
+            .flat_map(|(side, m)| m.into_iter().map(move |(depth, v)| (side, depth, v)))
             .collect()
     }
 
@@ -749,7 +760,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
     fn retrograde(
         &self,
         progress: &dyn Progress,
-        mates: Vec<(usize, u64)>,
+        mates: Vec<(Color, u64)>,
         mut max_seed: usize,
         resume: Option<checkpoint::Mark>,
     ) -> Result<usize, SolveError> {
@@ -760,10 +771,10 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
         for (side, idx) in mates {
             cur.mark(side, idx);
         }
-        let mut late: BTreeMap<usize, Vec<(usize, u64)>> = BTreeMap::new();
+        let mut late: BTreeMap<usize, Vec<(Color, u64)>> = BTreeMap::new();
         let mut d = 0usize;
         let mut decided_total = 0u64;
-        let mut lens = [0u64; 2];
+        let mut lens = ByColor::new_with(|_| 0u64);
         if let Some(m) = &resume {
             let extra = checkpoint::load(&self.work, CKPT, m, &self.state, &cur)
                 .map_err(|e| self.io_error(e))?;
@@ -775,13 +786,21 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
             let [ms, dt, l0, l1] = m.numbers[..] else {
                 return Err(self.io_error(io::Error::other("a damaged checkpoint mark")));
             };
-            (max_seed, decided_total, lens, d) = (ms as usize, dt, [l0, l1], m.depth);
+            let l = ByColor {
+                white: l0,
+                black: l1,
+            };
+            (max_seed, decided_total, lens, d) = (ms as usize, dt, l, m.depth);
         }
-        let logs = [0, 1]
-            .map(|s| DepthLog::open(self.log_path(s), lens[s]).map(Mutex::new))
-            .into_iter()
-            .collect::<io::Result<Vec<_>>>()
-            .map_err(|e| self.io_error(e))?;
+        let open = |s: Color| {
+            DepthLog::open(self.log_path(s), lens[s])
+                .map(Mutex::new)
+                .map_err(|e| self.io_error(e))
+        };
+        let logs = ByColor {
+            white: open(Color::White)?,
+            black: open(Color::Black)?,
+        };
         let mut depths = DtmDepths {
             solver: self,
             progress,
@@ -814,10 +833,10 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
         d: usize,
         cur: &Frontier,
         next: &Frontier,
-        partitions: &[(usize, Vec<u64>)],
+        partitions: &[(Color, Vec<u64>)],
         king_stride: u64,
-        logs: &[Mutex<DepthLog>],
-    ) -> Result<Vec<(usize, usize, u64)>, SolveError> {
+        logs: &ByColor<Mutex<DepthLog>>,
+    ) -> Result<Vec<(usize, Color, u64)>, SolveError> {
         let failed = Mutex::new(None::<io::Error>);
         let tasks = run_pass(cur, partitions, king_stride, || DtmTask {
             solver: self,
@@ -831,7 +850,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
             run: Run::default(),
             later: Vec::new(),
         });
-        let later: Vec<(usize, usize, u64)> = tasks.into_iter().flat_map(|t| t.later).collect();
+        let later: Vec<(usize, Color, u64)> = tasks.into_iter().flat_map(|t| t.later).collect();
         if let Some(e) = failed.into_inner().ok().flatten() {
             return Err(self.io_error(e));
         }
@@ -841,10 +860,10 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
 
     /// The predecessors of node `idx` (`side` to move) into `out`, their state bytes
     /// prefetched (see [`predecessors`]).
-    fn predecessors(&self, idx: u64, side: usize, out: &mut Vec<u64>) {
+    fn predecessors(&self, idx: u64, side: Color, out: &mut Vec<u64>) {
         predecessors(&self.ix, &self.slots, idx, side, out);
         for &p in out.iter() {
-            prefetch(&self.state[1 - side], p as usize);
+            prefetch(&self.state[side.other()], p as usize);
         }
     }
 
@@ -854,10 +873,10 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
     fn update(
         &self,
         preds: &[u64],
-        mover: usize,
+        mover: Color,
         d: usize,
         next: &Frontier,
-        later: &mut Vec<(usize, usize, u64)>,
+        later: &mut Vec<(usize, Color, u64)>,
     ) {
         let lost = d.is_multiple_of(2);
         let state = &self.state[mover];
@@ -903,7 +922,7 @@ pub(crate) fn capture_value<T: Tables>(
     sub: &T,
     after: &Squares,
     skip: usize,
-    side: usize,
+    side: Color,
 ) -> Result<Value, SubTableError> {
     let Some(Some(plan)) = plans.get(plan_slot(skip, None)) else {
         return Err(SubTableError::NoExitPlan {
@@ -919,7 +938,10 @@ pub(crate) fn capture_value<T: Tables>(
         .scheme()
         .index(&plan.map(after, swap))
         .ok_or_else(|| ProbeError::NotIndexable(table.material().name()))?;
-    let child = table.get((side == 1) ^ swap, idx)?;
+    // The opponent is to move after the capture; in the table's own orientation, the colours
+    // are exchanged when `swap`.
+    let child_side = if swap { side } else { side.other() };
+    let child = table.get(child_side.is_white(), idx)?;
     Value::from_child(child).ok_or(SubTableError::Probe(ProbeError::Overflow))
 }
 
@@ -949,12 +971,12 @@ struct DtmDepths<'s, 'a, T: Tables + Sync> {
     /// The deepest depth the init pass seeded.
     max_seed: usize,
     /// Losses decided before their depth, by depth: (side, entry).
-    late: BTreeMap<usize, Vec<(usize, u64)>>,
+    late: BTreeMap<usize, Vec<(Color, u64)>>,
     /// Entries decided so far.
     decided_total: u64,
     /// The value logs, per side.
-    logs: Vec<Mutex<DepthLog>>,
-    partitions: Vec<(usize, Vec<u64>)>,
+    logs: ByColor<Mutex<DepthLog>>,
+    partitions: Vec<(Color, Vec<u64>)>,
     clock: Clock,
 }
 
@@ -963,9 +985,9 @@ impl<T: Tables + Sync> DtmDepths<'_, '_, T> {
     fn checkpoint(&mut self, d: usize) -> Result<(), SolveError> {
         let s = self.solver;
         let t = Instant::now();
-        let mut lens = [0u64; 2];
-        for (side, l) in self.logs.iter().enumerate() {
-            if let Ok(mut g) = l.lock() {
+        let mut lens = ByColor::new_with(|_| 0u64);
+        for side in SIDES {
+            if let Ok(mut g) = self.logs[side].lock() {
                 lens[side] = g.sync().map_err(|e| s.io_error(e))?;
             }
         }
@@ -976,7 +998,12 @@ impl<T: Tables + Sync> DtmDepths<'_, '_, T> {
         );
         let mark = checkpoint::Mark {
             depth: d,
-            numbers: vec![self.max_seed as u64, self.decided_total, lens[0], lens[1]],
+            numbers: vec![
+                self.max_seed as u64,
+                self.decided_total,
+                lens.white,
+                lens.black,
+            ],
         };
         checkpoint::save(
             &s.work,
@@ -1010,7 +1037,7 @@ impl<T: Tables + Sync> Depths for DtmDepths<'_, '_, T> {
             return Err(s.io_error(io::Error::other("stopped for a test")));
         }
         // Complete the frontier: seeds of this depth, losses decided earlier for it.
-        for side in 0..2 {
+        for side in SIDES {
             let path = seed_path(&s.work, side, d);
             let cur = &self.cur;
             read_records(&path, |_, entries| {
@@ -1078,25 +1105,25 @@ struct DtmTask<'s, 'a, T: Tables + Sync> {
     solver: &'s CompactSolver<'a, T>,
     d: usize,
     next: &'s Frontier,
-    logs: &'s [Mutex<DepthLog>],
+    logs: &'s ByColor<Mutex<DepthLog>>,
     failed: &'s Mutex<Option<io::Error>>,
     preds: [Vec<u64>; 2],
     k: usize,
     /// The side to move of the node whose predecessors wait in `preds[1 - k]`.
-    pending: Option<usize>,
+    pending: Option<Color>,
     run: Run,
-    later: Vec<(usize, usize, u64)>,
+    later: Vec<(usize, Color, u64)>,
 }
 
 impl<T: Tables + Sync> PassTask for DtmTask<'_, '_, T> {
-    fn node(&mut self, side: usize, idx: u64) {
+    fn node(&mut self, side: Color, idx: u64) {
         self.run.push(idx);
         let k = self.k;
         self.solver.predecessors(idx, side, &mut self.preds[k]);
         if let Some(s) = self.pending {
             self.solver.update(
                 &self.preds[1 - k],
-                1 - s,
+                s.other(),
                 self.d,
                 self.next,
                 &mut self.later,
@@ -1109,12 +1136,12 @@ impl<T: Tables + Sync> PassTask for DtmTask<'_, '_, T> {
         }
     }
 
-    fn end_partition(&mut self, side: usize) {
+    fn end_partition(&mut self, side: Color) {
         if let Some(s) = self.pending.take() {
             let k = self.k;
             self.solver.update(
                 &self.preds[1 - k],
-                1 - s,
+                s.other(),
                 self.d,
                 self.next,
                 &mut self.later,
@@ -1133,7 +1160,7 @@ fn predecessors(
     ix: &IndexScheme,
     slots: &[(Color, Role)],
     idx: u64,
-    side: usize,
+    side: Color,
     out: &mut Vec<u64>,
 ) {
     out.clear();
@@ -1141,7 +1168,7 @@ fn predecessors(
         return;
     };
     let n = slots.len();
-    let mc = color_of(1 - side);
+    let mc = side.other();
     let occ = occupancy(&sq, n);
     let dedupe = ix.may_coincide(&sq, side);
     let discovered = discovery_masks(slots, n, &sq, occ, side);

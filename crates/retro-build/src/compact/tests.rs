@@ -4,7 +4,7 @@ use super::*;
 use crate::{
     build_for_test,
     dtz::{dtm_values, DtzSolver, Wdl50Tables},
-    kernel::Stage,
+    kernel::{Stage, SIDES},
     SubTables,
 };
 use retro_tables::{
@@ -25,7 +25,7 @@ fn agrees_with_solve(name: &str) {
     let solved = solver.solve(&crate::Silent).expect("solved");
     let ix = IndexScheme::new(m);
     let mut decided = 0u64;
-    for side in 0..2 {
+    for side in SIDES {
         let planes = solved.side_planes(side).expect("planes");
         let mut checked = 0u64;
         for idx in 0..ix.size() {
@@ -34,7 +34,7 @@ fn agrees_with_solve(name: &str) {
             }
             let i = idx as usize;
             let got = Value::from_planes(planes.first[i], planes.ext[i]);
-            let want = table.get(side == 0, idx).expect("probe");
+            let want = table.get(side.is_white(), idx).expect("probe");
             assert_eq!(got, want, "{name}: entry {idx}, side {side}");
             checked += 1;
         }
@@ -50,10 +50,10 @@ fn agrees_with_solve(name: &str) {
         .solve(&crate::Silent)
         .expect("dtz solved");
     let dtm = dtm_values(&table).expect("dtm");
-    let want = DtzSolver::new(m, [&dtm[0], &dtm[1]], &wdl50)
+    let want = DtzSolver::new(m, dtm.as_ref().map(Vec::as_slice), &wdl50)
         .solve_exact()
         .expect("exact");
-    for (side, want) in want.iter().enumerate() {
+    for (side, want) in want.as_ref().zip_color() {
         let got = logs.exact(side).expect("exact");
         let planes = logs.side_planes(side).expect("planes");
         for idx in 0..ix.size() as usize {
@@ -118,7 +118,7 @@ fn a_stopped_solve_resumes_from_its_checkpoint() {
         .solve(&crate::Silent)
         .expect("resumed");
     let ix = IndexScheme::new(m);
-    for side in 0..2 {
+    for side in SIDES {
         let planes = solved.side_planes(side).expect("planes");
         for idx in 0..ix.size() {
             if solved.legal[side][(idx / 64) as usize] & (1 << (idx % 64)) == 0 {
@@ -127,7 +127,7 @@ fn a_stopped_solve_resumes_from_its_checkpoint() {
             let got = Value::from_planes(planes.first[idx as usize], planes.ext[idx as usize]);
             assert_eq!(
                 got,
-                table.get(side == 0, idx).expect("probe"),
+                table.get(side.is_white(), idx).expect("probe"),
                 "entry {idx}"
             );
         }
@@ -135,7 +135,7 @@ fn a_stopped_solve_resumes_from_its_checkpoint() {
     // The same for the DTZ50 passes.
     let wdl50 = Wdl50Tables::open_for(dir.path(), m).expect("classes");
     let dtm = dtm_values(&table).expect("dtm");
-    let want = DtzSolver::new(m, [&dtm[0], &dtm[1]], &wdl50)
+    let want = DtzSolver::new(m, dtm.as_ref().map(Vec::as_slice), &wdl50)
         .solve_exact()
         .expect("exact");
     for stop in [20, 45] {
@@ -157,7 +157,7 @@ fn a_stopped_solve_resumes_from_its_checkpoint() {
             })
             .solve(&crate::Silent)
             .expect("resumed");
-        for (side, want) in want.iter().enumerate() {
+        for (side, want) in want.as_ref().zip_color() {
             let got = logs.exact(side).expect("exact");
             for idx in 0..ix.size() as usize {
                 if solved.legal[side][idx / 64] & (1 << (idx % 64)) != 0 {

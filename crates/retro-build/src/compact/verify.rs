@@ -29,9 +29,10 @@ use super::{
 use crate::{
     kernel::{
         exits::{exit_plans, ExitPlan},
+        king_slot,
         memory::{Atomics, Pages},
         moves::{legal_targets, LegalTargets},
-        Stage,
+        Stage, SIDES,
     },
     progress::Progress,
     verify::{entry_position, VerifyReport},
@@ -64,7 +65,7 @@ impl Check<'_> {
         &self,
         sq: &Squares,
         idx: u64,
-        side: usize,
+        side: Color,
         lt: &mut LegalTargets,
     ) -> Option<Option<Value>> {
         let n = self.slots.len();
@@ -79,7 +80,7 @@ impl Check<'_> {
         &self,
         sq: &Squares,
         idx: u64,
-        side: usize,
+        side: Color,
         lt: &LegalTargets,
     ) -> Option<Value> {
         let mut best: Option<Value> = None;
@@ -98,12 +99,14 @@ impl Check<'_> {
             Some(())
         })?;
         Some(best.unwrap_or_else(|| {
-            let color = if side == 0 {
-                Color::Black
-            } else {
-                Color::White
-            };
-            if attacked(self.slots, sq, sq[side], color, lt.occ, usize::MAX) {
+            if attacked(
+                self.slots,
+                sq,
+                sq[king_slot(side)],
+                side.other(),
+                lt.occ,
+                usize::MAX,
+            ) {
                 Value::MATED
             } else {
                 Value::DRAW
@@ -149,36 +152,36 @@ pub(super) fn for_each_move(
     Some(())
 }
 
-/// Block `b` of one side of `table`: its first bytes into `first`, its extension bytes (when
-/// the table has them; else none) into `ext`.
+/// Block `b` of `table` with `side` to move: its first bytes into `first`, its extension bytes
+/// (when the table has them; else none) into `ext`.
 pub(super) fn read_planes(
     table: &Table,
-    white: bool,
+    side: Color,
     b: u64,
     first: &mut Vec<u8>,
     ext: &mut Vec<u8>,
 ) -> Result<(), CheckError> {
-    table.read_block(white, 0, b, first)?;
+    table.read_block(side.is_white(), 0, b, first)?;
     ext.clear();
     if table.planes() > 1 {
-        table.read_block(white, 1, b, ext)?;
+        table.read_block(side.is_white(), 1, b, ext)?;
     }
     Ok(())
 }
 
-/// The values of one side of `table` (white to move or not), index order, as codes.
-fn side_codes(table: &Table, white: bool) -> Result<Atomics<AtomicU16>, CheckError> {
+/// The values of `table` with `side` to move, index order, as codes.
+fn side_codes(table: &Table, side: Color) -> Result<Atomics<AtomicU16>, CheckError> {
     let n = table.scheme().size();
     let out = Atomics::<AtomicU16>::zeroed(n as usize, Pages::Huge);
     let (blocks, block_len) = table.blocks().ok_or(CheckError::NotCompressed)?;
     (0..blocks).into_par_iter().try_for_each_init(
         || (Vec::new(), Vec::new()),
         |(first, ext), b| -> Result<(), CheckError> {
-            read_planes(table, white, b, first, ext)?;
+            read_planes(table, side, b, first, ext)?;
             for (k, &f) in first.iter().enumerate() {
                 let pos = b * u64::from(block_len) + k as u64;
                 let v = Value::from_planes(f, ext.get(k).copied().unwrap_or(0));
-                if let Some(o) = out.get(table.index_at(white, pos) as usize) {
+                if let Some(o) = out.get(table.index_at(side.is_white(), pos) as usize) {
                     o.store(v.code(), Relaxed);
                 }
             }
@@ -296,9 +299,11 @@ pub(crate) fn verify_sides(
     let examples = Mutex::new(std::mem::take(&mut at.examples));
     let mut eta = EtaLog::new(format!("{} verify", material.name()), 2 * blocks).resumed(before);
     let mut batches = 0u64;
-    for side in at.stage as usize..2 {
-        let white = side == 0;
-        let other = side_codes(&table, !white)?;
+    // The progress file's stage is the side being checked (`king_slot`: 0 white, 1 black),
+    // 2 when both are done.
+    for side in SIDES.into_iter().skip(at.stage as usize) {
+        let stage = king_slot(side) as u64;
+        let other = side_codes(&table, side.other())?;
         let check = Check {
             ix: &ix,
             slots: &slots,
@@ -308,7 +313,7 @@ pub(crate) fn verify_sides(
         };
         // In batches, so that the log shows the progress and a stopped check resumes.
         let batch = (blocks / 100).max(1);
-        let mut b0 = if side as u64 == at.stage { at.next } else { 0 };
+        let mut b0 = if stage == at.stage { at.next } else { 0 };
         while b0 < blocks {
             if stop_after.is_some_and(|s| batches >= s) {
                 return Err(CheckError::Stopped);
@@ -317,10 +322,11 @@ pub(crate) fn verify_sides(
             (b0..b1).into_par_iter().try_for_each_init(
                 || (Vec::new(), Vec::new(), LegalTargets::new()),
                 |(first, ext, lt), b| -> Result<(), CheckError> {
-                    read_planes(&table, white, b, first, ext)?;
+                    read_planes(&table, side, b, first, ext)?;
                     let (mut n, mut bad) = (0u64, 0u64);
                     for (k, &f) in first.iter().enumerate() {
-                        let idx = table.index_at(white, b * u64::from(block_len) + k as u64);
+                        let pos = b * u64::from(block_len) + k as u64;
+                        let idx = table.index_at(side.is_white(), pos);
                         let Some(sq) = ix.decode(idx) else {
                             continue;
                         };
@@ -331,7 +337,7 @@ pub(crate) fn verify_sides(
                             Some(e) => {
                                 bad += 1;
                                 if let (Ok(mut g), Some(p)) =
-                                    (examples.lock(), entry_position(&slots, &sq, white))
+                                    (examples.lock(), entry_position(&slots, &sq, side))
                                 {
                                     if g.len() < 5 {
                                         let fen = shakmaty::fen::Fen::from_position(
@@ -354,11 +360,11 @@ pub(crate) fn verify_sides(
             )?;
             b0 = b1;
             batches += 1;
-            eta.update(side as u64 * blocks + b0);
+            eta.update(stage * blocks + b0);
             let (stage, next) = if b0 == blocks {
-                (side as u64 + 1, 0)
+                (stage + 1, 0)
             } else {
-                (side as u64, b0)
+                (stage, b0)
             };
             let saved = Reached {
                 stage,

@@ -42,8 +42,10 @@ use crate::{
     dtz::Wdl50Tables,
     kernel::{
         exits::{exit_plans, plan_slot, ExitPlan},
+        king_slot,
         memory::{Atomics, Pages},
         moves::{legal_targets, LegalTargets},
+        SIDES,
     },
     progress::Progress,
     verify::{entry_position, VerifyReport},
@@ -107,7 +109,7 @@ impl Check<'_> {
         &self,
         sq: &Squares,
         idx: u64,
-        side: usize,
+        side: Color,
         lt: &LegalTargets,
     ) -> Option<Recomputed> {
         let mut win: Option<u16> = None;
@@ -122,7 +124,7 @@ impl Check<'_> {
                     let Some(Some(plan)) = self.plans.get(plan_slot(j, None)) else {
                         return None;
                     };
-                    match self.sub.class(plan, after, 1 - side).ok()? {
+                    match self.sub.class(plan, after, side.other()).ok()? {
                         Wdl50::Loss => best_win(1),
                         Wdl50::BlessedLoss => best_win(RULE + 1),
                         Wdl50::Win => capture_loss = capture_loss.max(1),
@@ -145,12 +147,8 @@ impl Check<'_> {
             })
         };
         if !any {
-            let color = if side == 0 {
-                Color::Black
-            } else {
-                Color::White
-            };
-            return if attacked(self.slots, sq, sq[side], color, lt.occ, usize::MAX) {
+            let king = sq[king_slot(side)];
+            return if attacked(self.slots, sq, king, side.other(), lt.occ, usize::MAX) {
                 Some(Recomputed {
                     dtz: Dtz(-1),
                     zeroes: true,
@@ -194,8 +192,9 @@ impl Classes {
     }
 }
 
-/// Calls `f(idx, class)` for every entry of one side of the DTM table, in parallel.
-fn for_each_class(dtm: &Table, white: bool, f: impl Fn(u64, Wdl) + Sync) -> Result<(), CheckError> {
+/// Calls `f(idx, class)` for every entry of the DTM table with `side` to move, in parallel.
+fn for_each_class(dtm: &Table, side: Color, f: impl Fn(u64, Wdl) + Sync) -> Result<(), CheckError> {
+    let white = side.is_white();
     let (blocks, block_len) = dtm.blocks().ok_or(CheckError::NotCompressed)?;
     (0..blocks)
         .into_par_iter()
@@ -220,15 +219,18 @@ struct LossFile {
 }
 
 impl LossFile {
-    fn paths(work: &Path, side: usize) -> (PathBuf, PathBuf) {
+    /// The files of `side`'s losses (named by the side's number, `king_slot`: 0 white, 1
+    /// black).
+    fn paths(work: &Path, side: Color) -> (PathBuf, PathBuf) {
+        let k = king_slot(side);
         (
-            work.join(format!("losses-{side}.bin")),
-            work.join(format!("starts-{side}.bin")),
+            work.join(format!("losses-{k}.bin")),
+            work.join(format!("starts-{k}.bin")),
         )
     }
 
     /// The file a finished pass wrote for `side` (`blocks` blocks).
-    fn read(work: &Path, side: usize, blocks: u64) -> Result<LossFile, CheckError> {
+    fn read(work: &Path, side: Color, blocks: u64) -> Result<LossFile, CheckError> {
         let (path, starts_path) = LossFile::paths(work, side);
         let bytes = fs::read(&starts_path)?;
         let mut starts = vec![0u64];
@@ -296,12 +298,12 @@ impl Verifier<'_> {
     /// without it.
     fn load(
         &self,
-        white: bool,
+        side: Color,
         losses: Option<&LossFile>,
     ) -> Result<Atomics<AtomicU16>, CheckError> {
         let n = self.ix.size() as usize;
         let out = Atomics::<AtomicU16>::zeroed(n, Pages::Huge);
-        for_each_class(self.dtm, white, |idx, c| {
+        for_each_class(self.dtm, side, |idx, c| {
             if let Some(o) = out.get(idx as usize) {
                 o.store(
                     match c {
@@ -321,7 +323,7 @@ impl Verifier<'_> {
         (0..blocks).into_par_iter().try_for_each_init(
             || (Vec::new(), Vec::new(), Vec::new()),
             |(first, ext, depths), b| -> Result<(), CheckError> {
-                read_planes(self.dtz, white, b, first, ext)?;
+                read_planes(self.dtz, side, b, first, ext)?;
                 depths.clear();
                 if let (Some(f), Some(l)) = (&file, losses) {
                     let (s, e) = (l.starts[b as usize], l.starts[b as usize + 1]);
@@ -337,7 +339,7 @@ impl Verifier<'_> {
                 for (k, &f) in first.iter().enumerate() {
                     let idx = self
                         .dtz
-                        .index_at(white, b * u64::from(block_len) + k as u64);
+                        .index_at(side.is_white(), b * u64::from(block_len) + k as u64);
                     let Some(o) = out.get(idx as usize) else {
                         continue;
                     };
@@ -362,14 +364,14 @@ impl Verifier<'_> {
         Ok(out)
     }
 
-    /// One side's classes by the DTM table.
-    fn classes(&self, white: bool) -> Result<Classes, CheckError> {
+    /// The classes with `side` to move by the DTM table.
+    fn classes(&self, side: Color) -> Result<Classes, CheckError> {
         let words = self.ix.size().div_ceil(64) as usize;
         let c = Classes {
             wins: Atomics::zeroed(words, Pages::Huge),
             losses: Atomics::zeroed(words, Pages::Huge),
         };
-        for_each_class(self.dtm, white, |idx, wdl| {
+        for_each_class(self.dtm, side, |idx, wdl| {
             let (w, b) = ((idx / 64) as usize, 1u64 << (idx % 64));
             let bits = match wdl {
                 Wdl::Win => &c.wins,
@@ -383,9 +385,9 @@ impl Verifier<'_> {
         Ok(c)
     }
 
-    fn note(&self, sq: &Squares, white: bool, stored: String, expected: Option<Recomputed>) {
+    fn note(&self, sq: &Squares, side: Color, stored: String, expected: Option<Recomputed>) {
         self.mismatches.fetch_add(1, Relaxed);
-        if let (Ok(mut g), Some(p)) = (self.examples.lock(), entry_position(&self.slots, sq, white))
+        if let (Ok(mut g), Some(p)) = (self.examples.lock(), entry_position(&self.slots, sq, side))
         {
             if g.len() < 5 {
                 let fen = shakmaty::fen::Fen::from_position(&p, shakmaty::EnPassantMode::Legal);
@@ -395,21 +397,20 @@ impl Verifier<'_> {
         }
     }
 
-    /// Reads one side (`white`) block by block against `other` (the other side's values),
+    /// Reads the entries with `side` to move block by block against `other` (the other side's values),
     /// checking what `pass` (stage `stage`) says from block `from` on (`written` losses
     /// written before it); returns the losses' depths written out when it checks them.
     #[allow(clippy::too_many_arguments)]
     fn pass(
         &self,
-        white: bool,
+        side: Color,
         other: &[AtomicU16],
         pass: Pass,
         (stage, from, written): (u64, u64, u64),
         eta: &mut EtaLog,
         bar: &dyn Progress,
     ) -> Result<Option<LossFile>, CheckError> {
-        let side = usize::from(!white);
-        let classes = self.classes(white)?;
+        let classes = self.classes(side)?;
         let check = Check {
             ix: &self.ix,
             slots: &self.slots,
@@ -444,7 +445,7 @@ impl Verifier<'_> {
                     || (Vec::new(), Vec::new(), LegalTargets::new()),
                     |(first, ext, lt), b| {
                         self.block(
-                            white,
+                            side,
                             b,
                             block_len,
                             &check,
@@ -496,7 +497,7 @@ impl Verifier<'_> {
     #[allow(clippy::too_many_arguments)]
     fn block(
         &self,
-        white: bool,
+        side: Color,
         b: u64,
         block_len: u32,
         check: &Check,
@@ -505,14 +506,13 @@ impl Verifier<'_> {
         (first, ext, lt): (&mut Vec<u8>, &mut Vec<u8>, &mut LegalTargets),
         bar: &dyn Progress,
     ) -> Result<Vec<u16>, CheckError> {
-        let side = usize::from(!white);
-        read_planes(self.dtz, white, b, first, ext)?;
+        read_planes(self.dtz, side, b, first, ext)?;
         let mut depths = Vec::new();
         let mut n = 0u64;
         for (k, &f) in first.iter().enumerate() {
             let idx = self
                 .dtz
-                .index_at(white, b * u64::from(block_len) + k as u64);
+                .index_at(side.is_white(), b * u64::from(block_len) + k as u64);
             let class = classes.of(idx);
             let stored = Dtz::stored_from_planes(f, ext.get(k).copied().unwrap_or(0));
             let checks = match class {
@@ -527,7 +527,7 @@ impl Verifier<'_> {
                     n += 1;
                     let got = check.recompute(&sq, idx, side, lt);
                     if !agrees(class, stored, got) {
-                        self.note(&sq, white, shown(class, stored), got);
+                        self.note(&sq, side, shown(class, stored), got);
                     }
                     got
                 }
@@ -635,20 +635,28 @@ pub(crate) fn verify_passes(
             (p, 0, 0)
         }
     };
+    let (white, black) = (Color::White, Color::Black);
     if at.stage == 0 {
-        let white_wins = v.load(true, None)?;
-        v.pass(false, &white_wins, Pass::Losses, start(0), &mut eta, bar)?;
+        let white_wins = v.load(white, None)?;
+        v.pass(black, &white_wins, Pass::Losses, start(0), &mut eta, bar)?;
     }
     if at.stage <= 1 {
-        let black = v.load(false, Some(&LossFile::read(&work, 1, blocks)?))?;
-        v.pass(true, &black, Pass::All, start(1), &mut eta, bar)?;
+        let black_values = v.load(black, Some(&LossFile::read(&work, black, blocks)?))?;
+        v.pass(white, &black_values, Pass::All, start(1), &mut eta, bar)?;
     }
     if at.stage <= 2 {
-        let white = v.load(true, Some(&LossFile::read(&work, 0, blocks)?))?;
-        v.pass(false, &white, Pass::NotLosses, start(2), &mut eta, bar)?;
+        let white_values = v.load(white, Some(&LossFile::read(&work, white, blocks)?))?;
+        v.pass(
+            black,
+            &white_values,
+            Pass::NotLosses,
+            start(2),
+            &mut eta,
+            bar,
+        )?;
     }
     bar.end();
-    for side in 0..2 {
+    for side in SIDES {
         let (a, b) = LossFile::paths(&work, side);
         let _ = (fs::remove_file(a), fs::remove_file(b));
     }

@@ -24,17 +24,17 @@ fn losses_searched_by_the_probe_equal_the_solved_distances() {
     let dtm_table = Table::open(&dir.path().join(file_name(m)), Some(m)).expect("dtm");
     let dtm = dtm_values(&dtm_table).expect("dtm values");
     let sub = Wdl50Tables::open_for(dir.path(), m).expect("sub-tables");
-    let [solved_white, solved_black] = DtzSolver::new(m, [&dtm[0], &dtm[1]], &sub)
+    let solved = DtzSolver::new(m, dtm.as_ref().map(Vec::as_slice), &sub)
         .solve_exact()
         .expect("solved");
     let scheme = dtm_table.scheme().clone();
     let probe_all = |tb: &Tablebase| -> (u64, u64) {
         let (mut losses, mut compared) = (0, 0);
-        for (white, values) in [(true, &solved_white), (false, &solved_black)] {
+        for (side, values) in solved.as_ref().zip_color() {
             for (i, &want) in values.iter().enumerate() {
                 let Some(pos) = scheme
                     .decode(i as u64)
-                    .and_then(|sq| entry_position(scheme.slots(), &sq, white))
+                    .and_then(|sq| entry_position(scheme.slots(), &sq, side))
                 else {
                     continue;
                 };
@@ -54,7 +54,7 @@ fn losses_searched_by_the_probe_equal_the_solved_distances() {
     drop(tb);
     // The exact distances, raw.
     let exact = |v: &[Dtz]| -> Vec<u8> { v.iter().map(|d| d.plies() as u8).collect() };
-    let (white, black) = (exact(&solved_white), exact(&solved_black));
+    let (white, black) = (exact(&solved.white), exact(&solved.black));
     let stats = Table::open_dtz(&dtz_path, Some(m)).expect("dtz").stats();
     let data = TableData {
         white: &white,

@@ -64,21 +64,22 @@ use std::{
 };
 
 use rayon::prelude::*;
-use shakmaty::{Color, Role};
+use shakmaty::{ByColor, Color, Role};
 
 pub(crate) use self::records::Record;
 pub use self::records::Records;
 pub use self::sub::Wdl50Tables;
 pub use crate::error::{DtzError, Inconsistency};
 use crate::kernel::{
-    color_of,
     depths::{by_depth, Depths},
     exits::{exit_plans, for_each_en_passant, plan_slot, ExitPlan},
     frontier::LineBits,
+    king_slot,
     memory::{Atomics, Pages},
     moves::{legal_targets, LegalTargets},
-    prefetch,
+    prefetch, side_of_bit,
     unmoves::{discovery_masks, legal_origins},
+    SIDES,
 };
 use retro_tables::{
     index::{IndexScheme, PawnDigit, Squares},
@@ -193,8 +194,13 @@ impl Seeds {
 /// Partitions: per side to move, one per class of its king's square.
 const PARTS: usize = 128;
 
-const fn item(idx: u64, side: usize) -> Item {
-    (idx << 2) | side as u64
+const fn item(idx: u64, side: Color) -> Item {
+    (idx << 2) | king_slot(side) as u64
+}
+
+/// The side to move of a node.
+const fn item_side(it: Item) -> Color {
+    side_of_bit(it)
 }
 
 /// The entry index of a node.
@@ -229,7 +235,7 @@ pub struct DtzSolved {
     /// Per side, a bit per entry (bit `i % 64` of word `i / 64`) set for the wins and losses:
     /// the only entries whose DTZ a probe reads (for a draw the DTM table says draw, and the
     /// other entries are no position), so a compressed file may store anything elsewhere.
-    pub kept: [Vec<u64>; 2],
+    pub kept: ByColor<Vec<u64>>,
 }
 
 /// The DTZ50 solve of one pawn structure rank with cells in memory, depth by depth (see
@@ -295,13 +301,22 @@ struct Mv {
 }
 
 /// The predecessors of one node of a retrograde pass, before their cells are updated.
-#[derive(Default)]
 struct Found {
     preds: Vec<u64>,
     /// The side to move in them.
-    mover: usize,
+    mover: Color,
     /// Whether the node is a loss (its predecessors win).
     lost: bool,
+}
+
+impl Default for Found {
+    fn default() -> Found {
+        Found {
+            preds: Vec::new(),
+            mover: Color::White,
+            lost: false,
+        }
+    }
 }
 
 /// Solves DTZ50 for one material.
@@ -310,36 +325,28 @@ pub struct DtzSolver<'a> {
     ix: IndexScheme,
     slots: Vec<(Color, Role)>,
     n: usize,
-    dtm: [&'a [u8]; 2],
+    dtm: ByColor<&'a [u8]>,
     sub: &'a Wdl50Tables,
     plans: Vec<Option<ExitPlan>>,
-    cells: [Atomics<AtomicU16>; 2],
+    cells: ByColor<Atomics<AtomicU16>>,
     /// Whether the cells start as the DTM init's records (see [`Records`]): each is replaced
     /// by the init of its pawn structure.
     recorded: bool,
     /// Per side, a bit per entry that is an undecided win or loss: the un-moves look here
     /// first (an eighth of the cells' memory, so mostly in cache) and touch the cells of these
     /// entries only. Draws and entries that are no position never have it.
-    open: [Atomics<AtomicU64>; 2],
+    open: ByColor<Atomics<AtomicU64>>,
     /// Per side, per slot of a lone piece of that side, the open bits again by lines of that
     /// piece (see `LineBits`): the un-moves of that piece from a loss find which of their
     /// predecessors are open with one load.
-    lines: [Vec<Option<LineBits>>; 2],
+    lines: ByColor<Vec<Option<LineBits>>>,
     /// The pawns' index digits (`IndexScheme::pawn_digits`), lowest stride first: the pawn
     /// structure rank of an entry without decoding it.
     pawn_digits: Vec<PawnDigit>,
     /// Per side to move, the class of that side's king square (`IndexScheme::square_class`)
     /// in each king placement: the pass's partitions.
-    king_class: [Vec<u8>; 2],
+    king_class: ByColor<Vec<u8>>,
     error: Mutex<Option<DtzError>>,
-}
-
-const fn side_name(side: usize) -> &'static str {
-    if side == 0 {
-        "white"
-    } else {
-        "black"
-    }
 }
 
 /// The plies a loser's worst exit (cell code) stands for.
@@ -354,10 +361,10 @@ const fn exit_plies(code: u16) -> u16 {
 impl<'a> DtzSolver<'a> {
     /// A solver for `material` (canonical), whose DTM values per side to move (one byte per
     /// entry, index order) are `dtm`, with its zeroing moves' tables in `sub`.
-    pub fn new(material: Material, dtm: [&'a [u8]; 2], sub: &'a Wdl50Tables) -> DtzSolver<'a> {
+    pub fn new(material: Material, dtm: ByColor<&'a [u8]>, sub: &'a Wdl50Tables) -> DtzSolver<'a> {
         let size = IndexScheme::new(material).size() as usize;
         let mk = || Atomics::<AtomicU16>::zeroed(size, Pages::Default);
-        DtzSolver::with_cells(material, dtm, sub, [mk(), mk()], false)
+        DtzSolver::with_cells(material, dtm, sub, ByColor::new_with(|_| mk()), false)
     }
 
     /// A solver that starts from the records of the material's DTM init pass (see
@@ -365,7 +372,7 @@ impl<'a> DtzSolver<'a> {
     /// en passant captures ([`Wdl50Tables::open_stage`] of `Stage::Retro`).
     pub fn from_records(
         material: Material,
-        dtm: [&'a [u8]; 2],
+        dtm: ByColor<&'a [u8]>,
         sub: &'a Wdl50Tables,
         records: Records,
     ) -> DtzSolver<'a> {
@@ -374,18 +381,18 @@ impl<'a> DtzSolver<'a> {
 
     fn with_cells(
         material: Material,
-        dtm: [&'a [u8]; 2],
+        dtm: ByColor<&'a [u8]>,
         sub: &'a Wdl50Tables,
-        cells: [Atomics<AtomicU16>; 2],
+        cells: ByColor<Atomics<AtomicU16>>,
         recorded: bool,
     ) -> DtzSolver<'a> {
         let ix = IndexScheme::new(material);
         let size = ix.size() as usize;
         let bits = || Atomics::<AtomicU64>::zeroed(size.div_ceil(64), Pages::Default);
-        let king_class = [0, 1].map(|side| {
+        let king_class = ByColor::new_with(|side| {
             ix.king_placements()
                 .iter()
-                .map(|&(wk, bk)| ix.square_class(if side == 0 { wk } else { bk }))
+                .map(|&(wk, bk)| ix.square_class(side.fold_wb(wk, bk)))
                 .collect()
         });
         let lines = LineBits::by_side(&ix);
@@ -401,7 +408,7 @@ impl<'a> DtzSolver<'a> {
             sub,
             cells,
             recorded,
-            open: [bits(), bits()],
+            open: ByColor::new_with(|_| bits()),
             lines,
             pawn_digits,
             king_class,
@@ -417,11 +424,11 @@ impl<'a> DtzSolver<'a> {
         }
     }
 
-    fn inconsistent(&self, idx: u64, side: usize, why: Inconsistency) {
+    fn inconsistent(&self, idx: u64, side: Color, why: Inconsistency) {
         self.note(DtzError::Inconsistent {
             material: self.material.name(),
             idx,
-            side: side_name(side),
+            side,
             why,
         });
     }
@@ -448,9 +455,9 @@ impl<'a> DtzSolver<'a> {
     /// # Errors
     /// As [`DtzSolver::solve`].
     #[cfg(test)]
-    pub(crate) fn solve_exact(self) -> Result<[Vec<Dtz>; 2], DtzError> {
+    pub(crate) fn solve_exact(self) -> Result<ByColor<Vec<Dtz>>, DtzError> {
         self.solve_levels()?;
-        let values = |side: usize| -> Vec<Dtz> {
+        let values = |side: Color| -> Vec<Dtz> {
             self.cells[side]
                 .par_iter()
                 .map(|c| {
@@ -464,7 +471,7 @@ impl<'a> DtzSolver<'a> {
                 .collect()
         };
         self.check()?;
-        Ok([values(0), values(1)])
+        Ok(ByColor::new_with(values))
     }
 
     fn solve_levels(&self) -> Result<(), DtzError> {
@@ -546,7 +553,7 @@ impl<'a> DtzSolver<'a> {
                 let mut keys = Vec::with_capacity(128);
                 let (start, end) = (c * chunk, ((c + 1) * chunk).min(size));
                 let mut entry = |idx: u64, sq: Option<&Squares>, seeds: &mut Seeds| {
-                    for side in 0..2 {
+                    for side in SIDES {
                         match sq {
                             Some(sq) if !self.recorded => {
                                 self.init_entry(sq, idx, side, seeds, &mut keys);
@@ -602,7 +609,7 @@ impl<'a> DtzSolver<'a> {
         &self,
         sq: &Squares,
         idx: u64,
-        side: usize,
+        side: Color,
         seeds: &mut Seeds,
         keys: &mut Vec<u64>,
     ) {
@@ -630,7 +637,7 @@ impl<'a> DtzSolver<'a> {
         keys.clear();
         // A loser's counter counts distinct successors: only where two moves may reach the same
         // entry are the entries listed and deduplicated.
-        let dedupe = !winner && self.ix.may_coincide(sq, 1 - side);
+        let dedupe = !winner && self.ix.may_coincide(sq, side.other());
         let mut counted = 0usize;
         // Winner: the fewest plies an exit gives (1 or 101); loser: the most.
         let mut exit: u16 = 0;
@@ -693,7 +700,8 @@ impl<'a> DtzSolver<'a> {
                 for &promotion in promotions {
                     moves += 1;
                     let mv = Mv { promotion, ..mv };
-                    let Some(theirs) = self.zeroing_class((idx, sq), &after, &mv, 1 - side) else {
+                    let Some(theirs) = self.zeroing_class((idx, sq), &after, &mv, side.other())
+                    else {
                         return;
                     };
                     let plies = match (winner, theirs) {
@@ -736,7 +744,7 @@ impl<'a> DtzSolver<'a> {
     /// the quiet moves counted by the DTM init, and only the pawn pushes, whose values this
     /// table's more advanced pawn structures give, generated here (from `sq`, the decoded
     /// entry; `None` without pawns).
-    fn init_recorded(&self, sq: Option<&Squares>, idx: u64, side: usize, seeds: &mut Seeds) {
+    fn init_recorded(&self, sq: Option<&Squares>, idx: u64, side: Color, seeds: &mut Seeds) {
         let Some(cell) = self.cells[side].get(idx as usize) else {
             return;
         };
@@ -768,7 +776,7 @@ impl<'a> DtzSolver<'a> {
                     if record.pushes & records::push_bit(k, double) == 0 {
                         continue;
                     }
-                    let step: i16 = if side == 0 { 8 } else { -8 };
+                    let step: i16 = if side.is_white() { 8 } else { -8 };
                     let to = i16::from(sq[i]) + if double { 2 * step } else { step };
                     let mut after = *sq;
                     after[i] = to as u8;
@@ -778,7 +786,8 @@ impl<'a> DtzSolver<'a> {
                         double,
                         promotion: None,
                     };
-                    let Some(theirs) = self.zeroing_class((idx, sq), &after, &mv, 1 - side) else {
+                    let Some(theirs) = self.zeroing_class((idx, sq), &after, &mv, side.other())
+                    else {
                         return;
                     };
                     let mine = theirs.flip();
@@ -814,18 +823,18 @@ impl<'a> DtzSolver<'a> {
     }
 
     /// The pawns of `side`: their slots, each with its index among them.
-    fn pawn_slots(&self, side: usize) -> impl Iterator<Item = (usize, u8)> + '_ {
+    fn pawn_slots(&self, side: Color) -> impl Iterator<Item = (usize, u8)> + '_ {
         self.slots
             .iter()
             .enumerate()
-            .filter(move |(_, &s)| s == (color_of(side), Role::Pawn))
+            .filter(move |(_, &s)| s == (side, Role::Pawn))
             .enumerate()
             .map(|(k, (i, _))| (i, k as u8))
     }
 
     /// A winner's cell and its seed at its best exit (plies, 0 for none): with a winning
     /// zeroing move it is decided at once (1 ply, the least a win has), else open.
-    fn init_winner(&self, cell: &AtomicU16, idx: u64, side: usize, exit: u16, seeds: &mut Seeds) {
+    fn init_winner(&self, cell: &AtomicU16, idx: u64, side: Color, exit: u16, seeds: &mut Seeds) {
         if exit == 1 {
             cell.store(DECIDED | SEEDED | 1, Relaxed);
         } else {
@@ -843,7 +852,7 @@ impl<'a> DtzSolver<'a> {
         &self,
         cell: &AtomicU16,
         idx: u64,
-        side: usize,
+        side: Color,
         counted: usize,
         exit: u16,
         seeds: &mut Seeds,
@@ -878,7 +887,7 @@ impl<'a> DtzSolver<'a> {
         before: (u64, &Squares),
         after: &Squares,
         mv: &Mv,
-        side: usize,
+        side: Color,
     ) -> Option<Wdl50> {
         if mv.capture != usize::MAX || mv.promotion.is_some() {
             return self.sub_class(after, mv.capture, mv.promotion.map(|r| (mv.slot, r)), side);
@@ -907,7 +916,7 @@ impl<'a> DtzSolver<'a> {
         sq: &Squares,
         skip: usize,
         promo: Option<(usize, Role)>,
-        side: usize,
+        side: Color,
     ) -> Option<Wdl50> {
         let Some(Some(plan)) = self.plans.get(plan_slot(skip, promo)) else {
             self.note(DtzError::MissingSubTable(format!(
@@ -926,7 +935,7 @@ impl<'a> DtzSolver<'a> {
     }
 
     /// The final class of one of this table's entries (a more advanced pawn structure).
-    fn own_class(&self, side: usize, idx: u64) -> Option<Wdl50> {
+    fn own_class(&self, side: Color, idx: u64) -> Option<Wdl50> {
         let cell = self.cells[side].get(idx as usize)?.load(Relaxed);
         if cell & DECIDED != 0 {
             return Some(Self::dtz_of(cell).wdl50());
@@ -940,11 +949,11 @@ impl<'a> DtzSolver<'a> {
 
     /// The best en passant capture for `side` after the opponent's pawn in slot `pawn` pushed
     /// two squares, as `side`'s class; `None` without a legal one.
-    fn en_passant(&self, sq: &Squares, side: usize, pawn: usize) -> Option<Wdl50> {
+    fn en_passant(&self, sq: &Squares, side: Color, pawn: usize) -> Option<Wdl50> {
         let mut best: Option<Wdl50> = None;
         let mut failed = false;
         for_each_en_passant(&self.slots, sq, side, pawn, |after| {
-            match self.sub_class(after, pawn, None, 1 - side) {
+            match self.sub_class(after, pawn, None, side.other()) {
                 Some(theirs) => {
                     let mine = theirs.flip();
                     best = Some(best.map_or(mine, |b| b.max(mine)));
@@ -988,10 +997,10 @@ impl<'a> DtzSolver<'a> {
     /// The partition of a node in the retrograde passes (see `pass`): its side to move and the
     /// class of that side's king square.
     fn part_of(&self, it: Item) -> usize {
-        let side = (it & 1) as usize;
+        let side = item_side(it);
         let placement = (item_idx(it) / self.ix.king_stride()) as usize;
         let class = self.king_class[side].get(placement).copied().unwrap_or(0);
-        side * 64 + usize::from(class & 63)
+        king_slot(side) * 64 + usize::from(class & 63)
     }
 
     /// The seeds that join the frontier of depth `d` (see `join_seed`), added to it by
@@ -1022,7 +1031,7 @@ impl<'a> DtzSolver<'a> {
     /// Whether a seed joins the frontier of depth `d`, and if so whether it is a loss: a winner
     /// not decided sooner is decided now; a loser (decided by its exits) joins at its depth.
     fn join_seed(&self, it: Item, d: u16) -> Option<bool> {
-        let (idx, side) = (item_idx(it) as usize, (it & 1) as usize);
+        let (idx, side) = (item_idx(it) as usize, item_side(it));
         let cell = self.cells[side].get(idx)?;
         let cur = cell.load(Relaxed);
         if cur & DECIDED != 0 {
@@ -1091,13 +1100,13 @@ impl<'a> DtzSolver<'a> {
 
     /// The open predecessors of node `it` into `found` (replaced), their cells prefetched.
     fn predecessors_of(&self, it: Item, found: &mut Found) {
-        let (idx, side) = (item_idx(it), (it & 1) as usize);
+        let (idx, side) = (item_idx(it), item_side(it));
         found.preds.clear();
         let Some(sq) = self.ix.decode(idx) else {
             return;
         };
         found.lost = it & LOST != 0;
-        found.mover = 1 - side;
+        found.mover = side.other();
         let dedupe = self.ix.may_coincide(&sq, side);
         self.predecessors(&sq, idx, side, found.lost, dedupe, &mut found.preds);
         if !found.lost && dedupe {
@@ -1174,13 +1183,13 @@ impl<'a> DtzSolver<'a> {
         &self,
         sq: &Squares,
         idx: u64,
-        side: usize,
+        side: Color,
         lost: bool,
         dedupe: bool,
         out: &mut Vec<u64>,
     ) {
-        let mover = color_of(1 - side);
-        let open = &self.open[1 - side];
+        let mover = side.other();
+        let open = &self.open[mover];
         let occ = occupancy(sq, self.n);
         let discovered = discovery_masks(&self.slots, self.n, sq, occ, side);
         // The predecessors of a loss are mostly decided wins already, which the open bits drop
@@ -1203,7 +1212,7 @@ impl<'a> DtzSolver<'a> {
                     // The open ones among a loss's predecessors, by one load where the piece's
                     // line has its word.
                     let line = if lost {
-                        self.open_on_line(1 - side, i, idx)
+                        self.open_on_line(mover, i, idx)
                     } else {
                         None
                     };
@@ -1237,7 +1246,7 @@ impl<'a> DtzSolver<'a> {
     }
 
     /// Marks the undecided win `idx` (`side` to move) open, in the open bits and its lines.
-    fn open_winner(&self, side: usize, idx: u64) {
+    fn open_winner(&self, side: Color, idx: u64) {
         set_bit(&self.open[side], idx);
         for l in self.lines[side].iter().flatten() {
             l.set(idx);
@@ -1246,7 +1255,7 @@ impl<'a> DtzSolver<'a> {
 
     /// Clears the open bits of the win `idx` (`side` to move) just decided; `owned`: by the
     /// part of a pass that alone updates its line (see `pass`), with plain stores.
-    fn close_winner(&self, side: usize, idx: u64, owned: bool) {
+    fn close_winner(&self, side: Color, idx: u64, owned: bool) {
         clear_bit(&self.open[side], idx);
         for l in self.lines[side].iter().flatten() {
             if owned {
@@ -1262,7 +1271,7 @@ impl<'a> DtzSolver<'a> {
     /// for the lowest digit (a piece other than a pawn) from the open bitmap, whose words are
     /// its lines; `None` for other pieces.
     #[inline]
-    fn open_on_line(&self, side: usize, slot: usize, idx: u64) -> Option<u64> {
+    fn open_on_line(&self, side: Color, slot: usize, idx: u64) -> Option<u64> {
         LineBits::word_on_line(&self.lines[side], &self.open[side], &self.ix, slot, idx)
     }
 
@@ -1271,7 +1280,7 @@ impl<'a> DtzSolver<'a> {
     fn finish(self) -> Result<DtzSolved, DtzError> {
         /// One word's worth of cells: kept bits, longest win and loss, or the first error.
         type Words = Result<(u64, u32, u32), DtzError>;
-        let side_out = |side: usize| -> Result<(Vec<u8>, Vec<u64>, u32, u32), DtzError> {
+        let side_out = |side: Color| -> Result<(Vec<u8>, Vec<u64>, u32, u32), DtzError> {
             let cells = &self.cells[side];
             let mut bytes = vec![0u8; cells.len()];
             let words: Vec<Words> = bytes
@@ -1287,7 +1296,7 @@ impl<'a> DtzSolver<'a> {
                                 return Err(DtzError::Inconsistent {
                                     material: self.material.name(),
                                     idx: (w * 64 + i) as u64,
-                                    side: side_name(side),
+                                    side,
                                     why: Inconsistency::NeverDecided,
                                 });
                             }
@@ -1316,19 +1325,22 @@ impl<'a> DtzSolver<'a> {
             }
             Ok((bytes, kept, win, loss))
         };
-        let (white, kept_white, win_w, loss_w) = side_out(0)?;
-        let (black, kept_black, win_b, loss_b) = side_out(1)?;
+        let (white, kept_white, win_w, loss_w) = side_out(Color::White)?;
+        let (black, kept_black, win_b, loss_b) = side_out(Color::Black)?;
         Ok(DtzSolved {
             white,
             black,
             longest_win: win_w.max(win_b),
             longest_loss: loss_w.max(loss_b),
-            kept: [kept_white, kept_black],
+            kept: ByColor {
+                white: kept_white,
+                black: kept_black,
+            },
         })
     }
 }
 
-/// The DTM values of a material, both sides, read from its table (entries that are no legal
+/// The DTM values of a material, both sides to move, read from its table (entries that are no legal
 /// position hold anything in a compressed table), as one byte each: the value's first byte
 /// (see [`Value::to_planes`]), which is its whole byte up to 5 pieces and its kind (win, draw,
 /// loss) always.
@@ -1337,10 +1349,11 @@ impl<'a> DtzSolver<'a> {
 /// A block that cannot be read.
 pub fn dtm_values(
     table: &retro_tables::format::Table,
-) -> Result<[Vec<u8>; 2], retro_tables::ProbeError> {
+) -> Result<ByColor<Vec<u8>>, retro_tables::ProbeError> {
     let n = table.scheme().size();
-    let side = |white: bool| -> Result<Vec<u8>, retro_tables::ProbeError> {
-        if let Some(bytes) = table.side_in_memory(white) {
+    let side = |side: Color| -> Result<Vec<u8>, retro_tables::ProbeError> {
+        let plane = side.is_white();
+        if let Some(bytes) = table.side_in_memory(plane) {
             return Ok(bytes
                 .par_iter()
                 .map(|&b| Value::from_byte(b).to_planes().0)
@@ -1348,10 +1361,13 @@ pub fn dtm_values(
         }
         (0..n)
             .into_par_iter()
-            .map(|idx| table.get(white, idx).map(|v| v.to_planes().0))
+            .map(|idx| table.get(plane, idx).map(|v| v.to_planes().0))
             .collect()
     };
-    Ok([side(true)?, side(false)?])
+    Ok(ByColor {
+        white: side(Color::White)?,
+        black: side(Color::Black)?,
+    })
 }
 
 #[cfg(test)]

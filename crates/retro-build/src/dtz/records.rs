@@ -15,7 +15,7 @@
 
 use std::{path::PathBuf, sync::atomic::AtomicU16, sync::atomic::Ordering::Relaxed};
 
-use shakmaty::{Color, Role};
+use shakmaty::{ByColor, Color, Role};
 
 use crate::{
     error::DtzError,
@@ -84,7 +84,7 @@ pub struct Records {
     /// in memory for the sides to move the stage reaches.
     long: Vec<(u64, u64, Table)>,
     /// Per side to move, a record per entry (zero: no position).
-    pub(crate) cells: [Atomics<AtomicU16>; 2],
+    pub(crate) cells: ByColor<Atomics<AtomicU16>>,
     /// Per slot, the index of its pawn among the pawns of its side (for the push bits).
     pawn_of: Vec<u8>,
 }
@@ -110,7 +110,7 @@ impl Records {
             dir,
             material,
             long: Vec::new(),
-            cells: [mk(), mk()],
+            cells: ByColor::new_with(|_| mk()),
             pawn_of,
         })
     }
@@ -146,7 +146,7 @@ impl Records {
         self.long.clear();
     }
 
-    /// The class under the rule of entry `idx` (white to move or not, in the table's own
+    /// The class under the rule of entry `idx` (`side` to move, in the table's own
     /// orientation) of the sub-table of material key `key`, whose DTM value there is `v`.
     ///
     /// After a zeroing move the clock is 0, so a mate within 100 plies is within the rule: the
@@ -157,7 +157,7 @@ impl Records {
         &self,
         key: u64,
         idx: u64,
-        white: bool,
+        side: Color,
         v: Value,
     ) -> Result<Wdl50, DtzError> {
         let within = v.plies() <= RULE_PLIES;
@@ -172,7 +172,7 @@ impl Records {
                 Material::from_key(key).canonical().name(),
             ));
         };
-        let stored = t.get_byte(white, idx)?;
+        let stored = t.get_byte(side.is_white(), idx)?;
         Dtz::from_tables(v.to_planes().0, stored)
             .map(Dtz::wdl50)
             .ok_or_else(|| DtzError::NotIndexable(t.material().name()))
@@ -186,14 +186,14 @@ impl Records {
 
     /// Stores the record of entry `idx` with `side` to move.
     #[inline]
-    pub(crate) fn store(&self, side: usize, idx: u64, record: Record) {
+    pub(crate) fn store(&self, side: Color, idx: u64, record: Record) {
         if let Some(c) = self.cells[side].get(idx as usize) {
             c.store(record.encode(), Relaxed);
         }
     }
 
     /// The cells, for the DTZ50 solve.
-    pub(crate) fn into_cells(self) -> [Atomics<AtomicU16>; 2] {
+    pub(crate) fn into_cells(self) -> ByColor<Atomics<AtomicU16>> {
         self.cells
     }
 }

@@ -4,6 +4,7 @@
 use std::{path::Path, sync::Arc};
 
 use rayon::prelude::*;
+use shakmaty::{ByColor, Color};
 
 use crate::{
     error::DtzError,
@@ -20,12 +21,12 @@ use retro_tables::{
 /// may be left out.
 pub struct Wdl50Data {
     scheme: IndexScheme,
-    sides: [Option<Vec<i8>>; 2],
+    sides: ByColor<Option<Vec<i8>>>,
 }
 
 impl Wdl50Data {
     /// Classes given directly (for tables read from files), `None` for a side not loaded.
-    pub fn from_classes(material: Material, sides: [Option<Vec<i8>>; 2]) -> Wdl50Data {
+    pub fn from_classes(material: Material, sides: ByColor<Option<Vec<i8>>>) -> Wdl50Data {
         Wdl50Data {
             scheme: IndexScheme::new(material),
             sides,
@@ -42,8 +43,9 @@ impl Wdl50Data {
             Table::open(&dir.join(file_name(material)), Some(material))?.into_memory(sides)?;
         let dtz = Table::open_dtz(&dir.join(Metric::Dtz.file_name(material)), Some(material))?
             .into_memory(sides)?;
-        let side = |white: bool| -> Result<Vec<i8>, DtzError> {
-            let (Some(m), Some(z)) = (dtm.side_in_memory(white), dtz.side_in_memory(white)) else {
+        let side = |side: Color| -> Result<Vec<i8>, DtzError> {
+            let plane = side.is_white();
+            let (Some(m), Some(z)) = (dtm.side_in_memory(plane), dtz.side_in_memory(plane)) else {
                 return Err(DtzError::MissingSubTable(material.name()));
             };
             // A win or loss without a distance can only be an entry that is no legal position
@@ -54,9 +56,17 @@ impl Wdl50Data {
                 .map(|(&m, &z)| Dtz::from_tables(m, z).map_or(0, |d| d.wdl50().to_i8()))
                 .collect())
         };
-        let white = if sides[0] { Some(side(true)?) } else { None };
-        let black = if sides[1] { Some(side(false)?) } else { None };
-        Ok(Wdl50Data::from_classes(material, [white, black]))
+        let white = if sides[0] {
+            Some(side(Color::White)?)
+        } else {
+            None
+        };
+        let black = if sides[1] {
+            Some(side(Color::Black)?)
+        } else {
+            None
+        };
+        Ok(Wdl50Data::from_classes(material, ByColor { white, black }))
     }
 
     /// The material.
@@ -113,14 +123,14 @@ impl Wdl50Tables {
         self.tables.push((m.key(), m.swapped().key(), data));
     }
 
-    /// The class, for `side` to move (0 white), of the position `sq` (in the solved table's
+    /// The class, for `side` to move, of the position `sq` (in the solved table's
     /// slot order) after the exit `plan`.
     #[inline]
     pub(crate) fn class(
         &self,
         plan: &ExitPlan,
         sq: &Squares,
-        side: usize,
+        side: Color,
     ) -> Result<Wdl50, DtzError> {
         if plan.key() == 0 {
             return Ok(Wdl50::Draw); // bare kings
@@ -135,20 +145,21 @@ impl Wdl50Tables {
             ));
         };
         let mapped = plan.map(sq, swap);
-        let white = (side == 0) ^ swap;
+        // The side to move in the table's own orientation.
+        let plane = if swap { side.other() } else { side };
         let idx = data
             .scheme
             .index(&mapped)
             .ok_or_else(|| DtzError::NotIndexable(data.material().name()))?;
-        data.class(idx, white)
+        data.class(idx, plane)
     }
 }
 
 impl Wdl50Data {
-    /// The class of entry `idx` with white to move or not.
+    /// The class of entry `idx` with `side` to move.
     #[inline]
-    fn class(&self, idx: u64, white: bool) -> Result<Wdl50, DtzError> {
-        let values = self.sides[usize::from(!white)]
+    fn class(&self, idx: u64, side: Color) -> Result<Wdl50, DtzError> {
+        let values = self.sides[side]
             .as_ref()
             .ok_or_else(|| DtzError::MissingSubTable(self.material().name()))?;
         let v = values

@@ -3,7 +3,7 @@
 
 use shakmaty::{Color, Role};
 
-use super::color_of;
+use super::king_slot;
 use retro_tables::{
     index::Squares,
     material::{key_of_piece, MAX_PIECES},
@@ -111,15 +111,15 @@ pub(crate) fn exit_plans(slots: &[(Color, Role)]) -> Vec<Option<ExitPlan>> {
 pub(crate) fn for_each_en_passant(
     slots: &[(Color, Role)],
     sq: &Squares,
-    side: usize,
+    side: Color,
     pawn: usize,
     mut f: impl FnMut(&Squares),
 ) {
     let to = sq[pawn];
-    let target = if side == 0 { to + 8 } else { to - 8 };
+    let target = if side.is_white() { to + 8 } else { to - 8 };
     let occ = occupancy(sq, slots.len());
     for (i, &(c, r)) in slots.iter().enumerate() {
-        if c != color_of(side) || r != Role::Pawn {
+        if c != side || r != Role::Pawn {
             continue;
         }
         let from = sq[i];
@@ -129,7 +129,14 @@ pub(crate) fn for_each_en_passant(
         let mut after = *sq;
         after[i] = target;
         let occ2 = (occ & !(1u64 << from) & !(1u64 << to)) | (1u64 << target);
-        if !attacked(slots, &after, after[side], color_of(1 - side), occ2, pawn) {
+        if !attacked(
+            slots,
+            &after,
+            after[king_slot(side)],
+            side.other(),
+            occ2,
+            pawn,
+        ) {
             f(&after);
         }
     }

@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use shakmaty::Role;
+use shakmaty::{ByColor, Color, Role};
 
 use super::memory::{Atomics, Pages};
 use retro_tables::index::IndexScheme;
@@ -50,11 +50,11 @@ impl LineBits {
     }
 
     /// Per side, per slot, the line bitmap of each piece of that side that has one (see `new`).
-    pub(crate) fn by_side(ix: &IndexScheme) -> [Vec<Option<LineBits>>; 2] {
-        [0, 1].map(|side| {
+    pub(crate) fn by_side(ix: &IndexScheme) -> ByColor<Vec<Option<LineBits>>> {
+        ByColor::new_with(|side| {
             (0..ix.piece_count())
                 .map(|slot| {
-                    (ix.slots()[slot].0 == super::color_of(side))
+                    (ix.slots()[slot].0 == side)
                         .then(|| LineBits::new(ix, slot))
                         .flatten()
                 })
@@ -170,26 +170,26 @@ impl Divisor {
 
 /// The entries decided at one depth: a bit per entry and side to move.
 pub(crate) struct Frontier {
-    pub(crate) bits: [Atomics<AtomicU64>; 2],
+    pub(crate) bits: ByColor<Atomics<AtomicU64>>,
 }
 
 impl Frontier {
     pub(crate) fn new(size: u64) -> Frontier {
         Frontier {
-            bits: [zeroed_bits(size), zeroed_bits(size)],
+            bits: ByColor::new_with(|_| zeroed_bits(size)),
         }
     }
 
     /// Marks entry `idx` of `side`; `true` if it was not marked yet.
     #[inline]
-    pub(crate) fn mark(&self, side: usize, idx: u64) -> bool {
+    pub(crate) fn mark(&self, side: Color, idx: u64) -> bool {
         let bit = 1u64 << (idx % 64);
         self.bits[side][(idx / 64) as usize].fetch_or(bit, Relaxed) & bit == 0
     }
 
     /// About how many entries of `side` in `first..last` are marked: the marks in one word of
     /// every 16, times 16.
-    pub(crate) fn sample(&self, side: usize, first: u64, last: u64) -> u64 {
+    pub(crate) fn sample(&self, side: Color, first: u64, last: u64) -> u64 {
         let words = self.bits[side].get(first.div_ceil(64) as usize..(last / 64) as usize);
         words.map_or(0, |w| {
             w.iter()
@@ -204,7 +204,7 @@ impl Frontier {
     /// Only the caller reads or clears these entries during the pass (nodes decided meanwhile
     /// go to the other frontier), so a word wholly in the range is cleared by a plain store; a
     /// word shared with a neighbouring range, by an atomic `and`.
-    pub(crate) fn take_range(&self, side: usize, first: u64, last: u64, mut f: impl FnMut(u64)) {
+    pub(crate) fn take_range(&self, side: Color, first: u64, last: u64, mut f: impl FnMut(u64)) {
         let Some(bits) = self.bits[side].get(..last.div_ceil(64) as usize) else {
             return;
         };

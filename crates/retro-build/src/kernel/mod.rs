@@ -36,9 +36,9 @@ pub use self::memory::memory_in_use;
 /// needs is in memory).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
-    /// The init pass over the entries with white (0) or black (1) to move: exits are moves of
+    /// The init pass over the entries with this side to move: exits are moves of
     /// that side, to tables with the other side to move.
-    Init(usize),
+    Init(Color),
     /// The init pass over the entries with either side to move, for material without pawns:
     /// exits are moves of either side.
     InitBoth,
@@ -46,9 +46,25 @@ pub enum Stage {
     Retro,
 }
 
-/// The colour of side index `side` (0 white, 1 black).
-pub(crate) const fn color_of(side: usize) -> Color {
-    if side == 0 {
+/// Both sides, white first: the order of the planes of a table file and of every loop over
+/// the sides.
+pub(crate) const SIDES: [Color; 2] = [Color::White, Color::Black];
+
+/// The slot of the king of `side` in a material's slots (white's king first), which is also
+/// its index in the arrays and packed bits that keep white first.
+#[inline]
+pub(crate) const fn king_slot(side: Color) -> usize {
+    match side {
+        Color::White => 0,
+        Color::Black => 1,
+    }
+}
+
+/// The side whose bit (white 0, black 1, as [`king_slot`] numbers them) is the low bit of
+/// `bits`: the inverse of `king_slot` for the packed nodes and seeds.
+#[inline]
+pub(crate) const fn side_of_bit(bits: u64) -> Color {
+    if bits & 1 == 0 {
         Color::White
     } else {
         Color::Black

@@ -3,7 +3,7 @@
 
 use shakmaty::{attacks, Color, Role};
 
-use super::color_of;
+use super::king_slot;
 use retro_tables::{
     index::Squares,
     pieces::{attacks_from, occupancy, square},
@@ -42,12 +42,12 @@ pub(crate) fn legal_targets(
     slots: &[(Color, Role)],
     sq: &Squares,
     n: usize,
-    side: usize,
+    side: Color,
     out: &mut LegalTargets,
 ) -> bool {
-    let me = color_of(side);
+    let me = side;
     let occ = occupancy(sq, n);
-    let their_king = 1u64 << sq[1 - side];
+    let their_king = 1u64 << sq[king_slot(side.other())];
     let mut own = 0u64;
     let mut own_attacks = [0u64; MAX_PIECES];
     for i in 0..n {
@@ -61,7 +61,7 @@ pub(crate) fn legal_targets(
             own_attacks[i] = a;
         }
     }
-    let king = side; // slot of the mover's king
+    let king = king_slot(side);
     let ksq = sq[king];
     let kbit = 1u64 << ksq;
     // Squares the enemy attacks with our king lifted, and pinned pieces with their lines.
@@ -119,7 +119,7 @@ pub(crate) fn legal_targets(
         let mut targets;
         let mut double = 0u64;
         if role == Role::Pawn {
-            let (fwd, start_rank): (i8, u8) = if side == 0 { (8, 1) } else { (-8, 6) };
+            let (fwd, start_rank): (i8, u8) = if side.is_white() { (8, 1) } else { (-8, 6) };
             let one = (from as i8 + fwd) as u8;
             targets = own_attacks[i] & occ & !own;
             if occ & (1u64 << one) == 0 {

@@ -6,7 +6,9 @@ use std::sync::{
     Mutex,
 };
 
-use super::frontier::Frontier;
+use shakmaty::Color;
+
+use super::{frontier::Frontier, SIDES};
 use retro_tables::index::IndexScheme;
 
 /// The tasks of a retrograde pass: (side to move in the nodes, king placements whose entries
@@ -14,12 +16,12 @@ use retro_tables::index::IndexScheme;
 /// moved, so the king of the side to move stays on its square up to the index's symmetry:
 /// split by the class of that king's square (`IndexScheme::square_class`), no two tasks touch
 /// the same predecessor, and each may update them without atomic exchanges.
-pub(crate) fn partitions(ix: &IndexScheme) -> Vec<(usize, Vec<u64>)> {
+pub(crate) fn partitions(ix: &IndexScheme) -> Vec<(Color, Vec<u64>)> {
     let mut parts = Vec::new();
-    for side in 0..2 {
+    for side in SIDES {
         let mut by_class: Vec<Vec<u64>> = vec![Vec::new(); 64];
         for (k, &(wk, bk)) in ix.king_placements().iter().enumerate() {
-            let king = if side == 0 { wk } else { bk };
+            let king = side.fold_wb(wk, bk);
             by_class[usize::from(ix.square_class(king))].push(k as u64);
         }
         parts.extend(
@@ -35,9 +37,9 @@ pub(crate) fn partitions(ix: &IndexScheme) -> Vec<(usize, Vec<u64>)> {
 /// What one task of a pass does with the nodes of its partitions (see [`run_pass`]).
 pub(crate) trait PassTask: Send {
     /// A node of the frontier, `side` to move; the nodes of a partition come in index order.
-    fn node(&mut self, side: usize, idx: u64);
+    fn node(&mut self, side: Color, idx: u64);
     /// After the last node of a partition of `side`.
-    fn end_partition(&mut self, side: usize);
+    fn end_partition(&mut self, side: Color);
 }
 
 /// Runs a pass over the frontier `cur` (taking its nodes out): one task per thread, each
@@ -46,7 +48,7 @@ pub(crate) trait PassTask: Send {
 /// the tasks.
 pub(crate) fn run_pass<P: PassTask>(
     cur: &Frontier,
-    partitions: &[(usize, Vec<u64>)],
+    partitions: &[(Color, Vec<u64>)],
     king_stride: u64,
     make: impl Fn() -> P + Sync,
 ) -> Vec<P> {

@@ -3,7 +3,7 @@
 
 use shakmaty::{attacks, Color, Role};
 
-use super::color_of;
+use super::king_slot;
 use retro_tables::{
     index::Squares,
     pieces::{attacks_from, square},
@@ -18,16 +18,16 @@ pub(crate) fn legal_origins(
     slots: &[(Color, Role)],
     sq: &Squares,
     occ: u64,
-    side: usize,
+    side: Color,
     i: usize,
     discovered: &[u64; MAX_PIECES],
 ) -> u64 {
-    let ksq = sq[side];
+    let ksq = sq[king_slot(side)];
     let (ic, ir) = slots[i];
     let lifted = occ & !(1u64 << sq[i]);
     // A piece of role `ir` on any of these squares would attack the king.
     let attackers = if ir == Role::Pawn {
-        attacks_from(color_of(side), Role::Pawn, ksq, lifted)
+        attacks_from(side, Role::Pawn, ksq, lifted)
     } else {
         attacks_from(ic.other(), ir, ksq, lifted)
     };
@@ -45,10 +45,10 @@ pub(crate) fn discovery_masks(
     n: usize,
     sq: &Squares,
     occ: u64,
-    side: usize,
+    side: Color,
 ) -> [u64; MAX_PIECES] {
-    let ksq = sq[side];
-    let mover = color_of(1 - side);
+    let ksq = sq[king_slot(side)];
+    let mover = side.other();
     let mut masks = [!0u64; MAX_PIECES];
     for j in 0..n {
         let (c, r) = slots[j];

@@ -8,7 +8,7 @@ use super::{
     unmoves::Preds,
     *,
 };
-use crate::SubTables;
+use crate::{kernel::SIDES, SubTables};
 
 /// Checks `positions` random legal positions of `name` both ways: every in-table successor of a
 /// position lists it among its predecessors, and every predecessor lists it among its
@@ -31,14 +31,14 @@ fn check_both_ways(name: &str, positions: usize, seed: u64) -> u64 {
         let Some(sq) = solver.ix.decode(idx) else {
             continue;
         };
-        let side = rng.usize(0..2);
+        let side = SIDES[rng.usize(0..2)];
         if !solver.summarize(&sq, idx, side, Keys::Dedupe, &mut summary) {
             continue;
         }
         // Forward: each successor has this position among its predecessors.
         for &k in &summary.keys[..summary.nkeys] {
             let ep = item_ep(k);
-            solver.predecessors(item(item_idx(k), 1 - side, ep), 1, &mut found);
+            solver.predecessors(item(item_idx(k), side.other(), ep), 1, &mut found);
             let list = if ep != 0 {
                 ep_keys += 1;
                 &found.ep_preds[..found.nep]
@@ -66,7 +66,7 @@ fn check_both_ways(name: &str, positions: usize, seed: u64) -> u64 {
             preds_seen += 1;
             let psq = solver.ix.decode(p).expect("a predecessor decodes");
             assert!(
-                solver.summarize(&psq, p, 1 - side, Keys::Dedupe, &mut back),
+                solver.summarize(&psq, p, side.other(), Keys::Dedupe, &mut back),
                 "{name}: predecessor {p} of entry {idx} is no legal position"
             );
             let keys = &back.keys[..back.nkeys];
@@ -113,12 +113,12 @@ fn predecessors_and_successors_agree_with_pawns_and_en_passant() {
 }
 
 /// The value a solve of KQvK gives a placement (white king, black king, white queen; squares
-/// 0 = a1 to 63 = h8) with `white` to move or not.
-fn kqvk_value(solved: &Solved, ix: &IndexScheme, wk: u8, bk: u8, wq: u8, white: bool) -> Value {
+/// 0 = a1 to 63 = h8) with `side` to move.
+fn kqvk_value(solved: &Solved, ix: &IndexScheme, wk: u8, bk: u8, wq: u8, side: Color) -> Value {
     let mut sq = [0u8; retro_tables::MAX_PIECES];
     sq[..3].copy_from_slice(&[wk, bk, wq]);
     let idx = ix.index(&sq).expect("a legal placement has an index") as usize;
-    let bytes = if white { &solved.white } else { &solved.black };
+    let bytes = side.fold_wb(&solved.white, &solved.black);
     Value::from_byte(bytes[idx])
 }
 
@@ -136,14 +136,23 @@ fn the_init_pass_decides_mates_stalemates_and_exits() {
         .solve(&bar, |_| Ok(SubTables::default()))
         .expect("KQvK solves without sub-tables");
     // Black: Kh8, white: Kf7, Qg7 (defended): mate.
-    assert_eq!(kqvk_value(&solved, &ix, 53, 63, 54, false), Value::MATED);
+    assert_eq!(
+        kqvk_value(&solved, &ix, 53, 63, 54, Color::Black),
+        Value::MATED
+    );
     // Black: Kh8, white: Kf7, Qg6: stalemate.
-    assert_eq!(kqvk_value(&solved, &ix, 53, 63, 46, false), Value::DRAW);
+    assert_eq!(
+        kqvk_value(&solved, &ix, 53, 63, 46, Color::Black),
+        Value::DRAW
+    );
     // Black: Ke5 in check from an undefended Qe4 (white Ka1): Kxe4 draws.
-    assert_eq!(kqvk_value(&solved, &ix, 0, 36, 28, false), Value::DRAW);
+    assert_eq!(
+        kqvk_value(&solved, &ix, 0, 36, 28, Color::Black),
+        Value::DRAW
+    );
     // White: Kf6, Qa7, black Kh8: Qg7 mates.
     assert_eq!(
-        kqvk_value(&solved, &ix, 45, 63, 48, true),
+        kqvk_value(&solved, &ix, 45, 63, 48, Color::White),
         Value::win(1).expect("a win in 1")
     );
     // Every legal position of KQvK with white to move is won or drawn; none is lost.
@@ -154,12 +163,12 @@ fn the_init_pass_decides_mates_stalemates_and_exits() {
 }
 
 /// The position of `sq` (pieces in `slots` order, the piece in slot `skip` left out) with
-/// `side` (0 white, 1 black) to move, as the verifier builds one.
+/// `side` to move, as the verifier builds one.
 fn position_without(
-    slots: &[(shakmaty::Color, Role)],
+    slots: &[(Color, Role)],
     sq: &retro_tables::index::Squares,
     skip: usize,
-    side: usize,
+    side: Color,
 ) -> Option<shakmaty::Chess> {
     let (slots, sq): (Vec<_>, Vec<u8>) = slots
         .iter()
@@ -168,7 +177,7 @@ fn position_without(
         .filter(|&(i, _)| i != skip)
         .map(|(_, (&slot, &s))| (slot, s))
         .unzip();
-    crate::verify::entry_position(&slots, &sq, side == 0)
+    crate::verify::entry_position(&slots, &sq, side)
 }
 
 /// The exits against the sub-tables: the value the solver reads for a position with a piece
@@ -192,7 +201,7 @@ fn exit_values_equal_the_sub_tables_probed_directly() {
                 continue;
             };
             let skip = rng.usize(2..solver.n);
-            let side = rng.usize(0..2);
+            let side = SIDES[rng.usize(0..2)];
             let Some(pos) = position_without(&solver.slots, &sq, skip, side) else {
                 continue;
             };
@@ -205,7 +214,7 @@ fn exit_values_equal_the_sub_tables_probed_directly() {
                 "{name}: entry {idx} without slot {skip}, side {side}"
             );
             compared += 1;
-            swapped += usize::from(solver.slots[skip].0 == shakmaty::Color::White);
+            swapped += usize::from(solver.slots[skip].0 == Color::White);
         }
         assert!(swapped > 0, "{name}: no exit into a swapped sub-table");
         assert!(solver.sub_error.lock().map_or(true, |e| e.is_none()));

@@ -4,13 +4,13 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use shakmaty::Role;
+use shakmaty::{Color, Role};
 
 use super::{Solver, SubTableError};
 use crate::dtz::Records;
 use crate::kernel::{
-    color_of,
     exits::{for_each_en_passant, plan_slot},
+    king_slot,
 };
 use retro_tables::{index::Squares, pieces::attacked, ProbeError, Tables, Value, Wdl50};
 
@@ -24,7 +24,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
         sq: &Squares,
         skip: usize,
         promo: Option<(usize, Role)>,
-        side: usize,
+        side: Color,
     ) -> Value {
         self.probe_exit(sq, skip, promo, side)
             .map_or(Value::DRAW, |(v, _)| v)
@@ -38,12 +38,12 @@ impl<T: Tables + Sync + Default> Solver<T> {
         sq: &Squares,
         skip: usize,
         promo: Option<(usize, Role)>,
-        side: usize,
+        side: Color,
     ) -> (Value, Option<Wdl50>) {
         match self.probe_exit(sq, skip, promo, side) {
             None => (Value::DRAW, None),
             Some((v, None)) => (v, Some(Wdl50::Draw)), // bare kings
-            Some((v, Some((key, idx, white)))) => match records.class(key, idx, white, v) {
+            Some((v, Some((key, idx, plane)))) => match records.class(key, idx, plane, v) {
                 Ok(c) => (v, Some(c)),
                 Err(e) => {
                     self.note_sub_error(SubTableError::Dtz50(Box::new(e)));
@@ -54,7 +54,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
     }
 
     /// The exit's value (see [`Solver::exit_value`]) and where it was read: the sub-table's
-    /// material key, the entry and whether white is to move there in the table's own
+    /// material key, the entry and the side to move there in the table's own
     /// orientation (`None` for bare kings). `None` after noting an error.
     #[inline]
     #[allow(clippy::type_complexity)]
@@ -63,8 +63,8 @@ impl<T: Tables + Sync + Default> Solver<T> {
         sq: &Squares,
         skip: usize,
         promo: Option<(usize, Role)>,
-        side: usize,
-    ) -> Option<(Value, Option<(u64, u64, bool)>)> {
+        side: Color,
+    ) -> Option<(Value, Option<(u64, u64, Color)>)> {
         let Some(Some(plan)) = self.plans.get(plan_slot(skip, promo)) else {
             self.note_sub_error(SubTableError::NoExitPlan {
                 slot: skip,
@@ -80,11 +80,12 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 .scheme()
                 .index(&plan.map(sq, swap))
                 .ok_or_else(|| ProbeError::NotIndexable(table.material().name()))?;
-            let white = (side == 0) ^ swap;
-            Ok((table.get(white, idx)?, idx, white))
+            // The side to move in the table's own orientation.
+            let plane = if swap { side.other() } else { side };
+            Ok((table.get(plane.is_white(), idx)?, idx, plane))
         });
         match probed {
-            Ok((v, idx, white)) => Some((v, Some((plan.key(), idx, white)))),
+            Ok((v, idx, plane)) => Some((v, Some((plan.key(), idx, plane)))),
             Err(e) => {
                 self.note_sub_error(e.into());
                 None
@@ -105,16 +106,23 @@ impl<T: Tables + Sync + Default> Solver<T> {
 
     /// Whether the king of `side` is attacked in `sq` with `occ`, ignoring slot `skip`.
     #[inline]
-    pub(super) fn in_check(&self, sq: &Squares, side: usize, occ: u64, skip: usize) -> bool {
-        attacked(&self.slots, sq, sq[side], color_of(1 - side), occ, skip)
+    pub(super) fn in_check(&self, sq: &Squares, side: Color, occ: u64, skip: usize) -> bool {
+        attacked(
+            &self.slots,
+            sq,
+            sq[king_slot(side)],
+            side.other(),
+            occ,
+            skip,
+        )
     }
 
     /// En passant after `side`'s opponent pushed the pawn in slot `pawn` two squares: `None` if
     /// no legal capture exists, else the best capture's value for `side` (to move).
-    pub(super) fn ep_value(&self, sq: &Squares, side: usize, pawn: usize) -> Option<Value> {
+    pub(super) fn ep_value(&self, sq: &Squares, side: Color, pawn: usize) -> Option<Value> {
         let mut best: Option<Value> = None;
         for_each_en_passant(&self.slots, sq, side, pawn, |after| {
-            let child = self.exit_value(after, pawn, None, 1 - side);
+            let child = self.exit_value(after, pawn, None, side.other());
             let v = self.exit_move_value(child);
             best = Some(best.map_or(v, |b| b.max(v)));
         });

@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
-use shakmaty::Role;
+use shakmaty::{ByColor, Color, Role};
 
 use super::{
     cell::{decided_cell, open_cell, CANT_LOSE},
@@ -14,7 +14,7 @@ use super::{
     SolveError, Solver, SubTableError, MAX_DEPTH,
 };
 use crate::{
-    kernel::{color_of, frontier::zeroed_bits, memory::Atomics, Stage},
+    kernel::{frontier::zeroed_bits, memory::Atomics, Stage, SIDES},
     progress::Progress,
 };
 use retro_tables::{index::Squares, pieces::occupancy, Material, Tables, Value, Wdl};
@@ -38,9 +38,9 @@ struct InitFound {
     seeds: Vec<u64>,
     ep_seeds: Vec<(usize, Item)>,
     /// Legal positions per side to move.
-    legal: [u64; 2],
+    legal: ByColor<u64>,
     /// Per side to move, a bit per legal entry of the chunk.
-    bits: [[u64; (CHUNK / 64) as usize]; 2],
+    bits: ByColor<[u64; (CHUNK / 64) as usize]>,
     summary: MoveSummary,
 }
 
@@ -51,8 +51,8 @@ impl InitFound {
             mates: Vec::new(),
             seeds: Vec::new(),
             ep_seeds: Vec::new(),
-            legal: [0; 2],
-            bits: [[0; (CHUNK / 64) as usize]; 2],
+            legal: ByColor::new_with(|_| 0),
+            bits: ByColor::new_with(|_| [0; (CHUNK / 64) as usize]),
             summary: MoveSummary::new(),
         }
     }
@@ -64,7 +64,7 @@ pub(super) struct Seeds {
     pub(super) mates: Vec<Item>,
     /// Per side and depth: wins through exits and losses with exits only (as `seed32`). The
     /// init passes go through the entries in order, so each bucket is sorted.
-    pub(super) buckets: [Vec<Vec<u32>>; 2],
+    pub(super) buckets: ByColor<Vec<Vec<u32>>>,
     /// En passant nodes decided by their capture, with the capture's depth.
     pub(super) ep: Vec<(usize, Item)>,
 }
@@ -73,10 +73,7 @@ impl Seeds {
     fn new() -> Seeds {
         Seeds {
             mates: Vec::new(),
-            buckets: [
-                vec![Vec::new(); MAX_DEPTH + 2],
-                vec![Vec::new(); MAX_DEPTH + 2],
-            ],
+            buckets: ByColor::new_with(|_| vec![Vec::new(); MAX_DEPTH + 2]),
             ep: Vec::new(),
         }
     }
@@ -101,9 +98,9 @@ impl Seeds {
 /// The legal positions the init pass finds.
 pub(super) struct Legal {
     /// Legal positions per side to move.
-    pub(super) positions: [u64; 2],
+    pub(super) positions: ByColor<u64>,
     /// Per side, a bit per legal entry.
-    pub(super) bits: [Atomics<AtomicU64>; 2],
+    pub(super) bits: ByColor<Atomics<AtomicU64>>,
 }
 
 impl<T: Tables + Sync + Default> Solver<T> {
@@ -123,17 +120,17 @@ impl<T: Tables + Sync + Default> Solver<T> {
             "init",
             Some(2 * size.div_ceil(CHUNK)),
         );
-        let positions = [AtomicU64::new(0), AtomicU64::new(0)];
-        let bits = [zeroed_bits(size), zeroed_bits(size)];
+        let positions = ByColor::new_with(|_| AtomicU64::new(0));
+        let bits = ByColor::new_with(|_| zeroed_bits(size));
         // Seeds keep entry numbers in 31 bits (see `seed32`).
         if size >= 1 << 31 {
             return Err(SolveError::Overflow(self.material.name()));
         }
         let mut seeds = Seeds::new();
-        let passes: &[&[usize]] = if self.material.has_pawns() {
-            &[&[0], &[1]]
+        let passes: &[&[Color]] = if self.material.has_pawns() {
+            &[&[Color::White], &[Color::Black]]
         } else {
-            &[&[0, 1]]
+            &[&SIDES]
         };
         for &sides in passes {
             // Release the previous pass's tables first.
@@ -163,10 +160,10 @@ impl<T: Tables + Sync + Default> Solver<T> {
     /// batch runs, so that the seeds of one batch at most are held twice.
     fn init_pass(
         &self,
-        sides: &[usize],
+        sides: &[Color],
         progress: &dyn Progress,
-        positions: &[AtomicU64; 2],
-        bits: &[Atomics<AtomicU64>; 2],
+        positions: &ByColor<AtomicU64>,
+        bits: &ByColor<Atomics<AtomicU64>>,
         seeds: &mut Seeds,
     ) -> Result<(), SolveError> {
         let chunks = self.ix.size().div_ceil(CHUNK);
@@ -201,9 +198,9 @@ impl<T: Tables + Sync + Default> Solver<T> {
     fn init_chunk(
         &self,
         c: u64,
-        sides: &[usize],
-        positions: &[AtomicU64; 2],
-        bits: &[Atomics<AtomicU64>; 2],
+        sides: &[Color],
+        positions: &ByColor<AtomicU64>,
+        bits: &ByColor<Atomics<AtomicU64>>,
     ) -> InitPart {
         let start = c * CHUNK;
         let end = (start + CHUNK).min(self.ix.size());
@@ -232,19 +229,19 @@ impl<T: Tables + Sync + Default> Solver<T> {
         sq: &Squares,
         occ: u64,
         idx: u64,
-        side: usize,
+        side: Color,
         out: &mut Vec<(usize, Item)>,
     ) {
         if self.material.pawn_count() < 2 {
             return;
         }
-        let other = 1 - side;
+        let other = side.other();
         for i in 0..self.n {
-            if self.slots[i] != (color_of(other), Role::Pawn) {
+            if self.slots[i] != (other, Role::Pawn) {
                 continue;
             }
             let s = sq[i];
-            let (rank4, back1, back2) = if other == 0 {
+            let (rank4, back1, back2) = if other.is_white() {
                 (3, s.wrapping_sub(8), s.wrapping_sub(16))
             } else {
                 (4, s + 8, s + 16)
@@ -262,7 +259,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
 
     /// Initializes entry `idx` (position `sq`) with `side` to move: its cell, or a seed or a
     /// mate in `found`, from its moves; nothing when the position is illegal.
-    fn init_entry(&self, sq: &Squares, idx: u64, side: usize, found: &mut InitFound) {
+    fn init_entry(&self, sq: &Squares, idx: u64, side: Color, found: &mut InitFound) {
         let summary = &mut found.summary;
         if !self.summarize(sq, idx, side, self.keys_mode(sq, side), summary) {
             return; // the side not to move is in check

@@ -46,7 +46,7 @@ use std::sync::{
 };
 
 use rayon::prelude::*;
-use shakmaty::{Color, Role};
+use shakmaty::{ByColor, Color, Role};
 
 use self::{
     cell::{cell_value, decided_cell, open_cell, CANT_LOSE},
@@ -75,9 +75,9 @@ pub struct Solved {
     /// Values with black to move.
     pub black: Vec<u8>,
     /// Legal positions per side to move.
-    pub positions: [u64; 2],
+    pub positions: ByColor<u64>,
     /// Per side, a bit per entry (bit `i % 64` of word `i / 64`) set when it is a legal position.
-    pub legal: [Vec<u64>; 2],
+    pub legal: ByColor<Vec<u64>>,
     /// The records of the init pass for the DTZ50 solve, when asked for.
     pub records: Option<Records>,
 }
@@ -94,14 +94,14 @@ pub struct Solver<T: Tables + Sync + Default> {
     /// won by the opponent (low byte, plus `CANT_LOSE` when an exit saves the position) and half
     /// the plies of the longest losing exit (high byte). Decided: `DECIDED` (low byte) and the
     /// value (high byte).
-    cells: [Atomics<AtomicU16>; 2],
+    cells: ByColor<Atomics<AtomicU16>>,
     /// Per side, a bit per decided entry: 16 times smaller than `cells`, so that it mostly
     /// stays in the processor's cache and most predecessors that need no update cost no memory
     /// access.
-    decided: [Atomics<AtomicU64>; 2],
+    decided: ByColor<Atomics<AtomicU64>>,
     /// Per side, per slot of a piece of that side, the decided bits by lines of that piece
     /// (see `LineBits`), for the passes from losses, whose predecessors are mostly decided.
-    lines: [Vec<Option<LineBits>>; 2],
+    lines: ByColor<Vec<Option<LineBits>>>,
     /// How each kind of exit is looked up (see `exit_plans`).
     plans: Vec<Option<ExitPlan>>,
     sub_error: Mutex<Option<SubTableError>>,
@@ -133,8 +133,8 @@ impl<T: Tables + Sync + Default> Solver<T> {
             n: ix.piece_count(),
             ix,
             sub,
-            cells: [mk16(), mk16()],
-            decided: [zeroed_bits(size as u64), zeroed_bits(size as u64)],
+            cells: ByColor::new_with(|_| mk16()),
+            decided: ByColor::new_with(|_| zeroed_bits(size as u64)),
             lines,
             sub_error: Mutex::new(None),
             overflow: AtomicBool::new(false),
@@ -200,7 +200,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 .map(|c| cell_value(c.load(Relaxed)).to_planes().0)
                 .collect::<Vec<u8>>()
         };
-        let [w, b] = self.cells;
+        let ByColor { white: w, black: b } = self.cells;
         let records = self.records;
         Solved {
             records,
@@ -215,21 +215,21 @@ impl<T: Tables + Sync + Default> Solver<T> {
 
     /// The value of an entry (a draw while undecided).
     #[inline]
-    fn value(&self, side: usize, idx: usize) -> Value {
+    fn value(&self, side: Color, idx: usize) -> Value {
         cell_value(self.cells[side][idx].load(Relaxed))
     }
 
     /// Decides an entry that no other thread can decide or count down at the same time (a
     /// loss).
     #[inline]
-    fn decide(&self, side: usize, idx: usize, v: Value) {
+    fn decide(&self, side: Color, idx: usize, v: Value) {
         self.cells[side][idx].store(decided_cell(v), Relaxed);
         self.note_decided(side, idx);
     }
 
     /// Sets the bit of a decided entry in `decided` (after its cell is stored).
     #[inline]
-    fn note_decided(&self, side: usize, idx: usize) {
+    fn note_decided(&self, side: Color, idx: usize) {
         if let Some(w) = self.decided[side].get(idx / 64) {
             w.fetch_or(1 << (idx % 64), Relaxed);
         }
@@ -243,14 +243,14 @@ impl<T: Tables + Sync + Default> Solver<T> {
     /// bitmap, or for the lowest digit of a piece other than a pawn from the decided bitmap
     /// (its lines are those words); none known for other pieces.
     #[inline]
-    fn decided_on_line(&self, side: usize, slot: usize, idx: u64) -> u64 {
+    fn decided_on_line(&self, side: Color, slot: usize, idx: u64) -> u64 {
         LineBits::word_on_line(&self.lines[side], &self.decided[side], &self.ix, slot, idx)
             .unwrap_or(0)
     }
 
     /// Whether the bit of a decided entry is set: `false` may still be a decided entry.
     #[inline]
-    fn known_decided(&self, side: usize, idx: u64) -> bool {
+    fn known_decided(&self, side: Color, idx: u64) -> bool {
         self.decided[side]
             .get((idx / 64) as usize)
             .is_some_and(|w| w.load(Relaxed) & (1 << (idx % 64)) != 0)
@@ -283,7 +283,7 @@ mod tests {
         unmoves::Preds,
         *,
     };
-    use crate::SubTables;
+    use crate::{kernel::SIDES, SubTables};
     use retro_tables::pieces::occupancy;
 
     /// The multiplication gives the quotient for every divisor the line bitmaps use and
@@ -304,8 +304,8 @@ mod tests {
                     continue;
                 };
                 let occ = occupancy(&sq, solver.n);
-                for side in 0..2 {
-                    if solver.in_check(&sq, 1 - side, occ, usize::MAX) {
+                for side in SIDES {
+                    if solver.in_check(&sq, side.other(), occ, usize::MAX) {
                         continue;
                     }
                     // Moves of `side`: every distinct entry against every move.
@@ -313,7 +313,7 @@ mod tests {
                     assert!(solver.summarize(&sq, idx, side, Keys::Dedupe, &mut distinct));
                     let mut all = MoveSummary::new();
                     assert!(solver.summarize(&sq, idx, side, Keys::Count, &mut all));
-                    if solver.ix.may_coincide(&sq, 1 - side) {
+                    if solver.ix.may_coincide(&sq, side.other()) {
                         guarded += 1;
                         repeats += u64::from(distinct.nkeys < all.nkeys);
                     } else {

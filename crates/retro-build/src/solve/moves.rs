@@ -1,7 +1,7 @@
 //! Forward move generation for the init pass: a position's legal moves, with exits valued and
 //! in-table moves counted, and when two moves may reach the same entry.
 
-use shakmaty::Role;
+use shakmaty::{Color, Role};
 
 use super::{item::item, Solver};
 use crate::dtz::{Record, Records};
@@ -65,7 +65,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
         &self,
         sq: &Squares,
         idx: u64,
-        side: usize,
+        side: Color,
         keys: Keys,
         out: &mut MoveSummary,
     ) -> bool {
@@ -162,9 +162,10 @@ impl<T: Tables + Sync + Default> Solver<T> {
                                 continue;
                             };
                             let mut key = child;
-                            if double & to_bit != 0 && self.ep_value(&after, 1 - side, i).is_some()
+                            if double & to_bit != 0
+                                && self.ep_value(&after, side.other(), i).is_some()
                             {
-                                key = item(child, 0, (to & 7) + 1);
+                                key = item(child, Color::White, (to & 7) + 1);
                             }
                             if !out.keys[..out.nkeys].contains(&key) && out.nkeys < out.keys.len() {
                                 out.keys[out.nkeys] = key;
@@ -185,8 +186,8 @@ impl<T: Tables + Sync + Default> Solver<T> {
 
     /// How in-table moves from `sq` (with `side` to move) must be counted: as distinct entries
     /// only where two of them may reach the same one (see `may_coincide`).
-    pub(super) fn keys_mode(&self, sq: &Squares, side: usize) -> Keys {
-        if self.ix.may_coincide(sq, 1 - side) {
+    pub(super) fn keys_mode(&self, sq: &Squares, side: Color) -> Keys {
+        if self.ix.may_coincide(sq, side.other()) {
             Keys::Dedupe
         } else {
             Keys::Count
@@ -203,14 +204,14 @@ impl<T: Tables + Sync + Default> Solver<T> {
         after: &Squares,
         skip: usize,
         promo: Option<(usize, Role)>,
-        side: usize,
+        side: Color,
     ) {
         let Some(r) = records else {
-            let child = self.exit_value(after, skip, promo, 1 - side);
+            let child = self.exit_value(after, skip, promo, side.other());
             self.add_exit(out, self.exit_move_value(child));
             return;
         };
-        let (child, theirs) = self.exit_value_and_class(r, after, skip, promo, 1 - side);
+        let (child, theirs) = self.exit_value_and_class(r, after, skip, promo, side.other());
         self.add_exit(out, self.exit_move_value(child));
         if let Some(theirs) = theirs {
             let mine = theirs.flip();

@@ -4,6 +4,7 @@
 use std::sync::atomic::Ordering::Relaxed;
 
 use rayon::prelude::*;
+use shakmaty::{ByColor, Color};
 
 use super::{
     cell::{decided_cell, is_decided},
@@ -16,6 +17,7 @@ use crate::kernel::{
     depths::{by_depth, Depths},
     frontier::Frontier,
     pass::{partitions, run_pass, PassTask},
+    SIDES,
 };
 use crate::progress::Progress;
 use retro_tables::{Material, Tables, Value, Wdl};
@@ -106,11 +108,11 @@ impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
 }
 
 impl<T: Tables + Sync + Default> PassTask for Pipeline<'_, T> {
-    fn node(&mut self, side: usize, idx: u64) {
+    fn node(&mut self, side: Color, idx: u64) {
         self.push(item(idx, side, 0));
     }
 
-    fn end_partition(&mut self, _side: usize) {
+    fn end_partition(&mut self, _side: Color) {
         if self.pending {
             self.update(1 - self.k);
             self.pending = false;
@@ -142,7 +144,7 @@ struct Schedule {
     /// Losses decided late by their exits (they join the frontier at their depth).
     late: Vec<Vec<Item>>,
     /// Per side, the seeds of the init pass (see `Seeds`).
-    seeds: [Vec<Vec<u32>>; 2],
+    seeds: ByColor<Vec<Vec<u32>>>,
     /// En passant nodes decided by their capture.
     ep: Vec<Vec<Item>>,
 }
@@ -235,7 +237,7 @@ struct DtmDepths<'s, T: Tables + Sync + Default> {
     cur_count: u64,
     /// The en passant nodes of the current depth.
     ep_items: Vec<Item>,
-    partitions: Vec<(usize, Vec<u64>)>,
+    partitions: Vec<(Color, Vec<u64>)>,
     access: Access,
     log: PassLog,
 }
@@ -334,7 +336,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
         access: Access,
     ) -> Result<u64, SolveError> {
         let late = std::mem::take(&mut schedule.late[d]);
-        let seeded = [0, 1].map(|side| std::mem::take(&mut schedule.seeds[side][d]));
+        let seeded = SIDES.map(|side| std::mem::take(&mut schedule.seeds[side][d]));
         let v = if d.is_multiple_of(2) {
             Value::byte_loss(d as u32)
         } else {
@@ -386,7 +388,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
         d: usize,
         cur: &Frontier,
         next: &Frontier,
-        partitions: &[(usize, Vec<u64>)],
+        partitions: &[(Color, Vec<u64>)],
         ep_items: &[Item],
         access: Access,
     ) -> (u64, Vec<(usize, Item)>, Tally) {
@@ -423,7 +425,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
     /// square, up to the symmetry its index applies; the tasks split the nodes by the class of
     /// that king's square (see `IndexScheme::square_class`), so no two touch the same
     /// predecessor and each may update them without atomic exchanges.
-    fn partitions(&self) -> Vec<(usize, Vec<u64>)> {
+    fn partitions(&self) -> Vec<(Color, Vec<u64>)> {
         partitions(&self.ix)
     }
 
@@ -455,7 +457,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
     fn update(
         &self,
         p: u64,
-        side: usize,
+        side: Color,
         child_lost: bool,
         d: usize,
         next: &Frontier,
@@ -574,7 +576,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
 
     /// Decides entry `p` of `side` as `v`, by plain stores where `access` allows.
     #[inline]
-    fn decide_in_pass(&self, side: usize, p: u64, v: Value, access: Access) {
+    fn decide_in_pass(&self, side: Color, p: u64, v: Value, access: Access) {
         if access != Access::CellsAndBits {
             self.decide(side, p as usize, v);
             return;
@@ -592,7 +594,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
     #[inline]
     fn decide_and_mark(
         &self,
-        side: usize,
+        side: Color,
         p: u64,
         v: Value,
         next: &Frontier,

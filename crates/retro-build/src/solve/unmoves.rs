@@ -1,14 +1,14 @@
 //! Un-move generation: the predecessors of a decided node, those known to be decided dropped and
 //! the cells of the others prefetched.
 
-use shakmaty::Role;
+use shakmaty::{Color, Role};
 
 use super::{
     item::{item_ep, item_idx, item_side, Item},
     Solver,
 };
 use crate::kernel::{
-    color_of, prefetch,
+    prefetch,
     unmoves::{discovery_masks, legal_origins},
 };
 use retro_tables::{
@@ -25,7 +25,7 @@ pub(super) struct Preds {
     pub(super) ep_preds: [u64; 8],
     pub(super) nep: usize,
     /// The side to move in the predecessors.
-    pub(super) mover: usize,
+    pub(super) mover: Color,
     /// Predecessors generated, before those known to be decided were dropped.
     pub(super) generated: usize,
 }
@@ -37,7 +37,7 @@ impl Preds {
             np: 0,
             ep_preds: [0; 8],
             nep: 0,
-            mover: 0,
+            mover: Color::White,
             generated: 0,
         }
     }
@@ -50,15 +50,14 @@ impl<T: Tables + Sync + Default> Solver<T> {
         found.np = 0;
         found.nep = 0;
         let (side, idx, ep) = (item_side(it), item_idx(it), item_ep(it));
-        found.mover = 1 - side;
+        found.mover = side.other();
         let Some(sq) = self.ix.decode(idx) else {
             return;
         };
-        let mover = 1 - side; // the side that just moved, to move in the predecessors
-        let mc = color_of(mover);
-        // Predecessors of a loss that are decided already (mostly faster wins) need no update
-        // and are left out. Predecessors of a win are rarely decided (KQRvKR: 0.6%), so there
-        // the bitmap would cost a cache miss for nothing: the update reads the cell anyway.
+        let mover = side.other(); // the side that just moved, to move in the predecessors
+                                  // Predecessors of a loss that are decided already (mostly faster wins) need no update
+                                  // and are left out. Predecessors of a win are rarely decided (KQRvKR: 0.6%), so there
+                                  // the bitmap would cost a cache miss for nothing: the update reads the cell anyway.
         let lost = d.is_multiple_of(2);
         let occ = occupancy(&sq, self.n);
         let child_value = if lost {
@@ -82,7 +81,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
         } = found;
         for i in 0..self.n {
             let (c, role) = self.slots[i];
-            if c != mc {
+            if c != mover {
                 continue;
             }
             let to = sq[i];
@@ -95,9 +94,9 @@ impl<T: Tables + Sync + Default> Solver<T> {
             let mut origins;
             let mut double_from = 64u8;
             if role == Role::Pawn {
-                let back: i8 = if mover == 0 { -8 } else { 8 };
+                let back: i8 = if mover.is_white() { -8 } else { 8 };
                 let one = (to as i8 + back) as u8;
-                let home_rank = if mover == 0 { 1 } else { 6 };
+                let home_rank = if mover.is_white() { 1 } else { 6 };
                 origins = 0;
                 // A pawn on its second rank has no square behind it to come from.
                 let on_second = to >> 3 == home_rank;
@@ -105,7 +104,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
                     if ep == 0 {
                         origins |= 1u64 << one;
                     }
-                    let fourth = if mover == 0 { 3 } else { 4 };
+                    let fourth = if mover.is_white() { 3 } else { 4 };
                     if to >> 3 == fourth {
                         let two = (one as i8 + back) as u8;
                         if occ & (1u64 << two) == 0 {
