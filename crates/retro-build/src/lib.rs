@@ -1,7 +1,12 @@
 //! The generator behind `build-tables`: plans the materials in dependency order
-//! ([`plan`]), solves each by retrograde analysis (DTM in the `solve` module, DTZ50 from the
-//! DTM values in `dtz`), writes its tables atomically
+//! ([`plan`]), solves each by retrograde analysis, writes its tables atomically
 //! ([`retro_tables::format::write_table`]) and checks tables independently ([`verify`]).
+//!
+//! Every solve runs on one retrograde kernel (the private `kernel` module: forward moves,
+//! exits to the sub-tables, un-moves, the frontier by depth, passes by partition), with two
+//! seams: the metric (DTM in `solve`, DTZ50 from the DTM values in `dtz`) and the state store
+//! (cells in memory up to 5 pieces; one byte an entry and work files for 6 pieces, [`compact`]).
+//! Progress goes to a [`Progress`] the caller supplies.
 //!
 //! Its public API is what `build-tables` and the engine's background build call: [`build`]
 //! with [`BuildOptions`], [`build_one`], and [`verify`]. It depends on `retro-tables` only.
