@@ -73,6 +73,10 @@ pub struct BuildTablesArgs {
     /// DTM and DTZ50 tables as 6-piece tables are checked (one side in memory at a time).
     #[arg(long)]
     compact: bool,
+    /// Seconds between the checkpoints of a compact solve (6 pieces, or --compact), from
+    /// which a stopped build resumes.
+    #[arg(long, default_value_t = retro_build::compact::CHECKPOINT_EVERY.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    checkpoint_secs: u64,
     /// Worker threads (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
@@ -222,6 +226,7 @@ fn run(args: &BuildTablesArgs) -> Result<(), BuildTablesError> {
             dtz_level: args.dtz_level,
         },
         compact: args.compact,
+        checkpoint_every: std::time::Duration::from_secs(args.checkpoint_secs),
     };
     let start = Instant::now();
     let mut built = 0;

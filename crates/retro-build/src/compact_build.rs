@@ -13,7 +13,7 @@ use std::{
 use shakmaty::{ByColor, Color};
 
 use crate::{
-    compact::{self, dtz::CompactDtz, value_log_path, CompactSolver, Compacted},
+    compact::{self, dtz::CompactDtz, value_log_path, CompactSolver, Compacted, Policy},
     dtz::Wdl50Tables,
     error::{DtzError, SolveError},
     kernel::{king_slot, Stage, SIDES},
@@ -118,6 +118,10 @@ pub(crate) fn build_compact(
     let work = work_dir(&opts.out, material);
     fs::create_dir_all(&work).map_err(|e| work_error(&work, e))?;
     let bar = opts.progress.as_ref();
+    let policy = Policy {
+        every: opts.checkpoint_every,
+        stop_at: None,
+    };
     let solved = match load_dtm(&work, material).map_err(|e| work_error(&work, e))? {
         Some(c) => {
             log::info!("{}: DTM solve found in {}", material.name(), work.display());
@@ -132,7 +136,9 @@ pub(crate) fn build_compact(
                     source: e.into(),
                 }
             })?;
-            let c = CompactSolver::new(material, &sub, &work)?.solve(bar)?;
+            let c = CompactSolver::new(material, &sub, &work)?
+                .with_policy(policy)
+                .solve(bar)?;
             save_dtm(&work, &c).map_err(|e| work_error(&work, e))?;
             discard_checkpoints(&work, compact::CKPT)?;
             c
@@ -142,7 +148,9 @@ pub(crate) fn build_compact(
     let dtz_start = Instant::now();
     if !work.join(DTZ_DONE).exists() {
         let sub = Wdl50Tables::open_for(&opts.out, material)?;
-        CompactDtz::new(material, &solved.logs, &sub, &work)?.solve(bar)?;
+        CompactDtz::new(material, &solved.logs, &sub, &work)?
+            .with_policy(policy)
+            .solve(bar)?;
         write_atomic(&work.join(DTZ_DONE), b"done\n")
             .map_err(|e| BuildError::Dtz(DtzError::Work(work.clone(), e)))?;
     }

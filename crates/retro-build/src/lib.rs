@@ -86,6 +86,9 @@ pub struct BuildOptions {
     /// Solve every material without pawns with the compact solve ([`compact`]: one byte an
     /// entry, work files on disk), not only those of 6 pieces, which always take it.
     pub compact: bool,
+    /// Wall time between the checkpoints of a compact solve's passes (a stopped build resumes
+    /// from the last).
+    pub checkpoint_every: std::time::Duration,
 }
 
 impl std::fmt::Debug for BuildOptions {
@@ -95,6 +98,7 @@ impl std::fmt::Debug for BuildOptions {
             .field("force", &self.force)
             .field("compression", &self.compression)
             .field("compact", &self.compact)
+            .field("checkpoint_every", &self.checkpoint_every)
             .finish_non_exhaustive()
     }
 }
@@ -109,6 +113,7 @@ impl BuildOptions {
             progress: Arc::new(Silent),
             compression: Compression::default(),
             compact: false,
+            checkpoint_every: compact::CHECKPOINT_EVERY,
         }
     }
 }

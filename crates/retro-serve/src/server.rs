@@ -22,6 +22,11 @@ use axum::{
     routing::get,
     Json, Router,
 };
+use hyper_util::{
+    rt::{TokioIo, TokioTimer},
+    server::graceful::GracefulShutdown,
+    service::TowerToHyperService,
+};
 use serde::Serialize;
 use shakmaty::{san::SanPlus, uci::UciMove, CastlingMode, Chess, Position};
 use tokio::{
@@ -66,8 +71,15 @@ pub struct Settings {
     /// Table positions are played and scored under the 50-move rule, as the engine's
     /// `Syzygy50MoveRule` does.
     pub rule50: bool,
-    /// A connection that sends nothing for this long is closed (its slot freed).
+    /// A connection that sends nothing, or takes nothing of an answer, for this long is closed
+    /// (its slot freed).
     pub idle_timeout: Duration,
+    /// A request whose head (request line and headers) has not all come this long after its
+    /// first byte is refused and its connection closed, however steadily it trickles in.
+    pub header_timeout: Duration,
+    /// The most bytes of a request's head; a longer one is refused (431) and its connection
+    /// closed. At least 8192.
+    pub max_head_bytes: usize,
     /// The most time a mainline may take; a longer line ends where it got to.
     pub mainline_time: Duration,
 }
@@ -75,7 +87,8 @@ pub struct Settings {
 impl Settings {
     /// The defaults around `explorer`: 256 connections, one job slot per core but one (at
     /// least one), legality 5 s by default and 30 s at most, analysis 1 s and 10 s, 16 MB hash,
-    /// connections idle for 60 s closed, mainlines cut at 2 s.
+    /// connections idle for 60 s closed, request heads within 10 s and 16 KiB, mainlines cut
+    /// at 2 s.
     pub fn new(explorer: Explorer) -> Settings {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Settings {
@@ -89,6 +102,8 @@ impl Settings {
             eval: Evaluator::default(),
             rule50: true,
             idle_timeout: Duration::from_secs(60),
+            header_timeout: Duration::from_secs(10),
+            max_head_bytes: 16 * 1024,
             mainline_time: Duration::from_secs(2),
         }
     }
@@ -144,15 +159,40 @@ pub async fn serve(
     settings: Settings,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
-    let capped = CappedListener {
+    let mut capped = CappedListener {
         slots: Arc::new(Semaphore::new(settings.max_connections.max(1))),
         inner: listener,
         idle: settings.idle_timeout,
     };
-    axum::serve(capped, router(settings))
-        .with_graceful_shutdown(shutdown)
-        .await
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(settings.header_timeout)
+        .max_buf_size(settings.max_head_bytes.max(MIN_HEAD_BYTES));
+    let app = router(settings);
+    let graceful = GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    loop {
+        tokio::select! {
+            (stream, addr) = capped.accept() => {
+                let service = TowerToHyperService::new(app.clone());
+                let conn = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+                tokio::spawn(async move {
+                    if let Err(e) = conn.await {
+                        log::debug!("connection from {addr}: {e}");
+                    }
+                });
+            }
+            () = &mut shutdown => break,
+        }
+    }
+    // No new connections; those under way finish their requests and close.
+    drop(capped);
+    graceful.shutdown().await;
+    Ok(())
 }
+
+/// The least buffer hyper reads a request's head into.
+const MIN_HEAD_BYTES: usize = 8192;
 
 /// Logs each request at `info` (method, path, status, microseconds) and lets any page call the
 /// API (lichess's server allows every origin too).
@@ -496,10 +536,8 @@ struct CappedStream {
     deadline: Pin<Box<tokio::time::Sleep>>,
 }
 
-impl axum::serve::Listener for CappedListener {
-    type Io = CappedStream;
-    type Addr = SocketAddr;
-
+impl CappedListener {
+    /// The next connection, once a slot is free.
     async fn accept(&mut self) -> (CappedStream, SocketAddr) {
         // The semaphore is never closed, so a slot always comes.
         let slot = self.slots.clone().acquire_owned().await.ok();
@@ -527,10 +565,6 @@ impl axum::serve::Listener for CappedListener {
                 }
             }
         }
-    }
-
-    fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.inner.local_addr()
     }
 }
 
@@ -564,17 +598,44 @@ impl AsyncRead for CappedStream {
     }
 }
 
+impl CappedStream {
+    /// A write's outcome: progress resets the idle deadline; a client that takes nothing of the
+    /// answer until the deadline has its connection closed.
+    fn written<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        polled: Poll<io::Result<T>>,
+    ) -> Poll<io::Result<T>> {
+        match polled {
+            Poll::Ready(r) => {
+                let next = tokio::time::Instant::now() + self.idle;
+                self.deadline.as_mut().reset(next);
+                Poll::Ready(r)
+            }
+            Poll::Pending => match self.deadline.as_mut().poll(cx) {
+                Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "client takes no answer",
+                ))),
+                Poll::Pending => Poll::Pending,
+            },
+        }
+    }
+}
+
 impl AsyncWrite for CappedStream {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
+        let polled = Pin::new(&mut self.stream).poll_write(cx, buf);
+        self.written(cx, polled)
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_flush(cx)
+        let polled = Pin::new(&mut self.stream).poll_flush(cx);
+        self.written(cx, polled)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -586,7 +647,8 @@ impl AsyncWrite for CappedStream {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+        let polled = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        self.written(cx, polled)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -619,6 +681,65 @@ mod tests {
         let status = answer[9..12].parse().expect("status");
         let body = answer.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
         (status, body)
+    }
+
+    /// A request head sent a byte at a time (never idle for long) is cut off at the header
+    /// timeout, and the other connections are answered meanwhile.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_head_trickling_in_is_cut_off_at_the_header_timeout() {
+        let addr = start(|s| {
+            s.max_connections = 2;
+            s.header_timeout = Duration::from_millis(400);
+            s.idle_timeout = Duration::from_secs(30);
+        })
+        .await;
+        let started = Instant::now();
+        let mut slow = TcpStream::connect(addr).await.expect("connect");
+        let answered = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            get(addr, "/standard?fen=8/8/8/8/8/8/8/K1k5_w_-_-_0_1").await
+        });
+        let mut cut_off = false;
+        for &b in b"GET /standard?fen=".iter().cycle().take(200) {
+            if slow.write_all(&[b]).await.is_err() {
+                cut_off = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let mut buf = [0u8; 256];
+            if let Ok(Ok(n)) =
+                tokio::time::timeout(Duration::from_millis(1), slow.read(&mut buf)).await
+            {
+                // The server's answer (408) or the end of the connection.
+                cut_off = n == 0 || buf.starts_with(b"HTTP/1.1 408");
+                if cut_off {
+                    break;
+                }
+            }
+        }
+        assert!(cut_off, "the trickling request is still open");
+        assert!(started.elapsed() < Duration::from_secs(9));
+        let (status, body) = answered.await.expect("answered");
+        assert_eq!(status, 200, "{body}");
+    }
+
+    /// A client that sends requests and takes none of the answers has its connection closed
+    /// after the idle time, which frees its slot.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_client_taking_no_answer_is_closed_after_the_idle_time() {
+        let addr = start(|s| {
+            s.max_connections = 1;
+            s.idle_timeout = Duration::from_millis(300);
+        })
+        .await;
+        let mut greedy = TcpStream::connect(addr).await.expect("connect");
+        // 3,000 pipelined requests of a 15 kB page: far more than the socket buffers hold.
+        let many = "GET /app.js HTTP/1.1\r\nHost: x\r\n\r\n".repeat(3000);
+        let _ = greedy.write_all(many.as_bytes()).await;
+        let (status, _) = tokio::time::timeout(Duration::from_secs(10), get(addr, "/style.css"))
+            .await
+            .expect("the only slot is freed");
+        assert_eq!(status, 200);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

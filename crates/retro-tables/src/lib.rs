@@ -70,7 +70,7 @@ pub mod pieces;
 mod probe;
 mod syzygy;
 mod value;
-mod zstd_prefix;
+pub mod zstd_prefix;
 
 pub use self::{
     atomic_file::write_atomic,

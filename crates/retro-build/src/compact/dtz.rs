@@ -277,8 +277,7 @@ impl<'a> CompactDtz<'a> {
         })
     }
 
-    /// Checkpoints and stops as `policy` says (for the tests of resuming).
-    #[cfg(test)]
+    /// Checkpoints (and, in the tests of resuming, stops) as `policy` says.
     pub(crate) fn with_policy(mut self, policy: Policy) -> Self {
         self.policy = policy;
         self

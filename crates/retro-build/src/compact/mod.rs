@@ -258,8 +258,9 @@ pub struct CompactSolver<'a, T: Tables + Sync> {
     policy: Policy,
 }
 
-/// Wall time between checkpoints of the passes (a checkpoint of KRNvKNN writes 8.6 GB).
-const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(600);
+/// Wall time between checkpoints of the passes by default (a checkpoint of KRNvKNN writes
+/// 8.6 GB).
+pub const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// When the passes of a solve checkpoint.
 #[derive(Clone, Copy, Debug)]
@@ -427,8 +428,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
         })
     }
 
-    /// Checkpoints and stops as `policy` says (for the tests of resuming).
-    #[cfg(test)]
+    /// Checkpoints (and, in the tests of resuming, stops) as `policy` says.
     pub(crate) fn with_policy(mut self, policy: Policy) -> Self {
         self.policy = policy;
         self

@@ -598,6 +598,9 @@ impl Table {
             return Ok(0);
         }
         let n = self.scheme.size();
+        if idx >= n {
+            return Ok(0);
+        }
         let side = usize::from(!white_to_move);
         match &self.store {
             Store::Raw(mmap) => {
@@ -761,10 +764,11 @@ fn block_store(mmap: Mmap, header: &Header, path: &Path) -> Result<Store, TableE
         }
         prev = off;
     }
-    if data_at + prev != mmap.len() as u64 {
+    // The offsets come from the file: a sum past 2^64 is a wrong length, not a wrapped one.
+    if data_at.checked_add(prev) != Some(mmap.len() as u64) {
         return Err(bad(FormatError::Length {
             len: mmap.len() as u64,
-            expected: data_at + prev,
+            expected: data_at.saturating_add(prev),
         }));
     }
     static NEXT_UID: AtomicU64 = AtomicU64::new(1);

@@ -954,6 +954,93 @@ mod tests {
 
     /// Written one side at a time, a table whose black values need extension bytes and whose
     /// white values do not reads back every value (white's extension bytes are zeros).
+    /// An entry past the table's end reads as 0 in every store (found by the `table_file`
+    /// fuzz target: a raw table read the other side's entries there).
+    #[test]
+    fn entries_out_of_range_read_zero_in_every_store() {
+        let m: Material = "KBvK".parse().expect("material");
+        let n = IndexScheme::new(m).size() as usize;
+        let white: Vec<u8> = (0..n).map(|i| (i % 200) as u8 + 1).collect();
+        let black: Vec<u8> = (0..n).map(|i| (i % 100) as u8 + 1).collect();
+        let dir = std::env::temp_dir().join(format!("retro-range-{}", std::process::id()));
+        fs::create_dir_all(&dir).expect("dir");
+        let data = TableData {
+            white: &white,
+            black: &black,
+            legal: None,
+            ext: None,
+        };
+        let stats = Stats {
+            longest_win: 1,
+            longest_loss: 1,
+        };
+        for enc in [
+            Encoding::Raw,
+            Encoding::Blocks {
+                block_len: 256,
+                level: 3,
+            },
+        ] {
+            let w = write_table(&dir, m, data, stats, enc).expect("written");
+            let mapped = Table::open(&w.path, Some(m)).expect("opened");
+            let whole = Table::open_in_memory(&w.path, Some(m)).expect("opened");
+            for t in [&mapped, &whole] {
+                assert_eq!(t.get_byte(true, n as u64 - 1), Ok(white[n - 1]));
+                for idx in [n as u64, n as u64 + 1, 2 * n as u64, u64::MAX] {
+                    assert_eq!(t.get_byte(true, idx), Ok(0), "{enc:?} entry {idx}");
+                    assert_eq!(t.get_byte(false, idx), Ok(0), "{enc:?} entry {idx}");
+                }
+            }
+        }
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    /// A block index whose last offset would take the file's length past 2^64 is refused as a
+    /// wrong length (the `table_file` fuzz target found the sum overflowing; its input is in
+    /// `fuzz/corpus/table_file`, replayed where overflows are checked).
+    #[test]
+    fn a_last_offset_past_two_to_the_64_is_refused() {
+        let m: Material = "KBvK".parse().expect("material");
+        let n = IndexScheme::new(m).size() as usize;
+        let values: Vec<u8> = (0..n).map(|i| (i % 7) as u8).collect();
+        let dir = std::env::temp_dir().join(format!("retro-wrap-{}", std::process::id()));
+        fs::create_dir_all(&dir).expect("dir");
+        let data = TableData {
+            white: &values,
+            black: &values,
+            legal: None,
+            ext: None,
+        };
+        let stats = Stats {
+            longest_win: 1,
+            longest_loss: 1,
+        };
+        let enc = Encoding::Blocks {
+            block_len: 4096,
+            level: 3,
+        };
+        let w = write_table(&dir, m, data, stats, enc).expect("written");
+        let mut bytes = fs::read(&w.path).expect("read");
+        let keys = 2 * n.div_ceil(4096);
+        let header = crate::format::HEADER_LEN;
+        let data_at = header + 8 * (keys + 1) + 4 * keys;
+        let last = header + 8 * keys;
+        bytes[last..last + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+        let body = checksum(&bytes[header..data_at]);
+        bytes[72..80].copy_from_slice(&body.to_le_bytes());
+        let sum = checksum(&bytes[..88]);
+        bytes[88..96].copy_from_slice(&sum.to_le_bytes());
+        fs::write(&w.path, &bytes).expect("write");
+        assert!(matches!(
+            Table::open(&w.path, Some(m)),
+            Err(TableError::Format {
+                why: crate::FormatError::Length { .. },
+                ..
+            })
+        ));
+        let _ = fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn sides_written_one_at_a_time_read_back() {
         let m: Material = "KRvKN".parse().expect("material");

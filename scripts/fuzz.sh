@@ -1,0 +1,91 @@
+#!/bin/sh
+# Coverage-guided fuzzing of Retro's parsers and file readers with AFL++ (the `afl` crate,
+# on stable Rust). The targets are in fuzz/src/targets.rs, their seed corpora in fuzz/corpus.
+#
+#   scripts/fuzz.sh setup                 install cargo-afl and build AFL++ (once)
+#   scripts/fuzz.sh build                 build the targets, instrumented
+#   scripts/fuzz.sh run TARGET|all SECS   fuzz each target for SECS seconds of wall time, one
+#                                         after another; a target fuzzed before resumes
+#   scripts/fuzz.sh status                per target: executions, time, edges (first and last
+#                                         record), crashes and hangs saved
+#   scripts/fuzz.sh crashes               lists the inputs that crashed or hung
+#
+# Findings go to $RETRO_FUZZ_OUT (default ~/.cache/retro-fuzz), outside the repository. A
+# crash or hang found is fixed, and its input copied into fuzz/corpus/TARGET/ so that the test
+# suite replays it (tests/fuzz_corpora.rs).
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${RETRO_FUZZ_OUT:-${XDG_CACHE_HOME:-$HOME/.cache}/retro-fuzz}
+TARGETS="table_file zstd_prefix network fen_position uci_session pgn engine_toml training_data http_request"
+
+# Per target: AFL's time limit per input (ms) and its memory limit (MB, none: 0).
+timeout_of() {
+    case $1 in
+        uci_session|http_request) echo 10000 ;;
+        *) echo 2000 ;;
+    esac
+}
+
+export AFL_SKIP_CPUFREQ=1
+export AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1
+export AFL_NO_UI=1
+export AFL_AUTORESUME=1
+
+cmd=${1:-}
+case $cmd in
+    setup)
+        command -v cargo-afl >/dev/null || cargo install cargo-afl
+        cargo afl config --build 2>/dev/null || true
+        ;;
+    build)
+        cd "$ROOT/fuzz" && cargo afl build --release
+        ;;
+    run)
+        target=${2:?target or all}
+        secs=${3:?seconds}
+        [ "$target" = all ] && target=$TARGETS
+        mkdir -p "$OUT"
+        # The server target answers from the 3-piece tables, built once.
+        export RETRO_FUZZ_TABLES="${RETRO_FUZZ_TABLES:-$OUT/tables}"
+        (cd "$ROOT" && cargo run -q --release --bin build-tables -- -q --out "$RETRO_FUZZ_TABLES" \
+            --max-pieces 3)
+        for t in $target; do
+            echo "fuzz: $t for $secs s into $OUT/$t" >&2
+            cd "$ROOT/fuzz"
+            cargo afl fuzz -i "corpus/$t" -o "$OUT/$t" -V "$secs" -t "$(timeout_of "$t")" \
+                -m none "target/release/$t" > "$OUT/$t.log" 2>&1 || {
+                echo "fuzz: afl-fuzz failed for $t, see $OUT/$t.log" >&2
+                tail -20 "$OUT/$t.log" >&2
+                exit 1
+            }
+        done
+        ;;
+    status)
+        printf '%-14s %12s %9s %9s %13s %8s %6s\n' target execs run_s cpu_s edges_start..end crashes hangs
+        for t in $TARGETS; do
+            s="$OUT/$t/default/fuzzer_stats"
+            [ -f "$s" ] || continue
+            get() { sed -n "s/^$1 *: *//p" "$s"; }
+            plot="$OUT/$t/default/plot_data"
+            # plot_data columns: ..., edges_found is the 13th (AFL++ 4).
+            first=$(sed -n '2p' "$plot" | awk -F', ' '{print $13}')
+            last=$(tail -1 "$plot" | awk -F', ' '{print $13}')
+            printf '%-14s %12s %9s %9s %13s %8s %6s\n' "$t" "$(get execs_done)" "$(get run_time)" \
+                "$(get cpu_time 2>/dev/null || true)" "${first:-?}..$(get edges_found)" \
+                "$(get saved_crashes)" "$(get saved_hangs)"
+        done
+        ;;
+    crashes)
+        for t in $TARGETS; do
+            for f in "$OUT/$t"/default/crashes/id:* "$OUT/$t"/default/hangs/id:*; do
+                [ -f "$f" ] && echo "$t $f"
+            done
+        done
+        true
+        ;;
+    *)
+        sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+        exit 2
+        ;;
+esac
