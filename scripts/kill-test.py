@@ -14,8 +14,8 @@ JOB is one of:
 
 First the job runs once without a stop (the reference, kept in WORK/JOB-ref and reused).
 Then, from a fresh start, the job is started and killed (SIGKILL) after a random time (up to
-1.1 times the reference's), `--chain` times in a row, each time restarted on what the killed
-run left; then it runs to its end and its files (and, for verify, its report) are compared
+1.1 times what is left of the reference's time after the earlier kills of the chain), `--chain`
+times in a row, each time restarted on what the killed run left; then it runs to its end and its files (and, for verify, its report) are compared
 byte for byte with the reference's. After every kill, every finished file the job has written
 must already equal the reference's (files are written whole or not at all). This repeats until
 `--kills` kills. It prints a progress line with an ETA per chain and a summary at the end, and
@@ -88,16 +88,19 @@ class Job:
 
     def command(self, d: str):
         m = self.material
-        return {
-            "tables34": [BUILD, "-q", "--out", d],
-            "table5": [BUILD, "-q", "--out", d, m],
-            "compact": [BUILD, "-q", "--compact", "--checkpoint-secs", "1", "--out", d, m],
-            "verify": [BUILD, "-q", "--verify", "--compact", "--out", d, m],
-            "datagen": [RETRO, "datagen", "--dir", d, "--games", "24", "--part-games", "3",
-                        "--nodes", "300", "--random-plies", "8", "--seed", "7", "--threads", "2"],
-            "train": [RETRO, "train", "--out", os.path.join(d, "net.nnue"), "--epochs", "2",
-                      "--threads", "2", "--seed", "3", "--batch-size", "4096", self.data()],
-        }[self.name]
+        if self.name == "tables34":
+            return [BUILD, "-q", "--out", d]
+        if self.name == "table5":
+            return [BUILD, "-q", "--out", d, m]
+        if self.name == "compact":
+            return [BUILD, "-q", "--compact", "--checkpoint-secs", "1", "--out", d, m]
+        if self.name == "verify":
+            return [BUILD, "-q", "--verify", "--compact", "--out", d, m]
+        if self.name == "datagen":
+            return [RETRO, "datagen", "--dir", d, "--games", "24", "--part-games", "3",
+                    "--nodes", "300", "--random-plies", "8", "--seed", "7", "--threads", "2"]
+        return [RETRO, "train", "--out", os.path.join(d, "net.nnue"), "--epochs", "2",
+                "--threads", "2", "--seed", "3", "--batch-size", "4096", self.data()]
 
     def outputs(self, d: str):
         """The files the job makes, by name (hidden files and work folders left out)."""
@@ -154,11 +157,14 @@ def main() -> None:
     while kills < a.kills:
         d = os.path.join(a.work, f"{a.job}-run")
         job.prepare(d)
+        # The work the killed runs of this chain did: a restart's kill falls within what is
+        # left of the job (an estimate), so that most restarts are killed too.
+        done = 0.0
         for _ in range(a.chain):
             if kills >= a.kills:
                 break
             p = subprocess.Popen(job.command(d), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            delay = rng.uniform(0.02, 1.1 * took)
+            delay = rng.uniform(0.02, max(1.0, 1.1 * (took - done)))
             try:
                 p.wait(timeout=delay)
                 finished_early += 1
@@ -166,6 +172,7 @@ def main() -> None:
                 p.send_signal(signal.SIGKILL)
                 p.wait()
                 kills += 1
+                done += delay
             restarts += 1
             # Whatever is written is whole: each finished file equals the reference's.
             for f in job.outputs(d):

@@ -473,12 +473,14 @@ pub fn uci_session(data: &[u8]) {
         }
         let idle = !protocol.engine().is_busy();
         let turn = protocol.engine().position().turn();
+        // Counted before the line: a short search may answer before `handle_line` returns.
+        let before = answers.bestmoves();
         let flow = within(ANSWER_MARGIN, &format!("handling {line:?}"), || {
             protocol.handle_line(line)
         });
         if let Ok(Command::Go(go)) = &parsed {
             if idle {
-                expected = answers.bestmoves().max(expected) + 1;
+                expected = before.max(expected) + 1;
                 pending = Some((line.to_string(), own_limit(go, turn)));
             }
         }
