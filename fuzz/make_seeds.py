@@ -51,8 +51,10 @@ def frames_of(table: bytes):
 
 
 def zstd(data: bytes, level: int) -> bytes:
+    """A zstd frame of `data` that states its content size (as the tables' frames do)."""
     return subprocess.run(
-        ["zstd", "-q", "-c", f"-{level}", "--no-check"], input=data, capture_output=True, check=True
+        ["zstd", "-q", "-c", f"-{level}", "--no-check", f"--stream-size={len(data)}"],
+        input=data, capture_output=True, check=True,
     ).stdout
 
 

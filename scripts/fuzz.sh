@@ -6,8 +6,8 @@
 #   scripts/fuzz.sh build                 build the targets, instrumented
 #   scripts/fuzz.sh run TARGET|all SECS   fuzz each target for SECS seconds of wall time, one
 #                                         after another; a target fuzzed before resumes
-#   scripts/fuzz.sh status                per target: executions, time, edges (first and last
-#                                         record), crashes and hangs saved
+#   scripts/fuzz.sh status                per target: executions, time, edges (of the seeds,
+#                                         and now), crashes and hangs saved
 #   scripts/fuzz.sh crashes               lists the inputs that crashed or hung
 #
 # Findings go to $RETRO_FUZZ_OUT (default ~/.cache/retro-fuzz), outside the repository. A
@@ -62,18 +62,16 @@ case $cmd in
         done
         ;;
     status)
-        printf '%-14s %12s %9s %9s %13s %8s %6s\n' target execs run_s cpu_s edges_start..end crashes hangs
+        # edges: those the seeds of fuzz/corpus reach, then those the fuzzer has reached.
+        printf '%-14s %12s %9s %17s %8s %6s\n' target execs run_s edges_seeds..now crashes hangs
         for t in $TARGETS; do
             s="$OUT/$t/default/fuzzer_stats"
             [ -f "$s" ] || continue
             get() { sed -n "s/^$1 *: *//p" "$s"; }
-            plot="$OUT/$t/default/plot_data"
-            # plot_data columns: ..., edges_found is the 13th (AFL++ 4).
-            first=$(sed -n '2p' "$plot" | awk -F', ' '{print $13}')
-            last=$(tail -1 "$plot" | awk -F', ' '{print $13}')
-            printf '%-14s %12s %9s %9s %13s %8s %6s\n' "$t" "$(get execs_done)" "$(get run_time)" \
-                "$(get cpu_time 2>/dev/null || true)" "${first:-?}..$(get edges_found)" \
-                "$(get saved_crashes)" "$(get saved_hangs)"
+            seeds=$(cd "$ROOT/fuzz" && cargo afl showmap -C -i "corpus/$t" -o /dev/null -- \
+                "target/release/$t" 2>&1 | sed -n 's/.*coverage of \([0-9]*\) edges.*/\1/p')
+            printf '%-14s %12s %9s %17s %8s %6s\n' "$t" "$(get execs_done)" "$(get run_time)" \
+                "${seeds:-?}..$(get edges_found)" "$(get saved_crashes)" "$(get saved_hangs)"
         done
         ;;
     crashes)
