@@ -320,14 +320,15 @@ pub fn run_train(
     Ok(())
 }
 
-/// Writes the integer network of `w` to `out` through a temporary file renamed into place.
+/// Writes the integer network of `w` to `out` atomically (a hidden temporary file, synced and
+/// renamed into place: a run killed meanwhile leaves the network before it, whole).
 fn write_network(w: &Weights, out: &Path) -> Result<(), CliError> {
     let net = w.quantised().map_err(CliError::Network)?;
-    let tmp = out.with_extension("nnue.partial");
-    std::fs::write(&tmp, net.to_bytes()).map_err(|source| CliError::Create {
-        path: tmp.clone(),
-        source,
-    })?;
-    std::fs::rename(&tmp, out)?;
+    retro_tables::write_atomic(out, |f| std::io::Write::write_all(f, &net.to_bytes())).map_err(
+        |source| CliError::Create {
+            path: out.to_path_buf(),
+            source,
+        },
+    )?;
     Ok(())
 }

@@ -107,7 +107,8 @@ pub fn write(game: &Game) -> String {
         tokens.push(format!("{{{}}}", comment_text(c)));
     }
     let mut pos = game.start.clone();
-    let mut number = pos.fullmoves().get();
+    // Wider than the FEN's move number, which may be u32::MAX already.
+    let mut number = u64::from(pos.fullmoves().get());
     for (i, m) in game.moves.iter().enumerate() {
         let white = pos.turn().is_white();
         if white {
@@ -597,6 +598,21 @@ mod tests {
 
     fn pos(fen: &str) -> Chess {
         retro_engine::fen::parse_fen(fen).expect("a legal FEN")
+    }
+
+    /// Move numbers go on past the largest a FEN holds (found by the `pgn` fuzz target: the
+    /// number overflowed).
+    #[test]
+    fn move_numbers_go_on_past_u32() {
+        let start = pos("4k3/8/8/8/8/8/8/4K2R w - - 0 4294967295");
+        let mut game = Game::new(start.clone());
+        game.moves = play(&start, &["h1h2", "e8e7", "h2h3"]);
+        game.comments = vec![None; 3];
+        let text = write(&game);
+        assert!(
+            text.contains("4294967295. Rh2 Ke7 4294967296. Rh3"),
+            "{text}"
+        );
     }
 
     fn play(start: &Chess, ucis: &[&str]) -> Vec<Move> {

@@ -74,8 +74,10 @@ pub struct Settings {
     /// A connection that sends nothing, or takes nothing of an answer, for this long is closed
     /// (its slot freed).
     pub idle_timeout: Duration,
-    /// A request whose head (request line and headers) has not all come this long after its
-    /// first byte is refused and its connection closed, however steadily it trickles in.
+    /// A request whose head (request line and headers) has not all come this long after the
+    /// server began to wait for it (the connection's start, or the previous answer) is refused
+    /// and its connection closed, however steadily it trickles in; so this is also how long an
+    /// open connection may wait between requests.
     pub header_timeout: Duration,
     /// The most bytes of a request's head; a longer one is refused (431) and its connection
     /// closed. At least 8192.

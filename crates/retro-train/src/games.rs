@@ -314,7 +314,8 @@ impl GameRecord {
                     !pos.is_check()
                         && !m.is_capture()
                         && !m.is_promotion()
-                        && ply.score.abs() < MATE_SCORE
+                        // Unsigned: i16::MIN, which a file may hold, has no i16 magnitude.
+                        && ply.score.unsigned_abs() < MATE_SCORE.unsigned_abs()
                 }
             };
             if keep {
@@ -520,6 +521,19 @@ mod tests {
         for (a, b) in games.iter().zip(&back) {
             assert_eq!(a.records(), b.records());
         }
+    }
+
+    /// A score of i16::MIN (which a file may hold) is a mate score like the others: its
+    /// position is no training position (found by the `training_data` fuzz target).
+    #[test]
+    fn the_most_negative_score_is_a_mate_score() {
+        let mut g = sample();
+        let quiet_at = 2; // e1g1: quiet, not in check.
+        let before = g.records().len();
+        g.plies[quiet_at].score = i16::MIN;
+        assert_eq!(g.records().len(), before - 1);
+        g.plies[quiet_at].score = -MATE_SCORE;
+        assert_eq!(g.records().len(), before - 1);
     }
 
     #[test]
