@@ -145,34 +145,37 @@ def idle(port, stop, tally):
     s.close()
 
 
-def heads(port, stop, tally):
+def oversized(port, stop, tally, what, send):
+    """Until `stop`: a connection, `send` on it, and what the server answered (its status, or
+    closed), counted under `what`."""
     while not stop.is_set():
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=15) as s:
-                s.sendall(f"GET {GOOD} HTTP/1.1\r\nHost: x\r\n".encode())
-                for i in range(64):
-                    s.sendall(f"X-Big-{i}: {'b' * 1000}\r\n".encode())
-                s.sendall(b"\r\n")
+                send(s)
                 data = s.recv(64)
-                tally.add(f"heads: {data[9:12].decode() or 'closed'}")
+                tally.add(f"{what}: {data[9:12].decode() or 'closed'}")
         except OSError:
-            tally.add("heads: closed")
+            tally.add(f"{what}: closed")
         time.sleep(0.2)
+
+
+def heads(port, stop, tally):
+    def send(s):
+        s.sendall(f"GET {GOOD} HTTP/1.1\r\nHost: x\r\n".encode())
+        for i in range(64):
+            s.sendall(f"X-Big-{i}: {'b' * 1000}\r\n".encode())
+        s.sendall(b"\r\n")
+    oversized(port, stop, tally, "heads", send)
 
 
 def bodies(port, stop, tally):
     body = b"x" * (1 << 20)
-    while not stop.is_set():
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=15) as s:
-                s.sendall(b"POST /standard HTTP/1.1\r\nHost: x\r\nContent-Length: 16777216\r\n\r\n")
-                for _ in range(16):
-                    s.sendall(body)
-                data = s.recv(64)
-                tally.add(f"bodies: {data[9:12].decode() or 'closed'}")
-        except OSError:
-            tally.add("bodies: closed")
-        time.sleep(0.2)
+
+    def send(s):
+        s.sendall(b"POST /standard HTTP/1.1\r\nHost: x\r\nContent-Length: 16777216\r\n\r\n")
+        for _ in range(16):
+            s.sendall(body)
+    oversized(port, stop, tally, "bodies", send)
 
 
 def greedy(port, stop, tally):
