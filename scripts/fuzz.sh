@@ -6,6 +6,8 @@
 #   scripts/fuzz.sh build                 build the targets, instrumented
 #   scripts/fuzz.sh run TARGET|all SECS   fuzz each target for SECS seconds of wall time, one
 #                                         after another; a target fuzzed before resumes
+#   scripts/fuzz.sh run-to TARGET|all SECS  fuzz each target until it has been fuzzed SECS
+#                                         seconds in all (counting earlier runs)
 #   scripts/fuzz.sh status                per target: executions, time, edges (of the seeds,
 #                                         and now), crashes and hangs saved
 #   scripts/fuzz.sh crashes               lists the inputs that crashed or hung
@@ -41,7 +43,7 @@ case $cmd in
     build)
         cd "$ROOT/fuzz" && cargo afl build --release
         ;;
-    run)
+    run|run-to)
         target=${2:?target or all}
         secs=${3:?seconds}
         [ "$target" = all ] && target=$TARGETS
@@ -51,9 +53,15 @@ case $cmd in
         (cd "$ROOT" && cargo run -q --release --bin build-tables -- -q --out "$RETRO_FUZZ_TABLES" \
             --max-pieces 3)
         for t in $target; do
-            echo "fuzz: $t for $secs s into $OUT/$t" >&2
+            left=$secs
+            if [ "$cmd" = run-to ]; then
+                done_s=$(sed -n 's/^run_time *: *//p' "$OUT/$t/default/fuzzer_stats" 2>/dev/null)
+                left=$((secs - ${done_s:-0}))
+                [ "$left" -gt 0 ] || continue
+            fi
+            echo "fuzz: $t for $left s into $OUT/$t" >&2
             cd "$ROOT/fuzz"
-            cargo afl fuzz -i "corpus/$t" -o "$OUT/$t" -V "$secs" -t "$(timeout_of "$t")" \
+            cargo afl fuzz -i "corpus/$t" -o "$OUT/$t" -V "$left" -t "$(timeout_of "$t")" \
                 -m none "target/release/$t" > "$OUT/$t.log" 2>&1 || {
                 echo "fuzz: afl-fuzz failed for $t, see $OUT/$t.log" >&2
                 tail -20 "$OUT/$t.log" >&2
@@ -83,7 +91,7 @@ case $cmd in
         true
         ;;
     *)
-        sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
         exit 2
         ;;
 esac

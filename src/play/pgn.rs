@@ -374,7 +374,9 @@ pub fn read(text: &str) -> Result<Vec<Game>, PgnError> {
     let mut games = Vec::new();
     let mut cur = Reading::new();
     let mut has_content = false;
+    let mut last_line = 1;
     for (line, token) in tokenize(text)? {
+        last_line = line;
         match token {
             Token::Tag(name, value) => {
                 if cur.started {
@@ -430,6 +432,9 @@ pub fn read(text: &str) -> Result<Vec<Game>, PgnError> {
         return err(cur.open_line, "a variation `(` is never closed");
     }
     if has_content {
+        // A game of tags alone (or cut short before its moves) still starts where its FEN
+        // tag says.
+        cur.begin_movetext(last_line)?;
         games.push(cur.game);
     }
     Ok(games)
@@ -613,6 +618,21 @@ mod tests {
             text.contains("4294967295. Rh2 Ke7 4294967296. Rh3"),
             "{text}"
         );
+    }
+
+    /// A game of tags alone starts at its FEN tag, and a bad FEN tag there is refused (found
+    /// by the `pgn` fuzz target: such a game kept the standard start beside its FEN tag, so
+    /// that it read back as another game, or not at all).
+    #[test]
+    fn a_game_without_movetext_starts_at_its_fen() {
+        let games =
+            read("[Event \"A\"]\n[FEN \"8/8/8/4k3/8/8/8/R3K3 w - - 0 1\"]\n\n% 1. Ra5+ *\n")
+                .expect("reads");
+        assert_eq!(games.len(), 1);
+        assert_eq!(games[0].start, pos("8/8/8/4k3/8/8/8/R3K3 w - - 0 1"));
+        assert!(games[0].moves.is_empty());
+        let e = read("[FEN \"8/8/8/4k3/8/8/8/R3K3 w - - x 1\"]\n").expect_err("a bad FEN");
+        assert!(e.to_string().contains("FEN tag"), "{e}");
     }
 
     fn play(start: &Chess, ucis: &[&str]) -> Vec<Move> {
