@@ -12,7 +12,8 @@ JOB is one of:
   datagen           retro datagen --dir (24 games in parts of 3, two threads)
   train             retro train on the data of the datagen job (40 epochs, two threads)
 
-First the job runs once without a stop (the reference, kept in WORK/JOB-ref and reused).
+First the job runs once without a stop (the reference, kept in
+WORK/JOB[-MATERIAL]-ref and reused).
 Then, from a fresh start, the job is started and killed (SIGKILL) after a random time (up to
 1.1 times what is left of the reference's time after the earlier kills of the chain), `--chain`
 times in a row, each time restarted on what the killed run left; then it runs to its end and its files (and, for verify, its report) are compared
@@ -22,11 +23,13 @@ network is rewritten after each epoch, a whole network of an earlier epoch). Thi
 `--kills` kills. It prints a progress line with an ETA per chain and a summary at the end, and
 exits non-zero on any difference.
 
-The binaries are the project's release build (cargo build --release). WORK defaults to
+The binaries are the project's release build (cargo build --release), copied into WORK at the
+start. WORK defaults to
 ~/.cache/retro-kill-test (outside the repository).
 """
 
 import argparse
+import atexit
 import filecmp
 import os
 import random
@@ -55,6 +58,10 @@ class Job:
 
     def __init__(self, name: str, material: str, work: str):
         self.name, self.material, self.work = name, material, work
+
+    def tag(self) -> str:
+        """The job's name, with its material if it has one (names its folders)."""
+        return f"{self.name}-{self.material}" if self.material else self.name
 
     def base_tables(self) -> str:
         """The 3- and 4-piece tables, built once, linked into each run's folder."""
@@ -134,7 +141,7 @@ class Job:
         return re.sub(r"[0-9.]+ ?(s|ms|min)\b", "T", text)
 
     def reference(self) -> float:
-        ref = os.path.join(self.work, f"{self.name}-ref")
+        ref = os.path.join(self.work, f"{self.tag()}-ref")
         done = os.path.join(ref, ".complete")
         if os.path.exists(done):
             return float(open(done).read())
@@ -161,12 +168,20 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--work", default=os.path.join(os.path.expanduser("~"), ".cache", "retro-kill-test"))
     a = ap.parse_args()
+    # The binaries are copied first: a rebuild of the project during the test changes nothing.
+    global BUILD, RETRO
+    bin_dir = os.path.join(a.work, f"bin-{os.getpid()}")
+    os.makedirs(bin_dir, exist_ok=True)
+    atexit.register(shutil.rmtree, bin_dir, True)
+    for name in ("build-tables", "retro"):
+        shutil.copy2(os.path.join(ROOT, "target", "release", name), bin_dir)
+    BUILD, RETRO = (os.path.join(bin_dir, n) for n in ("build-tables", "retro"))
     if a.job in ("table5", "compact", "verify") and not a.material:
         sys.exit(f"{a.job} needs a material")
     os.makedirs(a.work, exist_ok=True)
     job = Job(a.job, a.material, a.work)
     took = job.reference()
-    ref = os.path.join(a.work, f"{a.job}-ref")
+    ref = os.path.join(a.work, f"{job.tag()}-ref")
     ref_files = job.outputs(ref)
     ref_report = open(os.path.join(ref, ".report")).read()
     rng = random.Random(a.seed)
@@ -174,7 +189,7 @@ def main() -> None:
     differences = []
     start = time.time()
     while kills < a.kills:
-        d = os.path.join(a.work, f"{a.job}-run")
+        d = os.path.join(a.work, f"{job.tag()}-run")
         job.prepare(d)
         # The work the killed runs of this chain did: a restart's kill falls within what is
         # left of the job (an estimate), so that most restarts are killed too.

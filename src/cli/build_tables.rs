@@ -77,9 +77,29 @@ pub struct BuildTablesArgs {
     /// which a stopped build resumes.
     #[arg(long, default_value_t = retro_build::compact::CHECKPOINT_EVERY.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
     checkpoint_secs: u64,
-    /// Worker threads (default: one per core).
+    /// Worker threads (default: one per core; with --slurm, the CPUs of each job, default 1).
     #[arg(long)]
     threads: Option<usize>,
+    /// Build only the named materials, not the tables they need, which must be present in
+    /// --out already: what one job of a cluster build runs.
+    #[arg(long, conflicts_with_all = ["verify", "recompress", "slurm"])]
+    only: bool,
+    /// Submit the build to Slurm instead of running it: one batch job per material still
+    /// missing from --out (which every node must see), each after the jobs of the tables it
+    /// reads; running the same command again submits what is still missing and not queued.
+    #[arg(long, conflicts_with_all = ["verify", "recompress"])]
+    slurm: bool,
+    /// With --slurm: wait for the jobs, then say which tables were not built.
+    #[arg(long, requires = "slurm")]
+    wait: bool,
+    /// With --slurm: a further argument for every sbatch (e.g. `--sbatch-arg=--partition=big`).
+    #[arg(
+        long = "sbatch-arg",
+        value_name = "ARG",
+        requires = "slurm",
+        allow_hyphen_values = true
+    )]
+    sbatch_args: Vec<String>,
     /// No progress bars.
     #[arg(long, short)]
     quiet: bool,
@@ -127,6 +147,9 @@ pub enum BuildTablesError {
     /// The build failed.
     #[error(transparent)]
     Build(#[from] retro_build::BuildError),
+    /// The Slurm submission failed.
+    #[error(transparent)]
+    Slurm(#[from] super::slurm::SlurmError),
     /// Standard output could not be written.
     #[error("writing the output: {0}")]
     Output(#[from] std::io::Error),
@@ -147,6 +170,7 @@ impl BuildTablesError {
             BuildTablesError::Nothing { .. }
             | BuildTablesError::Output(_)
             | BuildTablesError::Build(_)
+            | BuildTablesError::Slurm(_)
             | BuildTablesError::Failed(_) => 1,
         }
     }
@@ -182,6 +206,8 @@ fn run(args: &BuildTablesArgs) -> Result<(), BuildTablesError> {
         if n == 0 {
             return Err(BuildTablesError::NoThreads);
         }
+    }
+    if let Some(n) = args.threads.filter(|_| !args.slurm) {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build_global()
@@ -228,18 +254,26 @@ fn run(args: &BuildTablesArgs) -> Result<(), BuildTablesError> {
         compact: args.compact,
         checkpoint_every: std::time::Duration::from_secs(args.checkpoint_secs),
     };
+    if args.slurm {
+        return run_slurm(args, &materials);
+    }
     let start = Instant::now();
     let mut built = 0;
     let mut bytes = 0;
     let mut raw = 0;
-    let all = retro_build::build(&materials, &opts, |s| {
+    let report = |s: &retro_build::TableSummary| {
         say(&s.to_string());
         if !s.skipped {
             built += 1;
         }
         bytes += s.bytes;
         raw += s.raw_bytes;
-    })?;
+    };
+    let all = if args.only {
+        retro_build::build_only(&materials, &opts, report)?
+    } else {
+        retro_build::build(&materials, &opts, report)?
+    };
     say(&format!(
         "{} tables in {} ({} built, {} present), {} bytes ({} uncompressed), {:.2} s",
         all.len(),
@@ -251,6 +285,99 @@ fn run(args: &BuildTablesArgs) -> Result<(), BuildTablesError> {
         start.elapsed().as_secs_f64()
     ));
     Ok(())
+}
+
+/// `--slurm`: the materials still missing become Slurm jobs; with `--wait`, followed to
+/// their end.
+fn run_slurm(args: &BuildTablesArgs, materials: &[Material]) -> Result<(), BuildTablesError> {
+    let out = std::path::absolute(&args.out)?;
+    std::fs::create_dir_all(&out)?;
+    // Both files open with their headers and sizes right (a job writes each atomically).
+    let whole = |m: Material| {
+        use retro_tables::format::Table;
+        Table::open(&out.join(Metric::Dtm.file_name(m)), Some(m)).is_ok()
+            && Table::open_dtz(&out.join(Metric::Dtz.file_name(m)), Some(m)).is_ok()
+    };
+    let jobs = retro_build::jobs::job_graph(materials, |m| !args.force && whole(m));
+    if jobs.is_empty() {
+        say(&format!(
+            "every table asked for is in {}; nothing to submit",
+            out.display()
+        ));
+        return Ok(());
+    }
+    let mut build_args = vec![
+        "--level".to_string(),
+        args.level.to_string(),
+        "--dtz-level".to_string(),
+        args.dtz_level.to_string(),
+        "--block-len".to_string(),
+        args.block_len.to_string(),
+        "--checkpoint-secs".to_string(),
+        args.checkpoint_secs.to_string(),
+    ];
+    if args.compact {
+        build_args.push("--compact".to_string());
+    }
+    if args.force {
+        build_args.push("--force".to_string());
+    }
+    let sub = super::slurm::Submission {
+        out: out.clone(),
+        build_args,
+        cpus: args.threads.unwrap_or(1),
+        sbatch_args: args.sbatch_args.clone(),
+    };
+    let submitted = super::slurm::submit(&jobs, &sub)?;
+    let waves = retro_build::jobs::waves(&jobs);
+    let reused = submitted.iter().filter(|s| s.reused).count();
+    say(&format!(
+        "{} jobs for {} ({} submitted, {} still queued from before), in {} waves; logs in {}",
+        submitted.len(),
+        out.display(),
+        submitted.len() - reused,
+        reused,
+        waves.len(),
+        out.join(".slurm").display()
+    ));
+    for s in &submitted {
+        say(&format!("{} job {}", s.material, s.id));
+    }
+    if !args.wait {
+        return Ok(());
+    }
+    super::slurm::wait(&submitted, std::time::Duration::from_secs(2))?;
+    let failed: Vec<String> = submitted
+        .iter()
+        .filter(|s| !whole(s.material))
+        .map(|s| {
+            format!(
+                "{} (job {}, log {}/.slurm/{}-{}.log)",
+                s.material,
+                s.id,
+                out.display(),
+                s.material,
+                s.id
+            )
+        })
+        .collect();
+    if failed.is_empty() {
+        say(&format!(
+            "all {} tables built in {}",
+            submitted.len(),
+            out.display()
+        ));
+        Ok(())
+    } else {
+        for f in &failed {
+            say(&format!("not built: {f}"));
+        }
+        Err(BuildTablesError::Failed(format!(
+            "{} of {} tables not built",
+            failed.len(),
+            submitted.len()
+        )))
+    }
 }
 
 /// `--list`: every material of `pieces` pieces (without pawns at 6) with its entries per side

@@ -22,6 +22,7 @@ pub mod legal;
 pub mod play;
 pub mod probe;
 pub mod serve;
+pub mod slurm;
 pub mod train;
 pub mod tune;
 

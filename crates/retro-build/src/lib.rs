@@ -18,6 +18,7 @@ pub mod compact;
 mod compact_build;
 mod dtz;
 mod error;
+pub mod jobs;
 mod kernel;
 mod progress;
 mod solve;
@@ -560,12 +561,38 @@ pub fn build(
     opts: &BuildOptions,
     mut report: impl FnMut(&TableSummary),
 ) -> Result<Vec<TableSummary>, BuildError> {
+    build_in_order(plan(requested), opts, &mut report)
+}
+
+/// Builds exactly `materials`, in build order, not the tables they need, which must be in
+/// `opts.out` already (or among `materials`): what one job of a build spread over a cluster
+/// runs.
+///
+/// # Errors
+/// The first table that fails, a missing sub-table among them.
+pub fn build_only(
+    materials: &[Material],
+    opts: &BuildOptions,
+    mut report: impl FnMut(&TableSummary),
+) -> Result<Vec<TableSummary>, BuildError> {
+    let mut list: Vec<Material> = materials.iter().map(Material::canonical).collect();
+    list.sort();
+    list.dedup();
+    retro_tables::sort_build_order(&mut list);
+    build_in_order(list, opts, &mut report)
+}
+
+fn build_in_order(
+    list: Vec<Material>,
+    opts: &BuildOptions,
+    report: &mut impl FnMut(&TableSummary),
+) -> Result<Vec<TableSummary>, BuildError> {
     std::fs::create_dir_all(&opts.out).map_err(|source| BuildError::OutDir {
         path: opts.out.clone(),
         source,
     })?;
     let mut out = Vec::new();
-    for m in plan(requested) {
+    for m in list {
         let s = build_one(m, opts)?;
         report(&s);
         out.push(s);

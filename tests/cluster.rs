@@ -1,0 +1,114 @@
+//! Builds past one process: `build-tables --only` (one cluster job's build) and `--slurm`.
+//! The end-to-end Slurm test is ignored: it needs a running cluster
+//! (`sudo scripts/local-cluster.sh start`), and runs with
+//! `cargo test --release --test cluster -- --ignored`.
+
+mod common;
+
+use std::{
+    path::Path,
+    process::{Command, Output},
+};
+
+fn build_tables(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_build-tables"))
+        .args(args)
+        .output()
+        .expect("build-tables runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The table files in `dir`, by name.
+fn table_files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .expect("read dir")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".rdtm") || n.ends_with(".rdtz"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Every table file of `a` is in `b` with the same bytes, and the other way round.
+fn assert_same_tables(a: &Path, b: &Path) {
+    let names = table_files(a);
+    assert_eq!(names, table_files(b));
+    for n in &names {
+        let x = std::fs::read(a.join(n)).expect("read");
+        let y = std::fs::read(b.join(n)).expect("read");
+        assert!(x == y, "{n} differs");
+    }
+}
+
+#[test]
+fn only_builds_the_named_material_from_present_sub_tables() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().to_str().expect("utf-8 path");
+    // Without its sub-tables, KQvKR is refused, and nothing is written.
+    let r = build_tables(&["-q", "--only", "--out", out, "KQvKR"]);
+    assert!(!r.status.success());
+    let err = text(&r.stderr);
+    assert!(err.contains("KQvK") || err.contains("KRvK"), "{err}");
+    assert!(table_files(dir.path()).is_empty());
+    // With them, only KQvKR is built, and it equals the whole build's.
+    let r = build_tables(&["-q", "--only", "--out", out, "KRvK", "KQvK"]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let r = build_tables(&["-q", "--only", "--out", out, "KQvKR"]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    assert_eq!(
+        table_files(dir.path()),
+        [
+            "KQvK.rdtm",
+            "KQvK.rdtz",
+            "KQvKR.rdtm",
+            "KQvKR.rdtz",
+            "KRvK.rdtm",
+            "KRvK.rdtz"
+        ]
+    );
+    let whole = tempfile::tempdir().expect("tempdir");
+    common::build_into(whole.path(), &[common::material("KQvKR")]);
+    assert_same_tables(dir.path(), whole.path());
+}
+
+#[test]
+fn slurm_without_slurm_says_so() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let empty = tempfile::tempdir().expect("tempdir");
+    let r = Command::new(env!("CARGO_BIN_EXE_build-tables"))
+        .args(["--slurm", "--out"])
+        .arg(dir.path())
+        .arg("KQvK")
+        .env("PATH", empty.path())
+        .output()
+        .expect("build-tables runs");
+    assert_eq!(r.status.code(), Some(1));
+    let err = text(&r.stderr);
+    assert!(err.contains("is Slurm installed"), "{err}");
+    // --wait alone, or --only with --slurm, are refused by the parser.
+    let r = build_tables(&["--wait", "KQvK"]);
+    assert_eq!(r.status.code(), Some(2), "{}", text(&r.stderr));
+    let r = build_tables(&["--only", "--slurm", "KQvK"]);
+    assert_eq!(r.status.code(), Some(2), "{}", text(&r.stderr));
+}
+
+/// The 35 tables of 3 and 4 pieces through Slurm, one job a material, equal the local build;
+/// a second submission finds nothing to do.
+#[test]
+#[ignore = "needs a Slurm cluster: sudo scripts/local-cluster.sh start"]
+fn slurm_builds_the_four_piece_set_byte_for_byte() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().to_str().expect("utf-8 path");
+    let r = build_tables(&["--slurm", "--wait", "--out", out, "--max-pieces", "4"]);
+    assert!(r.status.success(), "{}{}", text(&r.stdout), text(&r.stderr));
+    let said = text(&r.stdout);
+    assert!(said.contains("35 jobs"), "{said}");
+    assert!(said.contains("all 35 tables built"), "{said}");
+    assert_same_tables(dir.path(), common::all_tables());
+    let r = build_tables(&["--slurm", "--wait", "--out", out, "--max-pieces", "4"]);
+    assert!(r.status.success());
+    assert!(text(&r.stdout).contains("nothing to submit"));
+}
