@@ -36,7 +36,7 @@ use retro_tables::{
     pieces::{pieces_of_board, to_slots},
     Material, Syzygy, Tablebase, Tables,
 };
-use shakmaty::{Chess, Color, Position};
+use shakmaty::{Chess, Position};
 
 const MATERIALS: [&str; 5] = ["KQvKR", "KPvKP", "KRPvK", "KBNvK", "KQvK"];
 
@@ -117,12 +117,7 @@ fn bench(c: &mut Criterion) {
     }
     let pieces: Vec<_> = positions
         .iter()
-        .map(|p| {
-            (
-                pieces_of_board(p.board()).expect("few pieces"),
-                p.turn() == Color::White,
-            )
-        })
+        .map(|p| (pieces_of_board(p.board()).expect("few pieces"), p.turn()))
         .collect();
     let mut g = c.benchmark_group("probe");
     g.throughput(Throughput::Elements(positions.len() as u64));
@@ -143,8 +138,8 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("piece_list", |b| {
         b.iter(|| {
-            for (pl, white) in &pieces {
-                black_box(lookup(&tb, black_box(pl.as_slice()), *white).ok());
+            for (pl, turn) in &pieces {
+                black_box(lookup(&tb, black_box(pl.as_slice()), *turn).ok());
             }
         })
     });
@@ -214,8 +209,8 @@ fn five_pieces(c: &mut Criterion, tb: &Tablebase) {
             let key = pieces_of_board(p.board())
                 .and_then(|pl| to_slots(pl.as_slice(), table.scheme().slots(), false))
                 .and_then(|sq| table.scheme().index(&sq))
-                .and_then(|i| table.block_of(p.turn() == Color::White, i));
-            key.is_some_and(|(side, block, _)| seen.insert((side, block)))
+                .and_then(|i| table.block_of(p.turn(), i));
+            key.is_some_and(|(block, _)| seen.insert((p.turn(), block)))
         })
         .collect();
     eprintln!("probe5: {} positions in distinct blocks", cold.len());

@@ -4,6 +4,8 @@
 
 use std::{path::Path, process::Command};
 
+use shakmaty::Color;
+
 use retro_tables::{
     format::{file_name, Metric, Table},
     pieces::{attacked, occupancy},
@@ -39,32 +41,33 @@ fn same_values(a: &Path, b: &Path, m: Material) -> u64 {
         if ix.decode(idx).is_none() {
             continue;
         }
-        for white in [true, false] {
+        for mover in Color::ALL {
             let (va, vb) = (
-                am.get(white, idx).expect("a"),
-                bm.get(white, idx).expect("b"),
+                am.get(mover, idx).expect("a"),
+                bm.get(mover, idx).expect("b"),
             );
             // Entries that are no position (side not to move in check) hold anything.
             if va != vb {
                 let sq = ix.decode(idx).expect("decodes");
-                let (mover, king) = if white {
-                    (shakmaty::Color::White, sq[1])
-                } else {
-                    (shakmaty::Color::Black, sq[0])
-                };
+                // The king of the side not to move.
+                let king = if mover.is_white() { sq[1] } else { sq[0] };
                 let slots = ix.slots();
                 let occ = occupancy(&sq, slots.len());
                 let illegal = attacked(slots, &sq, king, mover, occ, usize::MAX);
-                assert!(illegal, "{}: entry {idx} ({white}): {va} vs {vb}", m.name());
+                assert!(
+                    illegal,
+                    "{}: entry {idx} ({mover:?}): {va} vs {vb}",
+                    m.name()
+                );
                 continue;
             }
             if va.wdl() != retro_tables::Wdl::Draw {
                 decided += 1;
                 let (za, zb) = (
-                    az.get_stored(white, idx).expect("a"),
-                    bz.get_stored(white, idx).expect("b"),
+                    az.get_stored(mover, idx).expect("a"),
+                    bz.get_stored(mover, idx).expect("b"),
                 );
-                assert_eq!(za, zb, "{}: DTZ50 of entry {idx} ({white})", m.name());
+                assert_eq!(za, zb, "{}: DTZ50 of entry {idx} ({mover:?})", m.name());
             }
         }
     }
@@ -130,12 +133,12 @@ fn change_dtz(
     let dtm = Table::open(&dir.join(file_name(m)), Some(m)).expect("dtm");
     let dtz = Table::open_dtz(&dir.join(Metric::Dtz.file_name(m)), Some(m)).expect("dtz");
     let n = dtz.scheme().size();
-    let side = |white: bool| -> Vec<u8> {
+    let side = |mover: Color| -> Vec<u8> {
         (0..n)
-            .map(|i| u8::try_from(dtz.get_stored(white, i).expect("probe")).expect("a byte"))
+            .map(|i| u8::try_from(dtz.get_stored(mover, i).expect("probe")).expect("a byte"))
             .collect()
     };
-    let (mut white, black) = (side(true), side(false));
+    let (mut white, black) = (side(Color::White), side(Color::Black));
     let ix = dtz.scheme().clone();
     let legal = |i: u64| {
         ix.decode(i).is_some_and(|sq| {
@@ -146,7 +149,7 @@ fn change_dtz(
     };
     let i = (0..n as usize)
         .find(|&i| {
-            dtm.get(true, i as u64).expect("dtm").wdl() == class
+            dtm.get(Color::White, i as u64).expect("dtm").wdl() == class
                 && pick(u16::from(white[i]))
                 && legal(i as u64)
         })
@@ -226,12 +229,12 @@ fn the_compact_check_finds_a_changed_value() {
     let m: Material = "KQvKR".parse().expect("material");
     let t = Table::open(&dir.path().join(file_name(m)), Some(m)).expect("dtm");
     let n = t.scheme().size();
-    let side = |white: bool| -> Vec<u8> {
+    let side = |mover: Color| -> Vec<u8> {
         (0..n)
-            .map(|i| t.get(white, i).expect("probe").to_byte().expect("a byte"))
+            .map(|i| t.get(mover, i).expect("probe").to_byte().expect("a byte"))
             .collect()
     };
-    let (mut white, black) = (side(true), side(false));
+    let (mut white, black) = (side(Color::White), side(Color::Black));
     let stats = t.stats();
     drop(t);
     let i = white

@@ -127,9 +127,8 @@ fn probe_agrees_with_lookup_and_colour_flip() {
                 continue;
             }
             let v = tb.probe(&pos).expect("probe");
-            let white = setup.turn == Color::White;
             assert_eq!(
-                lookup(&tb, pieces.as_slice(), white).expect("lookup"),
+                lookup(&tb, pieces.as_slice(), setup.turn).expect("lookup"),
                 v,
                 "{name}"
             );

@@ -141,12 +141,12 @@ fn raw_and_compressed(name: &str) -> (tempfile::TempDir, tempfile::TempDir, Mate
     let t = Table::open(&raw.path().join(file_name(m)), Some(m)).expect("raw table");
     assert!(!t.is_compressed());
     let n = t.scheme().size();
-    let side = |white: bool| -> Vec<u8> {
+    let side = |white: Color| -> Vec<u8> {
         (0..n)
             .map(|i| t.get(white, i).expect("raw").to_byte().expect("a byte"))
             .collect()
     };
-    let (white, black) = (side(true), side(false));
+    let (white, black) = (side(Color::White), side(Color::Black));
     let packed = tempfile::tempdir().expect("tempdir");
     let data = TableData {
         white: &white,
@@ -179,13 +179,21 @@ fn a_compressed_table_holds_the_same_values() {
         b.check_blocks().expect("every block decompresses");
         assert_eq!(a.stats(), b.stats());
         let n = a.scheme().size();
-        for white in [true, false] {
+        for white in Color::ALL {
             // In index order and in a scattered order (blocks evicted and decompressed again).
             for k in 0..n {
                 let i = if k % 2 == 0 { k } else { (k * 7919) % n };
                 let want = a.get(white, i).expect("raw");
-                assert_eq!(b.get(white, i).expect("block"), want, "{name} {white} {i}");
-                assert_eq!(c.get(white, i).expect("memory"), want, "{name} {white} {i}");
+                assert_eq!(
+                    b.get(white, i).expect("block"),
+                    want,
+                    "{name} {white:?} {i}"
+                );
+                assert_eq!(
+                    c.get(white, i).expect("memory"),
+                    want,
+                    "{name} {white:?} {i}"
+                );
             }
         }
         // The prober reads it like the raw file.
@@ -207,11 +215,11 @@ fn one_side_of_a_compressed_table_can_be_loaded_alone() {
     let (raw, packed, m) = raw_and_compressed("KPvKP");
     let a = Table::open(&raw.path().join(file_name(m)), Some(m)).expect("raw");
     let path = packed.path().join(file_name(m));
-    for (sides, loaded) in [([false, true], false), ([true, false], true)] {
+    for (sides, loaded) in [([false, true], Color::Black), ([true, false], Color::White)] {
         let half = Table::open_sides_in_memory(&path, Some(m), sides).expect("half");
         for i in (0..a.scheme().size()).step_by(7) {
             assert_eq!(half.get(loaded, i), a.get(loaded, i), "entry {i}");
-            match half.get(!loaded, i) {
+            match half.get(loaded.other(), i) {
                 Err(ProbeError::BadTable(e)) => {
                     assert!(e.to_string().contains("not loaded"), "{e}")
                 }
@@ -222,7 +230,7 @@ fn one_side_of_a_compressed_table_can_be_loaded_alone() {
     // A raw table stays whole.
     let whole = Table::open_sides_in_memory(&raw.path().join(file_name(m)), Some(m), [true, false])
         .expect("raw");
-    assert_eq!(whole.get(false, 5), a.get(false, 5));
+    assert_eq!(whole.get(Color::Black, 5), a.get(Color::Black, 5));
 }
 
 #[test]
@@ -273,7 +281,9 @@ fn corrupted_compressed_tables_are_refused_naming_the_file() {
     std::fs::write(&path, &b).expect("write");
     let t = Table::open(&path, Some(m)).expect("header and index are intact");
     let n = t.scheme().size();
-    let errors: Vec<ProbeError> = (0..n).filter_map(|i| t.get(false, i).err()).collect();
+    let errors: Vec<ProbeError> = (0..n)
+        .filter_map(|i| t.get(Color::Black, i).err())
+        .collect();
     assert!(!errors.is_empty() && errors.len() < n as usize / 2);
     assert!(
         errors[0].to_string().contains("KRvKR.rdtm"),
@@ -368,12 +378,12 @@ fn rewrite_and_verify(
 /// Every stored byte of a table, white to move then black to move.
 fn stored_bytes(t: &Table) -> (Vec<u8>, Vec<u8>) {
     let n = t.scheme().size();
-    let side = |white: bool| -> Vec<u8> {
+    let side = |white: Color| -> Vec<u8> {
         (0..n)
             .map(|i| t.get_byte(white, i).expect("readable"))
             .collect()
     };
-    (side(true), side(false))
+    (side(Color::White), side(Color::Black))
 }
 
 /// `--verify` finds a single changed value, through the quiet-move path (children indexed in the
@@ -426,7 +436,7 @@ fn recompressing_keeps_every_value_and_round_trips() {
     let b = Table::open(&path, Some(m)).expect("recompressed table opens");
     b.check_blocks().expect("every block decompresses");
     assert_eq!(a.stats(), b.stats());
-    for white in [true, false] {
+    for white in Color::ALL {
         for i in 0..a.scheme().size() {
             assert_eq!(
                 b.get(white, i).expect("block"),
@@ -467,7 +477,7 @@ fn dtz_verify_finds_a_changed_distance() {
     let (mut white, black) = stored_bytes(&t);
     let dtm = Table::open(&dir.path().join(file_name(m)), Some(m)).expect("dtm table");
     let won = |i: usize| {
-        dtm.get(true, i as u64)
+        dtm.get(Color::White, i as u64)
             .is_ok_and(|v| v.wdl() == retro_tables::Wdl::Win)
     };
     // A win's distance (a loss holds only its class).
@@ -501,7 +511,7 @@ fn dtz_verify_finds_a_loss_in_the_wrong_class() {
         .find(|&i| {
             black[i] == 1
                 && dtm
-                    .get(false, i as u64)
+                    .get(Color::Black, i as u64)
                     .is_ok_and(|v| v.wdl() == retro_tables::Wdl::Loss)
                 && scheme.decode(i as u64).is_some_and(|sq| {
                     retro_build::verify::entry_position(scheme.slots(), &sq, Color::Black).is_some()

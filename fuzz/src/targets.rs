@@ -182,14 +182,14 @@ pub fn table_file(data: &[u8]) {
     }
     let probed: Vec<_> = picks
         .iter()
-        .flat_map(|&i| [true, false].map(|w| table.get(w, i).ok()))
+        .flat_map(|&i| shakmaty::Color::ALL.map(|c| table.get(c, i).ok()))
         .collect();
     let _ = table.stats();
     drop(table);
     if let Ok(whole) = Table::open_in_memory(&path, None) {
         let again: Vec<_> = picks
             .iter()
-            .flat_map(|&i| [true, false].map(|w| whole.get(w, i).ok()))
+            .flat_map(|&i| shakmaty::Color::ALL.map(|c| whole.get(c, i).ok()))
             .collect();
         for (k, (a, b)) in probed.iter().zip(&again).enumerate() {
             if let (Some(a), Some(b)) = (a, b) {

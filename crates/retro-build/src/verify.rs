@@ -93,14 +93,12 @@ pub fn verify(dir: &Path, material: Material, progress: &dyn Progress) -> Verify
         progress,
         "verify",
         &|tb, table, scheme, sq, idx, side, pos| {
-            let stored = table.get(side.is_white(), idx)?;
+            let stored = table.get(side, idx)?;
             let mut best: Option<Value> = None;
             let mut long_win = false;
             for m in pos.legal_moves() {
                 let child = match quiet_child(scheme, sq, &m) {
-                    Some(ci) => table
-                        .get(side.other().is_white(), ci)
-                        .map(Value::from_child),
+                    Some(ci) => table.get(side.other(), ci).map(Value::from_child),
                     None => tb.move_value_within_range(pos, &m),
                 }?;
                 match child {
@@ -181,8 +179,7 @@ fn complete_losses(
     let mismatches = AtomicU64::new(0);
     let examples = Mutex::new(Vec::new());
     let entry = |side: Color, idx: u64| -> Result<u8, ProbeError> {
-        let plane = side.is_white();
-        let (m, z) = (dtm.get_byte(plane, idx)?, dtz.get_byte(plane, idx)?);
+        let (m, z) = (dtm.get_byte(side, idx)?, dtz.get_byte(side, idx)?);
         if Value::from_byte(m).wdl() != retro_tables::Wdl::Loss {
             return Ok(z);
         }

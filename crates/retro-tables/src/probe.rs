@@ -40,7 +40,7 @@ pub trait Tables {
     }
 }
 
-/// The value of the position made of `pieces` with `white_to_move`, for the side to move. Bare
+/// The value of the position made of `pieces` with `side` to move, for the side to move. Bare
 /// kings are a draw without a table.
 ///
 /// # Errors
@@ -49,7 +49,7 @@ pub trait Tables {
 pub fn lookup<T: Tables + ?Sized>(
     tables: &T,
     pieces: &[Piece],
-    white_to_move: bool,
+    side: Color,
 ) -> Result<Value, ProbeError> {
     if pieces.len() > MAX_PIECES {
         return Err(ProbeError::TooManyPieces(pieces.len()));
@@ -71,21 +71,31 @@ pub fn lookup<T: Tables + ?Sized>(
     let (table, swap) = tables.table_by_key(key)?;
     let sq = to_slots(pieces, table.scheme().slots(), swap)
         .ok_or_else(|| ProbeError::NotIndexable(table.material().name()))?;
-    probe_in(table, &sq, white_to_move ^ swap)
+    probe_in(table, &sq, oriented(side, swap))
 }
 
 /// The value of the position `sq`, in `table`'s slot order and orientation, with the table's
-/// white (`white_to_move`) or black to move.
+/// `side` (in the table's orientation) to move.
 ///
 /// # Errors
 /// When the squares cannot be indexed or the table cannot be read.
 #[inline]
-pub fn probe_in(table: &Table, sq: &Squares, white_to_move: bool) -> Result<Value, ProbeError> {
+pub fn probe_in(table: &Table, sq: &Squares, side: Color) -> Result<Value, ProbeError> {
     let idx = table
         .scheme()
         .index(sq)
         .ok_or_else(|| ProbeError::NotIndexable(table.material().name()))?;
-    table.get(white_to_move, idx)
+    table.get(side, idx)
+}
+
+/// `side` in the orientation of a table whose colours are exchanged (`swap`) or not.
+#[inline]
+fn oriented(side: Color, swap: bool) -> Color {
+    if swap {
+        side.other()
+    } else {
+        side
+    }
 }
 
 /// Hashes a material key (already unique and well spread in its low bits) by one multiply.
@@ -138,7 +148,7 @@ impl Tables for Tablebase {
 struct Entry {
     slot: usize,
     /// The side to move in the table's orientation.
-    white_to_move: bool,
+    side: Color,
     idx: u64,
 }
 
@@ -270,21 +280,21 @@ impl Tablebase {
             }
             return best_with_long_wins(best, long_win);
         }
-        self.probe_board(pos.board(), pos.turn() == Color::White)
+        self.probe_board(pos.board(), pos.turn())
     }
 
     /// The table value of a placement without en passant right.
-    fn probe_board(&self, board: &Board, white_to_move: bool) -> Result<Value, ProbeError> {
-        match self.locate(board, white_to_move)? {
+    fn probe_board(&self, board: &Board, side: Color) -> Result<Value, ProbeError> {
+        match self.locate(board, side)? {
             None => Ok(Value::DRAW),
-            Some(at) => self.slot_table(at.slot)?.get(at.white_to_move, at.idx),
+            Some(at) => self.slot_table(at.slot)?.get(at.side, at.idx),
         }
     }
 
     /// Where the entry of a placement without en passant right is (at most [`MAX_PIECES`]
     /// pieces, one king each); `None` for bare kings. The squares are read straight from the
     /// role bitboards into the table's slot order, in the table's orientation.
-    fn locate(&self, board: &Board, white_to_move: bool) -> Result<Option<Entry>, ProbeError> {
+    fn locate(&self, board: &Board, side: Color) -> Result<Option<Entry>, ProbeError> {
         const ROLES: [Role; 5] = [
             Role::Queen,
             Role::Rook,
@@ -344,7 +354,7 @@ impl Tablebase {
             .ok_or_else(|| ProbeError::NotIndexable(table.material().name()))?;
         Ok(Some(Entry {
             slot,
-            white_to_move: white_to_move ^ swap,
+            side: oriented(side, swap),
             idx,
         }))
     }
@@ -450,14 +460,12 @@ impl Tablebase {
     /// The DTZ of `pos`'s placement without en passant right: as stored, and for a loss (when
     /// `exact`) from the moves of that placement.
     fn probe_dtz_board(&self, pos: &Chess, exact: Option<u8>) -> Result<Dtz, ProbeError> {
-        let Some(at) = self.locate(pos.board(), pos.turn() == Color::White)? else {
+        let Some(at) = self.locate(pos.board(), pos.turn())? else {
             return Ok(Dtz::DRAW);
         };
-        let dtm = self
-            .slot_table(at.slot)?
-            .get_byte(at.white_to_move, at.idx)?;
+        let dtm = self.slot_table(at.slot)?.get_byte(at.side, at.idx)?;
         let dtz_table = self.slot_dtz(at.slot)?;
-        let z = dtz_table.get_stored(at.white_to_move, at.idx)?;
+        let z = dtz_table.get_stored(at.side, at.idx)?;
         let stored = Dtz::from_stored(dtm, z)
             .ok_or_else(|| contradiction(dtz_table, FormatError::NoDistance(at.idx)))?;
         match exact {

@@ -941,7 +941,7 @@ pub(crate) fn capture_value<T: Tables>(
     // The opponent is to move after the capture; in the table's own orientation, the colours
     // are exchanged when `swap`.
     let child_side = if swap { side } else { side.other() };
-    let child = table.get(child_side.is_white(), idx)?;
+    let child = table.get(child_side, idx)?;
     Value::from_child(child).ok_or(SubTableError::Probe(ProbeError::Overflow))
 }
 

@@ -34,7 +34,7 @@ fn agrees_with_solve(name: &str) {
             }
             let i = idx as usize;
             let got = Value::from_planes(planes.first[i], planes.ext[i]);
-            let want = table.get(side.is_white(), idx).expect("probe");
+            let want = table.get(side, idx).expect("probe");
             assert_eq!(got, want, "{name}: entry {idx}, side {side}");
             checked += 1;
         }
@@ -125,11 +125,7 @@ fn a_stopped_solve_resumes_from_its_checkpoint() {
                 continue;
             }
             let got = Value::from_planes(planes.first[idx as usize], planes.ext[idx as usize]);
-            assert_eq!(
-                got,
-                table.get(side.is_white(), idx).expect("probe"),
-                "entry {idx}"
-            );
+            assert_eq!(got, table.get(side, idx).expect("probe"), "entry {idx}");
         }
     }
     // The same for the DTZ50 passes.

@@ -161,10 +161,10 @@ pub(super) fn read_planes(
     first: &mut Vec<u8>,
     ext: &mut Vec<u8>,
 ) -> Result<(), CheckError> {
-    table.read_block(side.is_white(), 0, b, first)?;
+    table.read_block(side, 0, b, first)?;
     ext.clear();
     if table.planes() > 1 {
-        table.read_block(side.is_white(), 1, b, ext)?;
+        table.read_block(side, 1, b, ext)?;
     }
     Ok(())
 }
@@ -181,7 +181,7 @@ fn side_codes(table: &Table, side: Color) -> Result<Atomics<AtomicU16>, CheckErr
             for (k, &f) in first.iter().enumerate() {
                 let pos = b * u64::from(block_len) + k as u64;
                 let v = Value::from_planes(f, ext.get(k).copied().unwrap_or(0));
-                if let Some(o) = out.get(table.index_at(side.is_white(), pos) as usize) {
+                if let Some(o) = out.get(table.index_at(side, pos) as usize) {
                     o.store(v.code(), Relaxed);
                 }
             }
@@ -326,7 +326,7 @@ pub(crate) fn verify_sides(
                     let (mut n, mut bad) = (0u64, 0u64);
                     for (k, &f) in first.iter().enumerate() {
                         let pos = b * u64::from(block_len) + k as u64;
-                        let idx = table.index_at(side.is_white(), pos);
+                        let idx = table.index_at(side, pos);
                         let Some(sq) = ix.decode(idx) else {
                             continue;
                         };

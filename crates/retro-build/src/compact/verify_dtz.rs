@@ -194,15 +194,14 @@ impl Classes {
 
 /// Calls `f(idx, class)` for every entry of the DTM table with `side` to move, in parallel.
 fn for_each_class(dtm: &Table, side: Color, f: impl Fn(u64, Wdl) + Sync) -> Result<(), CheckError> {
-    let white = side.is_white();
     let (blocks, block_len) = dtm.blocks().ok_or(CheckError::NotCompressed)?;
     (0..blocks)
         .into_par_iter()
         .try_for_each_init(Vec::new, |first, b| -> Result<(), CheckError> {
-            dtm.read_block(white, 0, b, first)?;
+            dtm.read_block(side, 0, b, first)?;
             for (k, &byte) in first.iter().enumerate() {
                 f(
-                    dtm.index_at(white, b * u64::from(block_len) + k as u64),
+                    dtm.index_at(side, b * u64::from(block_len) + k as u64),
                     Value::from_byte(byte).wdl(),
                 );
             }
@@ -337,9 +336,7 @@ impl Verifier<'_> {
                 }
                 let mut next = depths.iter();
                 for (k, &f) in first.iter().enumerate() {
-                    let idx = self
-                        .dtz
-                        .index_at(side.is_white(), b * u64::from(block_len) + k as u64);
+                    let idx = self.dtz.index_at(side, b * u64::from(block_len) + k as u64);
                     let Some(o) = out.get(idx as usize) else {
                         continue;
                     };
@@ -510,9 +507,7 @@ impl Verifier<'_> {
         let mut depths = Vec::new();
         let mut n = 0u64;
         for (k, &f) in first.iter().enumerate() {
-            let idx = self
-                .dtz
-                .index_at(side.is_white(), b * u64::from(block_len) + k as u64);
+            let idx = self.dtz.index_at(side, b * u64::from(block_len) + k as u64);
             let class = classes.of(idx);
             let stored = Dtz::stored_from_planes(f, ext.get(k).copied().unwrap_or(0));
             let checks = match class {

@@ -1352,8 +1352,7 @@ pub fn dtm_values(
 ) -> Result<ByColor<Vec<u8>>, retro_tables::ProbeError> {
     let n = table.scheme().size();
     let side = |side: Color| -> Result<Vec<u8>, retro_tables::ProbeError> {
-        let plane = side.is_white();
-        if let Some(bytes) = table.side_in_memory(plane) {
+        if let Some(bytes) = table.side_in_memory(side) {
             return Ok(bytes
                 .par_iter()
                 .map(|&b| Value::from_byte(b).to_planes().0)
@@ -1361,7 +1360,7 @@ pub fn dtm_values(
         }
         (0..n)
             .into_par_iter()
-            .map(|idx| table.get(plane, idx).map(|v| v.to_planes().0))
+            .map(|idx| table.get(side, idx).map(|v| v.to_planes().0))
             .collect()
     };
     Ok(ByColor {

@@ -172,7 +172,7 @@ impl Records {
                 Material::from_key(key).canonical().name(),
             ));
         };
-        let stored = t.get_byte(side.is_white(), idx)?;
+        let stored = t.get_byte(side, idx)?;
         Dtz::from_tables(v.to_planes().0, stored)
             .map(Dtz::wdl50)
             .ok_or_else(|| DtzError::NotIndexable(t.material().name()))

@@ -44,8 +44,7 @@ impl Wdl50Data {
         let dtz = Table::open_dtz(&dir.join(Metric::Dtz.file_name(material)), Some(material))?
             .into_memory(sides)?;
         let side = |side: Color| -> Result<Vec<i8>, DtzError> {
-            let plane = side.is_white();
-            let (Some(m), Some(z)) = (dtm.side_in_memory(plane), dtz.side_in_memory(plane)) else {
+            let (Some(m), Some(z)) = (dtm.side_in_memory(side), dtz.side_in_memory(side)) else {
                 return Err(DtzError::MissingSubTable(material.name()));
             };
             // A win or loss without a distance can only be an entry that is no legal position

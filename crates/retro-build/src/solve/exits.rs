@@ -82,7 +82,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
                 .ok_or_else(|| ProbeError::NotIndexable(table.material().name()))?;
             // The side to move in the table's own orientation.
             let plane = if swap { side.other() } else { side };
-            Ok((table.get(plane.is_white(), idx)?, idx, plane))
+            Ok((table.get(plane, idx)?, idx, plane))
         });
         match probed {
             Ok((v, idx, plane)) => Some((v, Some((plan.key(), idx, plane)))),

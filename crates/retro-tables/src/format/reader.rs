@@ -14,6 +14,7 @@ use std::{
 
 use memmap2::Mmap;
 use rayon::prelude::*;
+use shakmaty::Color;
 
 use super::{
     header::{block_sum, checksum, Header, STORAGE_RAW, STORAGE_ZSTD},
@@ -455,7 +456,7 @@ impl Table {
     }
 
     /// Decompresses block `b` of plane `plane` (0 the first bytes, 1 the extension bytes) of
-    /// the side with white (`true`) or black to move into `out`, whole: the bytes of file
+    /// the side with `side` to move into `out`, whole: the bytes of file
     /// positions `b * block_len ..` (see [`Table::index_at`]). For passes over whole tables.
     ///
     /// # Errors
@@ -463,7 +464,7 @@ impl Table {
     /// table does not have.
     pub fn read_block(
         &self,
-        white_to_move: bool,
+        side: Color,
         plane: usize,
         b: u64,
         out: &mut Vec<u8>,
@@ -474,15 +475,15 @@ impl Table {
                 why: FormatError::Planes(self.planes() - 1),
             });
         }
-        let lane = 2 * plane + usize::from(!white_to_move);
+        let lane = 2 * plane + slot(side);
         self.decompress_block(lane, b, None, out).map(|_| ())
     }
 
-    /// The entry at file position `pos` of the side with white (`true`) or black to move (its
+    /// The entry at file position `pos` of `side` to move (its
     /// digit order; the position itself in raw and in-memory tables).
-    pub fn index_at(&self, white_to_move: bool, pos: u64) -> u64 {
+    pub fn index_at(&self, side: Color, pos: u64) -> u64 {
         match &self.store {
-            Store::Blocks { layouts, .. } => layouts[usize::from(!white_to_move)].index_at(pos),
+            Store::Blocks { layouts, .. } => layouts[slot(side)].index_at(pos),
             _ => pos,
         }
     }
@@ -512,10 +513,10 @@ impl Table {
         matches!(self.store, Store::Blocks { .. })
     }
 
-    /// Where entry `idx` with white (`true`) or black to move is in a compressed table: the
-    /// side (0 white to move), the block and the entry's place in it. `None` for raw or
+    /// Where entry `idx` with `side` to move is in a compressed table: the
+    /// block and the entry's place in it. `None` for raw or
     /// in-memory tables and out-of-range entries.
-    pub fn block_of(&self, white_to_move: bool, idx: u64) -> Option<(usize, u64, usize)> {
+    pub fn block_of(&self, side: Color, idx: u64) -> Option<(u64, usize)> {
         let Store::Blocks {
             block_len, layouts, ..
         } = &self.store
@@ -525,40 +526,39 @@ impl Table {
         if idx >= self.scheme.size() {
             return None;
         }
-        let side = usize::from(!white_to_move);
-        let pos = layouts[side].file_position(idx);
+        let pos = layouts[slot(side)].file_position(idx);
         let len = u64::from(*block_len);
-        Some((side, pos / len, (pos % len) as usize))
+        Some((pos / len, (pos % len) as usize))
     }
 
-    /// The value of entry `idx` of a DTM table with white (`true`) or black to move.
+    /// The value of entry `idx` of a DTM table with `side` to move.
     /// Out-of-range indices read as draws (callers pass indices from the scheme, which are in
     /// range).
     ///
     /// # Errors
     /// [`ProbeError::BadTable`] when the block holding the entry is corrupt.
     #[inline]
-    pub fn get(&self, white_to_move: bool, idx: u64) -> Result<Value, ProbeError> {
-        let first = self.get_byte(white_to_move, idx)?;
+    pub fn get(&self, side: Color, idx: u64) -> Result<Value, ProbeError> {
+        let first = self.get_byte(side, idx)?;
         if self.planes() == 1 || first == 0 {
             return Ok(Value::from_byte(first));
         }
-        let ext = self.get_plane_byte(white_to_move, idx, 1)?;
+        let ext = self.get_plane_byte(side, idx, 1)?;
         Ok(Value::from_planes(first, ext))
     }
 
-    /// The number a DTZ50 table stores for entry `idx` with white (`true`) or black to move
+    /// The number a DTZ50 table stores for entry `idx` with `side` to move
     /// (see [`crate::Dtz::to_stored`]): its byte, or its two bytes in a table of two planes.
     ///
     /// # Errors
     /// [`ProbeError::BadTable`] when a block holding the entry is corrupt.
     #[inline]
-    pub fn get_stored(&self, white_to_move: bool, idx: u64) -> Result<u16, ProbeError> {
-        let first = self.get_byte(white_to_move, idx)?;
+    pub fn get_stored(&self, side: Color, idx: u64) -> Result<u16, ProbeError> {
+        let first = self.get_byte(side, idx)?;
         if self.planes() == 1 || first == 0 {
             return Ok(u16::from(first));
         }
-        let ext = self.get_plane_byte(white_to_move, idx, 1)?;
+        let ext = self.get_plane_byte(side, idx, 1)?;
         Ok(crate::Dtz::stored_from_planes(first, ext))
     }
 
@@ -571,15 +571,15 @@ impl Table {
         }
     }
 
-    /// The byte stored for entry `idx` with white (`true`) or black to move (0 out of range):
+    /// The byte stored for entry `idx` with `side` to move (0 out of range):
     /// the value's first byte (see [`Value::to_planes`]), its whole byte in a table of one
     /// plane.
     ///
     /// # Errors
     /// [`ProbeError::BadTable`] when the block holding the entry is corrupt.
     #[inline]
-    pub fn get_byte(&self, white_to_move: bool, idx: u64) -> Result<u8, ProbeError> {
-        self.get_plane_byte(white_to_move, idx, 0)
+    pub fn get_byte(&self, side: Color, idx: u64) -> Result<u8, ProbeError> {
+        self.get_plane_byte(side, idx, 0)
     }
 
     /// The byte of plane `plane` (0 the first byte, 1 the extension) stored for entry `idx`
@@ -588,12 +588,7 @@ impl Table {
     /// # Errors
     /// [`ProbeError::BadTable`] when the block holding the entry is corrupt.
     #[inline]
-    pub fn get_plane_byte(
-        &self,
-        white_to_move: bool,
-        idx: u64,
-        plane: usize,
-    ) -> Result<u8, ProbeError> {
+    pub fn get_plane_byte(&self, side: Color, idx: u64, plane: usize) -> Result<u8, ProbeError> {
         if plane >= usize::from(self.planes()) {
             return Ok(0);
         }
@@ -601,30 +596,29 @@ impl Table {
         if idx >= n {
             return Ok(0);
         }
-        let side = usize::from(!white_to_move);
         match &self.store {
             Store::Raw(mmap) => {
-                let off = HEADER_LEN as u64 + side as u64 * n + idx;
+                let off = HEADER_LEN as u64 + slot(side) as u64 * n + idx;
                 Ok(usize::try_from(off)
                     .ok()
                     .and_then(|o| mmap.get(o))
                     .map_or(0, |&b| b))
             }
-            Store::Memory(halves) => match &halves[side] {
+            Store::Memory(halves) => match &halves[slot(side)] {
                 Some(v) => Ok(usize::try_from(idx)
                     .ok()
                     .and_then(|o| v.get(o))
                     .map_or(0, |&b| b)),
                 None => Err(ProbeError::BadTable(Arc::new(TableError::SideNotLoaded {
                     path: self.path.clone(),
-                    side: Side::of(side),
+                    side: Side::of(slot(side)),
                 }))),
             },
             Store::Blocks { blocks, uid, .. } => {
-                let Some((side, b, k)) = self.block_of(white_to_move, idx) else {
+                let Some((b, k)) = self.block_of(side, idx) else {
                     return Ok(0);
                 };
-                let lane = 2 * plane + side;
+                let lane = 2 * plane + slot(side);
                 // Blocks per lane stay below 2^30: at most 64^4 * 462 entries (6 pieces) in
                 // blocks of at least 64.
                 let key = (uid << 32) | ((lane as u64) << 30) | b;
@@ -645,15 +639,14 @@ impl Table {
         }
     }
 
-    /// The bytes of one side to move (white `true`), index order, of a raw table or one read
+    /// The bytes of `side` to move, in index order, of a raw table or one read
     /// into memory ([`Table::into_memory`]); `None` for a side not loaded or compressed blocks.
-    pub fn side_in_memory(&self, white_to_move: bool) -> Option<&[u8]> {
-        let side = usize::from(!white_to_move);
+    pub fn side_in_memory(&self, side: Color) -> Option<&[u8]> {
         match &self.store {
-            Store::Memory(halves) => halves[side].as_deref(),
+            Store::Memory(halves) => halves[slot(side)].as_deref(),
             Store::Raw(mmap) => {
                 let n = usize::try_from(self.scheme.size()).ok()?;
-                let at = HEADER_LEN + side * n;
+                let at = HEADER_LEN + slot(side) * n;
                 mmap.get(at..at + n)
             }
             Store::Blocks { .. } => None,
@@ -781,6 +774,12 @@ fn block_store(mmap: Mmap, header: &Header, path: &Path) -> Result<Store, TableE
         layouts: Box::new(header.orders),
         uid: NEXT_UID.fetch_add(1, Relaxed),
     })
+}
+
+/// The half of a table (and its lane within a plane) that holds `side` to move: white's first.
+#[inline]
+fn slot(side: Color) -> usize {
+    usize::from(side.is_black())
 }
 
 #[cfg(test)]

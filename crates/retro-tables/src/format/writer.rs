@@ -10,6 +10,7 @@ use std::{
 };
 
 use rayon::prelude::*;
+use shakmaty::Color;
 
 use super::{
     header::{block_sum, checksum, Checksum, Header, STORAGE_RAW, STORAGE_ZSTD},
@@ -563,9 +564,9 @@ pub fn recompress_dtz(path: &Path, compression: Compression) -> Result<Written, 
     };
     // Per entry: the byte to write and whether it is kept (a win or loss at an entry that
     // decodes to a placement; the DTM file holds anything at the others).
-    let entry = |white: bool, idx: usize| -> Result<(u8, bool), TableError> {
+    let entry = |side: Color, idx: usize| -> Result<(u8, bool), TableError> {
         let read = |t: &Table| {
-            t.get_byte(white, idx as u64)
+            t.get_byte(side, idx as u64)
                 .map_err(|e| TableError::Format {
                     path: path.to_path_buf(),
                     why: FormatError::Unreadable(e),
@@ -584,14 +585,14 @@ pub fn recompress_dtz(path: &Path, compression: Compression) -> Result<Written, 
     };
     let mut values: Vec<Vec<u8>> = Vec::with_capacity(2);
     let mut kept: Vec<Vec<u64>> = Vec::with_capacity(2);
-    for white in [true, false] {
+    for side in Color::ALL {
         let words: Vec<(Vec<u8>, u64)> = (0..n.div_ceil(64))
             .into_par_iter()
             .map(|w| {
                 let mut bytes = Vec::with_capacity(64);
                 let mut bits = 0u64;
                 for (i, idx) in (w * 64..(w * 64 + 64).min(n)).enumerate() {
-                    let (b, keep) = entry(white, idx)?;
+                    let (b, keep) = entry(side, idx)?;
                     bytes.push(b);
                     bits |= u64::from(keep) << i;
                 }
@@ -924,13 +925,13 @@ mod tests {
         t.check_blocks().expect("blocks");
         for i in (0..n).step_by(7) {
             for side in 0..2 {
-                let got = t.get(side == 0, i as u64).expect("probe");
+                let got = t.get(Color::ALL[side], i as u64).expect("probe");
                 assert_eq!(got, value(i, side), "entry {i} side {side}");
             }
         }
         // In memory it stays in its blocks and reads the same.
         let t = t.into_memory([true, true]).expect("memory");
-        assert_eq!(t.get(true, 12345).expect("probe"), value(12345, 0));
+        assert_eq!(t.get(Color::White, 12345).expect("probe"), value(12345, 0));
         assert!(recompress(&w.path, Compression::default()).is_err());
         // Raw with extension bytes: refused.
         assert!(write_table(&dir, m, data, stats, Encoding::Raw).is_err());
@@ -985,10 +986,10 @@ mod tests {
             let mapped = Table::open(&w.path, Some(m)).expect("opened");
             let whole = Table::open_in_memory(&w.path, Some(m)).expect("opened");
             for t in [&mapped, &whole] {
-                assert_eq!(t.get_byte(true, n as u64 - 1), Ok(white[n - 1]));
+                assert_eq!(t.get_byte(Color::White, n as u64 - 1), Ok(white[n - 1]));
                 for idx in [n as u64, n as u64 + 1, 2 * n as u64, u64::MAX] {
-                    assert_eq!(t.get_byte(true, idx), Ok(0), "{enc:?} entry {idx}");
-                    assert_eq!(t.get_byte(false, idx), Ok(0), "{enc:?} entry {idx}");
+                    assert_eq!(t.get_byte(Color::White, idx), Ok(0), "{enc:?} entry {idx}");
+                    assert_eq!(t.get_byte(Color::Black, idx), Ok(0), "{enc:?} entry {idx}");
                 }
             }
         }
@@ -1077,7 +1078,10 @@ mod tests {
         assert_eq!(t.planes(), 2);
         for i in (0..n).step_by(5) {
             for side in 0..2 {
-                assert_eq!(t.get(side == 0, i as u64).expect("probe"), value(i, side));
+                assert_eq!(
+                    t.get(Color::ALL[side], i as u64).expect("probe"),
+                    value(i, side)
+                );
             }
         }
         let _ = fs::remove_dir_all(&dir);
