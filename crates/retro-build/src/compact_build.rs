@@ -175,14 +175,8 @@ pub(crate) fn build_compact(
         let t = retro_tables::format::Table::open(&path, Some(material))?;
         (fs::metadata(&path).map(|m| m.len()).unwrap_or(0), t.stats())
     } else {
-        let (w, stats) = write_table_by_side(
-            &opts.out,
-            Metric::Dtm,
-            material,
-            opts.compression,
-            |plane| {
-                // The writer asks for its planes by number, white's (0) first.
-                let side = SIDES[plane];
+        let (w, stats) =
+            write_table_by_side(&opts.out, Metric::Dtm, material, opts.compression, |side| {
                 let planes = solved.side_planes(side).map_err(|e| TableError::Io {
                     path: solved.logs[side].clone(),
                     source: e,
@@ -202,18 +196,12 @@ pub(crate) fn build_compact(
                     legal: Some(solved.legal[side].clone()),
                     stats: planes.stats,
                 })
-            },
-        )?;
+            })?;
         (w.bytes, stats)
     };
     let dtz_write = Instant::now();
-    let (dtz_written, dtz_stats) = write_table_by_side(
-        &opts.out,
-        Metric::Dtz,
-        material,
-        opts.compression,
-        |plane| {
-            let side = SIDES[plane];
+    let (dtz_written, dtz_stats) =
+        write_table_by_side(&opts.out, Metric::Dtz, material, opts.compression, |side| {
             let planes = dtz_logs.side_planes(side).map_err(|e| TableError::Io {
                 path: work.clone(),
                 source: e,
@@ -231,8 +219,7 @@ pub(crate) fn build_compact(
                 legal: Some(planes.kept),
                 stats: planes.stats,
             })
-        },
-    )?;
+        })?;
     fs::remove_dir_all(&work).map_err(|e| work_error(&work, e))?;
     for (what, found) in [
         ("longest mate", deepest_mate),

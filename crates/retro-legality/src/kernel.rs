@@ -14,7 +14,7 @@
 
 use std::collections::HashSet;
 
-use shakmaty::{Bitboard, Color, Role};
+use shakmaty::{Bitboard, ByColor, Color, Role};
 
 use super::{
     kernel_move::{ByKernelPiece, KernelMove, KernelPiece, KernelResult, Landing, Target},
@@ -113,23 +113,19 @@ impl Column {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct State {
     cols: [Column; 8],
-    /// Original pieces left, per colour (white 0) and type.
-    pieces: [ByKernelPiece<u8>; 2],
+    /// Original pieces left, per colour and type.
+    pieces: ByColor<ByKernelPiece<u8>>,
     /// Promoted pieces on the board, per colour and file of promotion.
-    promoted: [[u8; 8]; 2],
+    promoted: ByColor<[u8; 8]>,
     /// Captures of white units and of black units still to come.
-    left: [u8; 2],
+    left: ByColor<u8>,
 }
 
 /// The kernel's view of a position: pawn columns and piece counts.
 struct Counted {
     cols: [Column; 8],
-    pieces: [ByKernelPiece<u8>; 2],
-    units: [u8; 2],
-}
-
-fn ci(c: Color) -> usize {
-    c.fold_wb(0, 1)
+    pieces: ByColor<ByKernelPiece<u8>>,
+    units: ByColor<u8>,
 }
 
 fn counted(p: &RawPosition) -> Counted {
@@ -144,19 +140,18 @@ fn counted(p: &RawPosition) -> Counted {
             }
         }
     }
-    let mut pieces = [ByKernelPiece::default(); 2];
-    let mut units = [0u8; 2];
+    let mut pieces = ByColor::<ByKernelPiece<u8>>::default();
+    let mut units = ByColor::<u8>::default();
     for c in Color::ALL {
-        let k = ci(c);
         let b = p.of(c, Role::Bishop);
-        pieces[k] = ByKernelPiece([
+        pieces[c] = ByKernelPiece([
             p.of(c, Role::Queen).count() as u8,
             p.of(c, Role::Rook).count() as u8,
             (b & Bitboard::LIGHT_SQUARES).count() as u8,
             (b & Bitboard::DARK_SQUARES).count() as u8,
             p.of(c, Role::Knight).count() as u8,
         ]);
-        units[k] = (p.pieces(c) & !p.board.kings()).count() as u8;
+        units[c] = (p.pieces(c) & !p.board.kings()).count() as u8;
     }
     Counted {
         cols,
@@ -170,14 +165,14 @@ pub struct KernelSearch<'a> {
     goal: Counted,
     /// The goal's pieces per colour and type, less the bishops trapped on promotion squares
     /// (those were promoted there and are counted in `fixed`).
-    goal_free: [ByKernelPiece<u8>; 2],
+    goal_free: ByColor<ByKernelPiece<u8>>,
     /// Per colour and file, a bishop of the goal trapped on that file's promotion square: one
     /// promotion of the file must survive as that bishop.
-    fixed: [[u8; 8]; 2],
+    fixed: ByColor<[u8; 8]>,
     /// Per colour and type, the original pieces the goal can have left: no more than the goal
     /// has, nor than the originals not taken at home ([`Blocked::taken_home`]).
-    most_left: [ByKernelPiece<u8>; 2],
-    goal_pawns: [u8; 2],
+    most_left: ByColor<ByKernelPiece<u8>>,
+    goal_pawns: ByColor<u8>,
     blocked: Blocked,
     /// States from which no kernel was found, whatever the pawns' ranks.
     failed: HashSet<State>,
@@ -208,31 +203,31 @@ struct Blocked {
     black_pawn: [bool; 8],
     /// Per colour and type, original pieces that never move (rooks and king with castling
     /// rights, a bishop shut in on c1/f1/c8/f8 by two blocked pawns): fewer may never be left.
-    floor: [ByKernelPiece<u8>; 2],
+    floor: ByColor<ByKernelPiece<u8>>,
     /// Per colour and type, original pieces shut in at home by two blocked pawns but not there
     /// in the goal (bishops): they were taken on their square, by a piece (no pawn gets behind
     /// the blocked pawns), and more than the others of the type may never be left.
-    taken_home: [ByKernelPiece<u8>; 2],
+    taken_home: ByColor<ByKernelPiece<u8>>,
     /// Per colour and file, whether that colour's promotion square on the file is held for the
     /// whole game by an opposing unit that never moves (a king or rook with castling rights, a
     /// shut-in bishop): no pawn promotes there.
-    no_promotion: [[bool; 8]; 2],
+    no_promotion: ByColor<[bool; 8]>,
     /// Per colour and file, whether no pawn of that colour promotes from the file, captures
     /// included: its seventh-rank square (second for black) gives check to an opposing king
     /// that keeps a castling right in the goal. That check can only be answered by taking the
     /// pawn (the king never moves, and a pawn's check cannot be blocked).
-    no_promotion_from: [[bool; 8]; 2],
+    no_promotion_from: ByColor<[bool; 8]>,
     /// Per colour and file, whether a bishop promoted there could never leave the square: its
     /// diagonal neighbours (one or two squares on the rank before) hold blocked opposing pawns.
-    trapped: [[bool; 8]; 2],
+    trapped: ByColor<[bool; 8]>,
 }
 
 impl Blocked {
-    /// Whether no pawn of colour `k` (white 0) promotes from file `from` on file `to`'s
-    /// promotion square: the square is held for the whole game, or the pawn's square before
-    /// it checks a king that never moves.
-    fn bars(&self, k: usize, from: usize, to: usize) -> bool {
-        self.no_promotion[k][to] || self.no_promotion_from[k][from]
+    /// Whether no pawn of colour `c` promotes from file `from` on file `to`'s promotion
+    /// square: the square is held for the whole game, or the pawn's square before it checks a
+    /// king that never moves.
+    fn bars(&self, c: Color, from: usize, to: usize) -> bool {
+        self.no_promotion[c][to] || self.no_promotion_from[c][from]
     }
 }
 
@@ -252,21 +247,20 @@ fn blocked(init: &RawPosition, goal: &RawPosition) -> Blocked {
         );
     }
     for c in Color::ALL {
-        let k = ci(c);
         let r = RawPosition::back_rank(c);
         // Rooks with a castling right in the goal have never moved (nor has their king).
         let rights = goal.castling & Bitboard::from(r);
         for sq in rights {
             if stays(sq, c.rook()) {
-                b.floor[k][KernelPiece::Rook] += 1;
-                b.no_promotion[1 - k][sq.file() as usize] = true;
+                b.floor[c][KernelPiece::Rook] += 1;
+                b.no_promotion[c.other()][sq.file() as usize] = true;
             }
         }
         let king = Square::from_coords(File::E, r);
         if rights.any() && stays(king, c.king()) {
-            b.no_promotion[1 - k][File::E as usize] = true;
-            b.no_promotion_from[1 - k][File::D as usize] = true;
-            b.no_promotion_from[1 - k][File::F as usize] = true;
+            b.no_promotion[c.other()][File::E as usize] = true;
+            b.no_promotion_from[c.other()][File::D as usize] = true;
+            b.no_promotion_from[c.other()][File::F as usize] = true;
         }
         // A bishop on c1 behind blocked b2 and d2 pawns (f1: e2, g2) never moved.
         let pawns = if c == Color::White {
@@ -278,41 +272,37 @@ fn blocked(init: &RawPosition, goal: &RawPosition) -> Blocked {
             let sq = Square::from_coords(file, r);
             if pawns[left] && pawns[right] && init.board.piece_at(sq) == Some(c.bishop()) {
                 if stays(sq, c.bishop()) {
-                    b.floor[k][KernelPiece::bishop_on(sq)] += 1;
-                    b.no_promotion[1 - k][file as usize] = true;
+                    b.floor[c][KernelPiece::bishop_on(sq)] += 1;
+                    b.no_promotion[c.other()][file as usize] = true;
                 } else {
-                    b.taken_home[k][KernelPiece::bishop_on(sq)] += 1;
+                    b.taken_home[c][KernelPiece::bishop_on(sq)] += 1;
                 }
             }
         }
     }
     // A promotion square of white on the eighth rank is a trap for a bishop when the black
     // pawns on its diagonal neighbours of the seventh rank never move (and the other way round).
-    for k in 0..2 {
-        let guards = if k == 0 { b.black_pawn } else { b.white_pawn };
+    for c in Color::ALL {
+        let guards = c.fold_wb(b.black_pawn, b.white_pawn);
         for f in 0..8 {
             let left = f == 0 || guards[f - 1];
             let right = f == 7 || guards[f + 1];
-            b.trapped[k][f] = left && right;
+            b.trapped[c][f] = left && right;
         }
     }
     b
 }
 
-/// The promotion square of colour `k` (white 0) on file `f`.
-fn promotion_square(k: usize, f: usize) -> shakmaty::Square {
-    let rank = if k == 0 {
-        shakmaty::Rank::Eighth
-    } else {
-        shakmaty::Rank::First
-    };
+/// The promotion square of colour `c` on file `f`.
+fn promotion_square(c: Color, f: usize) -> shakmaty::Square {
+    let rank = c.fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First);
     shakmaty::Square::from_coords(shakmaty::File::new(f as u32), rank)
 }
 
 /// Whether a bishop that `c` promotes on file `f` could never leave the square, on the way from
 /// the starting position to `goal` (see `Blocked::trapped`).
 pub(super) fn traps_bishop(goal: &RawPosition, c: Color, f: usize) -> bool {
-    blocked(&RawPosition::start(), goal).trapped[ci(c)][f]
+    blocked(&RawPosition::start(), goal).trapped[c][f]
 }
 
 /// Whether a promotion of `c` on file `f` lands on a light square (white promotes on the
@@ -393,37 +383,34 @@ fn run(
 ) -> Result<KernelResult, Stop> {
     let start = counted(init);
     let g = counted(goal);
-    let mut left = [0u8; 2];
-    for (k, left) in left.iter_mut().enumerate() {
-        let pawns_start: u8 = start.cols.iter().map(|c| c.count(color(k))).sum();
-        let pawns_goal: u8 = g.cols.iter().map(|c| c.count(color(k))).sum();
+    let mut left = ByColor::<u8>::default();
+    for k in Color::ALL {
+        let pawns_start: u8 = start.cols.iter().map(|c| c.count(k)).sum();
+        let pawns_goal: u8 = g.cols.iter().map(|c| c.count(k)).sum();
         let (a, b) = (start.units[k], g.units[k]);
         if b > a || pawns_goal > pawns_start {
             return Ok(KernelResult::None);
         }
-        *left = a - b;
+        left[k] = a - b;
     }
-    let goal_pawns = [
-        g.cols.iter().map(|c| c.count(Color::White)).sum(),
-        g.cols.iter().map(|c| c.count(Color::Black)).sum(),
-    ];
+    let goal_pawns = ByColor::new_with(|k| g.cols.iter().map(|c| c.count(k)).sum());
     let state = State {
         cols: start.cols,
         pieces: start.pieces,
-        promoted: [[0; 8]; 2],
+        promoted: ByColor::default(),
         left,
     };
     let blocked = blocked(init, goal);
     let mut goal_free = g.pieces;
-    let mut fixed = [[0u8; 8]; 2];
-    for (k, c) in Color::ALL.into_iter().enumerate() {
+    let mut fixed = ByColor::<[u8; 8]>::default();
+    for k in Color::ALL {
         for (f, fixed) in fixed[k].iter_mut().enumerate() {
             let sq = promotion_square(k, f);
             // No bishop can come to the square: unless it stood there from the start, this
             // one was promoted there.
             if blocked.trapped[k][f]
-                && goal.board.piece_at(sq) == Some(c.bishop())
-                && init.board.piece_at(sq) != Some(c.bishop())
+                && goal.board.piece_at(sq) == Some(k.bishop())
+                && init.board.piece_at(sq) != Some(k.bishop())
             {
                 if blocked.no_promotion[k][f] {
                     return Ok(KernelResult::None);
@@ -434,8 +421,8 @@ fn run(
         }
     }
     let mut most_left = goal_free;
-    for (k, row) in most_left.iter_mut().enumerate() {
-        for (t, most) in KernelPiece::ALL.into_iter().zip(row.iter_mut()) {
+    for k in Color::ALL {
+        for (t, most) in KernelPiece::ALL.into_iter().zip(most_left[k].iter_mut()) {
             let kept = start.pieces[k][t].saturating_sub(blocked.taken_home[k][t]);
             *most = (*most).min(kept);
         }
@@ -468,45 +455,36 @@ fn run(
     }
 }
 
-fn color(k: usize) -> Color {
-    if k == 0 {
-        Color::White
-    } else {
-        Color::Black
-    }
-}
-
 impl KernelSearch<'_> {
     /// `None` when the goal is out of reach from `s`; otherwise a score for move ordering
     /// (lower looks closer to the goal): incomplete columns, pawn file moves still needed,
     /// original pieces the goal does not have.
     fn bound(&self, s: &State) -> Option<u32> {
-        let total = u32::from(s.left[0]) + u32::from(s.left[1]);
+        let total = u32::from(s.left.white) + u32::from(s.left.black);
         let mut score = 0;
-        for k in 0..2 {
-            let c = color(k);
+        for c in Color::ALL {
             // Enough pawns to promote into the pieces the goal has beyond the originals left.
             let pawns: u32 = s.cols.iter().map(|col| u32::from(col.count(c))).sum();
-            let promoted: u32 = s.promoted[k].iter().map(|&n| u32::from(n)).sum();
-            let fixed: u32 = self.fixed[k].iter().map(|&n| u32::from(n)).sum();
+            let promoted: u32 = s.promoted[c].iter().map(|&n| u32::from(n)).sum();
+            let fixed: u32 = self.fixed[c].iter().map(|&n| u32::from(n)).sum();
             let needed: u32 = KernelPiece::ALL
                 .into_iter()
-                .map(|t| u32::from(self.goal_free[k][t].saturating_sub(s.pieces[k][t])))
+                .map(|t| u32::from(self.goal_free[c][t].saturating_sub(s.pieces[c][t])))
                 .sum::<u32>()
                 + fixed;
-            if pawns < u32::from(self.goal_pawns[k]) + needed.saturating_sub(promoted) {
+            if pawns < u32::from(self.goal_pawns[c]) + needed.saturating_sub(promoted) {
                 return None;
             }
             // Captures by this colour's pawns to bring pawns onto the goal's files.
             let moves = pawn_moves(&s.cols, &self.goal.cols, c)?;
-            if moves > u32::from(s.left[1 - k]) {
+            if moves > u32::from(s.left[c.other()]) {
                 return None;
             }
             let excess: u32 = KernelPiece::ALL
                 .into_iter()
-                .map(|t| u32::from(s.pieces[k][t].saturating_sub(self.most_left[k][t])))
+                .map(|t| u32::from(s.pieces[c][t].saturating_sub(self.most_left[c][t])))
                 .sum();
-            if excess > u32::from(s.left[k]) {
+            if excess > u32::from(s.left[c]) {
                 return None;
             }
             score += moves + excess;
@@ -531,12 +509,14 @@ impl KernelSearch<'_> {
 
     fn goal_reached(&self, s: &State) -> bool {
         (0..8).all(|f| s.cols[f].completes_to(self.goal.cols[f]))
-            && (0..2).all(|k| {
+            && Color::ALL.into_iter().all(|k| {
                 KernelPiece::ALL
                     .into_iter()
                     .all(|t| s.pieces[k][t] <= self.most_left[k][t])
             })
-            && (0..2).all(|k| self.promotions_suffice(s, k))
+            && Color::ALL
+                .into_iter()
+                .all(|k| self.promotions_suffice(s, k))
             && self.bound(s).is_some()
     }
 
@@ -545,22 +525,21 @@ impl KernelSearch<'_> {
     /// beyond the originals left: a promoted bishop keeps the colour of its promotion square, a
     /// file with a trapped bishop in the goal keeps one promotion for it, and the other
     /// promotions of a trapping square are no bishops.
-    fn promotions_suffice(&self, s: &State, k: usize) -> bool {
-        let c = color(k);
+    fn promotions_suffice(&self, s: &State, c: Color) -> bool {
         let (mut light, mut dark, mut all) = (0u32, 0u32, 0u32);
         for f in 0..8 {
             let removed = s.cols[f]
                 .count(c)
                 .saturating_sub(self.goal.cols[f].count(c));
-            if removed > 0 && self.blocked.bars(k, f, f) {
+            if removed > 0 && self.blocked.bars(c, f, f) {
                 return false;
             }
-            let n = u32::from(s.promoted[k][f]) + u32::from(removed);
-            let Some(n) = n.checked_sub(u32::from(self.fixed[k][f])) else {
+            let n = u32::from(s.promoted[c][f]) + u32::from(removed);
+            let Some(n) = n.checked_sub(u32::from(self.fixed[c][f])) else {
                 return false;
             };
             all += n;
-            if self.blocked.trapped[k][f] {
+            if self.blocked.trapped[c][f] {
                 continue;
             }
             if promotes_on_light(c, f) {
@@ -569,7 +548,7 @@ impl KernelSearch<'_> {
                 dark += n;
             }
         }
-        let need = |t: KernelPiece| u32::from(self.goal_free[k][t].saturating_sub(s.pieces[k][t]));
+        let need = |t: KernelPiece| u32::from(self.goal_free[c][t].saturating_sub(s.pieces[c][t]));
         let (need_light, need_dark) = (
             need(KernelPiece::LightBishop),
             need(KernelPiece::DarkBishop),
@@ -590,7 +569,7 @@ impl KernelSearch<'_> {
         ranks: &rows::Ranks,
         path: &mut Vec<KernelMove>,
     ) -> Result<bool, Stop> {
-        if s.left == [0, 0] {
+        if s.left.iter().all(|&n| n == 0) {
             if !self.goal_reached(s) {
                 return Ok(false);
             }
@@ -674,14 +653,14 @@ impl KernelSearch<'_> {
     /// until the end, where the goal check counts it.
     fn moves(&self, s: &State) -> Vec<(State, KernelMove)> {
         let mut out = Vec::new();
-        for k in 0..2 {
+        for k in Color::ALL {
             self.promotions(s, k, &mut out);
         }
-        for k in 0..2 {
-            if s.left[1 - k] == 0 {
+        for k in Color::ALL {
+            if s.left[k.other()] == 0 {
                 continue;
             }
-            for (t, target) in self.targets(s, 1 - k) {
+            for (t, target) in self.targets(s, k.other()) {
                 self.captures(s, k, &t, target, &mut out);
             }
         }
@@ -691,8 +670,7 @@ impl KernelSearch<'_> {
     /// The promotions of side `k`'s pawns without a capture, where promoting early matters:
     /// when it lets the pawn behind, of the same colour, promote before the kernel ends, or
     /// frees a full column.
-    fn promotions(&self, s: &State, k: usize, out: &mut Vec<(State, KernelMove)>) {
-        let x = color(k);
+    fn promotions(&self, s: &State, x: Color, out: &mut Vec<(State, KernelMove)>) {
         for (f, col) in s.cols.iter().enumerate() {
             for i in 0..col.len {
                 let behind = match x {
@@ -703,11 +681,11 @@ impl KernelSearch<'_> {
                 if useful
                     && col.can_promote(i, x)
                     && !self.is_blocked(*col, f, i)
-                    && !self.blocked.bars(k, f, f)
+                    && !self.blocked.bars(x, f, f)
                 {
                     let mut st = s.clone();
                     st.cols[f] = col.remove(i);
-                    st.promoted[k][f] += 1;
+                    st.promoted[x][f] += 1;
                     out.push((
                         st,
                         KernelMove {
@@ -725,16 +703,16 @@ impl KernelSearch<'_> {
     /// What side `y` can lose to a capture: each of its pawns (also as the piece it promotes
     /// to without capturing), original pieces above the floor of those that never move, and
     /// promoted pieces; each with the state once it is gone.
-    fn targets(&self, s: &State, y: usize) -> Vec<(State, Target)> {
+    fn targets(&self, s: &State, y: Color) -> Vec<(State, Target)> {
         let mut targets: Vec<(State, Target)> = Vec::new();
         let mut base = s.clone();
         base.left[y] -= 1;
         for (g, col) in s.cols.iter().enumerate() {
             for j in 0..col.len {
-                if col.get(j) == color(y) && !self.is_blocked(*col, g, j) {
+                if col.get(j) == y && !self.is_blocked(*col, g, j) {
                     let mut t = base.clone();
                     t.cols[g] = col.remove(j);
-                    if col.can_promote(j, color(y)) && !self.blocked.bars(y, g, g) {
+                    if col.can_promote(j, y) && !self.blocked.bars(y, g, g) {
                         // The pawn promoted without capturing and the new piece is taken.
                         targets.push((t.clone(), Target::PromotedPawn(g as u8, j)));
                     }
@@ -759,17 +737,16 @@ impl KernelSearch<'_> {
         targets
     }
 
-    /// The captures of `target` by side `k` from `s` (`t`: the state with the target gone):
+    /// The captures of `target` by side `x` from `s` (`t`: the state with the target gone):
     /// by a piece, or by a pawn from a neighbouring file.
     fn captures(
         &self,
         s: &State,
-        k: usize,
+        x: Color,
         t: &State,
         target: Target,
         out: &mut Vec<(State, KernelMove)>,
     ) {
-        let x = color(k);
         // A piece (the king at least) takes it.
         out.push((
             t.clone(),
@@ -783,7 +760,7 @@ impl KernelSearch<'_> {
         // An original piece of a type whose originals left are all shut in at home: no pawn
         // gets there.
         if let Target::Piece(p) = target {
-            if s.pieces[1 - k][p] <= self.blocked.taken_home[1 - k][p] {
+            if s.pieces[x.other()][p] <= self.blocked.taken_home[x.other()][p] {
                 return;
             }
         }
@@ -814,26 +791,25 @@ impl KernelSearch<'_> {
                             st.cols[g] = s.cols[g].set(j, x);
                             out.push((st, mv(None)));
                         }
-                        _ => self.landings(k, t, target, col, (f, i, g), out),
+                        _ => self.landings(x, t, target, col, (f, i, g), out),
                     }
                 }
             }
         }
     }
 
-    /// The captures of `target` by side `k`'s pawn `i` of file `f` (column `col`) landing on
+    /// The captures of `target` by side `x`'s pawn `i` of file `f` (column `col`) landing on
     /// file `g` (`t`: the state with the target gone): at any index of the new column that
     /// blocked pawns leave open, or promoted at once.
     fn landings(
         &self,
-        k: usize,
+        x: Color,
         t: &State,
         target: Target,
         col: Column,
         (f, i, g): (usize, u8, usize),
         out: &mut Vec<(State, KernelMove)>,
     ) {
-        let x = color(k);
         let mv = |landing| KernelMove {
             side: x,
             pawn: Some((f as u8, i)),
@@ -861,9 +837,9 @@ impl KernelSearch<'_> {
                 out.push((in_col, mv(Landing::At(g as u8, at))));
             }
         }
-        if col.can_promote(i, x) && !self.blocked.bars(k, f, g) {
+        if col.can_promote(i, x) && !self.blocked.bars(x, f, g) {
             let mut promo = st;
-            promo.promoted[k][g] += 1;
+            promo.promoted[x][g] += 1;
             out.push((promo, mv(Landing::Promotes(g as u8))));
         }
     }
@@ -1042,12 +1018,12 @@ mod tests {
         let b = blocked(&i, &g);
         assert_eq!((b.white_pawn, b.black_pawn), ([true; 8], [true; 8]));
         // Two rooks with rights, and both bishops shut in, for each side.
-        assert_eq!(b.floor.map(|f| f.0), [[0, 2, 1, 1, 0], [0, 2, 1, 1, 0]]);
+        assert_eq!(b.floor.map(|f| f.0), ByColor::new_with(|_| [0, 2, 1, 1, 0]));
         let g2 = RawPosition::from_fen("rnbqkbnr/pppppppp/8/8/8/3P4/PPP1PPPP/RNBQKBNR b Qkq - 0 1")
             .expect("fen");
         let b2 = blocked(&i, &g2);
         assert!(!b2.white_pawn[3] && b2.white_pawn[2]);
-        assert_eq!(b2.floor[0].0, [0, 1, 1, 0, 0]);
+        assert_eq!(b2.floor.white.0, [0, 1, 1, 0, 0]);
     }
 
     #[test]

@@ -40,13 +40,13 @@ enum Constraint {
         pre: usize,
         post: usize,
         victim: usize,
-        white: bool,
+        color: Color,
     },
     /// A capture by a pawn, not of a pawn: `post = pre + dir`.
     Step {
         pre: usize,
         post: usize,
-        white: bool,
+        color: Color,
     },
 }
 
@@ -69,22 +69,21 @@ impl Constraint {
             Constraint::Up(..) => v[0] <= v[1],
             Constraint::Down(..) => v[0] >= v[1],
             Constraint::Below(..) => v[0] < v[1],
-            Constraint::Step { white, .. } => forward(v[0], white) == Some(v[1]),
-            Constraint::TakesPawn { white, .. } => {
-                let fifth = if white { 5 } else { 4 };
-                forward(v[0], white) == Some(v[1])
+            Constraint::Step { color, .. } => forward(v[0], color) == Some(v[1]),
+            Constraint::TakesPawn { color, .. } => {
+                let fifth = color.fold_wb(5, 4);
+                forward(v[0], color) == Some(v[1])
                     && (v[2] == v[1] || (v[0] == fifth && v[2] == v[0]))
             }
         }
     }
 }
 
-/// The rank a pawn of `white`'s colour reaches from `r` by one step forward.
-fn forward(r: u8, white: bool) -> Option<u8> {
-    if white {
-        Some(r + 1)
-    } else {
-        r.checked_sub(1)
+/// The rank a pawn of `color` reaches from `r` by one step forward.
+fn forward(r: u8, color: Color) -> Option<u8> {
+    match color {
+        Color::White => Some(r + 1),
+        Color::Black => r.checked_sub(1),
     }
 }
 
@@ -180,7 +179,7 @@ fn ranks(d: Domain) -> impl Iterator<Item = u8> {
 /// A pawn being followed: its colour and its current rank variable.
 #[derive(Clone, Copy)]
 struct Pawn {
-    white: bool,
+    color: Color,
     var: usize,
 }
 
@@ -215,10 +214,9 @@ impl Replay {
             let id = self.cols[f][k];
             let old = self.pawns[id].var;
             let new = self.problem.var(PAWN_RANKS);
-            self.problem.constraints.push(if self.pawns[id].white {
-                Constraint::Up(old, new)
-            } else {
-                Constraint::Down(old, new)
+            self.problem.constraints.push(match self.pawns[id].color {
+                Color::White => Constraint::Up(old, new),
+                Color::Black => Constraint::Down(old, new),
             });
             self.pawns[id].var = new;
             if let Some(p) = prev {
@@ -250,10 +248,7 @@ fn replayed(init: &RawPosition, path: &[KernelMove]) -> Option<Replay> {
     for (f, col) in pawns(init).iter().enumerate() {
         for &(c, rank) in col {
             let var = r.problem.var(1 << rank);
-            r.pawns.push(Pawn {
-                white: c == Color::White,
-                var,
-            });
+            r.pawns.push(Pawn { color: c, var });
             r.cols[f].push(r.pawns.len() - 1);
         }
     }
@@ -293,7 +288,7 @@ pub(super) fn step(cols: &[Col; 8], ranks: &Ranks, m: &KernelMove) -> Option<Ran
         for (i, &domain) in ranks[f].iter().enumerate().take(usize::from(len)) {
             let var = r.problem.var(domain);
             r.pawns.push(Pawn {
-                white: black & (1 << i) == 0,
+                color: colour_of(black, i),
                 var,
             });
             r.cols[f].push(r.pawns.len() - 1);
@@ -317,42 +312,47 @@ pub(super) fn fits_goal(cols: &[Col; 8], ranks: &Ranks, goal: &RawPosition) -> b
     let goal_cols = pawns(goal);
     (0..8).all(|f| {
         let (len, black) = cols[f];
-        let white = move |i: usize| black & (1 << i) == 0;
+        let color = move |i: usize| colour_of(black, i);
         let want = &goal_cols[f];
-        line_ups(usize::from(len), white, want).any(|s| {
+        line_ups(usize::from(len), color, want).any(|s| {
             want.iter()
                 .enumerate()
-                .all(|(i, &(_, rank))| ranks[f][s + i] & goal_bound(white(s + i), rank) != 0)
+                .all(|(i, &(_, rank))| ranks[f][s + i] & goal_bound(color(s + i), rank) != 0)
         })
     })
 }
 
-/// The ways a file's `have` pawns (colour of each, bottom up, by `white`) end as the goal's
+/// The ways a file's `have` pawns (colour of each, bottom up, by `color`) end as the goal's
 /// `want` pawns: each is the number of black pawns below that promote; the white ones above
 /// promote too, and the rest match the goal's colours in order.
 pub(super) fn line_ups<'a>(
     have: usize,
-    white: impl Fn(usize) -> bool + 'a,
+    color: impl Fn(usize) -> Color + 'a,
     want: &'a [(Color, u8)],
 ) -> impl Iterator<Item = usize> + 'a {
     (0..=have.saturating_sub(want.len())).filter(move |&s| {
         want.len() <= have
-            && (0..s).all(|i| !white(i))
-            && (s + want.len()..have).all(&white)
+            && (0..s).all(|i| color(i) == Color::Black)
+            && (s + want.len()..have).all(|i| color(i) == Color::White)
             && want
                 .iter()
                 .enumerate()
-                .all(|(i, &(c, _))| white(s + i) == (c == Color::White))
+                .all(|(i, &(c, _))| color(s + i) == c)
     })
+}
+
+/// The colour of the `i`th pawn of a file from the bottom, in a column whose bit `i` of
+/// `black` is set for a black pawn.
+fn colour_of(black: u8, i: usize) -> Color {
+    Color::from_white(black & (1 << i) == 0)
 }
 
 /// The ranks a pawn may stand on before it ends on `rank`: up to it for white, from it for
 /// black.
-fn goal_bound(white: bool, rank: u8) -> Domain {
-    if white {
-        (1 << (rank + 1)) - 1
-    } else {
-        !((1 << rank) - 1)
+fn goal_bound(color: Color, rank: u8) -> Domain {
+    match color {
+        Color::White => (1 << (rank + 1)) - 1,
+        Color::Black => !((1 << rank) - 1),
     }
 }
 
@@ -371,7 +371,7 @@ fn fitted(r: &Replay, goal: &RawPosition) -> Option<Problem> {
     let goal_cols = pawns(goal);
     let mut choices: Vec<Vec<usize>> = Vec::with_capacity(8);
     for (have, want) in r.cols.iter().zip(&goal_cols) {
-        let shifts: Vec<usize> = line_ups(have.len(), |i| r.pawns[have[i]].white, want).collect();
+        let shifts: Vec<usize> = line_ups(have.len(), |i| r.pawns[have[i]].color, want).collect();
         if shifts.is_empty() {
             return None;
         }
@@ -384,7 +384,7 @@ fn fitted(r: &Replay, goal: &RawPosition) -> Option<Problem> {
             let s = choices[f][pick[f]];
             for (i, &(_, rank)) in goal_cols[f].iter().enumerate() {
                 let pawn = r.pawns[r.cols[f][s + i]];
-                p.domains[pawn.var] &= goal_bound(pawn.white, rank);
+                p.domains[pawn.var] &= goal_bound(pawn.color, rank);
             }
         }
         if p.consistent() {
@@ -503,8 +503,7 @@ fn kernel_on_ranks(init: &RawPosition, path: &[KernelMove]) -> Option<Kernel> {
     let mut snapshots: Vec<Vec<(usize, usize)>> = Vec::with_capacity(path.len());
     let mut places: Vec<Option<(usize, At)>> = Vec::with_capacity(path.len());
     for (k, m) in path.iter().enumerate() {
-        let white = m.side == Color::White;
-        let (last, seventh) = if white { (8, 7) } else { (1, 2) };
+        let (last, seventh) = m.side.fold_wb((8, 7), (1, 2));
         let capturer = m
             .pawn
             .and_then(|(f, i)| r.cols[usize::from(f)].get(usize::from(i)).copied());
@@ -537,7 +536,7 @@ fn kernel_on_ranks(init: &RawPosition, path: &[KernelMove]) -> Option<Kernel> {
         }
         if let Some(id) = victim {
             let at = match m.target {
-                Target::PromotedPawn(..) => At::Rank(if white { 2 } else { 7 }),
+                Target::PromotedPawn(..) => At::Rank(m.side.fold_wb(2, 7)),
                 _ => At::Var(r.pawns[id].var),
             };
             timeline.get_mut(id)?.push((2 * k + 1, at));
@@ -598,7 +597,7 @@ fn end_ranks(
         if !lined_up {
             continue;
         }
-        let white: Vec<bool> = col.iter().map(|&id| r.pawns[id].white).collect();
+        let colors: Vec<Color> = col.iter().map(|&id| r.pawns[id].color).collect();
         // The line-up the solution can follow: every pawn's goal rank ahead of its last one.
         let ahead = |s: usize| {
             col.iter().skip(s).zip(want).all(|(&id, &(_, rank))| {
@@ -606,15 +605,19 @@ fn end_ranks(
                     .get(id)
                     .and_then(|line| line.last())
                     .and_then(|&(_, at)| value(at));
-                match last {
-                    Some(v) if r.pawns[id].white => rank >= v,
-                    Some(v) => rank <= v,
-                    None => false,
+                match (last, r.pawns[id].color) {
+                    (Some(v), Color::White) => rank >= v,
+                    (Some(v), Color::Black) => rank <= v,
+                    (None, _) => false,
                 }
             })
         };
-        let fits =
-            line_ups(col.len(), move |i| white.get(i) == Some(&true), want).find(|&s| ahead(s));
+        let fits = line_ups(
+            col.len(),
+            move |i| colors.get(i).copied().unwrap_or(Color::Black),
+            want,
+        )
+        .find(|&s| ahead(s));
         if let Some(s) = fits {
             for (&id, &(_, rank)) in col.iter().skip(s).zip(want) {
                 end[id] = Some(rank);
@@ -649,22 +652,14 @@ fn slots_and_squares(
                 Some(&(_, at)) => value(at)?,
                 // Forward only.
                 None => end[id]
-                    .filter(|&e| {
-                        if r.pawns[id].white {
-                            e >= now
-                        } else {
-                            e <= now
-                        }
+                    .filter(|&e| match r.pawns[id].color {
+                        Color::White => e >= now,
+                        Color::Black => e <= now,
                     })
                     .unwrap_or(now),
             };
-            let color = if r.pawns[id].white {
-                Color::White
-            } else {
-                Color::Black
-            };
             slots.push(Slot {
-                color,
+                color: r.pawns[id].color,
                 file: f as u8,
                 low: now.min(next),
                 high: now.max(next),
@@ -698,10 +693,17 @@ fn label(problem: Problem, stepped: bool) -> Option<Vec<u8>> {
                 black[a] = true;
                 black[b] = true;
             }
-            Constraint::Step { pre, post, white }
+            Constraint::Step {
+                pre,
+                post,
+                color: Color::Black,
+            }
             | Constraint::TakesPawn {
-                pre, post, white, ..
-            } if !white => {
+                pre,
+                post,
+                color: Color::Black,
+                ..
+            } => {
                 black[pre] = true;
                 black[post] = true;
             }
@@ -762,7 +764,6 @@ fn label_from(
 /// Plays one kernel move on the columns, adding its constraints; `false` when it cannot be
 /// played (a column index out of range, which the kernel search never produces).
 fn replay(r: &mut Replay, m: &KernelMove) -> bool {
-    let white = m.side == Color::White;
     // The columns the move touches get fresh variables first.
     let mut touched = [false; 8];
     if let Some((f, _)) = m.pawn {
@@ -806,7 +807,7 @@ fn replay(r: &mut Replay, m: &KernelMove) -> bool {
             pre,
             post,
             victim: r.pawns[victim].var,
-            white,
+            color: m.side,
         });
         r.pawns[capturer].var = post;
         r.cols[f].remove(i);
@@ -841,9 +842,11 @@ fn replay(r: &mut Replay, m: &KernelMove) -> bool {
                 allowed &= rank_colour(g, light);
             }
             let post = r.problem.var(allowed);
-            r.problem
-                .constraints
-                .push(Constraint::Step { pre, post, white });
+            r.problem.constraints.push(Constraint::Step {
+                pre,
+                post,
+                color: m.side,
+            });
             r.pawns[capturer].var = post;
             if usize::from(at) > r.cols[g].len() {
                 return false;
@@ -854,7 +857,7 @@ fn replay(r: &mut Replay, m: &KernelMove) -> bool {
         }
         Some(Landing::Promotes(g)) => {
             // From the seventh rank (white) or the second (black), onto the last.
-            let (from, last) = if white { (7, 8) } else { (2, 1) };
+            let (from, last) = m.side.fold_wb((7, 8), (2, 1));
             r.problem.domains[pre] &= 1 << from;
             if let Some(light) = bishop {
                 if rank_colour(usize::from(g), light) & (1 << last) == 0 {
@@ -928,7 +931,7 @@ mod tests {
             pre,
             post,
             victim,
-            white: true,
+            color: Color::White,
         });
         assert!(q.consistent());
         assert_eq!((q.domains[post], q.domains[victim]), (1 << 4, 1 << 4));
@@ -939,7 +942,7 @@ mod tests {
             pre,
             post,
             victim,
-            white: true,
+            color: Color::White,
         });
         assert!(e.consistent());
         assert_eq!(e.domains[victim], (1 << 5) | (1 << 6));

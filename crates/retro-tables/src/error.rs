@@ -2,7 +2,9 @@
 //! shakmaty-syzygy keeps its errors): [`TableError`] for a table file that cannot be opened,
 //! written or decoded, and [`ProbeError`] for a position the tables give no value for.
 
-use std::{fmt, io, path::PathBuf, sync::Arc};
+use std::{io, path::PathBuf, sync::Arc};
+
+use shakmaty::Color;
 
 use super::{
     dtz::Wdl50,
@@ -52,7 +54,7 @@ pub enum TableError {
         /// The file.
         path: PathBuf,
         /// The side to move of the block.
-        side: Side,
+        side: Color,
         /// The block's number within its side.
         block: u64,
         /// What is wrong with it.
@@ -64,7 +66,7 @@ pub enum TableError {
         /// The file.
         path: PathBuf,
         /// The side probed.
-        side: Side,
+        side: Color,
     },
 }
 
@@ -225,35 +227,6 @@ pub enum FormatError {
         /// The position.
         fen: String,
     },
-}
-
-/// A side to move, as messages name it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Side {
-    /// White to move.
-    White,
-    /// Black to move.
-    Black,
-}
-
-impl Side {
-    /// The side of index `side` (0 white, 1 black).
-    pub fn of(side: usize) -> Side {
-        if side == 0 {
-            Side::White
-        } else {
-            Side::Black
-        }
-    }
-}
-
-impl fmt::Display for Side {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Side::White => "white",
-            Side::Black => "black",
-        })
-    }
 }
 
 /// What is wrong with a compressed block.

@@ -27,7 +27,7 @@ use rayon::prelude::*;
 use shakmaty::{ByColor, Color, Role};
 
 use super::{
-    checkpoint, flush_run, marked, predecessors,
+    checkpoint, flush_run, mark_seeds, marked, predecessors, sync_logs,
     worklog::{read_records, DepthLog, Run, SeedFiles},
     Clock, Policy, CHUNK, RUN_BYTES,
 };
@@ -706,14 +706,14 @@ impl DtzDepths<'_, '_> {
     /// Saves a checkpoint of the passes before depth `d`.
     fn checkpoint(&mut self, d: usize) -> Result<(), DtzError> {
         let s = self.solver;
-        let t = Instant::now();
         let mut lens = [0u64; 6];
-        for side in SIDES {
-            for (what, l) in [(Logged::Wins, &self.wins), (Logged::Losses, &self.losses)] {
-                if let Ok(mut g) = l[side].lock() {
-                    lens[mark_slot(what, side)] = g.sync().map_err(|e| s.io(e))?;
-                }
+        for (what, logs) in [(Logged::Wins, &self.wins), (Logged::Losses, &self.losses)] {
+            let synced = sync_logs(logs).map_err(|e| s.io(e))?;
+            for side in SIDES {
+                lens[mark_slot(what, side)] = synced[side];
             }
+        }
+        for side in SIDES {
             let path = seed_path(&s.work, false, side, LATE_DEPTH);
             lens[mark_slot(Logged::LateSeeds, side)] =
                 std::fs::metadata(&path).map_or(0, |m| m.len());
@@ -721,23 +721,16 @@ impl DtzDepths<'_, '_> {
         let mut numbers = vec![self.max_seed as u64, self.late_after as u64];
         numbers.extend_from_slice(&lens);
         let mark = checkpoint::Mark { depth: d, numbers };
-        checkpoint::save(
-            &s.work,
-            CKPT,
-            &s.state,
-            &self.cur,
-            &[],
-            &mark,
-            self.clock.generation,
-        )
-        .map_err(|e| s.io(e))?;
-        log::info!(
-            "{}: DTZ50 checkpoint at depth {d} in {:.1} s",
-            s.material.name(),
-            t.elapsed().as_secs_f64()
-        );
-        self.clock.saved(d);
-        Ok(())
+        self.clock
+            .save(
+                &format!("{} DTZ50", s.material.name()),
+                (&s.work, CKPT),
+                &s.state,
+                &self.cur,
+                &[],
+                &mark,
+            )
+            .map_err(|e| s.io(e))
     }
 }
 
@@ -755,20 +748,16 @@ impl Depths for DtzDepths<'_, '_> {
         for side in SIDES {
             for win in [true, false] {
                 let path = seed_path(&s.work, win, side, d);
-                let cur = &self.cur;
-                read_records(&path, |_, entries| {
-                    for &i in entries {
-                        let Some(st) = s.state[side].get(i as usize) else {
-                            continue;
-                        };
+                mark_seeds(&path, side, &self.cur, |i| {
+                    s.state[side].get(i as usize).is_some_and(|st| {
                         let v = st.load(Relaxed);
                         if win && v == WINNER {
                             st.store(WIN, Relaxed);
-                            cur.mark(side, i);
-                        } else if !win && (v == LOSS || v == LOSS_ZEROES) {
-                            cur.mark(side, i);
+                            true
+                        } else {
+                            !win && (v == LOSS || v == LOSS_ZEROES)
                         }
-                    }
+                    })
                 })
                 .map_err(|e| s.io(e))?;
             }

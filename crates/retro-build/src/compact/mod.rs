@@ -309,6 +309,60 @@ impl Clock {
         self.since = Instant::now();
         self.generation = Some(d);
     }
+
+    /// Saves a checkpoint of a solve's passes before depth `mark.depth` (`kind`'s files in
+    /// `work`: the state bytes, the frontier `cur`, `extra`, `mark`), replacing the previous
+    /// one, and notes it; `what` names the solve in the log.
+    fn save(
+        &mut self,
+        what: &str,
+        ckpt: (&Path, &str),
+        state: &ByColor<Atomics<AtomicU8>>,
+        cur: &Frontier,
+        extra: &[u8],
+        mark: &checkpoint::Mark,
+    ) -> io::Result<()> {
+        let t = Instant::now();
+        let (work, kind) = ckpt;
+        checkpoint::save(work, kind, state, cur, extra, mark, self.generation)?;
+        log::info!(
+            "{what}: checkpoint at depth {} in {:.1} s",
+            mark.depth,
+            t.elapsed().as_secs_f64()
+        );
+        self.saved(mark.depth);
+        Ok(())
+    }
+}
+
+/// Syncs the value log of each side to disk and returns its length (white's first): what a
+/// checkpoint records of the logs, so that a resumed solve cuts them back to it.
+fn sync_logs(logs: &ByColor<Mutex<DepthLog>>) -> io::Result<ByColor<u64>> {
+    let mut lens = ByColor::new_with(|_| 0u64);
+    for side in SIDES {
+        if let Ok(mut g) = logs[side].lock() {
+            lens[side] = g.sync()?;
+        }
+    }
+    Ok(lens)
+}
+
+/// Marks in `cur` each entry of `side` in the seed file `path` (none when it is absent) that
+/// `take` accepts; `take` may decide the entry's state byte on the way. How both compact
+/// solves join a depth's seeds to its frontier.
+fn mark_seeds(
+    path: &Path,
+    side: Color,
+    cur: &Frontier,
+    take: impl Fn(u64) -> bool,
+) -> io::Result<()> {
+    read_records(path, |_, entries| {
+        for &i in entries {
+            if take(i) {
+                cur.mark(side, i);
+            }
+        }
+    })
 }
 
 /// A long loop's progress in the log (at info, every 5%), with the time it has left at the rate
@@ -984,13 +1038,7 @@ impl<T: Tables + Sync> DtmDepths<'_, '_, T> {
     /// Saves a checkpoint of the passes before depth `d`.
     fn checkpoint(&mut self, d: usize) -> Result<(), SolveError> {
         let s = self.solver;
-        let t = Instant::now();
-        let mut lens = ByColor::new_with(|_| 0u64);
-        for side in SIDES {
-            if let Ok(mut g) = self.logs[side].lock() {
-                lens[side] = g.sync().map_err(|e| s.io_error(e))?;
-            }
-        }
+        let lens = sync_logs(&self.logs).map_err(|e| s.io_error(e))?;
         let extra = checkpoint::pack_triples(
             self.late
                 .iter()
@@ -1005,23 +1053,16 @@ impl<T: Tables + Sync> DtmDepths<'_, '_, T> {
                 lens.black,
             ],
         };
-        checkpoint::save(
-            &s.work,
-            CKPT,
-            &s.state,
-            &self.cur,
-            &extra,
-            &mark,
-            self.clock.generation,
-        )
-        .map_err(|e| s.io_error(e))?;
-        log::info!(
-            "{}: checkpoint at depth {d} in {:.1} s",
-            s.material.name(),
-            t.elapsed().as_secs_f64()
-        );
-        self.clock.saved(d);
-        Ok(())
+        self.clock
+            .save(
+                &s.material.name(),
+                (&s.work, CKPT),
+                &s.state,
+                &self.cur,
+                &extra,
+                &mark,
+            )
+            .map_err(|e| s.io_error(e))
     }
 }
 
@@ -1038,16 +1079,14 @@ impl<T: Tables + Sync> Depths for DtmDepths<'_, '_, T> {
         }
         // Complete the frontier: seeds of this depth, losses decided earlier for it.
         for side in SIDES {
-            let path = seed_path(&s.work, side, d);
-            let cur = &self.cur;
-            read_records(&path, |_, entries| {
-                for &i in entries {
-                    let st = &s.state[side][i as usize];
-                    if st.load(Relaxed) != DECIDED {
+            mark_seeds(&seed_path(&s.work, side, d), side, &self.cur, |i| {
+                s.state[side].get(i as usize).is_some_and(|st| {
+                    let fresh = st.load(Relaxed) != DECIDED;
+                    if fresh {
                         st.store(DECIDED, Relaxed);
-                        cur.mark(side, i);
                     }
-                }
+                    fresh
+                })
             })
             .map_err(|e| s.io_error(e))?;
         }

@@ -148,8 +148,8 @@ pub(super) fn end_promotions(slots: &[Slot], goal: &RawPosition) -> Vec<Slot> {
         if want.len() >= have.len() {
             continue;
         }
-        let white: Vec<bool> = have.iter().map(|s| s.color == Color::White).collect();
-        let shift = rows::line_ups(have.len(), move |i| white[i], want).next();
+        let colors: Vec<Color> = have.iter().map(|s| s.color).collect();
+        let shift = rows::line_ups(have.len(), move |i| colors[i], want).next();
         if let Some(s) = shift {
             out.extend_from_slice(&have[..s]);
             out.extend_from_slice(&have[s + want.len()..]);

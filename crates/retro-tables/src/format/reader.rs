@@ -23,7 +23,7 @@ use super::{
 use crate::{
     cache,
     error::FormatError,
-    error::{BlockError, ProbeError, Side, TableError},
+    error::{BlockError, ProbeError, TableError},
     index::IndexScheme,
     layout::Layout,
     material::Material,
@@ -412,7 +412,7 @@ impl Table {
         sum.copy_from_slice(&mmap[sums_at..sums_at + 4]);
         let block_error = |cause| TableError::Block {
             path: self.path.clone(),
-            side: Side::of(lane % 2),
+            side: Color::from_white(lane.is_multiple_of(2)),
             block: b,
             cause,
         };
@@ -611,7 +611,7 @@ impl Table {
                     .map_or(0, |&b| b)),
                 None => Err(ProbeError::BadTable(Arc::new(TableError::SideNotLoaded {
                     path: self.path.clone(),
-                    side: Side::of(slot(side)),
+                    side,
                 }))),
             },
             Store::Blocks { blocks, uid, .. } => {

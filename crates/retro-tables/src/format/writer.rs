@@ -20,7 +20,7 @@ use super::{
 use crate::{
     dtz::Dtz,
     error::FormatError,
-    error::{BlockError, Side, TableError},
+    error::{BlockError, TableError},
     index::IndexScheme,
     layout::{all_orders, Layout},
     material::Material,
@@ -478,12 +478,12 @@ pub fn recompress(path: &Path, compression: Compression) -> Result<Written, Tabl
     let block_len = compression.block_len.clamp(64, MAX_BLOCK_LEN);
     let n = table.scheme.size();
     let mut sides: Vec<Vec<Vec<u8>>> = Vec::with_capacity(2);
-    for side in 0..2 {
+    for (lane, side) in [Color::White, Color::Black].into_iter().enumerate() {
         // One side in memory at a time, in file order.
         let mut values = Vec::with_capacity(n as usize);
         let mut buf = Vec::new();
         for b in 0..*blocks {
-            table.decompress_block(side, b, None, &mut buf)?;
+            table.decompress_block(lane, b, None, &mut buf)?;
             values.extend_from_slice(&buf);
         }
         if values.len() as u64 != n {
@@ -508,7 +508,7 @@ pub fn recompress(path: &Path, compression: Compression) -> Result<Written, Tabl
                 let want = &values[start..(start + block_len as usize).min(values.len())];
                 let block_error = |cause| TableError::Block {
                     path: path.to_path_buf(),
-                    side: Side::of(side),
+                    side,
                     block: b as u64,
                     cause,
                 };
@@ -645,7 +645,7 @@ pub fn write_table_by_side(
     metric: Metric,
     material: Material,
     compression: Compression,
-    mut side: impl FnMut(usize) -> Result<SideData, TableError>,
+    mut side: impl FnMut(Color) -> Result<SideData, TableError>,
 ) -> Result<(Written, Stats), TableError> {
     let scheme = IndexScheme::new(material);
     let path = dir.join(metric.file_name(material));
@@ -666,8 +666,8 @@ pub fn write_table_by_side(
         longest_win: 0,
         longest_loss: 0,
     };
-    for s in 0..2 {
-        let d = side(s)?;
+    for (s, color) in [Color::White, Color::Black].into_iter().enumerate() {
+        let d = side(color)?;
         let lens = [Some(d.first.len()), d.ext.as_ref().map(Vec::len)];
         if let Some(&Some(got)) = lens.iter().find(|l| l.is_some_and(|l| l != n)) {
             return Err(TableError::Format {
@@ -892,16 +892,16 @@ mod tests {
         let m: Material = "KRvKN".parse().expect("material");
         let ix = IndexScheme::new(m);
         let n = ix.size() as usize;
-        let value = |i: usize, side: usize| -> Value {
-            let h = ((i * 7 + side * 3) / 11 % 600) as u32;
-            match (i + side) % 3 {
+        let value = |i: usize, plane: usize| -> Value {
+            let h = ((i * 7 + plane * 3) / 11 % 600) as u32;
+            match (i + plane) % 3 {
                 0 => Value::DRAW,
                 1 => Value::loss(2 * h).unwrap_or(Value::DRAW),
                 _ => Value::win(2 * h + 1).unwrap_or(Value::DRAW),
             }
         };
         let planes: Vec<(Vec<u8>, Vec<u8>)> = (0..2)
-            .map(|side| (0..n).map(|i| value(i, side).to_planes()).unzip())
+            .map(|plane| (0..n).map(|i| value(i, plane).to_planes()).unzip())
             .collect();
         let dir = std::env::temp_dir().join(format!("retro-planes-{}", std::process::id()));
         fs::create_dir_all(&dir).expect("dir");
@@ -924,9 +924,9 @@ mod tests {
         assert_eq!(t.planes(), 2);
         t.check_blocks().expect("blocks");
         for i in (0..n).step_by(7) {
-            for side in 0..2 {
-                let got = t.get(Color::ALL[side], i as u64).expect("probe");
-                assert_eq!(got, value(i, side), "entry {i} side {side}");
+            for plane in 0..2 {
+                let got = t.get(Color::ALL[plane], i as u64).expect("probe");
+                assert_eq!(got, value(i, plane), "entry {i} plane {plane}");
             }
         }
         // In memory it stays in its blocks and reads the same.
@@ -1046,9 +1046,9 @@ mod tests {
     fn sides_written_one_at_a_time_read_back() {
         let m: Material = "KRvKN".parse().expect("material");
         let n = IndexScheme::new(m).size() as usize;
-        let value = |i: usize, side: usize| -> Value {
+        let value = |i: usize, side: Color| -> Value {
             // White's mates fit a byte (at most 199 plies), black's do not.
-            let h = (i / 7 % (100 + 200 * side)) as u32;
+            let h = (i / 7 % side.fold_wb(100, 300)) as u32;
             if i.is_multiple_of(2) {
                 Value::loss(2 * h).unwrap_or(Value::DRAW)
             } else {
@@ -1077,11 +1077,8 @@ mod tests {
         let t = Table::open(&w.path, Some(m)).expect("opened");
         assert_eq!(t.planes(), 2);
         for i in (0..n).step_by(5) {
-            for side in 0..2 {
-                assert_eq!(
-                    t.get(Color::ALL[side], i as u64).expect("probe"),
-                    value(i, side)
-                );
+            for side in Color::ALL {
+                assert_eq!(t.get(side, i as u64).expect("probe"), value(i, side));
             }
         }
         let _ = fs::remove_dir_all(&dir);
