@@ -61,8 +61,14 @@ case $cmd in
             fi
             echo "fuzz: $t for $left s into $OUT/$t" >&2
             cd "$ROOT/fuzz"
-            cargo afl fuzz -i "corpus/$t" -o "$OUT/$t" -V "$left" -t "$(timeout_of "$t")" \
-                -m none "target/release/$t" > "$OUT/$t.log" 2>&1 || {
+            # A fuzzer killed while it wrote its fast-resume state leaves that file cut short,
+            # and afl-fuzz then refuses to start ("Short read"): the second attempt resumes
+            # without it, calibrating the queue again.
+            fuzz_one() {
+                cargo afl fuzz -i "corpus/$t" -o "$OUT/$t" -V "$left" -t "$(timeout_of "$t")" \
+                    -m none "target/release/$t" > "$OUT/$t.log" 2>&1
+            }
+            fuzz_one || AFL_NO_FASTRESUME=1 fuzz_one || {
                 echo "fuzz: afl-fuzz failed for $t, see $OUT/$t.log" >&2
                 tail -20 "$OUT/$t.log" >&2
                 exit 1
