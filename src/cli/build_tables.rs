@@ -77,6 +77,11 @@ pub struct BuildTablesArgs {
     /// which a stopped build resumes.
     #[arg(long, default_value_t = retro_build::compact::CHECKPOINT_EVERY.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
     checkpoint_secs: u64,
+    /// Solve the DTM of materials with pawns one pawn structure at a time, from the most
+    /// advanced: the solve's memory is set by the largest structure, not by the table. The
+    /// tables are the same.
+    #[arg(long)]
+    by_structure: bool,
     /// Worker threads (default: one per core; with --slurm, the CPUs of each job, default 1).
     #[arg(long)]
     threads: Option<usize>,
@@ -253,6 +258,7 @@ fn run(args: &BuildTablesArgs) -> Result<(), BuildTablesError> {
         },
         compact: args.compact,
         checkpoint_every: std::time::Duration::from_secs(args.checkpoint_secs),
+        by_structure: args.by_structure,
     };
     if args.slurm {
         return run_slurm(args, &materials);
@@ -318,6 +324,9 @@ fn run_slurm(args: &BuildTablesArgs, materials: &[Material]) -> Result<(), Build
     ];
     if args.compact {
         build_args.push("--compact".to_string());
+    }
+    if args.by_structure {
+        build_args.push("--by-structure".to_string());
     }
     if args.force {
         build_args.push("--force".to_string());

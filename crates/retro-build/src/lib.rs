@@ -22,6 +22,7 @@ pub mod jobs;
 mod kernel;
 mod progress;
 mod solve;
+mod structure;
 pub mod verify;
 
 pub use compact_build::work_dir;
@@ -90,6 +91,9 @@ pub struct BuildOptions {
     /// Wall time between the checkpoints of a compact solve's passes (a stopped build resumes
     /// from the last).
     pub checkpoint_every: std::time::Duration,
+    /// Solve the DTM of materials with pawns one pawn structure at a time (`structure`): the
+    /// memory of the solve's cells is set by the largest structure, not by the table.
+    pub by_structure: bool,
 }
 
 impl std::fmt::Debug for BuildOptions {
@@ -100,6 +104,7 @@ impl std::fmt::Debug for BuildOptions {
             .field("compression", &self.compression)
             .field("compact", &self.compact)
             .field("checkpoint_every", &self.checkpoint_every)
+            .field("by_structure", &self.by_structure)
             .finish_non_exhaustive()
     }
 }
@@ -115,6 +120,7 @@ impl BuildOptions {
             compression: Compression::default(),
             compact: false,
             checkpoint_every: compact::CHECKPOINT_EVERY,
+            by_structure: false,
         }
     }
 }
@@ -450,16 +456,25 @@ type BuiltDtm = (ByColor<Vec<u8>>, TableSummary, Option<Records>);
 /// Solves and writes the DTM table of `material`.
 fn build_dtm(material: Material, opts: &BuildOptions) -> Result<BuiltDtm, BuildError> {
     let start = Instant::now();
-    let mut solver = Solver::new(material, SubTables::default());
-    if let Some(r) = Records::new(opts.out.clone(), material) {
-        solver = solver.with_records(r);
-    }
-    let mut solved = solver.solve(opts.progress.as_ref(), |stage| {
+    let sub_tables = |stage| {
         SubTables::open_for(&opts.out, material, stage).map_err(|e| SolveError::SubTable {
             material: material.name(),
             source: e.into(),
         })
-    })?;
+    };
+    let by_structure = opts.by_structure && material.has_pawns();
+    let work = opts.out.join(format!(".{}.structures", material.name()));
+    let mut solved = if by_structure {
+        // Every exit of both sides at once: a part's init passes both sides to move.
+        let sub = sub_tables(Stage::InitBoth)?;
+        structure::solve(material, &sub, &work, opts.progress.as_ref(), None)?
+    } else {
+        let mut solver = Solver::new(material, SubTables::default());
+        if let Some(r) = Records::new(opts.out.clone(), material) {
+            solver = solver.with_records(r);
+        }
+        solver.solve(opts.progress.as_ref(), sub_tables)?
+    };
     let (mut summary, stats) = summarize(
         material,
         &solved.white,
@@ -487,6 +502,11 @@ fn build_dtm(material: Material, opts: &BuildOptions) -> Result<BuiltDtm, BuildE
         written.orders
     );
     summary.bytes = written.bytes;
+    if by_structure {
+        if let Err(e) = std::fs::remove_dir_all(&work) {
+            log::warn!("{}: cannot remove {}: {e}", material.name(), work.display());
+        }
+    }
     let records = solved.records.take();
     let values = ByColor {
         white: solved.white,

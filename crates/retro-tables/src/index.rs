@@ -582,17 +582,7 @@ impl IndexScheme {
                     s
                 };
             }
-            let gi = if g.len == 1 {
-                u64::from(vals[0])
-            } else {
-                let vals = &mut vals[..g.len];
-                vals.sort_unstable();
-                vals.iter()
-                    .enumerate()
-                    .map(|(i, &v)| BINOM[v as usize][i + 1])
-                    .sum()
-            };
-            idx = idx * g.size + gi;
+            idx = idx * g.size + group_digit(g, &mut vals[..g.len]);
         }
         Some(idx)
     }
@@ -686,6 +676,137 @@ impl IndexScheme {
     }
 }
 
+/// Pawn structures: an index with pawns seen as one part per placement of the pawns.
+///
+/// The pawns' digits of an entry make its **structure** (numbered by those digits in slot
+/// order); the other digits (the kings, then the other pieces) its place within the structure.
+/// A move of a piece other than a pawn keeps the pawns where they are, so it leads to an entry
+/// of the same structure or, when the white king crosses to the e-h files and the index mirrors
+/// the board, of the mirrored one: a structure and its mirror image form a closed part of the
+/// table. Pawn moves raise the structure's [`IndexScheme::structure_rank`].
+impl IndexScheme {
+    /// The number of pawn structures: the product of the pawn digits' sizes (1 without pawns).
+    pub fn structure_count(&self) -> u64 {
+        self.groups()
+            .iter()
+            .filter(|g| g.pawn)
+            .map(|g| g.size)
+            .product()
+    }
+
+    /// Entries per structure: the king placements times the other pieces' digits.
+    pub fn structure_len(&self) -> u64 {
+        self.size / self.structure_count()
+    }
+
+    /// The structure of entry `idx` and its place in it (`idx` below [`IndexScheme::size`]).
+    #[inline]
+    pub fn split_structure(&self, idx: u64) -> (u64, u64) {
+        let (mut rem, mut s, mut s_mul, mut r, mut r_mul) = (idx, 0, 1, 0, 1);
+        for g in self.groups().iter().rev() {
+            let d = rem % g.size;
+            rem /= g.size;
+            if g.pawn {
+                s += d * s_mul;
+                s_mul *= g.size;
+            } else {
+                r += d * r_mul;
+                r_mul *= g.size;
+            }
+        }
+        (s, r + rem * r_mul)
+    }
+
+    /// The entry of place `r` in structure `s`: the inverse of
+    /// [`IndexScheme::split_structure`].
+    #[inline]
+    pub fn join_structure(&self, s: u64, r: u64) -> u64 {
+        let mut digits = [0u64; MAX_PIECES];
+        let (mut s, mut r) = (s, r);
+        for (k, g) in self.groups().iter().enumerate().rev() {
+            let from = if g.pawn { &mut s } else { &mut r };
+            digits[k] = *from % g.size;
+            *from /= g.size;
+        }
+        // What is left of `r` is the king placement.
+        self.groups()
+            .iter()
+            .zip(digits)
+            .fold(r, |idx, (g, d)| idx * g.size + d)
+    }
+
+    /// The squares of structure `s`'s pawns, in their slots (the other slots 0); `None` when two
+    /// pawns share a square or `s` is out of range.
+    pub fn structure_squares(&self, s: u64) -> Option<Squares> {
+        if s >= self.structure_count() {
+            return None;
+        }
+        let mut sq = [0u8; MAX_PIECES];
+        let mut rest = s;
+        let mut occ = 0u64;
+        for g in self.groups().iter().rev().filter(|g| g.pawn) {
+            decode_group(g, rest % g.size, &mut sq);
+            rest /= g.size;
+            for &p in &sq[g.start..g.start + g.len] {
+                if occ & (1 << p) != 0 {
+                    return None;
+                }
+                occ |= 1 << p;
+            }
+        }
+        Some(sq)
+    }
+
+    /// The structure whose pawns are those of `s` with the files mirrored (a-h, b-g, ...):
+    /// where the pawns of `s` stand when the index mirrors the board for the white king.
+    /// `None` when `s` has no entry ([`IndexScheme::structure_squares`]).
+    pub fn mirrored_structure(&self, s: u64) -> Option<u64> {
+        let sq = self.structure_squares(s)?;
+        let mut m = 0;
+        for g in self.groups().iter().filter(|g| g.pawn) {
+            let mut vals = [0u8; MAX_PIECES];
+            for (k, v) in vals.iter_mut().enumerate().take(g.len) {
+                *v = (sq[g.start + k] ^ 7) - 8;
+            }
+            m = m * g.size + group_digit(g, &mut vals[..g.len]);
+        }
+        Some(m)
+    }
+
+    /// How far the pawns of structure `s` have advanced: the sum of their ranks, each counted
+    /// from its own side (1 on its second rank). Every pawn move raises it; mirroring keeps it.
+    pub fn structure_rank(&self, s: u64) -> u32 {
+        let Some(sq) = self.structure_squares(s) else {
+            return 0;
+        };
+        (2..self.n)
+            .filter(|&i| self.slots[i].1 == Role::Pawn)
+            .map(|i| {
+                let rank = u32::from(sq[i] >> 3);
+                match self.slots[i].0 {
+                    Color::White => rank,
+                    Color::Black => 7 - rank,
+                }
+            })
+            .sum()
+    }
+}
+
+/// The digit of a group whose pieces stand on `vals` (squares, less 8 for pawns): the square of
+/// a lone piece, the combination index of several.
+#[inline]
+fn group_digit(g: &Group, vals: &mut [u8]) -> u64 {
+    if g.len == 1 {
+        u64::from(vals[0])
+    } else {
+        vals.sort_unstable();
+        vals.iter()
+            .enumerate()
+            .map(|(i, &v)| BINOM[v as usize][i + 1])
+            .sum()
+    }
+}
+
 /// The reflection of the board through the long diagonal that holds `sq` (a1-h8 or a8-h1), as a
 /// symmetry of `transform`; `None` when `sq` is on neither.
 #[inline]
@@ -737,6 +858,83 @@ fn decode_group(g: &Group, mut gi: u64, sq: &mut Squares) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An entry is its structure and its place in it, and back; a structure's mirror image
+    /// has the same pawns on mirrored files and the same rank; the kings and pieces keep
+    /// their digits.
+    #[test]
+    fn structures_split_and_join_every_entry() {
+        for name in ["KPvK", "KPvKP", "KRPvKR", "KPPvKP", "KNPvKP"] {
+            let ix = IndexScheme::new(name.parse().expect("material"));
+            let (count, len) = (ix.structure_count(), ix.structure_len());
+            assert_eq!(count * len, ix.size(), "{name}");
+            let mut crossed = 0;
+            for idx in (0..ix.size()).step_by(997) {
+                let (s, r) = ix.split_structure(idx);
+                assert!(s < count && r < len, "{name} {idx}");
+                assert_eq!(ix.join_structure(s, r), idx, "{name} {idx}");
+                if let Some(sq) = ix.decode(idx) {
+                    let pawns = ix.structure_squares(s).expect("structure of an entry");
+                    for i in 2..ix.piece_count() {
+                        if ix.slots()[i].1 == Role::Pawn {
+                            assert_eq!(sq[i], pawns[i], "{name} {idx}");
+                        }
+                    }
+                    // The mirrored structure has the pawns on mirrored files and their rank.
+                    let m = ix.mirrored_structure(s).expect("mirror");
+                    let mirrored = ix.structure_squares(m).expect("mirrored squares");
+                    // Identical pawns may change order: compare each colour's pawns as a set.
+                    let set = |sq: &Squares, color: Color, flip: u8| -> u64 {
+                        (2..ix.piece_count())
+                            .filter(|&i| ix.slots()[i] == (color, Role::Pawn))
+                            .fold(0, |b, i| b | 1 << (sq[i] ^ flip))
+                    };
+                    for color in Color::ALL {
+                        assert_eq!(set(&mirrored, color, 0), set(&pawns, color, 7), "{name}");
+                    }
+                    assert_eq!(ix.structure_rank(m), ix.structure_rank(s), "{name} {idx}");
+                    // The white king from the d file to the e file: the index mirrors the
+                    // board, and the entry is in the mirrored structure.
+                    let to = sq[0] + 1;
+                    let free = (0..ix.piece_count()).all(|i| sq[i] != to);
+                    if sq[0] & 7 == 3 && free && !kings_touch(to, sq[1]) {
+                        let mut moved = sq;
+                        moved[0] = to;
+                        let (after, _) = ix.split_structure(ix.index(&moved).expect("index"));
+                        assert_eq!(after, m, "{name} {idx}");
+                        crossed += 1;
+                    }
+                }
+            }
+            assert!(
+                crossed > 10,
+                "{name}: {crossed} king moves across the middle"
+            );
+            for s in 0..count {
+                if let Some(m) = ix.mirrored_structure(s) {
+                    assert_eq!(ix.mirrored_structure(m), Some(s), "{name} {s}");
+                }
+            }
+        }
+        let pawnless = IndexScheme::new("KQvKR".parse().expect("material"));
+        assert_eq!(pawnless.structure_count(), 1);
+        assert_eq!(pawnless.split_structure(12345), (0, 12345));
+    }
+
+    #[test]
+    fn a_pawn_move_raises_the_structure_rank() {
+        let ix = IndexScheme::new("KPvKP".parse().expect("material"));
+        // Slots: white king, black king, white pawn, black pawn.
+        let sq = |wp: u8, bp: u8| -> Squares { [4, 60, wp, bp, 0, 0] };
+        let rank = |wp, bp| {
+            let idx = ix.index(&sq(wp, bp)).expect("index");
+            ix.structure_rank(ix.split_structure(idx).0)
+        };
+        // e2 (rank 1 for white) and d7 (rank 1 for black).
+        assert_eq!(rank(12, 51), 2);
+        assert_eq!(rank(28, 51), 4); // e4
+        assert_eq!(rank(28, 35), 6); // d5: three ranks from black's side
+    }
 
     #[test]
     fn king_table_sizes() {

@@ -4,10 +4,12 @@
 use shakmaty::{Color, Role};
 
 use super::king_slot;
+use crate::error::SubTableError;
 use retro_tables::{
     index::Squares,
     material::{key_of_piece, MAX_PIECES},
     pieces::{attacked, occupancy, slot_key},
+    ProbeError, Tables, Value,
 };
 
 /// The roles a pawn promotes to, in the order of `plan_slot`.
@@ -84,6 +86,45 @@ impl ExitPlan {
         }
         mapped
     }
+}
+
+/// Where an exit's value was read: the sub-table's material key, the entry, and the side to
+/// move there in the table's own orientation.
+pub(crate) type ExitEntry = (u64, u64, Color);
+
+/// The value, for `side` to move, of the position after an exit: `sq` without the piece in
+/// slot `skip` (`usize::MAX` for none) and with the pawn in `promo.0` promoted to `promo.1`,
+/// probed in `sub` as [`retro_tables::lookup`] does, through the exit's plan in `plans` (see
+/// [`exit_plans`]); with where it was read (`None` for bare kings, a draw).
+///
+/// # Errors
+/// No plan for this kind of exit, or the sub-table cannot be probed.
+#[inline]
+pub(crate) fn probe_exit<T: Tables>(
+    plans: &[Option<ExitPlan>],
+    sub: &T,
+    sq: &Squares,
+    skip: usize,
+    promo: Option<(usize, Role)>,
+    side: Color,
+) -> Result<(Value, Option<ExitEntry>), SubTableError> {
+    let Some(Some(plan)) = plans.get(plan_slot(skip, promo)) else {
+        return Err(SubTableError::NoExitPlan {
+            slot: skip,
+            promotion: promo,
+        });
+    };
+    if plan.key() == 0 {
+        return Ok((Value::DRAW, None)); // bare kings
+    }
+    let (table, swap) = sub.table_by_key(plan.key())?;
+    let idx = table
+        .scheme()
+        .index(&plan.map(sq, swap))
+        .ok_or_else(|| ProbeError::NotIndexable(table.material().name()))?;
+    // The side to move in the table's own orientation.
+    let plane = if swap { side.other() } else { side };
+    Ok((table.get(plane, idx)?, Some((plan.key(), idx, plane))))
 }
 
 /// The plans of every exit of a material, by `plan_slot` (`None` where no exit is).

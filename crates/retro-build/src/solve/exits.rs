@@ -9,10 +9,10 @@ use shakmaty::{Color, Role};
 use super::{Solver, SubTableError};
 use crate::dtz::Records;
 use crate::kernel::{
-    exits::{for_each_en_passant, plan_slot},
+    exits::{for_each_en_passant, probe_exit, ExitEntry},
     king_slot,
 };
-use retro_tables::{index::Squares, pieces::attacked, ProbeError, Tables, Value, Wdl50};
+use retro_tables::{index::Squares, pieces::attacked, Tables, Value, Wdl50};
 
 impl<T: Tables + Sync + Default> Solver<T> {
     /// The value of a position outside this table, for the side to move (`side`): the position
@@ -53,44 +53,19 @@ impl<T: Tables + Sync + Default> Solver<T> {
         }
     }
 
-    /// The exit's value (see [`Solver::exit_value`]) and where it was read: the sub-table's
-    /// material key, the entry and the side to move there in the table's own
-    /// orientation (`None` for bare kings). `None` after noting an error.
+    /// The exit's value (see [`Solver::exit_value`]) and where it was read (see
+    /// [`probe_exit`]); `None` after noting an error.
     #[inline]
-    #[allow(clippy::type_complexity)]
     fn probe_exit(
         &self,
         sq: &Squares,
         skip: usize,
         promo: Option<(usize, Role)>,
         side: Color,
-    ) -> Option<(Value, Option<(u64, u64, Color)>)> {
-        let Some(Some(plan)) = self.plans.get(plan_slot(skip, promo)) else {
-            self.note_sub_error(SubTableError::NoExitPlan {
-                slot: skip,
-                promotion: promo,
-            });
-            return None;
-        };
-        if plan.key() == 0 {
-            return Some((Value::DRAW, None)); // bare kings
-        }
-        let probed = self.sub.table_by_key(plan.key()).and_then(|(table, swap)| {
-            let idx = table
-                .scheme()
-                .index(&plan.map(sq, swap))
-                .ok_or_else(|| ProbeError::NotIndexable(table.material().name()))?;
-            // The side to move in the table's own orientation.
-            let plane = if swap { side.other() } else { side };
-            Ok((table.get(plane, idx)?, idx, plane))
-        });
-        match probed {
-            Ok((v, idx, plane)) => Some((v, Some((plan.key(), idx, plane)))),
-            Err(e) => {
-                self.note_sub_error(e.into());
-                None
-            }
-        }
+    ) -> Option<(Value, Option<ExitEntry>)> {
+        probe_exit(&self.plans, &self.sub, sq, skip, promo, side)
+            .map_err(|e| self.note_sub_error(e))
+            .ok()
     }
 
     /// The value of the move to a child outside the table, for the mover.
