@@ -26,7 +26,7 @@ pub enum Outcome {
 
 /// The outcome of a position with DTZ `dtz` and the halfmove clock at `clock`.
 pub fn outcome(dtz: Dtz, clock: u32) -> Outcome {
-    if dtz.plies() + clock > RULE_PLIES || dtz.0 == 0 {
+    if dtz.plies().saturating_add(clock) > RULE_PLIES || dtz.0 == 0 {
         Outcome::Draw
     } else if dtz.0 > 0 {
         Outcome::Win
@@ -37,7 +37,7 @@ pub fn outcome(dtz: Dtz, clock: u32) -> Outcome {
 
 /// Whether the DTM mate of `dtm` comes within the rule from the clock at `clock`.
 pub fn mate_fits(dtm: Value, clock: u32) -> bool {
-    dtm.wdl() != Wdl::Draw && dtm.plies() + clock <= RULE_PLIES
+    dtm.wdl() != Wdl::Draw && dtm.plies().saturating_add(clock) <= RULE_PLIES
 }
 
 /// A root move with what the tables say of it.
@@ -112,9 +112,14 @@ pub fn rank_moves(tb: &Tablebase, pos: &Chess) -> Result<Vec<RuleMove>, ProbeErr
         after.play_unchecked(m);
         let dtm = Value::from_child(tb.probe(&after)?).ok_or(ProbeError::Overflow)?;
         let dtz_after = tb.probe_dtz(&after)?;
-        let clock_after = if m.is_zeroing() { 0 } else { clock + 1 };
+        let clock_after = if m.is_zeroing() {
+            0
+        } else {
+            clock.saturating_add(1)
+        };
         // The mate after the move, from the clock after it (a capture or pawn move resets it).
-        let fits = dtm.wdl() != Wdl::Draw && dtm.plies() + clock_after <= RULE_PLIES + 1;
+        let fits =
+            dtm.wdl() != Wdl::Draw && dtm.plies().saturating_add(clock_after) <= RULE_PLIES + 1;
         let outcome = if after.is_checkmate() {
             Outcome::Win
         } else if fits {
@@ -155,7 +160,11 @@ pub fn rank_moves_syzygy(sz: &Syzygy, pos: &Chess) -> Option<Vec<RuleMove>> {
     for m in pos.legal_moves() {
         let mut after = pos.clone();
         after.play_unchecked(m);
-        let clock_after = if m.is_zeroing() { 0 } else { clock + 1 };
+        let clock_after = if m.is_zeroing() {
+            0
+        } else {
+            clock.saturating_add(1)
+        };
         let (dtz_after, rounded) = if after.is_checkmate() {
             (Dtz(-1), false)
         } else {
@@ -206,5 +215,8 @@ mod tests {
         assert!(mate_fits(m, 79));
         assert!(!mate_fits(m, 80));
         assert!(!mate_fits(Value::DRAW, 0));
+        // A FEN may give any clock: the largest is a draw by the rule, not an overflow.
+        assert_eq!(outcome(Dtz(30), u32::MAX), Outcome::Draw);
+        assert!(!mate_fits(m, u32::MAX));
     }
 }
