@@ -43,7 +43,10 @@ fn tables_built_by_structure_are_the_same_files() {
     assert_eq!(files, names(b), "the same files, and no work folder left");
     assert!(files.iter().any(|f| f == "KPvKP.rdtm"), "{files:?}");
     for f in &files {
-        let (x, y) = (fs::read(a.join(f)).expect("a"), fs::read(b.join(f)).expect("b"));
+        let (x, y) = (
+            fs::read(a.join(f)).expect("a"),
+            fs::read(b.join(f)).expect("b"),
+        );
         assert!(x == y, "{f} differs");
     }
 }
