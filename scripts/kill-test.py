@@ -6,6 +6,8 @@
 JOB is one of:
   tables34          build-tables of the 35 tables of 3 and 4 pieces
   table5 MATERIAL   build-tables of one 5-piece table (its sub-tables present)
+  structure MATERIAL  build-tables --by-structure of a table with pawns (its sub-tables present;
+                    a 4-piece one needs only the 3-4-piece tables)
   compact MATERIAL  the same with the compact solve of 6-piece tables (--compact) and a
                     checkpoint every second (--checkpoint-secs 1)
   verify MATERIAL   build-tables --verify --compact of a table built by the compact solve
@@ -84,7 +86,7 @@ class Job:
     def prepare(self, d: str) -> None:
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
-        if self.name in ("table5", "compact", "verify"):
+        if self.name in ("table5", "structure", "compact", "verify"):
             base = self.base_tables()
             for f in os.listdir(base):
                 # The job's own material is built by the job (a 4-piece one is in the base).
@@ -101,6 +103,8 @@ class Job:
             return [BUILD, "-q", "--out", d]
         if self.name == "table5":
             return [BUILD, "-q", "--out", d, m]
+        if self.name == "structure":
+            return [BUILD, "-q", "--by-structure", "--out", d, m]
         if self.name == "compact":
             return [BUILD, "-q", "--compact", "--checkpoint-secs", "1", "--out", d, m]
         if self.name == "verify":
@@ -161,7 +165,8 @@ class Job:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("job", choices=["tables34", "table5", "compact", "verify", "datagen", "train"])
+    ap.add_argument("job", choices=["tables34", "table5", "structure", "compact", "verify", "datagen",
+                                        "train"])
     ap.add_argument("material", nargs="?", default="")
     ap.add_argument("--kills", type=int, default=100)
     ap.add_argument("--chain", type=int, default=5)
@@ -176,7 +181,7 @@ def main() -> None:
     for name in ("build-tables", "retro"):
         shutil.copy2(os.path.join(ROOT, "target", "release", name), bin_dir)
     BUILD, RETRO = (os.path.join(bin_dir, n) for n in ("build-tables", "retro"))
-    if a.job in ("table5", "compact", "verify") and not a.material:
+    if a.job in ("table5", "structure", "compact", "verify") and not a.material:
         sys.exit(f"{a.job} needs a material")
     os.makedirs(a.work, exist_ok=True)
     job = Job(a.job, a.material, a.work)
