@@ -42,7 +42,7 @@ use shakmaty::{ByColor, Color, Role};
 use crate::{
     error::{SolveError, SubTableError},
     kernel::{
-        exits::{exit_plans, for_each_en_passant, probe_exit, ExitPlan},
+        exits::{exit_plans, for_each_en_passant, probe_exit, ExitPlan, PROMOTIONS},
         king_slot,
         memory::Atomics,
         moves::{legal_targets, LegalTargets},
@@ -57,9 +57,6 @@ use retro_tables::{
     pieces::{attacked, attacks_from, occupancy},
     Material, Tables, Value, Wdl,
 };
-
-/// The roles a pawn promotes to.
-const PROMOTIONS: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
 
 /// A cell's state bits: not a legal position; decided (its value in `num`); an exit draws or
 /// wins, so it is never lost. The low byte counts its moves within the part still open.

@@ -13,7 +13,7 @@ use retro_tables::{
 };
 
 /// The roles a pawn promotes to, in the order of `plan_slot`.
-const PROMOTIONS: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
+pub(crate) const PROMOTIONS: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
 
 /// Where the plan of an exit is kept: capture of slot `skip` (`usize::MAX`: none) and the
 /// promotion `promo`.
