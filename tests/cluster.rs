@@ -112,3 +112,33 @@ fn slurm_builds_the_four_piece_set_byte_for_byte() {
     assert!(r.status.success());
     assert!(text(&r.stdout).contains("nothing to submit"));
 }
+
+/// Two tables with pawns through Slurm by structure (a job array a level of their pawn
+/// structures, then a job each that gathers the parts) equal the local build.
+#[test]
+#[ignore = "needs a Slurm cluster: sudo scripts/local-cluster.sh start"]
+fn slurm_solves_pawn_tables_structure_by_structure() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().to_str().expect("utf-8 path");
+    let pawns = ["KRPvK", "KBPvK"];
+    for f in table_files(common::all_tables()) {
+        if !pawns.iter().any(|m| f.starts_with(&format!("{m}."))) {
+            std::fs::copy(common::all_tables().join(&f), dir.path().join(&f)).expect("copy");
+        }
+    }
+    let mut args = vec!["--slurm", "--wait", "--by-structure", "--out", out];
+    args.extend(pawns);
+    let r = build_tables(&args);
+    assert!(r.status.success(), "{}{}", text(&r.stdout), text(&r.stderr));
+    let said = text(&r.stdout);
+    assert!(said.contains("2 jobs"), "{said}");
+    assert!(said.contains("job arrays"), "{said}");
+    assert!(said.contains("all 2 tables built"), "{said}");
+    assert_same_tables(dir.path(), common::all_tables());
+    let left = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".structures"))
+        .count();
+    assert_eq!(left, 0, "work folders left");
+}

@@ -82,6 +82,12 @@ pub struct BuildTablesArgs {
     /// tables are the same.
     #[arg(long)]
     by_structure: bool,
+    /// With --by-structure and --only, one material: solve only this part of its pawn
+    /// structures (numbered from the most advanced level; one task of a job array), once the
+    /// parts of the levels above it are done. The build of the material then gathers the
+    /// parts into its table.
+    #[arg(long, value_name = "N", requires_all = ["by_structure", "only"])]
+    structure_part: Option<usize>,
     /// Worker threads (default: one per core; with --slurm, the CPUs of each job, default 1).
     #[arg(long)]
     threads: Option<usize>,
@@ -149,6 +155,9 @@ pub enum BuildTablesError {
         /// The table directory.
         dir: PathBuf,
     },
+    /// `--structure-part` without exactly one material.
+    #[error("--structure-part solves a part of one material, not of {0}")]
+    OnePart(usize),
     /// The build failed.
     #[error(transparent)]
     Build(#[from] retro_build::BuildError),
@@ -170,6 +179,7 @@ impl BuildTablesError {
             BuildTablesError::NoThreads
             | BuildTablesError::Threads { .. }
             | BuildTablesError::Size { .. }
+            | BuildTablesError::OnePart(_)
             | BuildTablesError::Material(_)
             | BuildTablesError::Tables(_) => 2,
             BuildTablesError::Nothing { .. }
@@ -263,6 +273,14 @@ fn run(args: &BuildTablesArgs) -> Result<(), BuildTablesError> {
     if args.slurm {
         return run_slurm(args, &materials);
     }
+    if let Some(part) = args.structure_part {
+        let [m] = materials[..] else {
+            return Err(BuildTablesError::OnePart(materials.len()));
+        };
+        let s = retro_build::build_structure_part(m, part, &opts)?;
+        say(&s.to_string());
+        return Ok(());
+    }
     let start = Instant::now();
     let mut built = 0;
     let mut bytes = 0;
@@ -336,6 +354,7 @@ fn run_slurm(args: &BuildTablesArgs, materials: &[Material]) -> Result<(), Build
         build_args,
         cpus: args.threads.unwrap_or(1),
         sbatch_args: args.sbatch_args.clone(),
+        by_structure: args.by_structure,
     };
     let submitted = super::slurm::submit(&jobs, &sub)?;
     let waves = retro_build::jobs::waves(&jobs);
@@ -350,7 +369,14 @@ fn run_slurm(args: &BuildTablesArgs, materials: &[Material]) -> Result<(), Build
         out.join(".slurm").display()
     ));
     for s in &submitted {
-        say(&format!("{} job {}", s.material, s.id));
+        if s.arrays > 0 {
+            say(&format!(
+                "{} job {}, after {} job arrays of {} structure parts",
+                s.material, s.id, s.arrays, s.tasks
+            ));
+        } else {
+            say(&format!("{} job {}", s.material, s.id));
+        }
     }
     if !args.wait {
         return Ok(());

@@ -5,6 +5,11 @@
 //! `--only` on its material, so a job that fails or is killed is simply submitted again by
 //! running the same command: present tables are skipped, jobs still queued are reused (found
 //! by name), and a compact solve resumes from its checkpoint.
+//!
+//! With `--by-structure`, a material with pawns is more jobs: per level of its pawn structures
+//! ([`retro_build::structure_levels`]) a job array, one task per part not yet done, each level
+//! after the one before (the first after the tables it reads), and then the material's job,
+//! which gathers the parts into its table and builds its DTZ50 table.
 
 use std::{
     collections::HashMap,
@@ -65,6 +70,62 @@ pub struct Submission {
     pub cpus: usize,
     /// Further arguments for sbatch (`--partition=...`, `--mem=...`, `--time=...`).
     pub sbatch_args: Vec<String>,
+    /// Solve materials with pawns by structure, a job array per level.
+    pub by_structure: bool,
+}
+
+/// A job array of one level of a material's parts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LevelArray {
+    /// Its level (0: the most advanced structures).
+    pub level: usize,
+    /// The number of its level's first part: task `t` solves part `first + t`.
+    pub first: usize,
+    /// The tasks to run (parts not done, less `first`).
+    pub tasks: Vec<usize>,
+}
+
+impl LevelArray {
+    /// Slurm's `--array` list: runs of tasks as `a-b`, joined by commas.
+    pub fn spec(&self) -> String {
+        let mut runs: Vec<String> = Vec::new();
+        let mut k = 0;
+        while k < self.tasks.len() {
+            let start = self.tasks[k];
+            while k + 1 < self.tasks.len() && self.tasks[k + 1] == self.tasks[k] + 1 {
+                k += 1;
+            }
+            runs.push(if self.tasks[k] == start {
+                start.to_string()
+            } else {
+                format!("{start}-{}", self.tasks[k])
+            });
+            k += 1;
+        }
+        runs.join(",")
+    }
+}
+
+/// The job arrays of `material`'s parts not done (`done` says which are, by number), level by
+/// level; levels with every part done have none.
+pub fn level_arrays(material: Material, done: impl Fn(usize) -> bool) -> Vec<LevelArray> {
+    let mut first = 0;
+    let mut arrays = Vec::new();
+    for (level, len) in retro_build::structure_levels(material)
+        .into_iter()
+        .enumerate()
+    {
+        let tasks: Vec<usize> = (0..len).filter(|&t| !done(first + t)).collect();
+        if !tasks.is_empty() {
+            arrays.push(LevelArray {
+                level,
+                first,
+                tasks,
+            });
+        }
+        first += len;
+    }
+    arrays
 }
 
 /// A submitted job.
@@ -76,6 +137,10 @@ pub struct Submitted {
     pub id: u64,
     /// Whether it was already queued by an earlier submission (and reused).
     pub reused: bool,
+    /// The job arrays it waits for (by structure: one a level), and their tasks in all.
+    pub arrays: usize,
+    /// The tasks of those arrays (parts of its pawn structures to solve).
+    pub tasks: usize,
 }
 
 /// Quotes `s` for a POSIX shell.
@@ -94,8 +159,42 @@ pub fn job_name(out: &Path, material: Material) -> String {
     format!("retro-{material}-{h:08x}")
 }
 
+/// The job name of level `level` of `material`'s parts for the table folder `out`.
+pub fn level_job_name(out: &Path, material: Material, level: usize) -> String {
+    format!("{}-L{level}", job_name(out, material))
+}
+
 /// The shell script of one job.
 pub fn script(exe: &Path, sub: &Submission, material: Material) -> String {
+    let cmd = command(exe, sub, material);
+    format!(
+        "#!/bin/sh\n# Builds {material} into the shared table folder; written by build-tables --slurm.\nexec {}\n",
+        cmd.join(" ")
+    )
+}
+
+/// The shell script of the job array of `array`'s level of `material`: each task solves the
+/// part its index says.
+pub fn level_script(
+    exe: &Path,
+    sub: &Submission,
+    material: Material,
+    array: &LevelArray,
+) -> String {
+    let mut cmd = command(exe, sub, material);
+    let name = cmd.pop().unwrap_or_default();
+    cmd.push("--structure-part".to_string());
+    cmd.push(format!("\"$(({} + SLURM_ARRAY_TASK_ID))\"", array.first));
+    cmd.push(name);
+    format!(
+        "#!/bin/sh\n# Solves the structure parts of level {} of {material} into the shared table folder;\n# written by build-tables --slurm.\nexec {}\n",
+        array.level,
+        cmd.join(" ")
+    )
+}
+
+/// The command line of a job on `material`, its material last.
+fn command(exe: &Path, sub: &Submission, material: Material) -> Vec<String> {
     let mut cmd = vec![
         quote(&exe.to_string_lossy()),
         "--out".to_string(),
@@ -107,28 +206,40 @@ pub fn script(exe: &Path, sub: &Submission, material: Material) -> String {
     ];
     cmd.extend(sub.build_args.iter().map(|a| quote(a)));
     cmd.push(material.name());
-    format!(
-        "#!/bin/sh\n# Builds {material} into the shared table folder; written by build-tables --slurm.\nexec {}\n",
-        cmd.join(" ")
-    )
+    cmd
 }
 
-/// The sbatch command line of a job, after the jobs `after`.
+/// The sbatch command line of a job, after the jobs `after`; with `array`, the job array of
+/// that level of `material`'s parts.
 pub fn sbatch_args(
     sub: &Submission,
     material: Material,
+    array: Option<&LevelArray>,
     after: &[u64],
     script: &Path,
 ) -> Vec<String> {
     let logs = sub.out.join(".slurm");
-    let mut args = vec![
-        "--parsable".to_string(),
-        format!("--job-name={}", job_name(&sub.out, material)),
-        format!("--output={}/{material}-%j.log", logs.display()),
+    let mut args = vec!["--parsable".to_string()];
+    match array {
+        None => args.extend([
+            format!("--job-name={}", job_name(&sub.out, material)),
+            format!("--output={}/{material}-%j.log", logs.display()),
+        ]),
+        Some(a) => args.extend([
+            format!("--job-name={}", level_job_name(&sub.out, material, a.level)),
+            format!(
+                "--output={}/{material}-L{}-%A_%a.log",
+                logs.display(),
+                a.level
+            ),
+            format!("--array={}", a.spec()),
+        ]),
+    }
+    args.extend([
         format!("--cpus-per-task={}", sub.cpus),
         "--ntasks=1".to_string(),
         "--requeue".to_string(),
-    ];
+    ]);
     if !after.is_empty() {
         let ids: Vec<String> = after.iter().map(u64::to_string).collect();
         args.push(format!("--dependency=afterok:{}", ids.join(":")));
@@ -163,7 +274,8 @@ fn queued() -> Result<HashMap<String, u64>, SlurmError> {
             "-t".into(),
             "PD,R,CG,CF,S".into(),
             "-o".into(),
-            "%i %j".into(),
+            // The array's job id for every task of an array (`%i` would be `id_task`).
+            "%F %j".into(),
         ],
     )?;
     Ok(text
@@ -188,40 +300,79 @@ pub fn submit(jobs: &[Job], sub: &Submission) -> Result<Vec<Submitted>, SlurmErr
         source,
     })?;
     let queued = queued()?;
+    let write = |path: &Path, body: String| {
+        retro_tables::write_atomic(path, |w| w.write_all(body.as_bytes())).map_err(|source| {
+            SlurmError::Write {
+                path: path.to_path_buf(),
+                source,
+            }
+        })
+    };
+    let sbatch = |args: Vec<String>| -> Result<u64, SlurmError> {
+        let reply = output("sbatch", &args)?;
+        // `--parsable` prints `id` or `id;cluster`.
+        let id_text = reply.trim().split(';').next().unwrap_or("");
+        id_text
+            .parse()
+            .map_err(|_| SlurmError::BadReply(reply.trim().to_string()))
+    };
     let mut done: Vec<Submitted> = Vec::with_capacity(jobs.len());
     for job in jobs {
-        let name = job_name(&sub.out, job.material);
+        let m = job.material;
+        let name = job_name(&sub.out, m);
         if let Some(&id) = queued.get(&name) {
             done.push(Submitted {
-                material: job.material,
+                material: m,
                 id,
                 reused: true,
+                arrays: 0,
+                tasks: 0,
             });
             continue;
         }
-        let path = dir.join(format!("{}.sh", job.material));
-        let body = script(&exe, sub, job.material);
-        retro_tables::write_atomic(&path, |w| w.write_all(body.as_bytes())).map_err(|source| {
-            SlurmError::Write {
-                path: path.clone(),
-                source,
+        let mut after: Vec<u64> = job.after.iter().map(|&i| done[i].id).collect();
+        let (mut arrays, mut tasks) = (0, 0);
+        if sub.by_structure && m.has_pawns() && !dtm_present(&sub.out, m) {
+            for array in level_arrays(m, |p| retro_build::structure_part_done(&sub.out, m, p)) {
+                let level_name = level_job_name(&sub.out, m, array.level);
+                let id = match queued.get(&level_name) {
+                    Some(&id) => id,
+                    None => {
+                        let path = dir.join(format!("{m}-L{}.sh", array.level));
+                        write(&path, level_script(&exe, sub, m, &array))?;
+                        let id = sbatch(sbatch_args(sub, m, Some(&array), &after, &path))?;
+                        log::info!(
+                            "submitted level {} of {m} ({} parts) as job array {id}",
+                            array.level,
+                            array.tasks.len()
+                        );
+                        id
+                    }
+                };
+                after = vec![id];
+                arrays += 1;
+                tasks += array.tasks.len();
             }
-        })?;
-        let after: Vec<u64> = job.after.iter().map(|&i| done[i].id).collect();
-        let reply = output("sbatch", &sbatch_args(sub, job.material, &after, &path))?;
-        // `--parsable` prints `id` or `id;cluster`.
-        let id_text = reply.trim().split(';').next().unwrap_or("");
-        let id = id_text
-            .parse()
-            .map_err(|_| SlurmError::BadReply(reply.trim().to_string()))?;
-        log::info!("submitted {} as job {id}", job.material);
+        }
+        let path = dir.join(format!("{m}.sh"));
+        write(&path, script(&exe, sub, m))?;
+        let id = sbatch(sbatch_args(sub, m, None, &after, &path))?;
+        log::info!("submitted {m} as job {id}");
         done.push(Submitted {
-            material: job.material,
+            material: m,
             id,
             reused: false,
+            arrays,
+            tasks,
         });
     }
     Ok(done)
+}
+
+/// Whether `material`'s DTM table is in `out` (its header and size right).
+fn dtm_present(out: &Path, material: Material) -> bool {
+    let path = out.join(retro_tables::format::Metric::Dtm.file_name(material));
+    retro_tables::format::Table::open(&path, Some(material)).is_ok()
 }
 
 /// Waits until none of `jobs` is queued any more, printing a line on stderr whenever the
@@ -297,6 +448,7 @@ mod tests {
             build_args: vec!["--level".into(), "19".into()],
             cpus: 2,
             sbatch_args: vec!["--partition=big".into()],
+            by_structure: true,
         }
     }
 
@@ -317,7 +469,7 @@ mod tests {
     #[test]
     fn dependencies_are_afterok_and_cancel_on_failure() {
         let m: Material = "KQvKR".parse().expect("material");
-        let a = sbatch_args(&sub(), m, &[12, 14], Path::new("/x/KQvKR.sh"));
+        let a = sbatch_args(&sub(), m, None, &[12, 14], Path::new("/x/KQvKR.sh"));
         assert!(
             a.contains(&"--dependency=afterok:12:14".to_string()),
             "{a:?}"
@@ -326,10 +478,44 @@ mod tests {
         assert!(a.contains(&"--cpus-per-task=2".to_string()));
         assert!(a.contains(&"--partition=big".to_string()));
         assert_eq!(a.last().map(String::as_str), Some("/x/KQvKR.sh"));
-        let none = sbatch_args(&sub(), m, &[], Path::new("/x/KQvKR.sh"));
+        let none = sbatch_args(&sub(), m, None, &[], Path::new("/x/KQvKR.sh"));
         assert!(none.iter().all(|x| !x.starts_with("--dependency")));
         // One folder and material, one name; another folder, another name.
         assert_eq!(job_name(Path::new("/a"), m), job_name(Path::new("/a"), m));
         assert_ne!(job_name(Path::new("/a"), m), job_name(Path::new("/b"), m));
+    }
+
+    #[test]
+    fn a_level_of_structures_is_a_job_array_of_its_parts_not_done() {
+        let m: Material = "KPvKP".parse().expect("material");
+        let levels = retro_build::structure_levels(m);
+        let all = level_arrays(m, |_| false);
+        assert_eq!(all.len(), levels.len());
+        assert_eq!(
+            all.iter().map(|a| a.tasks.len()).collect::<Vec<_>>(),
+            levels
+        );
+        assert_eq!(all[0].spec(), format!("0-{}", levels[0] - 1));
+        // Parts done are left out; a level all done has no array.
+        let some = level_arrays(m, |p| p < levels[0] || p == levels[0] + 1);
+        assert_eq!(some.len(), levels.len() - 1);
+        assert_eq!(some[0].level, 1);
+        assert_eq!(some[0].first, levels[0]);
+        assert_eq!(some[0].spec(), format!("0,2-{}", levels[1] - 1));
+        let exe = Path::new("/opt/retro/build-tables");
+        let s = level_script(exe, &sub(), m, &some[0]);
+        assert!(
+            s.contains(&format!(
+                "--level' '19' --structure-part \"$(({} + SLURM_ARRAY_TASK_ID))\" KPvKP\n",
+                levels[0]
+            )),
+            "{s}"
+        );
+        let a = sbatch_args(&sub(), m, Some(&some[0]), &[7], Path::new("/x/KPvKP-L1.sh"));
+        assert!(a.contains(&format!("--array={}", some[0].spec())), "{a:?}");
+        assert!(a.contains(&"--dependency=afterok:7".to_string()));
+        assert!(a
+            .iter()
+            .any(|x| x.ends_with("-L1") && x.starts_with("--job-name=")));
     }
 }

@@ -28,6 +28,26 @@ pub enum SolveError {
     /// A work file of the compact solve could not be written or read.
     #[error("work files in {0}: {1}")]
     Work(std::path::PathBuf, std::io::Error),
+    /// A solve by structure asked for a part the material does not have.
+    #[error("{material} has {parts} structure parts (0 to {}), not {part}", .parts.saturating_sub(1))]
+    NoSuchPart {
+        /// The material.
+        material: String,
+        /// The part asked for.
+        part: usize,
+        /// The parts it has.
+        parts: usize,
+    },
+    /// A part of a solve by structure needs parts of the levels above it that are not done.
+    #[error("{material}: structure part {part} needs {missing} more parts of the levels above it solved first")]
+    PartsMissing {
+        /// The material.
+        material: String,
+        /// The part.
+        part: usize,
+        /// How many parts it needs are missing.
+        missing: usize,
+    },
 }
 
 /// What went wrong with a sub-table during a solve.

@@ -29,6 +29,7 @@ pub use compact_build::work_dir;
 pub use error::{DtzError, Inconsistency, SolveError, SubTableError};
 pub use kernel::{memory_in_use, Stage};
 pub use progress::{Progress, Silent};
+pub use structure::{structure_levels, structure_part_done};
 
 use std::{
     path::{Path, PathBuf},
@@ -463,11 +464,24 @@ fn build_dtm(material: Material, opts: &BuildOptions) -> Result<BuiltDtm, BuildE
         })
     };
     let by_structure = opts.by_structure && material.has_pawns();
-    let work = opts.out.join(format!(".{}.structures", material.name()));
+    let work = structure::work_folder(&opts.out, material);
     let mut solved = if by_structure {
         // Every exit of both sides at once: a part's init passes both sides to move.
         let sub = sub_tables(Stage::InitBoth)?;
-        structure::solve(material, &sub, &work, opts.progress.as_ref(), None)?
+        structure::solve(
+            material,
+            &sub,
+            &work,
+            opts.progress.as_ref(),
+            structure::Scope::All,
+            None,
+        )?
+        .ok_or_else(|| {
+            SolveError::Work(
+                work.clone(),
+                std::io::Error::other("the solve by structure gave no values"),
+            )
+        })?
     } else {
         let mut solver = Solver::new(material, SubTables::default());
         if let Some(r) = Records::new(opts.out.clone(), material) {
@@ -600,6 +614,109 @@ pub fn build_only(
     list.dedup();
     retro_tables::sort_build_order(&mut list);
     build_in_order(list, opts, &mut report)
+}
+
+/// One part of a material's solve by pawn structure ([`build_structure_part`]).
+#[derive(Clone, Debug)]
+pub struct PartSummary {
+    /// The material (canonical).
+    pub material: Material,
+    /// The part's number.
+    pub part: usize,
+    /// The material's parts.
+    pub parts: usize,
+    /// The part's level (0: the most advanced structures).
+    pub level: usize,
+    /// The material's levels.
+    pub levels: usize,
+    /// Whether there was nothing to do: the part, or the whole DTM table, was done already.
+    pub skipped: bool,
+    /// Wall time.
+    pub seconds: f64,
+}
+
+impl std::fmt::Display for PartSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} structure part {} of {} (level {} of {}): {}",
+            self.material,
+            self.part,
+            self.parts,
+            self.level + 1,
+            self.levels,
+            if self.skipped {
+                "done before".to_string()
+            } else {
+                format!("solved in {:.2} s", self.seconds)
+            }
+        )
+    }
+}
+
+/// Solves part `part` of `material`'s DTM by pawn structure into the work folder of
+/// `opts.out` (one task of a batch scheduler's array: [`structure_levels`] numbers the parts),
+/// once the parts of the levels above it are done; the table is written by a build of the
+/// material (with [`BuildOptions::by_structure`]) when every part is done. Nothing is done
+/// when the part or the DTM table is there already (unless `opts.force`, for the table).
+///
+/// # Errors
+/// A material without pawns, a part it does not have, parts above it not done, a missing
+/// sub-table, or a solve error.
+pub fn build_structure_part(
+    material: Material,
+    part: usize,
+    opts: &BuildOptions,
+) -> Result<PartSummary, BuildError> {
+    let material = material.canonical();
+    let levels = structure_levels(material);
+    let parts = levels.iter().sum();
+    let mut level = 0;
+    let mut first = 0;
+    while level < levels.len() && first + levels[level] <= part {
+        first += levels[level];
+        level += 1;
+    }
+    let mut summary = PartSummary {
+        material,
+        part,
+        parts,
+        level,
+        levels: levels.len(),
+        skipped: true,
+        seconds: 0.0,
+    };
+    if level == levels.len() {
+        return Err(BuildError::Solve(SolveError::NoSuchPart {
+            material: material.name(),
+            part,
+            parts,
+        }));
+    }
+    let path = opts.out.join(file_name(material));
+    if !opts.force && Table::open(&path, Some(material)).is_ok_and(|t| t.check_blocks().is_ok()) {
+        return Ok(summary);
+    }
+    let start = Instant::now();
+    let sub = SubTables::open_for(&opts.out, material, Stage::InitBoth).map_err(|e| {
+        SolveError::SubTable {
+            material: material.name(),
+            source: e.into(),
+        }
+    })?;
+    let work = structure::work_folder(&opts.out, material);
+    let before = structure_part_done(&opts.out, material, part);
+    structure::solve(
+        material,
+        &sub,
+        &work,
+        opts.progress.as_ref(),
+        structure::Scope::Part(part),
+        None,
+    )?;
+    summary.skipped = before;
+    summary.seconds = start.elapsed().as_secs_f64();
+    Ok(summary)
 }
 
 fn build_in_order(

@@ -19,23 +19,26 @@
 //! 3. What is never decided is a draw.
 //!
 //! Memory: the part's cells (4 bytes an entry and side to move; a part is at most two
-//! structures). The values of the whole table (a byte an entry and side to move), which each
-//! part writes when it is solved, and the legal positions (a bit) are work files mapped into
-//! memory, which the system keeps on disk when memory is short: after each level they are
-//! written out and the level is marked done, and a solve stopped part way goes on from the
-//! first level not marked.
+//! structures). Each part solved is a **work file** of its own in the work folder
+//! (`part-S.bin`, S its first structure: its value bytes and legal bits, both sides), written
+//! whole under another name and renamed into place, so that a file present is a part done.
+//! The parts a part's pawn moves reach are read from their files, mapped into memory. A solve
+//! stopped part way goes on from the parts whose files are there; a part can also be solved
+//! on its own ([`Scope::Part`]: one task of a batch scheduler's array per part), once the
+//! parts of the levels above it are done. At the end, the table's values are gathered from
+//! the files.
 //! Values and legal positions are those of the whole-table solve, entry for entry (tested
 //! below on every table of 3 and 4 pieces with pawns).
 
 use std::{
-    fs, io,
-    path::Path,
-    sync::{
-        atomic::{AtomicU64, AtomicU8, Ordering::Relaxed},
-        Mutex,
-    },
+    fs::{self, File},
+    io::{self, Write},
+    ops::Range,
+    path::{Path, PathBuf},
+    sync::Mutex,
 };
 
+use memmap2::Mmap;
 use rayon::prelude::*;
 use shakmaty::{ByColor, Color, Role};
 
@@ -44,7 +47,6 @@ use crate::{
     kernel::{
         exits::{exit_plans, for_each_en_passant, probe_exit, ExitPlan, PROMOTIONS},
         king_slot,
-        memory::Atomics,
         moves::{legal_targets, LegalTargets},
         unmoves::{discovery_masks, legal_origins},
         SIDES,
@@ -78,11 +80,98 @@ struct Cell {
 /// The deepest depth (plies) a value of a byte holds.
 const MAX_DEPTH: u32 = Value::MAX_BYTE_LOSS;
 
-/// The work file that marks the levels done: `MATERIAL ENTRIES LEVELS`.
-const DONE: &str = "levels.done";
+/// The first bytes of a part's work file.
+const PART_MAGIC: &[u8; 8] = b"RETROPRT";
+/// The length of a part file's header: the magic, the table's entries a side, the part's two
+/// structures (the second `u64::MAX` when it has one), the entries per structure (each a
+/// little-endian `u64`), and the material's name (zero-padded).
+const PART_HEADER: usize = 64;
+/// Where the material's name starts in the header.
+const PART_NAME_AT: usize = 40;
 
-/// What every part reads and writes: the material, its exits, and the values of the parts
-/// solved so far.
+/// What a solve by structure does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scope {
+    /// Every part not yet done, then the table's values gathered.
+    All,
+    /// The one part of this number (parts are numbered level after level, as
+    /// [`structure_levels`] counts them), which needs the parts of the levels before its own.
+    Part(usize),
+}
+
+/// The parts of a material with pawns, level by level: how many parts each level has, the
+/// most advanced level first. Parts are numbered in this order from 0; the parts of one level
+/// can be solved at once ([`Scope::Part`]), each level after the ones before it. Empty for a
+/// material without pawns.
+pub fn structure_levels(material: Material) -> Vec<usize> {
+    if !material.has_pawns() {
+        return Vec::new();
+    }
+    let plan = Plan::new(&IndexScheme::new(material.canonical()));
+    plan.levels.iter().map(|l| l.len()).collect()
+}
+
+/// The parts of a table: each one structure, or one and its mirror image, numbered level by
+/// level.
+struct Plan {
+    /// The structures of each part, by number.
+    parts: Vec<Vec<u64>>,
+    /// The part numbers of each level, the highest structure rank first.
+    levels: Vec<Range<usize>>,
+    /// The part number of each structure (`u32::MAX`: a structure with no entry).
+    part_of: Vec<u32>,
+}
+
+impl Plan {
+    fn new(ix: &IndexScheme) -> Plan {
+        let mut by_rank: Vec<Vec<Vec<u64>>> = Vec::new();
+        for s in 0..ix.structure_count() {
+            let Some(m) = ix.mirrored_structure(s) else {
+                continue; // two pawns on one square
+            };
+            if m < s {
+                continue; // the part of `m`
+            }
+            let rank = ix.structure_rank(s) as usize;
+            if by_rank.len() <= rank {
+                by_rank.resize(rank + 1, Vec::new());
+            }
+            by_rank[rank].push(if m == s { vec![s] } else { vec![s, m] });
+        }
+        let mut plan = Plan {
+            parts: Vec::new(),
+            levels: Vec::new(),
+            part_of: vec![u32::MAX; ix.structure_count() as usize],
+        };
+        for level in by_rank.into_iter().rev().filter(|l| !l.is_empty()) {
+            let first = plan.parts.len();
+            for part in level {
+                for &s in &part {
+                    plan.part_of[s as usize] = plan.parts.len() as u32;
+                }
+                plan.parts.push(part);
+            }
+            plan.levels.push(first..plan.parts.len());
+        }
+        plan
+    }
+
+    /// The level of part `p`.
+    fn level_of(&self, p: usize) -> Option<usize> {
+        self.levels.iter().position(|l| l.contains(&p))
+    }
+}
+
+/// The parts' work files of a table.
+struct PartFiles {
+    material: Material,
+    ix: IndexScheme,
+    plan: Plan,
+    /// The work folder.
+    work: PathBuf,
+}
+
+/// What every part reads: the material, its exits and the parts' files.
 struct Table<'a, T: Tables + Sync> {
     material: Material,
     ix: IndexScheme,
@@ -90,148 +179,294 @@ struct Table<'a, T: Tables + Sync> {
     n: usize,
     plans: Vec<Option<ExitPlan>>,
     sub: &'a T,
-    /// Per side, the value byte of each entry (a draw until its part is solved): every value
-    /// of this solve fits a byte.
-    values: ByColor<Atomics<AtomicU8>>,
-    /// Per side, a bit per legal entry.
-    legal: ByColor<Atomics<AtomicU64>>,
+    files: PartFiles,
     error: Mutex<Option<SolveError>>,
 }
 
+/// The parts done so far, their files mapped (by part number).
+struct Done {
+    maps: Vec<Option<Mmap>>,
+}
+
 /// Solves `material` (with pawns, canonical) part by part, exits looked up in `sub` (the
-/// sub-tables of both sides' moves), with its work files in `work` (resumed from there when a
-/// solve stopped; the caller removes the folder when the table is written); `progress` counts
-/// the parts. `stop_after` ends the solve with an error after that many levels (for tests).
+/// sub-tables of both sides' moves), with its work files in `work` (the caller removes the
+/// folder when the table is written): every part not done yet, then the table's values
+/// (`Scope::All`, which returns them), or one part (`Scope::Part`, which returns `None`).
+/// `progress` counts the parts. `stop_after` ends the solve with an error after that many
+/// levels (for tests).
 ///
 /// # Errors
-/// A sub-table that cannot be read, a mate longer than a byte holds, or a work file that cannot
-/// be read or written.
+/// A sub-table that cannot be read, a mate longer than a byte holds, a work file that cannot
+/// be read or written, a part that does not exist or whose levels above are not done.
 pub(crate) fn solve<T: Tables + Sync>(
     material: Material,
     sub: &T,
     work: &Path,
     progress: &dyn Progress,
+    scope: Scope,
     stop_after: Option<usize>,
-) -> Result<Solved, SolveError> {
+) -> Result<Option<Solved>, SolveError> {
     let ix = IndexScheme::new(material);
-    let size = ix.size();
-    let work_error = |e: io::Error| SolveError::Work(work.to_path_buf(), e);
-    fs::create_dir_all(work).map_err(work_error)?;
-    let done = levels_done(work, material, size);
-    if done == 0 {
-        // Nothing to go on from: start from zeroed files.
-        for side in SIDES {
-            for name in [values_file(side), legal_file(side)] {
-                match fs::remove_file(work.join(name)) {
-                    Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(work_error(e)),
-                    _ => {}
-                }
-            }
-        }
-    }
-    let words = size.div_ceil(64) as usize;
+    fs::create_dir_all(work).map_err(|e| SolveError::Work(work.to_path_buf(), e))?;
     let table = Table {
         material,
         slots: ix.slots().to_vec(),
         n: ix.piece_count(),
         plans: exit_plans(ix.slots()),
         sub,
-        values: ByColor {
-            white: Atomics::file(&work.join(values_file(Color::White)), size as usize)
-                .map_err(work_error)?,
-            black: Atomics::file(&work.join(values_file(Color::Black)), size as usize)
-                .map_err(work_error)?,
-        },
-        legal: ByColor {
-            white: Atomics::file(&work.join(legal_file(Color::White)), words)
-                .map_err(work_error)?,
-            black: Atomics::file(&work.join(legal_file(Color::Black)), words)
-                .map_err(work_error)?,
+        files: PartFiles {
+            material,
+            plan: Plan::new(&ix),
+            work: work.to_path_buf(),
+            ix: ix.clone(),
         },
         error: Mutex::new(None),
         ix,
     };
-    let levels = table.levels();
-    let parts: u64 = levels.iter().map(|l| l.len() as u64).sum();
-    progress.begin(&material.name(), "structures", Some(parts));
-    progress.advance(levels.iter().take(done).map(|l| l.len() as u64).sum());
-    if done > 0 {
-        log::info!(
-            "{}: {done} levels of structures done, going on",
-            material.name()
-        );
+    let parts = table.files.plan.parts.len();
+    let mut done = Done {
+        maps: (0..parts).map(|_| None).collect(),
+    };
+    if let Scope::Part(p) = scope {
+        let level = table.files.plan.level_of(p).ok_or(SolveError::NoSuchPart {
+            material: material.name(),
+            part: p,
+            parts,
+        })?;
+        let above = 0..table.files.plan.levels[level].start;
+        table.files.map_done(&mut done, above.clone());
+        let missing = done.maps[above].iter().filter(|m| m.is_none()).count();
+        if missing > 0 {
+            return Err(SolveError::PartsMissing {
+                material: material.name(),
+                part: p,
+                missing,
+            });
+        }
+        if table.files.open_part(p).is_none() {
+            progress.begin(&material.name(), &format!("structure part {p}"), Some(1));
+            Part::new(&table, &done, p).solve()?;
+            progress.advance(1);
+            progress.end();
+        }
+        return Ok(None);
     }
-    for (k, level) in levels.iter().enumerate().skip(done) {
-        level.par_iter().for_each(|part| {
-            if let Err(e) = Part::new(&table, part).solve() {
+    progress.begin(&material.name(), "structures", Some(parts as u64));
+    for (k, level) in table.files.plan.levels.iter().enumerate() {
+        table.files.map_done(&mut done, level.clone());
+        let todo: Vec<usize> = level.clone().filter(|&p| done.maps[p].is_none()).collect();
+        progress.advance((level.len() - todo.len()) as u64);
+        if todo.len() < level.len() {
+            log::info!(
+                "{}: level {}: {} of {} parts done before, going on",
+                material.name(),
+                k + 1,
+                level.len() - todo.len(),
+                level.len()
+            );
+        }
+        todo.par_iter().for_each(|&p| {
+            if let Err(e) = Part::new(&table, &done, p).solve() {
                 table.note(e);
             }
             progress.advance(1);
         });
         table.check()?;
-        for side in SIDES {
-            table.values[side].flush().map_err(work_error)?;
-            table.legal[side].flush().map_err(work_error)?;
-        }
-        let mark = format!("{} {size} {}\n", material.name(), k + 1);
-        retro_tables::write_atomic(&work.join(DONE), |w| {
-            io::Write::write_all(w, mark.as_bytes())
-        })
-        .map_err(work_error)?;
+        table.files.map_done(&mut done, level.clone());
         if stop_after == Some(k + 1) {
-            return Err(work_error(io::Error::other("stopped for a test")));
+            return Err(SolveError::Work(
+                work.to_path_buf(),
+                io::Error::other("stopped for a test"),
+            ));
         }
     }
     progress.end();
-    Ok(table.into_solved())
+    table.files.gather(&done).map(Some)
 }
 
-/// The work file of `side`'s values.
-fn values_file(side: Color) -> String {
-    format!("values-{side}.bin")
+/// The work folder of `material`'s solve by structure in the table folder `out`.
+pub(crate) fn work_folder(out: &Path, material: Material) -> PathBuf {
+    out.join(format!(".{}.structures", material.canonical().name()))
 }
 
-/// The work file of `side`'s legal bits.
-fn legal_file(side: Color) -> String {
-    format!("legal-{side}.bin")
+/// Whether part `part` of `material`'s solve by structure into the table folder `out` is
+/// done (numbered as [`structure_levels`] counts them).
+pub fn structure_part_done(out: &Path, material: Material, part: usize) -> bool {
+    part_done(material.canonical(), &work_folder(out, material), part)
 }
 
-/// The levels marked done in `work` for `material` with `size` entries a side (0 without a
-/// mark of this material).
-fn levels_done(work: &Path, material: Material, size: u64) -> usize {
-    let Ok(text) = fs::read_to_string(work.join(DONE)) else {
-        return 0;
+/// Whether part `part` of `material` (canonical) is done in the work folder `work`.
+fn part_done(material: Material, work: &Path, part: usize) -> bool {
+    let ix = IndexScheme::new(material);
+    let files = PartFiles {
+        material,
+        plan: Plan::new(&ix),
+        work: work.to_path_buf(),
+        ix,
     };
-    let words: Vec<&str> = text.split_whitespace().collect();
-    match words.as_slice() {
-        [name, entries, levels] if *name == material.name() && entries.parse() == Ok(size) => {
-            levels.parse().unwrap_or(0)
+    part < files.plan.parts.len() && files.open_part(part).is_some()
+}
+
+/// The work file of the part whose first structure is `s`.
+fn part_file(s: u64) -> String {
+    format!("part-{s}.bin")
+}
+
+impl PartFiles {
+    /// The values of both sides as bytes, and the legal positions, gathered from the parts'
+    /// files (every part done).
+    fn gather(&self, done: &Done) -> Result<Solved, SolveError> {
+        const CHUNK: usize = 1 << 16;
+        let size = self.ix.size() as usize;
+        let mut values: ByColor<Vec<u8>> = ByColor::new_with(|_| vec![0u8; size]);
+        let mut legal: ByColor<Vec<u64>> = ByColor::new_with(|_| vec![0u64; size.div_ceil(64)]);
+        for side in SIDES {
+            values[side]
+                .par_chunks_mut(CHUNK)
+                .zip(legal[side].par_chunks_mut(CHUNK / 64))
+                .enumerate()
+                .try_for_each(|(c, (bytes, words))| {
+                    for (j, b) in bytes.iter_mut().enumerate() {
+                        let idx = (c * CHUNK + j) as u64;
+                        let Some((p, place)) = self.locate(idx) else {
+                            continue; // two pawns on a square: no position
+                        };
+                        let (byte, is_legal) = self
+                            .read(done, side, p, place)
+                            .ok_or_else(|| self.missing(idx))?;
+                        *b = byte;
+                        if is_legal {
+                            words[j / 64] |= 1 << (j % 64);
+                        }
+                    }
+                    Ok::<(), SolveError>(())
+                })?;
         }
-        _ => 0,
+        Ok(Solved {
+            positions: legal
+                .as_ref()
+                .map(|v| v.iter().map(|w| u64::from(w.count_ones())).sum()),
+            white: values.white,
+            black: values.black,
+            legal,
+            records: None,
+        })
+    }
+
+    /// The header of part `p`'s file.
+    fn header(&self, p: usize) -> [u8; PART_HEADER] {
+        let part = &self.plan.parts[p];
+        let mut h = [0u8; PART_HEADER];
+        h[..8].copy_from_slice(PART_MAGIC);
+        let words = [
+            self.ix.size(),
+            part[0],
+            part.get(1).copied().unwrap_or(u64::MAX),
+            self.ix.structure_len(),
+        ];
+        for (k, w) in words.iter().enumerate() {
+            h[8 + 8 * k..16 + 8 * k].copy_from_slice(&w.to_le_bytes());
+        }
+        let name = self.material.name();
+        let name = &name.as_bytes()[..name.len().min(PART_HEADER - PART_NAME_AT)];
+        h[PART_NAME_AT..PART_NAME_AT + name.len()].copy_from_slice(name);
+        h
+    }
+
+    /// The entries (per side) of part `p`.
+    fn part_len(&self, p: usize) -> usize {
+        self.plan.parts[p].len() * self.ix.structure_len() as usize
+    }
+
+    /// Where part `p`'s legal bits start in its file, and the file's length.
+    fn part_layout(&self, p: usize) -> (usize, usize) {
+        let n = self.part_len(p);
+        let bits_at = (PART_HEADER + 2 * n).next_multiple_of(8);
+        (bits_at, bits_at + 2 * 8 * n.div_ceil(64))
+    }
+
+    /// Part `p`'s file mapped, when it is there whole and of this table.
+    fn open_part(&self, p: usize) -> Option<Mmap> {
+        let path = self.work.join(part_file(self.plan.parts[p][0]));
+        let file = File::open(&path).ok()?;
+        let len = file.metadata().ok()?.len();
+        if len != self.part_layout(p).1 as u64 {
+            log::warn!("{}: {len} bytes, not a part of this table", path.display());
+            return None;
+        }
+        // SAFETY: a part file is written whole under a temporary name and renamed into place,
+        // never written in place: a part solved again replaces it by a rename, which leaves
+        // this map on the old contents. Its length was checked above, and every read of the
+        // map is bounds-checked; the work folder is the build's own, which nothing else
+        // truncates while the build runs.
+        let map = unsafe { Mmap::map(&file) }.ok()?;
+        if map.get(..PART_HEADER) != Some(&self.header(p)[..]) {
+            log::warn!("{}: another table's part", path.display());
+            return None;
+        }
+        Some(map)
+    }
+
+    /// Maps the files of the parts in `range` that are done and not mapped yet.
+    fn map_done(&self, done: &mut Done, range: Range<usize>) {
+        for p in range {
+            if done.maps[p].is_none() {
+                done.maps[p] = self.open_part(p);
+            }
+        }
+    }
+
+    /// The part of entry `idx`, and its place in the part.
+    #[inline]
+    fn locate(&self, idx: u64) -> Option<(usize, usize)> {
+        let (s, r) = self.ix.split_structure(idx);
+        let p = *self.plan.part_of.get(s as usize)? as usize;
+        let k = self.plan.parts.get(p)?.iter().position(|&x| x == s)?;
+        Some((p, k * self.ix.structure_len() as usize + r as usize))
+    }
+
+    /// The value byte with `side` to move at `place` in part `p`, and whether it is a legal
+    /// position, from the part's file; `None` when the part is not done.
+    #[inline]
+    fn read(&self, done: &Done, side: Color, p: usize, place: usize) -> Option<(u8, bool)> {
+        let map = done.maps.get(p)?.as_ref()?;
+        let n = self.part_len(p);
+        let s = match side {
+            Color::White => 0,
+            Color::Black => 1,
+        };
+        let byte = *map.get(PART_HEADER + s * n + place)?;
+        let at = self.part_layout(p).0 + 8 * (s * n.div_ceil(64) + place / 64);
+        let word = u64::from_le_bytes(map.get(at..at + 8)?.try_into().ok()?);
+        Some((byte, word >> (place % 64) & 1 != 0))
+    }
+
+    /// The error for entry `idx`, whose part is not done.
+    fn missing(&self, idx: u64) -> SolveError {
+        let (s, _) = self.ix.split_structure(idx);
+        SolveError::PartsMissing {
+            material: self.material.name(),
+            part: self
+                .plan
+                .part_of
+                .get(s as usize)
+                .map_or(usize::MAX, |&p| p as usize),
+            missing: 1,
+        }
     }
 }
 
 impl<T: Tables + Sync> Table<'_, T> {
-    /// The parts (a structure and its mirror image, the smaller first), in levels of one
-    /// structure rank each, the highest first.
-    fn levels(&self) -> Vec<Vec<Vec<u64>>> {
-        let mut by_rank: Vec<Vec<Vec<u64>>> = Vec::new();
-        for s in 0..self.ix.structure_count() {
-            let Some(m) = self.ix.mirrored_structure(s) else {
-                continue; // two pawns on one square
-            };
-            if m < s {
-                continue; // the part of `m`
-            }
-            let rank = self.ix.structure_rank(s) as usize;
-            if by_rank.len() <= rank {
-                by_rank.resize(rank + 1, Vec::new());
-            }
-            by_rank[rank].push(if m == s { vec![s] } else { vec![s, m] });
+    /// The value of entry `idx` with `side` to move, in a part done.
+    fn value(&self, done: &Done, side: Color, idx: u64) -> Result<Value, SolveError> {
+        match self
+            .files
+            .locate(idx)
+            .and_then(|(p, place)| self.files.read(done, side, p, place))
+        {
+            Some((byte, _)) => Ok(Value::from_byte(byte)),
+            None => Err(self.files.missing(idx)),
         }
-        by_rank.reverse();
-        by_rank.retain(|l| !l.is_empty());
-        by_rank
     }
 
     /// Keeps the first error of a part.
@@ -253,13 +488,6 @@ impl<T: Tables + Sync> Table<'_, T> {
             material: self.material.name(),
             source,
         }
-    }
-
-    /// The value of entry `idx` with `side` to move, in a part already solved.
-    fn value(&self, side: Color, idx: u64) -> Value {
-        self.values[side]
-            .get(idx as usize)
-            .map_or(Value::DRAW, |b| Value::from_byte(b.load(Relaxed)))
     }
 
     /// The value for the mover of a move into `child` (the value for the opponent, to move
@@ -301,48 +529,40 @@ impl<T: Tables + Sync> Table<'_, T> {
         });
         best
     }
-
-    /// The values of both sides as bytes, and the legal positions.
-    fn into_solved(self) -> Solved {
-        let bytes =
-            |v: &Atomics<AtomicU8>| -> Vec<u8> { v.par_iter().map(|b| b.load(Relaxed)).collect() };
-        let legal: ByColor<Vec<u64>> = self
-            .legal
-            .map(|v| v.par_iter().map(|w| w.load(Relaxed)).collect());
-        Solved {
-            white: bytes(&self.values.white),
-            black: bytes(&self.values.black),
-            positions: legal
-                .as_ref()
-                .map(|v| v.iter().map(|w| u64::from(w.count_ones())).sum()),
-            legal,
-            records: None,
-        }
-    }
 }
 
 /// One part being solved.
 struct Part<'t, 'a, T: Tables + Sync> {
     table: &'t Table<'a, T>,
+    /// The parts of the levels above, which its pawn moves reach.
+    done: &'t Done,
+    /// Its number.
+    number: usize,
     /// Its structures: one, or one and its mirror image.
     structures: &'t [u64],
     /// Entries per structure.
     len: u64,
     cells: ByColor<Vec<Cell>>,
+    /// Per side, a bit per place set for a legal position.
+    legal: ByColor<Vec<u64>>,
     /// Per depth, the nodes decided at it (side, place in the part; `true` for a seed: a win
     /// through an exit, decided when its depth comes unless a faster win came first).
     buckets: Vec<Vec<(Color, u32, bool)>>,
 }
 
 impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
-    fn new(table: &'t Table<'a, T>, structures: &'t [u64]) -> Self {
+    fn new(table: &'t Table<'a, T>, done: &'t Done, number: usize) -> Self {
+        let structures = &table.files.plan.parts[number];
         let len = table.ix.structure_len();
         let cells = structures.len() * len as usize;
         Part {
             table,
+            done,
+            number,
             structures,
             len,
             cells: ByColor::new_with(|_| vec![Cell::default(); cells]),
+            legal: ByColor::new_with(|_| vec![0u64; cells.div_ceil(64)]),
             buckets: vec![Vec::new(); MAX_DEPTH as usize + 2],
         }
     }
@@ -387,7 +607,7 @@ impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
                 continue;
             };
             for side in SIDES {
-                self.init(&sq, idx, place, side, &mut legal)?;
+                self.init(&sq, place, side, &mut legal)?;
             }
         }
         for d in 0..self.buckets.len() {
@@ -408,15 +628,13 @@ impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
                 self.unmove(side, place, d as u32)?;
             }
         }
-        self.store();
-        Ok(())
+        self.write()
     }
 
-    /// The init of one entry (`sq`, `idx`, at `place`) with `side` to move.
+    /// The init of one entry (`sq`, at `place`) with `side` to move.
     fn init(
         &mut self,
         sq: &Squares,
-        idx: u64,
         place: usize,
         side: Color,
         legal: &mut LegalTargets,
@@ -426,8 +644,8 @@ impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
             self.cells[side][place].state = ILLEGAL;
             return Ok(());
         }
-        if let Some(w) = t.legal[side].get((idx / 64) as usize) {
-            w.fetch_or(1 << (idx % 64), Relaxed);
+        if let Some(w) = self.legal[side].get_mut(place / 64) {
+            *w |= 1 << (place % 64);
         }
         let occ = legal.occ;
         let (mut moves, mut open) = (0u32, 0u16);
@@ -464,7 +682,7 @@ impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
                     let child_idx =
                         t.ix.index(&after)
                             .ok_or_else(|| SolveError::Overflow(t.material.name()))?;
-                    let mut child = t.value(side.other(), child_idx);
+                    let mut child = t.value(self.done, side.other(), child_idx)?;
                     if legal.double[i] & (1 << to) != 0 {
                         if let Some(ep) = t.en_passant(&after, side.other(), i)? {
                             child = child.max(ep);
@@ -570,18 +788,42 @@ impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
         Ok(())
     }
 
-    /// Writes the part's decided values into the table's.
-    fn store(&self) {
-        for side in SIDES {
-            for (place, cell) in self.cells[side].iter().enumerate() {
-                let byte = Value::from_code(cell.num).and_then(Value::to_byte);
-                if let (true, Some(byte)) = (cell.state & DECIDED != 0, byte) {
-                    if let Some(v) = self.table.values[side].get(self.entry(place) as usize) {
-                        v.store(byte, Relaxed);
-                    }
+    /// Writes the part's file: its header, the value bytes of each side (white's first),
+    /// zeros to a multiple of 8 bytes, and the legal bits of each side (little-endian words).
+    fn write(&self) -> Result<(), SolveError> {
+        const CHUNK: usize = 1 << 16;
+        let t = self.table;
+        let path = t.files.work.join(part_file(self.structures[0]));
+        let (bits_at, _) = t.files.part_layout(self.number);
+        let mut buf = Vec::with_capacity(CHUNK);
+        retro_tables::write_atomic(&path, |w| {
+            w.write_all(&t.files.header(self.number))?;
+            for side in SIDES {
+                for cells in self.cells[side].chunks(CHUNK) {
+                    buf.clear();
+                    buf.extend(cells.iter().map(|cell| {
+                        let value = Value::from_code(cell.num).and_then(Value::to_byte);
+                        match value {
+                            Some(byte) if cell.state & DECIDED != 0 => byte,
+                            _ => 0, // a draw
+                        }
+                    }));
+                    w.write_all(&buf)?;
                 }
             }
-        }
+            let values_end = PART_HEADER + 2 * self.cells.white.len();
+            w.write_all(&[0u8; 8][..bits_at - values_end])?;
+            for side in SIDES {
+                for words in self.legal[side].chunks(CHUNK / 8) {
+                    buf.clear();
+                    buf.extend(words.iter().flat_map(|w| w.to_le_bytes()));
+                    w.write_all(&buf)?;
+                }
+            }
+            Ok::<(), io::Error>(())
+        })
+        .map(|_| ())
+        .map_err(|e| SolveError::Work(path.clone(), e))
     }
 }
 
@@ -614,11 +856,58 @@ mod tests {
                 .expect("whole solve");
             let sub = SubTables::open_for(dir, m, Stage::InitBoth).expect("sub-tables");
             let work = dir.join(format!("work-{}", m.name()));
-            // Stopped after its first levels, then to the end.
-            let stopped = solve(m, &sub, &work, &Silent, Some(1 + k % 3));
-            assert!(stopped.is_err(), "{}", m.name());
-            assert!(levels_done(&work, m, IndexScheme::new(m).size()) > 0);
-            let parts = solve(m, &sub, &work, &Silent, None).expect("solve by structure");
+            let files = |w: &Path| fs::read_dir(w).map_or(0, |d| d.count());
+            if k % 2 == 0 {
+                // Stopped after its first levels, then to the end.
+                let stopped = solve(m, &sub, &work, &Silent, Scope::All, Some(1 + k % 3));
+                assert!(stopped.is_err(), "{}", m.name());
+                assert!(files(&work) > 0, "{}: no part done", m.name());
+            } else {
+                // Part by part, as the tasks of a batch scheduler's array: each level's parts
+                // in reverse order; a part before the levels above it is refused.
+                let levels = structure_levels(m);
+                if levels.len() > 1 {
+                    let early = solve(m, &sub, &work, &Silent, Scope::Part(levels[0]), None);
+                    assert!(
+                        matches!(early, Err(SolveError::PartsMissing { .. })),
+                        "{}",
+                        m.name()
+                    );
+                }
+                let mut first = 0;
+                for len in levels {
+                    for p in (first..first + len).rev() {
+                        let one = solve(m, &sub, &work, &Silent, Scope::Part(p), None);
+                        assert!(one.expect("part").is_none());
+                        assert!(part_done(m, &work, p), "{} part {p}", m.name());
+                    }
+                    first += len;
+                }
+                let beyond = solve(m, &sub, &work, &Silent, Scope::Part(first), None);
+                assert!(matches!(beyond, Err(SolveError::NoSuchPart { .. })));
+                assert_eq!(files(&work), first, "{}: a file a part", m.name());
+                // A part file cut short is not a part done: it is solved again.
+                let path = work.join(part_file(IndexScheme::new(m).structure_count() - 1));
+                let path = if path.exists() {
+                    path
+                } else {
+                    fs::read_dir(&work)
+                        .expect("work")
+                        .next()
+                        .expect("a part")
+                        .expect("entry")
+                        .path()
+                };
+                let len = fs::metadata(&path).expect("part").len();
+                File::options()
+                    .write(true)
+                    .open(&path)
+                    .and_then(|f| f.set_len(len - 1))
+                    .expect("cut");
+            }
+            let parts = solve(m, &sub, &work, &Silent, Scope::All, None)
+                .expect("solve by structure")
+                .expect("values");
             assert_eq!(parts.positions, whole.positions, "{}", m.name());
             assert!(parts.legal == whole.legal, "{}: legal bits", m.name());
             for (side, (a, b)) in [

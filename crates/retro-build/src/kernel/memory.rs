@@ -52,8 +52,6 @@ impl ZeroAtomic for AtomicU64 {
 enum Storage<A> {
     /// A zero-filled anonymous map of at least `len * size_of::<A>()` bytes.
     Map(MmapMut),
-    /// A shared map of a work file of `len * size_of::<A>()` bytes (see [`Atomics::file`]).
-    File(MmapMut),
     Heap(Vec<A>),
 }
 
@@ -104,58 +102,6 @@ impl<A: ZeroAtomic> Atomics<A> {
         }
     }
 
-    /// `len` atomics kept in the file `path`: created zero-filled when missing, and read as
-    /// it is when it has the right length (a resumed solve's work), so that what is stored
-    /// survives the process; the system writes it back to disk as it sees fit, and at once on
-    /// [`Atomics::flush`].
-    ///
-    /// The file must stay as it is while the array lives: the build owns its work folder, and
-    /// a file cut short under the map would stop the process (SIGBUS); bytes changed by another
-    /// process are only wrong values.
-    ///
-    /// # Errors
-    /// The file cannot be created, sized or mapped, or has another length.
-    pub fn file(path: &std::path::Path, len: usize) -> std::io::Result<Atomics<A>> {
-        let bytes = len.saturating_mul(std::mem::size_of::<A>()) as u64;
-        let f = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)?;
-        let have = f.metadata()?.len();
-        if have == 0 {
-            f.set_len(bytes)?;
-        } else if have != bytes {
-            return Err(std::io::Error::other(format!(
-                "{}: {have} bytes, {bytes} expected",
-                path.display()
-            )));
-        }
-        if bytes == 0 {
-            return Ok(Atomics::zeroed(0, Pages::Default));
-        }
-        // SAFETY: the map is of a work file the build owns and keeps at this length while the
-        // array lives (see above); nothing else maps it in this process.
-        let map = unsafe { MmapOptions::new().len(bytes as usize).map_mut(&f)? };
-        Ok(Atomics {
-            storage: Storage::File(map),
-            len,
-            _elements: PhantomData,
-        })
-    }
-
-    /// Writes a file-backed array's changes to its file (nothing for the others).
-    ///
-    /// # Errors
-    /// The system could not write the file.
-    pub fn flush(&self) -> std::io::Result<()> {
-        match &self.storage {
-            Storage::File(map) => map.flush(),
-            _ => Ok(()),
-        }
-    }
-
     /// The elements.
     #[inline]
     pub fn as_slice(&self) -> &[A] {
@@ -166,11 +112,7 @@ impl<A: ZeroAtomic> Atomics<A> {
             // `ZeroAtomic`). The map lives as long as `self` and is never accessed other than
             // through this shared slice of atomics (no `&mut` to its bytes is ever made after
             // `zeroed`), so concurrent use goes through the atomics' own synchronisation.
-            //
-            // A file map (`Atomics::file`) is page-aligned too and holds exactly `len * size_of::<A>()`
-            // bytes of the file; any bytes are a valid `A` (an integer atomic), and they are
-            // only ever accessed through this slice of atomics.
-            Storage::Map(map) | Storage::File(map) => unsafe {
+            Storage::Map(map) => unsafe {
                 std::slice::from_raw_parts(map.as_ptr().cast::<A>(), self.len)
             },
             Storage::Heap(v) => v,
