@@ -3,22 +3,9 @@
 
 mod common;
 
-use std::{
-    path::Path,
-    process::{Command, Output},
-};
+use std::{path::Path, process::Command};
 
-use common::{retro, text};
-
-fn build_tables(args: &[&str]) -> Output {
-    // Outside the project, so that a test that reaches the default `--out tables` by mistake
-    // cannot fill the project's table directory.
-    Command::new(env!("CARGO_BIN_EXE_build-tables"))
-        .current_dir(std::env::temp_dir())
-        .args(args)
-        .output()
-        .expect("build-tables runs")
-}
+use common::{build_tables, retro, text};
 
 fn built(dir: &Path) -> String {
     let out = build_tables(&[

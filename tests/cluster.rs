@@ -4,22 +4,9 @@
 //! `cargo test --release --test cluster -- --ignored`.
 
 mod common;
+use common::{build_tables, text};
 
-use std::{
-    path::Path,
-    process::{Command, Output},
-};
-
-fn build_tables(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_build-tables"))
-        .args(args)
-        .output()
-        .expect("build-tables runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use std::{path::Path, process::Command};
 
 /// The table files in `dir`, by name.
 fn table_files(dir: &Path) -> Vec<String> {

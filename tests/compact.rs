@@ -4,6 +4,9 @@
 
 use std::{path::Path, process::Command};
 
+mod common;
+use common::build_tables_ok as build_tables;
+
 use shakmaty::Color;
 
 use retro_tables::{
@@ -11,19 +14,6 @@ use retro_tables::{
     pieces::{attacked, occupancy},
     Material,
 };
-
-fn build_tables(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_build-tables"))
-        .args(args)
-        .output()
-        .expect("build-tables runs");
-    assert!(
-        out.status.success(),
-        "build-tables {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// Every legal entry of `m` reads the same DTM value and DTZ50 number in both directories.
 fn same_values(a: &Path, b: &Path, m: Material) -> u64 {

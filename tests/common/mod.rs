@@ -11,6 +11,27 @@ use std::{
 use retro_build::{build, BuildOptions};
 use retro_tables::Material;
 
+/// Runs `build-tables` with `args` in the system's temporary folder, so that a test that
+/// reaches the default `--out` by mistake cannot fill the project's table directory.
+pub fn build_tables(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_build-tables"))
+        .current_dir(std::env::temp_dir())
+        .args(args)
+        .output()
+        .expect("build-tables runs")
+}
+
+/// Runs `build-tables` with `args`, which must succeed: its standard output.
+pub fn build_tables_ok(args: &[&str]) -> String {
+    let out = build_tables(args);
+    assert!(
+        out.status.success(),
+        "build-tables {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// A directory holding all 3- and 4-piece tables, built once per test binary (or taken from
 /// `RETRO_TEST_TABLES` when set, to reuse tables built earlier).
 pub fn all_tables() -> &'static Path {
