@@ -77,9 +77,9 @@ pub struct BuildTablesArgs {
     /// which a stopped build resumes.
     #[arg(long, default_value_t = retro_build::compact::CHECKPOINT_EVERY.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
     checkpoint_secs: u64,
-    /// Solve the DTM of materials with pawns one pawn structure at a time, from the most
-    /// advanced: the solve's memory is set by the largest structure, not by the table. The
-    /// tables are the same.
+    /// Solve the DTM and DTZ50 of materials with pawns one pawn structure at a time, from the
+    /// most advanced: the solves' memory is set by the largest structure, not by the table.
+    /// The tables are the same.
     #[arg(long)]
     by_structure: bool,
     /// With --by-structure and --only, one material: solve only this part of its pawn

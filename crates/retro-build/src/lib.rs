@@ -92,8 +92,9 @@ pub struct BuildOptions {
     /// Wall time between the checkpoints of a compact solve's passes (a stopped build resumes
     /// from the last).
     pub checkpoint_every: std::time::Duration,
-    /// Solve the DTM of materials with pawns one pawn structure at a time (`structure`): the
-    /// memory of the solve's cells is set by the largest structure, not by the table.
+    /// Solve the DTM and DTZ50 of materials with pawns one pawn structure at a time
+    /// (`structure`): the memory of the solves' cells is set by the largest structure, not by
+    /// the table.
     pub by_structure: bool,
 }
 
@@ -516,11 +517,7 @@ fn build_dtm(material: Material, opts: &BuildOptions) -> Result<BuiltDtm, BuildE
         written.orders
     );
     summary.bytes = written.bytes;
-    if by_structure {
-        if let Err(e) = std::fs::remove_dir_all(&work) {
-            log::warn!("{}: cannot remove {}: {e}", material.name(), work.display());
-        }
-    }
+    // By structure, the work folder stays for the DTZ50 solve by structure.
     let records = solved.records.take();
     let values = ByColor {
         white: solved.white,
@@ -541,7 +538,15 @@ fn build_dtz(
 ) -> Result<DtzSummary, BuildError> {
     let start = Instant::now();
     let dtm = dtm.as_ref().map(Vec::as_slice);
+    let work = structure::work_folder(&opts.out, material);
+    let by_structure =
+        opts.by_structure && material.has_pawns() && structure::dtm_parts_done(material, &work);
     let solved = match records {
+        // Part by part from the DTM parts, with the cells of one part in memory.
+        _ if by_structure => {
+            let sub = Wdl50Tables::open_for(&opts.out, material)?;
+            structure::dtz::solve(material, &sub, &work, opts.progress.as_ref())?
+        }
         // The captures and promotions were valued in the DTM init: only en passant captures
         // are looked up here.
         Some(r) => {
@@ -571,6 +576,11 @@ fn build_dtz(
         stats,
         Encoding::for_dtz(opts.compression),
     )?;
+    if opts.by_structure && material.has_pawns() && work.exists() {
+        if let Err(e) = std::fs::remove_dir_all(&work) {
+            log::warn!("{}: cannot remove {}: {e}", material.name(), work.display());
+        }
+    }
     log::info!(
         "{}: DTZ50 written in {:.2} s, digit orders {:?}",
         material.name(),

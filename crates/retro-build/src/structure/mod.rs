@@ -30,6 +30,8 @@
 //! Values and legal positions are those of the whole-table solve, entry for entry (tested
 //! below on every table of 3 and 4 pieces with pawns).
 
+pub(crate) mod dtz;
+
 use std::{
     fs::{self, File},
     io::{self, Write},
@@ -80,14 +82,42 @@ struct Cell {
 /// The deepest depth (plies) a value of a byte holds.
 const MAX_DEPTH: u32 = Value::MAX_BYTE_LOSS;
 
-/// The first bytes of a part's work file.
-const PART_MAGIC: &[u8; 8] = b"RETROPRT";
-/// The length of a part file's header: the magic, the table's entries a side, the part's two
-/// structures (the second `u64::MAX` when it has one), the entries per structure (each a
-/// little-endian `u64`), and the material's name (zero-padded).
+/// The length of a part file's header: a magic (by [`Kind`]), the table's entries a side, the
+/// part's two structures (the second `u64::MAX` when it has one), the entries per structure
+/// (each a little-endian `u64`), the material's name (zero-padded to 16 bytes), and the part's
+/// longest win and loss (two little-endian `u32`: DTZ50 parts only, else 0).
 const PART_HEADER: usize = 64;
 /// Where the material's name starts in the header.
 const PART_NAME_AT: usize = 40;
+/// Where the longest win and loss start in the header: what comes before identifies the part.
+const PART_STATS_AT: usize = 56;
+
+/// What a part file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// DTM value bytes ([`Value::to_byte`]) and legal bits.
+    Dtm,
+    /// DTZ50 table bytes ([`retro_tables::Dtz::to_table_byte`]) and the bits of the wins and
+    /// losses.
+    Dtz,
+}
+
+impl Kind {
+    fn magic(self) -> &'static [u8; 8] {
+        match self {
+            Kind::Dtm => b"RETROPRT",
+            Kind::Dtz => b"RETROPRZ",
+        }
+    }
+
+    /// The file of the part whose first structure is `s`.
+    fn file(self, s: u64) -> String {
+        match self {
+            Kind::Dtm => format!("part-{s}.bin"),
+            Kind::Dtz => format!("dtz-{s}.bin"),
+        }
+    }
+}
 
 /// What a solve by structure does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -169,6 +199,7 @@ struct PartFiles {
     plan: Plan,
     /// The work folder.
     work: PathBuf,
+    kind: Kind,
 }
 
 /// What every part reads: the material, its exits and the parts' files.
@@ -219,6 +250,7 @@ pub(crate) fn solve<T: Tables + Sync>(
             plan: Plan::new(&ix),
             work: work.to_path_buf(),
             ix: ix.clone(),
+            kind: Kind::Dtm,
         },
         error: Mutex::new(None),
         ix,
@@ -295,6 +327,20 @@ pub fn structure_part_done(out: &Path, material: Material, part: usize) -> bool 
     part_done(material.canonical(), &work_folder(out, material), part)
 }
 
+/// Whether every DTM part of `material` (canonical, with pawns) is done in the work folder
+/// `work`.
+pub(crate) fn dtm_parts_done(material: Material, work: &Path) -> bool {
+    let ix = IndexScheme::new(material);
+    let files = PartFiles {
+        material,
+        plan: Plan::new(&ix),
+        work: work.to_path_buf(),
+        ix,
+        kind: Kind::Dtm,
+    };
+    (0..files.plan.parts.len()).all(|p| files.open_part(p).is_some())
+}
+
 /// Whether part `part` of `material` (canonical) is done in the work folder `work`.
 fn part_done(material: Material, work: &Path, part: usize) -> bool {
     let ix = IndexScheme::new(material);
@@ -303,13 +349,9 @@ fn part_done(material: Material, work: &Path, part: usize) -> bool {
         plan: Plan::new(&ix),
         work: work.to_path_buf(),
         ix,
+        kind: Kind::Dtm,
     };
     part < files.plan.parts.len() && files.open_part(part).is_some()
-}
-
-/// The work file of the part whose first structure is `s`.
-fn part_file(s: u64) -> String {
-    format!("part-{s}.bin")
 }
 
 impl PartFiles {
@@ -353,11 +395,11 @@ impl PartFiles {
         })
     }
 
-    /// The header of part `p`'s file.
-    fn header(&self, p: usize) -> [u8; PART_HEADER] {
+    /// The header of part `p`'s file, with its longest win and loss `stats`.
+    fn header(&self, p: usize, stats: [u32; 2]) -> [u8; PART_HEADER] {
         let part = &self.plan.parts[p];
         let mut h = [0u8; PART_HEADER];
-        h[..8].copy_from_slice(PART_MAGIC);
+        h[..8].copy_from_slice(self.kind.magic());
         let words = [
             self.ix.size(),
             part[0],
@@ -368,9 +410,21 @@ impl PartFiles {
             h[8 + 8 * k..16 + 8 * k].copy_from_slice(&w.to_le_bytes());
         }
         let name = self.material.name();
-        let name = &name.as_bytes()[..name.len().min(PART_HEADER - PART_NAME_AT)];
+        let name = &name.as_bytes()[..name.len().min(PART_STATS_AT - PART_NAME_AT)];
         h[PART_NAME_AT..PART_NAME_AT + name.len()].copy_from_slice(name);
+        h[PART_STATS_AT..PART_STATS_AT + 4].copy_from_slice(&stats[0].to_le_bytes());
+        h[PART_STATS_AT + 4..].copy_from_slice(&stats[1].to_le_bytes());
         h
+    }
+
+    /// The longest win and loss in part `p`'s file (mapped).
+    fn stats(map: &Mmap) -> [u32; 2] {
+        let word = |at: usize| {
+            map.get(at..at + 4)
+                .and_then(|b| b.try_into().ok())
+                .map_or(0, u32::from_le_bytes)
+        };
+        [word(PART_STATS_AT), word(PART_STATS_AT + 4)]
     }
 
     /// The entries (per side) of part `p`.
@@ -387,7 +441,7 @@ impl PartFiles {
 
     /// Part `p`'s file mapped, when it is there whole and of this table.
     fn open_part(&self, p: usize) -> Option<Mmap> {
-        let path = self.work.join(part_file(self.plan.parts[p][0]));
+        let path = self.work.join(self.kind.file(self.plan.parts[p][0]));
         let file = File::open(&path).ok()?;
         let len = file.metadata().ok()?.len();
         if len != self.part_layout(p).1 as u64 {
@@ -400,7 +454,7 @@ impl PartFiles {
         // map is bounds-checked; the work folder is the build's own, which nothing else
         // truncates while the build runs.
         let map = unsafe { Mmap::map(&file) }.ok()?;
-        if map.get(..PART_HEADER) != Some(&self.header(p)[..]) {
+        if map.get(..PART_STATS_AT) != Some(&self.header(p, [0, 0])[..PART_STATS_AT]) {
             log::warn!("{}: another table's part", path.display());
             return None;
         }
@@ -793,11 +847,11 @@ impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
     fn write(&self) -> Result<(), SolveError> {
         const CHUNK: usize = 1 << 16;
         let t = self.table;
-        let path = t.files.work.join(part_file(self.structures[0]));
+        let path = t.files.work.join(Kind::Dtm.file(self.structures[0]));
         let (bits_at, _) = t.files.part_layout(self.number);
         let mut buf = Vec::with_capacity(CHUNK);
         retro_tables::write_atomic(&path, |w| {
-            w.write_all(&t.files.header(self.number))?;
+            w.write_all(&t.files.header(self.number, [0, 0]))?;
             for side in SIDES {
                 for cells in self.cells[side].chunks(CHUNK) {
                     buf.clear();
@@ -887,7 +941,7 @@ mod tests {
                 assert!(matches!(beyond, Err(SolveError::NoSuchPart { .. })));
                 assert_eq!(files(&work), first, "{}: a file a part", m.name());
                 // A part file cut short is not a part done: it is solved again.
-                let path = work.join(part_file(IndexScheme::new(m).structure_count() - 1));
+                let path = work.join(Kind::Dtm.file(IndexScheme::new(m).structure_count() - 1));
                 let path = if path.exists() {
                     path
                 } else {
