@@ -432,6 +432,15 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
     if compact::chosen(material, opts.compact) {
         return compact_build::build_compact(material, opts, have_dtm);
     }
+    let work = structure::work_folder(&opts.out, material);
+    // A DTM table written by an earlier build, whose parts are gone, takes the ordinary DTZ50
+    // solve below.
+    if opts.by_structure
+        && material.has_pawns()
+        && (!have_dtm || structure::dtm_parts_done(material, &work))
+    {
+        return build_by_structure(material, opts, have_dtm, &work);
+    }
     let start = Instant::now();
     let (dtm, mut summary, records) = if have_dtm {
         let t = Table::open(&path, Some(material))?.into_memory([true, true])?;
@@ -451,6 +460,93 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
     Ok(summary)
 }
 
+/// Builds `material` (with pawns) by structure ([`structure`]): its DTM parts (those not done
+/// yet), its DTM table from them unless `have_dtm`, its DTZ50 parts and table, each table's
+/// values gathered into work files mapped into memory, so that the build's memory is a part's
+/// cells and what the writer keeps, not the table; the work folder `work` is removed at the
+/// end.
+fn build_by_structure(
+    material: Material,
+    opts: &BuildOptions,
+    have_dtm: bool,
+    work: &Path,
+) -> Result<TableSummary, BuildError> {
+    let start = Instant::now();
+    let sub = SubTables::open_for(&opts.out, material, Stage::InitBoth).map_err(|e| {
+        SolveError::SubTable {
+            material: material.name(),
+            source: e.into(),
+        }
+    })?;
+    let progress = opts.progress.as_ref();
+    structure::solve(
+        material,
+        &sub,
+        work,
+        progress,
+        structure::Scope::Parts,
+        None,
+    )?;
+    drop(sub);
+    let dtm = structure::gathered(material, work, structure::Kind::Dtm)?;
+    let positions = dtm.bits.iter().flatten().map(|w| u64::from(w.count_ones()));
+    let (mut summary, stats) = summarize(
+        material,
+        &dtm.values.white,
+        &dtm.values.black,
+        positions.sum(),
+    );
+    summary.solve_seconds = start.elapsed().as_secs_f64();
+    summary.raw_bytes = 4 * dtm.values.white.len() as u64;
+    if have_dtm {
+        summary.dtm_present = true;
+        summary.bytes =
+            std::fs::metadata(opts.out.join(file_name(material))).map_or(0, |m| m.len());
+    } else {
+        let data = TableData {
+            white: &dtm.values.white,
+            black: &dtm.values.black,
+            legal: Some([&dtm.bits.white, &dtm.bits.black]),
+            ext: None,
+        };
+        let encoding = Encoding::for_material(material, opts.compression);
+        summary.bytes = write_table(&opts.out, material, data, stats, encoding)?.bytes;
+    }
+    drop(dtm);
+    let z_start = Instant::now();
+    let wdl50 = Wdl50Tables::open_for(&opts.out, material)?;
+    structure::dtz::solve(material, &wdl50, work, progress)?;
+    drop(wdl50);
+    let z = structure::gathered(material, work, structure::Kind::Dtz)?;
+    let solve_seconds = z_start.elapsed().as_secs_f64();
+    let stats = Stats {
+        longest_win: z.stats[0],
+        longest_loss: z.stats[1],
+    };
+    let data = TableData {
+        white: &z.values.white,
+        black: &z.values.black,
+        legal: Some([&z.bits.white, &z.bits.black]),
+        ext: None,
+    };
+    let encoding = Encoding::for_dtz(opts.compression);
+    let written = write_table_as(&opts.out, Metric::Dtz, material, data, stats, encoding)?;
+    drop(z);
+    if let Err(e) = std::fs::remove_dir_all(work) {
+        log::warn!("{}: cannot remove {}: {e}", material.name(), work.display());
+    }
+    summary.dtz = Some(DtzSummary {
+        longest_win: stats.longest_win,
+        longest_loss: stats.longest_loss,
+        seconds: z_start.elapsed().as_secs_f64(),
+        solve_seconds,
+        bytes: written.bytes,
+    });
+    summary.bytes += written.bytes;
+    summary.seconds = start.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
 /// A built DTM table: its values (white, black to move), its summary, and what its init pass
 /// recorded for the DTZ50 solve.
 type BuiltDtm = (ByColor<Vec<u8>>, TableSummary, Option<Records>);
@@ -464,32 +560,11 @@ fn build_dtm(material: Material, opts: &BuildOptions) -> Result<BuiltDtm, BuildE
             source: e.into(),
         })
     };
-    let by_structure = opts.by_structure && material.has_pawns();
-    let work = structure::work_folder(&opts.out, material);
-    let mut solved = if by_structure {
-        // Every exit of both sides at once: a part's init passes both sides to move.
-        let sub = sub_tables(Stage::InitBoth)?;
-        structure::solve(
-            material,
-            &sub,
-            &work,
-            opts.progress.as_ref(),
-            structure::Scope::All,
-            None,
-        )?
-        .ok_or_else(|| {
-            SolveError::Work(
-                work.clone(),
-                std::io::Error::other("the solve by structure gave no values"),
-            )
-        })?
-    } else {
-        let mut solver = Solver::new(material, SubTables::default());
-        if let Some(r) = Records::new(opts.out.clone(), material) {
-            solver = solver.with_records(r);
-        }
-        solver.solve(opts.progress.as_ref(), sub_tables)?
-    };
+    let mut solver = Solver::new(material, SubTables::default());
+    if let Some(r) = Records::new(opts.out.clone(), material) {
+        solver = solver.with_records(r);
+    }
+    let mut solved = solver.solve(opts.progress.as_ref(), sub_tables)?;
     let (mut summary, stats) = summarize(
         material,
         &solved.white,
@@ -517,7 +592,6 @@ fn build_dtm(material: Material, opts: &BuildOptions) -> Result<BuiltDtm, BuildE
         written.orders
     );
     summary.bytes = written.bytes;
-    // By structure, the work folder stays for the DTZ50 solve by structure.
     let records = solved.records.take();
     let values = ByColor {
         white: solved.white,
@@ -538,15 +612,7 @@ fn build_dtz(
 ) -> Result<DtzSummary, BuildError> {
     let start = Instant::now();
     let dtm = dtm.as_ref().map(Vec::as_slice);
-    let work = structure::work_folder(&opts.out, material);
-    let by_structure =
-        opts.by_structure && material.has_pawns() && structure::dtm_parts_done(material, &work);
     let solved = match records {
-        // Part by part from the DTM parts, with the cells of one part in memory.
-        _ if by_structure => {
-            let sub = Wdl50Tables::open_for(&opts.out, material)?;
-            structure::dtz::solve(material, &sub, &work, opts.progress.as_ref())?
-        }
         // The captures and promotions were valued in the DTM init: only en passant captures
         // are looked up here.
         Some(r) => {
@@ -576,11 +642,6 @@ fn build_dtz(
         stats,
         Encoding::for_dtz(opts.compression),
     )?;
-    if opts.by_structure && material.has_pawns() && work.exists() {
-        if let Err(e) = std::fs::remove_dir_all(&work) {
-            log::warn!("{}: cannot remove {}: {e}", material.name(), work.display());
-        }
-    }
     log::info!(
         "{}: DTZ50 written in {:.2} s, digit orders {:?}",
         material.name(),

@@ -57,10 +57,7 @@ mod sub;
 
 use std::{
     collections::BTreeMap,
-    sync::{
-        atomic::{AtomicU16, AtomicU64, Ordering::Relaxed},
-        Mutex,
-    },
+    sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed},
 };
 
 use rayon::prelude::*;
@@ -72,14 +69,14 @@ pub use self::sub::Wdl50Tables;
 pub use crate::error::{DtzError, Inconsistency};
 use crate::kernel::{
     depths::{by_depth, Depths},
-    exits::{exit_plans, for_each_en_passant, plan_slot, ExitPlan},
+    exits::{exit_plans, for_each_en_passant, ExitPlan},
     frontier::LineBits,
     king_slot,
     memory::{Atomics, Pages},
     moves::{legal_targets, LegalTargets},
     prefetch, side_of_bit,
     unmoves::{discovery_masks, legal_origins},
-    SIDES,
+    FirstError, SIDES,
 };
 use retro_tables::{
     index::{IndexScheme, PawnDigit, Squares},
@@ -88,22 +85,22 @@ use retro_tables::{
 };
 
 /// A decided cell: the depth in the low bits, `LOSS` for a loss.
-const DECIDED: u16 = 1 << 15;
-const LOSS: u16 = 1 << 14;
-const DEPTH: u16 = 0x0FFF;
+pub(crate) const DECIDED: u16 = 1 << 15;
+pub(crate) const LOSS: u16 = 1 << 14;
+pub(crate) const DEPTH: u16 = 0x0FFF;
 /// An undecided win (DTM says so).
-const WINNER: u16 = 1 << 13;
+pub(crate) const WINNER: u16 = 1 << 13;
 /// An undecided loss: successors still open in the low byte, its worst exit in bits 8..10
 /// (0 none, 1 a zeroing move into a win, 2 into a cursed win).
-const LOSER: u16 = 1 << 12;
+pub(crate) const LOSER: u16 = 1 << 12;
 /// In a decided loss: its best move zeroes (or it is mate), so that its DTZ is one more than
 /// its depth (see `DtzSolver::unmove`).
-const ZEROES: u16 = 1 << 12;
+pub(crate) const ZEROES: u16 = 1 << 12;
 /// In a decided win: decided by its exit in the init (a winning zeroing move: 1 ply, the least
 /// a win can have), it joins the frontier from the seeds.
-const SEEDED: u16 = 1 << 12;
-const EXIT_SHIFT: u32 = 8;
-const COUNT: u16 = 0xFF;
+pub(crate) const SEEDED: u16 = 1 << 12;
+pub(crate) const EXIT_SHIFT: u32 = 8;
+pub(crate) const COUNT: u16 = 0xFF;
 
 /// A node: entry index (from bit 2), whether it is a loss (bit 1: `LOST`, set in the frontier
 /// of a pass; a seed's is read from its cell when it joins) and side to move (bit 0).
@@ -292,12 +289,15 @@ impl Depths for DtzDepths<'_, '_> {
 
 /// One legal move, as the solve needs it.
 #[derive(Clone, Copy)]
-struct Mv {
-    slot: usize,
+pub(crate) struct Mv {
+    /// The slot of the piece that moves.
+    pub(crate) slot: usize,
     /// The slot captured, `usize::MAX` for none.
-    capture: usize,
-    double: bool,
-    promotion: Option<Role>,
+    pub(crate) capture: usize,
+    /// A pawn's push of two squares.
+    pub(crate) double: bool,
+    /// The piece a pawn promotes to.
+    pub(crate) promotion: Option<Role>,
 }
 
 /// The predecessors of one node of a retrograde pass, before their cells are updated.
@@ -346,16 +346,167 @@ pub struct DtzSolver<'a> {
     /// Per side to move, the class of that side's king square (`IndexScheme::square_class`)
     /// in each king placement: the pass's partitions.
     king_class: ByColor<Vec<u8>>,
-    error: Mutex<Option<DtzError>>,
+    error: FirstError<DtzError>,
 }
 
 /// The plies a loser's worst exit (cell code) stands for.
-const fn exit_plies(code: u16) -> u16 {
+pub(crate) const fn exit_plies(code: u16) -> u16 {
     match code {
         0 => 0,
         1 => 1,
         _ => 101,
     }
+}
+
+/// The cell and depth of the open loss `cell` whose last successor was decided at depth `d`:
+/// its depth is `d + 1`, or its worst exit's one less when that is longer (its best move then
+/// zeroes, and the winner's moves into it count from one ply less than its DTZ).
+pub(crate) fn loser_decided(cell: u16, d: u16) -> (u16, u16) {
+    let exit = exit_plies((cell >> EXIT_SHIFT) & 3);
+    let (v, zeroes) = if exit > d + 1 {
+        (exit - 1, ZEROES)
+    } else {
+        (d + 1, 0)
+    };
+    (DECIDED | LOSS | zeroes | v, v)
+}
+
+/// The exact DTZ of a decided cell.
+pub(crate) fn dtz_of(cell: u16) -> Dtz {
+    let d = (cell & DEPTH) as i16;
+    if cell & LOSS != 0 {
+        Dtz(-d - i16::from(cell & ZEROES != 0))
+    } else {
+        Dtz(d)
+    }
+}
+
+/// A position whose moves the init of a win or loss goes through: its entry, squares and
+/// legal moves in a table's index.
+pub(crate) struct Position<'p> {
+    pub(crate) ix: &'p IndexScheme,
+    pub(crate) slots: &'p [(Color, Role)],
+    pub(crate) idx: u64,
+    pub(crate) sq: &'p Squares,
+    pub(crate) legal: &'p LegalTargets,
+}
+
+/// What the init of a win or loss finds in its legal moves ([`moves_of_win_or_loss`]).
+pub(crate) struct MovesFound {
+    /// A loser's quiet moves of pieces other than pawns (its distinct successors, when
+    /// `dedupe`: then they are in `keys`, not yet deduplicated, and this is 0).
+    pub(crate) counted: usize,
+    /// The winner's fewest plies an exit gives (1 or 101), the loser's most; 0 for none.
+    pub(crate) exit: u16,
+    /// Every move counted (a promotion once per piece).
+    pub(crate) moves: u32,
+}
+
+/// Goes through the legal moves of a win (`winner`) or loss of DTZ50: a loser's quiet moves
+/// of pieces other than pawns are counted (or listed into `keys` by the entry they reach, when
+/// `dedupe`: two of them may reach the same entry), and every zeroing move (capture,
+/// promotion, pawn move) is an exit valued by `class` (the class for the opponent, to move
+/// after it); a winner's exit into a loss is 1 ply, into a blessed loss 101, a loser's into a
+/// win 1, into a cursed win 101. A loser's move into a draw or a loss is `inconsistent`.
+///
+/// # Errors
+/// The first error of `class` or `inconsistent`.
+pub(crate) fn moves_of_win_or_loss<E>(
+    pos: Position<'_>,
+    winner: bool,
+    dedupe: bool,
+    keys: &mut Vec<u64>,
+    mut class: impl FnMut(&Squares, &Mv) -> Result<Wdl50, E>,
+    inconsistent: impl Fn(Wdl50) -> E,
+) -> Result<MovesFound, E> {
+    let Position {
+        ix,
+        slots,
+        idx,
+        sq,
+        legal,
+    } = pos;
+    keys.clear();
+    let n = ix.piece_count();
+    let mut counted = 0usize;
+    let mut exit: u16 = 0;
+    let mut moves = 0u32;
+    let occ = legal.occ;
+    for i in 0..n {
+        let all = legal.targets[i];
+        if all == 0 {
+            continue;
+        }
+        let pawn = slots[i].1 == Role::Pawn;
+        // A winner's quiet moves count only through the retrograde passes; a loser's are
+        // counted at once unless two of them may reach the same entry.
+        let quiet = if pawn { 0 } else { all & !occ };
+        if !winner && !dedupe {
+            counted += quiet.count_ones() as usize;
+        }
+        moves += quiet.count_ones();
+        let mut listed = if winner || !dedupe { all & !quiet } else { all };
+        while listed != 0 {
+            let to = listed.trailing_zeros() as u8;
+            listed &= listed - 1;
+            let mut after = *sq;
+            after[i] = to;
+            if quiet & (1u64 << to) != 0 {
+                // A loser's quiet move, listed to be deduplicated.
+                if let Some(k) = ix.moved(idx, sq, i, to).or_else(|| ix.index(&after)) {
+                    keys.push(k);
+                }
+                continue;
+            }
+            let capture = if occ & (1u64 << to) != 0 {
+                match (0..n).find(|&j| sq[j] == to) {
+                    Some(j) if j >= 2 => j,
+                    _ => continue, // a king is never taken
+                }
+            } else {
+                usize::MAX
+            };
+            let mv = Mv {
+                slot: i,
+                capture,
+                double: legal.double[i] & (1u64 << to) != 0,
+                promotion: None,
+            };
+            let promotions: &[Option<Role>] = if pawn && (to >> 3 == 7 || to >> 3 == 0) {
+                &[
+                    Some(Role::Queen),
+                    Some(Role::Rook),
+                    Some(Role::Bishop),
+                    Some(Role::Knight),
+                ]
+            } else {
+                &[None]
+            };
+            for &promotion in promotions {
+                moves += 1;
+                let mv = Mv { promotion, ..mv };
+                let theirs = class(&after, &mv)?;
+                let plies = match (winner, theirs) {
+                    (true, Wdl50::Loss) | (false, Wdl50::Win) => 1,
+                    (true, Wdl50::BlessedLoss) | (false, Wdl50::CursedWin) => 101,
+                    (true, _) => continue,
+                    (false, c) => return Err(inconsistent(c)),
+                };
+                exit = if exit == 0 {
+                    plies
+                } else if winner {
+                    exit.min(plies)
+                } else {
+                    exit.max(plies)
+                };
+            }
+        }
+    }
+    Ok(MovesFound {
+        counted,
+        exit,
+        moves,
+    })
 }
 
 impl<'a> DtzSolver<'a> {
@@ -412,16 +563,12 @@ impl<'a> DtzSolver<'a> {
             lines,
             pawn_digits,
             king_class,
-            error: Mutex::new(None),
+            error: FirstError::new(),
         }
     }
 
     fn note(&self, e: DtzError) {
-        if let Ok(mut g) = self.error.lock() {
-            if g.is_none() {
-                *g = Some(e);
-            }
-        }
+        self.error.note(e);
     }
 
     fn inconsistent(&self, idx: u64, side: Color, why: Inconsistency) {
@@ -434,10 +581,7 @@ impl<'a> DtzSolver<'a> {
     }
 
     fn check(&self) -> Result<(), DtzError> {
-        match self.error.lock() {
-            Ok(mut g) => g.take().map_or(Ok(()), Err),
-            Err(_) => Ok(()),
-        }
+        self.error.check()
     }
 
     /// Solves every pawn structure, most advanced first: the table's bytes.
@@ -463,7 +607,7 @@ impl<'a> DtzSolver<'a> {
                 .map(|c| {
                     let cell = c.load(Relaxed);
                     if cell & DECIDED != 0 {
-                        Self::dtz_of(cell)
+                        dtz_of(cell)
                     } else {
                         Dtz::DRAW
                     }
@@ -634,95 +778,34 @@ impl<'a> DtzSolver<'a> {
             seeds.push(0, item(idx, side));
             return;
         }
-        keys.clear();
         // A loser's counter counts distinct successors: only where two moves may reach the same
         // entry are the entries listed and deduplicated.
         let dedupe = !winner && self.ix.may_coincide(sq, side.other());
-        let mut counted = 0usize;
-        // Winner: the fewest plies an exit gives (1 or 101); loser: the most.
-        let mut exit: u16 = 0;
-        let mut moves = 0u32;
-        let occ = legal.occ;
-        for i in 0..self.n {
-            let all = legal.targets[i];
-            if all == 0 {
-                continue;
-            }
-            let pawn = self.slots[i].1 == Role::Pawn;
-            // A winner's quiet moves count only through the retrograde passes; a loser's are
-            // counted at once unless two of them may reach the same entry.
-            let quiet = if pawn { 0 } else { all & !occ };
-            if !winner && !dedupe {
-                counted += quiet.count_ones() as usize;
-            }
-            moves += quiet.count_ones();
-            let mut listed = if winner || !dedupe { all & !quiet } else { all };
-            while listed != 0 {
-                let to = listed.trailing_zeros() as u8;
-                listed &= listed - 1;
-                let mut after = *sq;
-                after[i] = to;
-                if quiet & (1u64 << to) != 0 {
-                    // A loser's quiet move, listed to be deduplicated.
-                    let key = self
-                        .ix
-                        .moved(idx, sq, i, to)
-                        .or_else(|| self.ix.index(&after));
-                    if let Some(k) = key {
-                        keys.push(k);
-                    }
-                    continue;
-                }
-                let capture = if occ & (1u64 << to) != 0 {
-                    match (0..self.n).find(|&j| sq[j] == to) {
-                        Some(j) if j >= 2 => j,
-                        _ => continue, // a king is never taken
-                    }
-                } else {
-                    usize::MAX
-                };
-                let mv = Mv {
-                    slot: i,
-                    capture,
-                    double: legal.double[i] & (1u64 << to) != 0,
-                    promotion: None,
-                };
-                let promotions: &[Option<Role>] = if pawn && (to >> 3 == 7 || to >> 3 == 0) {
-                    &[
-                        Some(Role::Queen),
-                        Some(Role::Rook),
-                        Some(Role::Bishop),
-                        Some(Role::Knight),
-                    ]
-                } else {
-                    &[None]
-                };
-                for &promotion in promotions {
-                    moves += 1;
-                    let mv = Mv { promotion, ..mv };
-                    let Some(theirs) = self.zeroing_class((idx, sq), &after, &mv, side.other())
-                    else {
-                        return;
-                    };
-                    let plies = match (winner, theirs) {
-                        (true, Wdl50::Loss) | (false, Wdl50::Win) => 1,
-                        (true, Wdl50::BlessedLoss) | (false, Wdl50::CursedWin) => 101,
-                        (true, _) => continue,
-                        (false, c) => {
-                            self.inconsistent(idx, side, Inconsistency::LossWithMoveTo(c));
-                            return;
-                        }
-                    };
-                    exit = if exit == 0 {
-                        plies
-                    } else if winner {
-                        exit.min(plies)
-                    } else {
-                        exit.max(plies)
-                    };
-                }
-            }
-        }
+        let found = moves_of_win_or_loss(
+            Position {
+                ix: &self.ix,
+                slots: &self.slots,
+                idx,
+                sq,
+                legal: &legal,
+            },
+            winner,
+            dedupe,
+            keys,
+            |after, mv| {
+                self.zeroing_class((idx, sq), after, mv, side.other())
+                    .ok_or(())
+            },
+            |c| self.inconsistent(idx, side, Inconsistency::LossWithMoveTo(c)),
+        );
+        let Ok(MovesFound {
+            mut counted,
+            exit,
+            moves,
+        }) = found
+        else {
+            return;
+        };
         if winner {
             self.init_winner(cell, idx, side, exit, seeds);
             return;
@@ -918,27 +1001,17 @@ impl<'a> DtzSolver<'a> {
         promo: Option<(usize, Role)>,
         side: Color,
     ) -> Option<Wdl50> {
-        let Some(Some(plan)) = self.plans.get(plan_slot(skip, promo)) else {
-            self.note(DtzError::MissingSubTable(format!(
-                "{} (no exit plan for slot {skip})",
-                self.material.name()
-            )));
-            return None;
-        };
-        match self.sub.class(plan, sq, side) {
-            Ok(c) => Some(c),
-            Err(e) => {
-                self.note(e);
-                None
-            }
-        }
+        let class = self
+            .sub
+            .exit_class(self.material, &self.plans, sq, skip, promo, side);
+        class.map_err(|e| self.note(e)).ok()
     }
 
     /// The final class of one of this table's entries (a more advanced pawn structure).
     fn own_class(&self, side: Color, idx: u64) -> Option<Wdl50> {
         let cell = self.cells[side].get(idx as usize)?.load(Relaxed);
         if cell & DECIDED != 0 {
-            return Some(Self::dtz_of(cell).wdl50());
+            return Some(dtz_of(cell).wdl50());
         }
         if cell & (WINNER | LOSER) != 0 {
             self.inconsistent(idx, side, Inconsistency::UndecidedAfterPawnMove);
@@ -965,15 +1038,6 @@ impl<'a> DtzSolver<'a> {
             return None;
         }
         best
-    }
-
-    fn dtz_of(cell: u16) -> Dtz {
-        let d = (cell & DEPTH) as i16;
-        if cell & LOSS != 0 {
-            Dtz(-d - i16::from(cell & ZEROES != 0))
-        } else {
-            Dtz(d)
-        }
     }
 
     /// The passes of one pawn structure rank, depth by depth from its seeds.
@@ -1150,15 +1214,8 @@ impl<'a> DtzSolver<'a> {
                 match prev & COUNT {
                     0 => self.inconsistent(p, ps, Inconsistency::MoreDecidedThanMoves),
                     1 => {
-                        // Its depth, from which the winner's moves into it count, is one ply
-                        // less than its DTZ when its best move zeroes.
-                        let exit = exit_plies((prev >> EXIT_SHIFT) & 3);
-                        let (v, zeroes) = if exit > d + 1 {
-                            (exit - 1, ZEROES)
-                        } else {
-                            (d + 1, 0)
-                        };
-                        c.store(DECIDED | LOSS | zeroes | v, Relaxed);
+                        let (decided, v) = loser_decided(prev, d);
+                        c.store(decided, Relaxed);
                         clear_bit(&self.open[ps], p);
                         if v == d + 1 {
                             let it = item(p, ps) | LOST;
@@ -1302,7 +1359,7 @@ impl<'a> DtzSolver<'a> {
                             }
                             continue;
                         }
-                        let dtz = Self::dtz_of(cell);
+                        let dtz = dtz_of(cell);
                         *b = dtz
                             .to_table_byte()
                             .ok_or_else(|| DtzError::TooLong(self.material.name(), dtz))?;

@@ -4,11 +4,14 @@
 use std::{path::Path, sync::Arc};
 
 use rayon::prelude::*;
-use shakmaty::{ByColor, Color};
+use shakmaty::{ByColor, Color, Role};
 
 use crate::{
     error::DtzError,
-    kernel::{exits::ExitPlan, Stage},
+    kernel::{
+        exits::{plan_slot, ExitPlan},
+        Stage,
+    },
     stage_successors,
 };
 use retro_tables::{
@@ -120,6 +123,30 @@ impl Wdl50Tables {
         let m = data.material();
         self.tables.retain(|(k, _, _)| *k != m.key());
         self.tables.push((m.key(), m.swapped().key(), data));
+    }
+
+    /// The class, for `side` to move, of the position `sq` (in the slot order of `material`,
+    /// the table being solved, whose exit plans are `plans`) after the exit that leaves out
+    /// slot `skip` and promotes `promo`.
+    ///
+    /// # Errors
+    /// No plan for that exit, or its sub-table missing or not indexing the position.
+    pub(crate) fn exit_class(
+        &self,
+        material: Material,
+        plans: &[Option<ExitPlan>],
+        sq: &Squares,
+        skip: usize,
+        promo: Option<(usize, Role)>,
+        side: Color,
+    ) -> Result<Wdl50, DtzError> {
+        let Some(Some(plan)) = plans.get(plan_slot(skip, promo)) else {
+            return Err(DtzError::MissingSubTable(format!(
+                "{} (no exit plan for slot {skip})",
+                material.name()
+            )));
+        };
+        self.class(plan, sq, side)
     }
 
     /// The class, for `side` to move, of the position `sq` (in the solved table's

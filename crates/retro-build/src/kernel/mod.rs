@@ -46,6 +46,34 @@ pub enum Stage {
     Retro,
 }
 
+/// The first error of the tasks of a parallel solve: each task notes what went wrong, and the
+/// solve checks between its phases.
+pub(crate) struct FirstError<E>(std::sync::Mutex<Option<E>>);
+
+impl<E> FirstError<E> {
+    pub(crate) const fn new() -> FirstError<E> {
+        FirstError(std::sync::Mutex::new(None))
+    }
+
+    /// Keeps `e` unless an error was noted before.
+    pub(crate) fn note(&self, e: E) {
+        if let Ok(mut g) = self.0.lock() {
+            g.get_or_insert(e);
+        }
+    }
+
+    /// The error noted, taken out.
+    ///
+    /// # Errors
+    /// That error.
+    pub(crate) fn check(&self) -> Result<(), E> {
+        match self.0.lock().map(|mut g| g.take()) {
+            Ok(Some(e)) => Err(e),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// Both sides, white first: the order of the planes of a table file and of every loop over
 /// the sides.
 pub(crate) const SIDES: [Color; 2] = [Color::White, Color::Black];

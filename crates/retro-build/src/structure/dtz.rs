@@ -14,65 +14,29 @@ use std::{
     collections::BTreeMap,
     io::{self, Write},
     path::Path,
-    sync::Mutex,
 };
 
 use rayon::prelude::*;
 use shakmaty::{ByColor, Color, Role};
 
-use super::{Done, Kind, PartFiles, Plan};
+use super::{Done, Kind, PartFiles};
 use crate::{
-    dtz::{DtzSolved, Wdl50Tables},
+    dtz::{
+        dtz_of, loser_decided, moves_of_win_or_loss, MovesFound, Position, Wdl50Tables, COUNT,
+        DECIDED, DEPTH, EXIT_SHIFT, LOSER, LOSS, SEEDED, WINNER, ZEROES,
+    },
     error::{DtzError, Inconsistency},
     kernel::{
-        exits::{exit_plans, for_each_en_passant, plan_slot, ExitPlan, PROMOTIONS},
+        exits::{exit_plans, for_each_en_passant, ExitPlan},
         moves::{legal_targets, LegalTargets},
-        unmoves::{discovery_masks, legal_origins},
-        SIDES,
+        FirstError, SIDES,
     },
     progress::Progress,
 };
 use retro_tables::{
     index::{IndexScheme, Squares},
-    pieces::{attacks_from, occupancy},
     Dtz, Material, Value, Wdl, Wdl50,
 };
-
-/// A decided cell: the depth in the low bits, `LOSS` for a loss.
-const DECIDED: u16 = 1 << 15;
-const LOSS: u16 = 1 << 14;
-const DEPTH: u16 = 0x0FFF;
-/// An undecided win (DTM says so).
-const WINNER: u16 = 1 << 13;
-/// An undecided loss: successors still open in the low byte, its worst exit in bits 8..10
-/// (0 none, 1 a zeroing move into a win, 2 into a cursed win).
-const LOSER: u16 = 1 << 12;
-/// In a decided loss: its best move zeroes (or it is mate), so that its DTZ is one more than
-/// its depth.
-const ZEROES: u16 = 1 << 12;
-/// In a decided win: decided by its exit in the init, it joins the frontier from the seeds.
-const SEEDED: u16 = 1 << 12;
-const EXIT_SHIFT: u32 = 8;
-const COUNT: u16 = 0xFF;
-
-/// The plies a loser's worst exit (cell code) stands for.
-const fn exit_plies(code: u16) -> u16 {
-    match code {
-        0 => 0,
-        1 => 1,
-        _ => 101,
-    }
-}
-
-/// The exact DTZ of a decided cell.
-fn dtz_of(cell: u16) -> Dtz {
-    let d = (cell & DEPTH) as i16;
-    if cell & LOSS != 0 {
-        Dtz(-d - i16::from(cell & ZEROES != 0))
-    } else {
-        Dtz(d)
-    }
-}
 
 /// What every part reads.
 struct Table<'a> {
@@ -86,7 +50,7 @@ struct Table<'a> {
     dtm: PartFiles,
     /// The DTZ50 parts.
     dtz: PartFiles,
-    error: Mutex<Option<DtzError>>,
+    error: FirstError<DtzError>,
 }
 
 /// Solves the DTZ50 of `material` (with pawns, canonical) part by part from the DTM parts in
@@ -101,24 +65,17 @@ pub(crate) fn solve(
     sub: &Wdl50Tables,
     work: &Path,
     progress: &dyn Progress,
-) -> Result<DtzSolved, DtzError> {
+) -> Result<(), DtzError> {
     let ix = IndexScheme::new(material);
-    let files = |kind| PartFiles {
-        material,
-        ix: ix.clone(),
-        plan: Plan::new(&ix),
-        work: work.to_path_buf(),
-        kind,
-    };
     let t = Table {
         material,
         slots: ix.slots().to_vec(),
         n: ix.piece_count(),
         plans: exit_plans(ix.slots()),
         sub,
-        dtm: files(Kind::Dtm),
-        dtz: files(Kind::Dtz),
-        error: Mutex::new(None),
+        dtm: PartFiles::new(material, work, Kind::Dtm),
+        dtz: PartFiles::new(material, work, Kind::Dtz),
+        error: FirstError::new(),
         ix,
     };
     let parts = t.dtm.plan.parts.len();
@@ -150,39 +107,36 @@ pub(crate) fn solve(
         t.dtz.map_done(&mut dtz, level);
     }
     progress.end();
-    let stats = dtz
-        .maps
-        .iter()
-        .flatten()
-        .map(PartFiles::stats)
-        .fold([0, 0], |a, b| [a[0].max(b[0]), a[1].max(b[1])]);
-    let gathered = t.dtz.gather(&dtz).map_err(|e| {
-        DtzError::Work(
-            work.to_path_buf(),
-            io::Error::other(format!("gathering the DTZ50 parts: {e}")),
-        )
-    })?;
-    Ok(DtzSolved {
-        white: gathered.white,
-        black: gathered.black,
-        longest_win: stats[0],
-        longest_loss: stats[1],
-        kept: gathered.legal,
+    Ok(())
+}
+
+/// [`solve`], then the table's bytes gathered from the parts in memory.
+#[cfg(test)]
+fn solve_gathered(
+    material: Material,
+    sub: &Wdl50Tables,
+    work: &Path,
+    progress: &dyn Progress,
+) -> Result<crate::dtz::DtzSolved, DtzError> {
+    solve(material, sub, work, progress)?;
+    let g = super::gathered(material, work, Kind::Dtz)
+        .map_err(|e| DtzError::Work(work.to_path_buf(), io::Error::other(e.to_string())))?;
+    Ok(crate::dtz::DtzSolved {
+        white: g.values.white.to_vec(),
+        black: g.values.black.to_vec(),
+        longest_win: g.stats[0],
+        longest_loss: g.stats[1],
+        kept: g.bits.clone(),
     })
 }
 
 impl Table<'_> {
     fn note(&self, e: DtzError) {
-        if let Ok(mut g) = self.error.lock() {
-            g.get_or_insert(e);
-        }
+        self.error.note(e);
     }
 
     fn check(&self) -> Result<(), DtzError> {
-        match self.error.lock().map(|mut g| g.take()) {
-            Ok(Some(e)) => Err(e),
-            _ => Ok(()),
-        }
+        self.error.check()
     }
 
     fn inconsistent(&self, idx: u64, side: Color, why: Inconsistency) -> DtzError {
@@ -203,13 +157,8 @@ impl Table<'_> {
         promo: Option<(usize, Role)>,
         side: Color,
     ) -> Result<Wdl50, DtzError> {
-        let Some(Some(plan)) = self.plans.get(plan_slot(skip, promo)) else {
-            return Err(DtzError::MissingSubTable(format!(
-                "{} (no exit plan for slot {skip})",
-                self.material.name()
-            )));
-        };
-        self.sub.class(plan, sq, side)
+        self.sub
+            .exit_class(self.material, &self.plans, sq, skip, promo, side)
     }
 
     /// The class, for `side` to move, of this table's entry `idx` in a part done.
@@ -368,92 +317,45 @@ impl<'t, 'a> Part<'t, 'a> {
             self.seed(0, side, place);
             return Ok(());
         }
-        keys.clear();
         // A loser's counter counts distinct successors: where two moves may reach the same
         // entry, the entries are listed and deduplicated.
         let dedupe = !winner && t.ix.may_coincide(sq, side.other());
-        let mut counted = 0usize;
-        // Winner: the fewest plies an exit gives (1 or 101); loser: the most.
-        let mut exit: u16 = 0;
-        let mut moves = 0u32;
-        let occ = legal.occ;
-        for i in 0..t.n {
-            let all = legal.targets[i];
-            if all == 0 {
-                continue;
-            }
-            let pawn = t.slots[i].1 == Role::Pawn;
-            let quiet = if pawn { 0 } else { all & !occ };
-            if !winner && !dedupe {
-                counted += quiet.count_ones() as usize;
-            }
-            moves += quiet.count_ones();
-            let mut listed = if winner || !dedupe { all & !quiet } else { all };
-            while listed != 0 {
-                let to = listed.trailing_zeros() as u8;
-                listed &= listed - 1;
-                let mut after = *sq;
-                after[i] = to;
-                if quiet & (1u64 << to) != 0 {
-                    let key = t.ix.moved(idx, sq, i, to).or_else(|| t.ix.index(&after));
-                    if let Some(k) = key {
-                        keys.push(k);
-                    }
-                    continue;
+        let (dtm, dtz) = (self.dtm, self.dtz);
+        let MovesFound {
+            mut counted,
+            exit,
+            moves,
+        } = moves_of_win_or_loss(
+            Position {
+                ix: &t.ix,
+                slots: &t.slots,
+                idx,
+                sq,
+                legal,
+            },
+            winner,
+            dedupe,
+            keys,
+            |after, mv| {
+                if mv.capture != usize::MAX || mv.promotion.is_some() {
+                    let promo = mv.promotion.map(|r| (mv.slot, r));
+                    return t.sub_class(after, mv.capture, promo, side.other());
                 }
-                let capture = if occ & (1u64 << to) != 0 {
-                    match (0..t.n).find(|&j| sq[j] == to) {
-                        Some(j) if j >= 2 => j,
-                        _ => continue, // a king is never taken
+                // A pawn push: a part of a higher level, already final.
+                let child =
+                    t.ix.moved(idx, sq, mv.slot, after[mv.slot])
+                        .or_else(|| t.ix.index(after))
+                        .ok_or_else(|| DtzError::NotIndexable(t.material.name()))?;
+                let mut class = t.own_class(dtm, dtz, side.other(), child)?;
+                if mv.double {
+                    if let Some(ep) = t.en_passant(after, side.other(), mv.slot)? {
+                        class = class.max(ep);
                     }
-                } else {
-                    usize::MAX
-                };
-                let promotes = pawn && (to >> 3 == 7 || to >> 3 == 0);
-                let roles: &[Option<Role>] = if promotes {
-                    &[
-                        Some(PROMOTIONS[0]),
-                        Some(PROMOTIONS[1]),
-                        Some(PROMOTIONS[2]),
-                        Some(PROMOTIONS[3]),
-                    ]
-                } else {
-                    &[None]
-                };
-                for &promotion in roles {
-                    moves += 1;
-                    let theirs = if capture != usize::MAX || promotion.is_some() {
-                        t.sub_class(&after, capture, promotion.map(|r| (i, r)), side.other())?
-                    } else {
-                        // A pawn push: a part of a higher level, already final.
-                        let child =
-                            t.ix.moved(idx, sq, i, to)
-                                .or_else(|| t.ix.index(&after))
-                                .ok_or_else(|| DtzError::NotIndexable(t.material.name()))?;
-                        let mut class = t.own_class(self.dtm, self.dtz, side.other(), child)?;
-                        if legal.double[i] & (1u64 << to) != 0 {
-                            if let Some(ep) = t.en_passant(&after, side.other(), i)? {
-                                class = class.max(ep);
-                            }
-                        }
-                        class
-                    };
-                    let plies = match (winner, theirs) {
-                        (true, Wdl50::Loss) | (false, Wdl50::Win) => 1,
-                        (true, Wdl50::BlessedLoss) | (false, Wdl50::CursedWin) => 101,
-                        (true, _) => continue,
-                        (false, c) => {
-                            return Err(t.inconsistent(idx, side, Inconsistency::LossWithMoveTo(c)))
-                        }
-                    };
-                    exit = match (exit, winner) {
-                        (0, _) => plies,
-                        (_, true) => exit.min(plies),
-                        (_, false) => exit.max(plies),
-                    };
                 }
-            }
-        }
+                Ok(class)
+            },
+            |c| t.inconsistent(idx, side, Inconsistency::LossWithMoveTo(c)),
+        )?;
         if winner {
             if exit == 1 {
                 // A winning zeroing move: 1 ply, the least a win has.
@@ -526,27 +428,7 @@ impl<'t, 'a> Part<'t, 'a> {
                 continue;
             };
             let mover = side.other();
-            preds.clear();
-            let occ = occupancy(&sq, t.n);
-            let masks = discovery_masks(&t.slots, t.n, &sq, occ, side);
-            for i in 0..t.n {
-                let (c, role) = t.slots[i];
-                if c != mover || role == Role::Pawn {
-                    continue;
-                }
-                let mut origins = attacks_from(c, role, sq[i], occ)
-                    & !occ
-                    & legal_origins(&t.slots, &sq, occ, side, i, &masks);
-                while origins != 0 {
-                    let from = origins.trailing_zeros() as u8;
-                    origins &= origins - 1;
-                    let mut pred = sq;
-                    pred[i] = from;
-                    if let Some(p) = t.ix.moved(idx, &sq, i, from).or_else(|| t.ix.index(&pred)) {
-                        preds.push(p);
-                    }
-                }
-            }
+            super::predecessors(&t.ix, &t.slots, &sq, idx, side, &mut preds);
             if !lost && t.ix.may_coincide(&sq, side) {
                 // A loser's counter counts distinct successors.
                 preds.sort_unstable();
@@ -575,15 +457,8 @@ impl<'t, 'a> Part<'t, 'a> {
                             ))
                         }
                         1 => {
-                            // Its depth, from which the winner's moves into it count, is one
-                            // ply less than its DTZ when its best move zeroes.
-                            let exit = exit_plies((cur >> EXIT_SHIFT) & 3);
-                            let (v, zeroes) = if exit > d + 1 {
-                                (exit - 1, ZEROES)
-                            } else {
-                                (d + 1, 0)
-                            };
-                            self.cells[mover][pp] = DECIDED | LOSS | zeroes | v;
+                            let (decided, v) = loser_decided(cur, d);
+                            self.cells[mover][pp] = decided;
                             if v == d + 1 {
                                 next.push((mover, pp as u32, true));
                             } else {
@@ -649,25 +524,20 @@ impl<'t, 'a> Part<'t, 'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{dtz::DtzSolver, structure::Scope, Silent, Stage, SubTables};
+    use crate::{
+        dtz::DtzSolver,
+        structure::{tests::for_each_material, Scope},
+        Silent,
+    };
 
     /// Tables of 3 and 4 pieces with pawns: the DTZ50 bytes, the entries kept and the longest
     /// win and loss of the solve by structure are those of the whole-table solve, also when
     /// some parts' files are lost and solved again.
     #[test]
     fn the_dtz50_by_structure_is_the_whole_table_solve() {
-        let dir = tempfile::tempdir().expect("dir");
-        let dir = dir.path();
-        let materials: Vec<Material> = ["KPvK", "KPvKP", "KRPvK", "KPPvK", "KBPvK", "KQvKP"]
-            .iter()
-            .map(|m| m.parse().expect("material"))
-            .collect();
-        crate::build_for_test(dir, &materials);
-        for m in materials {
-            let m = m.canonical();
-            let sub = SubTables::open_for(dir, m, Stage::InitBoth).expect("sub-tables");
-            let work = dir.join(format!("work-{}", m.name()));
-            let dtm = super::super::solve(m, &sub, &work, &Silent, Scope::All, None)
+        let names = ["KPvK", "KPvKP", "KRPvK", "KPPvK", "KBPvK", "KQvKP"];
+        for_each_material(&names, |_, dir, m, sub, work| {
+            let dtm = super::super::solve(m, sub, work, &Silent, Scope::All, None)
                 .expect("DTM by structure")
                 .expect("values");
             let wdl50 = Wdl50Tables::open_for(dir, m).expect("WDL50 sub-tables");
@@ -681,8 +551,8 @@ mod tests {
             )
             .solve()
             .expect("whole DTZ50");
-            let parts = solve(m, &wdl50, &work, &Silent).expect("DTZ50 by structure");
-            let same = |a: &DtzSolved, b: &DtzSolved| {
+            let parts = solve_gathered(m, &wdl50, work, &Silent).expect("DTZ50 by structure");
+            let same = |a: &crate::dtz::DtzSolved, b: &crate::dtz::DtzSolved| {
                 assert!(a.white == b.white, "{}: white's bytes differ", m.name());
                 assert!(a.black == b.black, "{}: black's bytes differ", m.name());
                 assert!(a.kept == b.kept, "{}: kept bits differ", m.name());
@@ -696,7 +566,7 @@ mod tests {
             same(&parts, &whole);
             // Every other DTZ50 part file lost: those are solved again, the same.
             let mut lost = 0;
-            for (k, e) in std::fs::read_dir(&work).expect("work").enumerate() {
+            for (k, e) in std::fs::read_dir(work).expect("work").enumerate() {
                 let path = e.expect("entry").path();
                 let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
                 if k % 2 == 0 && name.is_some_and(|n| n.starts_with("dtz-")) {
@@ -705,13 +575,13 @@ mod tests {
                 }
             }
             assert!(lost > 0, "{}", m.name());
-            let again = solve(m, &wdl50, &work, &Silent).expect("DTZ50 again");
+            let again = solve_gathered(m, &wdl50, work, &Silent).expect("DTZ50 again");
             same(&again, &whole);
             assert!(
                 whole.white.iter().any(|&b| b != 0),
                 "{}: no win or loss",
                 m.name()
             );
-        }
+        });
     }
 }

@@ -37,10 +37,9 @@ use std::{
     io::{self, Write},
     ops::Range,
     path::{Path, PathBuf},
-    sync::Mutex,
 };
 
-use memmap2::Mmap;
+use memmap2::{Mmap, MmapMut};
 use rayon::prelude::*;
 use shakmaty::{ByColor, Color, Role};
 
@@ -51,7 +50,7 @@ use crate::{
         king_slot,
         moves::{legal_targets, LegalTargets},
         unmoves::{discovery_masks, legal_origins},
-        SIDES,
+        FirstError, SIDES,
     },
     progress::Progress,
     solve::Solved,
@@ -122,8 +121,11 @@ impl Kind {
 /// What a solve by structure does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Scope {
-    /// Every part not yet done, then the table's values gathered.
+    /// Every part not yet done, then the table's values gathered in memory (for tests).
+    #[cfg(test)]
     All,
+    /// Every part not yet done (the values stay in the parts' files: [`gathered`]).
+    Parts,
     /// The one part of this number (parts are numbered level after level, as
     /// [`structure_levels`] counts them), which needs the parts of the levels before its own.
     Part(usize),
@@ -211,7 +213,43 @@ struct Table<'a, T: Tables + Sync> {
     plans: Vec<Option<ExitPlan>>,
     sub: &'a T,
     files: PartFiles,
-    error: Mutex<Option<SolveError>>,
+    error: FirstError<SolveError>,
+}
+
+/// A table's values gathered from its parts ([`PartFiles::gather_mapped`]).
+pub(crate) struct Gathered {
+    /// Per side, a byte an entry (DTM: [`Value::to_byte`]; DTZ50: the table byte), in a work
+    /// file mapped into memory.
+    pub(crate) values: ByColor<MmapMut>,
+    /// Per side, a bit an entry: the legal positions (DTM), the wins and losses (DTZ50).
+    pub(crate) bits: ByColor<Vec<u64>>,
+    /// The longest win and loss (DTZ50 only, else 0).
+    pub(crate) stats: [u32; 2],
+    /// The work files, removed with it.
+    files: Vec<PathBuf>,
+}
+
+impl Drop for Gathered {
+    fn drop(&mut self) {
+        for f in &self.files {
+            if let Err(e) = fs::remove_file(f) {
+                log::warn!("cannot remove {}: {e}", f.display());
+            }
+        }
+    }
+}
+
+/// The values of `kind` of `material` (canonical, with pawns) gathered from its parts in the
+/// work folder `work`, every one done.
+///
+/// # Errors
+/// A part not done, or a work file that cannot be made.
+pub(crate) fn gathered(
+    material: Material,
+    work: &Path,
+    kind: Kind,
+) -> Result<Gathered, SolveError> {
+    PartFiles::new(material, work, kind).gather_mapped()
 }
 
 /// The parts done so far, their files mapped (by part number).
@@ -245,14 +283,8 @@ pub(crate) fn solve<T: Tables + Sync>(
         n: ix.piece_count(),
         plans: exit_plans(ix.slots()),
         sub,
-        files: PartFiles {
-            material,
-            plan: Plan::new(&ix),
-            work: work.to_path_buf(),
-            ix: ix.clone(),
-            kind: Kind::Dtm,
-        },
-        error: Mutex::new(None),
+        files: PartFiles::new(material, work, Kind::Dtm),
+        error: FirstError::new(),
         ix,
     };
     let parts = table.files.plan.parts.len();
@@ -313,7 +345,48 @@ pub(crate) fn solve<T: Tables + Sync>(
         }
     }
     progress.end();
-    table.files.gather(&done).map(Some)
+    match scope {
+        #[cfg(test)]
+        Scope::All => table.files.gather(&done).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// The entries, with the other side to move, from which a move of one of its pieces other
+/// than a pawn, capturing nothing, leads to `sq` (entry `idx`, `side` to move): into `out`
+/// (cleared). Un-moves after which the king of `side` would have been in check with the other
+/// side to move give no position and are left out; an entry may come twice when two un-moves
+/// reach it.
+fn predecessors(
+    ix: &IndexScheme,
+    slots: &[(Color, Role)],
+    sq: &Squares,
+    idx: u64,
+    side: Color,
+    out: &mut Vec<u64>,
+) {
+    out.clear();
+    let n = ix.piece_count();
+    let mover = side.other();
+    let occ = occupancy(sq, n);
+    let masks = discovery_masks(slots, n, sq, occ, side);
+    for (i, &(c, role)) in slots.iter().enumerate().take(n) {
+        if c != mover || role == Role::Pawn {
+            continue;
+        }
+        let mut origins = attacks_from(c, role, sq[i], occ)
+            & !occ
+            & legal_origins(slots, sq, occ, side, i, &masks);
+        while origins != 0 {
+            let from = origins.trailing_zeros() as u8;
+            origins &= origins - 1;
+            let mut pred = *sq;
+            pred[i] = from;
+            if let Some(p) = ix.moved(idx, sq, i, from).or_else(|| ix.index(&pred)) {
+                out.push(p);
+            }
+        }
+    }
 }
 
 /// The work folder of `material`'s solve by structure in the table folder `out`.
@@ -330,59 +403,38 @@ pub fn structure_part_done(out: &Path, material: Material, part: usize) -> bool 
 /// Whether every DTM part of `material` (canonical, with pawns) is done in the work folder
 /// `work`.
 pub(crate) fn dtm_parts_done(material: Material, work: &Path) -> bool {
-    let ix = IndexScheme::new(material);
-    let files = PartFiles {
-        material,
-        plan: Plan::new(&ix),
-        work: work.to_path_buf(),
-        ix,
-        kind: Kind::Dtm,
-    };
+    let files = PartFiles::new(material, work, Kind::Dtm);
     (0..files.plan.parts.len()).all(|p| files.open_part(p).is_some())
 }
 
 /// Whether part `part` of `material` (canonical) is done in the work folder `work`.
 fn part_done(material: Material, work: &Path, part: usize) -> bool {
-    let ix = IndexScheme::new(material);
-    let files = PartFiles {
-        material,
-        plan: Plan::new(&ix),
-        work: work.to_path_buf(),
-        ix,
-        kind: Kind::Dtm,
-    };
+    let files = PartFiles::new(material, work, Kind::Dtm);
     part < files.plan.parts.len() && files.open_part(part).is_some()
 }
 
 impl PartFiles {
+    /// The part files of `kind` of `material` (canonical) in the work folder `work`.
+    fn new(material: Material, work: &Path, kind: Kind) -> PartFiles {
+        let ix = IndexScheme::new(material);
+        PartFiles {
+            material,
+            plan: Plan::new(&ix),
+            ix,
+            work: work.to_path_buf(),
+            kind,
+        }
+    }
+
     /// The values of both sides as bytes, and the legal positions, gathered from the parts'
     /// files (every part done).
+    #[cfg(test)]
     fn gather(&self, done: &Done) -> Result<Solved, SolveError> {
-        const CHUNK: usize = 1 << 16;
         let size = self.ix.size() as usize;
         let mut values: ByColor<Vec<u8>> = ByColor::new_with(|_| vec![0u8; size]);
         let mut legal: ByColor<Vec<u64>> = ByColor::new_with(|_| vec![0u64; size.div_ceil(64)]);
         for side in SIDES {
-            values[side]
-                .par_chunks_mut(CHUNK)
-                .zip(legal[side].par_chunks_mut(CHUNK / 64))
-                .enumerate()
-                .try_for_each(|(c, (bytes, words))| {
-                    for (j, b) in bytes.iter_mut().enumerate() {
-                        let idx = (c * CHUNK + j) as u64;
-                        let Some((p, place)) = self.locate(idx) else {
-                            continue; // two pawns on a square: no position
-                        };
-                        let (byte, is_legal) = self
-                            .read(done, side, p, place)
-                            .ok_or_else(|| self.missing(idx))?;
-                        *b = byte;
-                        if is_legal {
-                            words[j / 64] |= 1 << (j % 64);
-                        }
-                    }
-                    Ok::<(), SolveError>(())
-                })?;
+            self.gather_side(done, side, &mut values[side], &mut legal[side])?;
         }
         Ok(Solved {
             positions: legal
@@ -392,6 +444,89 @@ impl PartFiles {
             black: values.black,
             legal,
             records: None,
+        })
+    }
+
+    /// `side`'s values and bits gathered from the parts' files (every part done) into
+    /// `values` and `bits` (the table's length, zeroed).
+    fn gather_side(
+        &self,
+        done: &Done,
+        side: Color,
+        values: &mut [u8],
+        bits: &mut [u64],
+    ) -> Result<(), SolveError> {
+        const CHUNK: usize = 1 << 16;
+        values
+            .par_chunks_mut(CHUNK)
+            .zip(bits.par_chunks_mut(CHUNK / 64))
+            .enumerate()
+            .try_for_each(|(c, (bytes, words))| {
+                for (j, b) in bytes.iter_mut().enumerate() {
+                    let idx = (c * CHUNK + j) as u64;
+                    let Some((p, place)) = self.locate(idx) else {
+                        continue; // two pawns on a square: no position
+                    };
+                    let (byte, is_legal) = self
+                        .read(done, side, p, place)
+                        .ok_or_else(|| self.missing(idx))?;
+                    *b = byte;
+                    if is_legal {
+                        words[j / 64] |= 1 << (j % 64);
+                    }
+                }
+                Ok(())
+            })
+    }
+
+    /// The values of the table gathered from the parts' files (every part done) into work
+    /// files mapped into memory, which the system keeps on disk when memory is short, and its
+    /// bits in memory (an eighth of the values).
+    fn gather_mapped(&self) -> Result<Gathered, SolveError> {
+        let parts = self.plan.parts.len();
+        let mut done = Done {
+            maps: (0..parts).map(|_| None).collect(),
+        };
+        self.map_done(&mut done, 0..parts);
+        let size = self.ix.size() as usize;
+        let work_error = |path: &Path, e| SolveError::Work(path.to_path_buf(), e);
+        let mut files = Vec::new();
+        let mut maps = Vec::new();
+        for side in SIDES {
+            let path = self
+                .work
+                .join(format!("gathered-{:?}-{side}.bin", self.kind));
+            let f = fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(&path)
+                .map_err(|e| work_error(&path, e))?;
+            f.set_len(size as u64).map_err(|e| work_error(&path, e))?;
+            files.push(path.clone());
+            // SAFETY: a work file this build just created and sized, mapped once, and removed
+            // when the map is dropped (`Gathered`); nothing else writes or truncates it.
+            let map = unsafe { MmapMut::map_mut(&f) }.map_err(|e| work_error(&path, e))?;
+            maps.push(map);
+        }
+        let (Some(mut black), Some(mut white)) = (maps.pop(), maps.pop()) else {
+            return Err(work_error(&self.work, io::Error::other("no map")));
+        };
+        let mut bits: ByColor<Vec<u64>> = ByColor::new_with(|_| vec![0u64; size.div_ceil(64)]);
+        self.gather_side(&done, Color::White, &mut white, &mut bits.white)?;
+        self.gather_side(&done, Color::Black, &mut black, &mut bits.black)?;
+        let stats = done
+            .maps
+            .iter()
+            .flatten()
+            .map(PartFiles::stats)
+            .fold([0, 0], |a, b| [a[0].max(b[0]), a[1].max(b[1])]);
+        Ok(Gathered {
+            values: ByColor { white, black },
+            bits,
+            stats,
+            files,
         })
     }
 
@@ -525,16 +660,11 @@ impl<T: Tables + Sync> Table<'_, T> {
 
     /// Keeps the first error of a part.
     fn note(&self, e: SolveError) {
-        if let Ok(mut g) = self.error.lock() {
-            g.get_or_insert(e);
-        }
+        self.error.note(e);
     }
 
     fn check(&self) -> Result<(), SolveError> {
-        match self.error.lock().map(|mut g| g.take()) {
-            Ok(Some(e)) => Err(e),
-            _ => Ok(()),
-        }
+        self.error.check()
     }
 
     fn sub_error(&self, source: SubTableError) -> SolveError {
@@ -664,6 +794,7 @@ impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
                 self.init(&sq, place, side, &mut legal)?;
             }
         }
+        let mut preds = Vec::new();
         for d in 0..self.buckets.len() {
             let nodes = std::mem::take(&mut self.buckets[d]);
             for (side, place, seed) in nodes {
@@ -679,7 +810,7 @@ impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
                         num: v.code(),
                     };
                 }
-                self.unmove(side, place, d as u32)?;
+                self.unmove(side, place, d as u32, &mut preds)?;
             }
         }
         self.write()
@@ -789,7 +920,13 @@ impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
     /// The un-moves from the node at `place` with `side` to move, decided at depth `d`: the
     /// pieces other than pawns of the side that moved last, back to where they may have come
     /// from.
-    fn unmove(&mut self, side: Color, place: usize, d: u32) -> Result<(), SolveError> {
+    fn unmove(
+        &mut self,
+        side: Color,
+        place: usize,
+        d: u32,
+        preds: &mut Vec<u64>,
+    ) -> Result<(), SolveError> {
         let t = self.table;
         let lost = Value::from_code(self.cells[side][place].num).map(Value::wdl) == Some(Wdl::Loss);
         let idx = self.entry(place);
@@ -797,45 +934,26 @@ impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
             return Ok(());
         };
         let mover = side.other();
-        let occ = occupancy(&sq, t.n);
-        let masks = discovery_masks(&t.slots, t.n, &sq, occ, side);
-        for i in 0..t.n {
-            let (c, role) = t.slots[i];
-            if c != mover || role == Role::Pawn {
+        predecessors(&t.ix, &t.slots, &sq, idx, side, preds);
+        for &p in preds.iter() {
+            let Some(p) = self.place(p) else {
+                continue;
+            };
+            let cell = self.cells[mover][p];
+            if cell.state & (ILLEGAL | DECIDED) != 0 {
                 continue;
             }
-            let mut origins = attacks_from(c, role, sq[i], occ)
-                & !occ
-                & legal_origins(&t.slots, &sq, occ, side, i, &masks);
-            while origins != 0 {
-                let from = origins.trailing_zeros() as u8;
-                origins &= origins - 1;
-                let mut pred = sq;
-                pred[i] = from;
-                let Some(p) =
-                    t.ix.moved(idx, &sq, i, from)
-                        .or_else(|| t.ix.index(&pred))
-                        .and_then(|p| self.place(p))
-                else {
-                    continue;
-                };
-                let cell = self.cells[mover][p];
-                if cell.state & (ILLEGAL | DECIDED) != 0 {
-                    continue;
-                }
-                if lost {
-                    let v =
-                        Value::win(d + 1).ok_or_else(|| SolveError::Overflow(t.material.name()))?;
+            if lost {
+                let v = Value::win(d + 1).ok_or_else(|| SolveError::Overflow(t.material.name()))?;
+                self.decide(mover, p, v)?;
+            } else {
+                let open = (cell.state & OPEN).saturating_sub(1);
+                self.cells[mover][p].state = (cell.state & !OPEN) | open;
+                if open == 0 && cell.state & CANT_LOSE == 0 {
+                    let plies = (d + 1).max(u32::from(cell.num));
+                    let v = Value::loss(plies)
+                        .ok_or_else(|| SolveError::Overflow(t.material.name()))?;
                     self.decide(mover, p, v)?;
-                } else {
-                    let open = (cell.state & OPEN).saturating_sub(1);
-                    self.cells[mover][p].state = (cell.state & !OPEN) | open;
-                    if open == 0 && cell.state & CANT_LOSE == 0 {
-                        let plies = (d + 1).max(u32::from(cell.num));
-                        let v = Value::loss(plies)
-                            .ok_or_else(|| SolveError::Overflow(t.material.name()))?;
-                        self.decide(mover, p, v)?;
-                    }
                 }
             }
         }
@@ -886,20 +1004,31 @@ mod tests {
     use super::*;
     use crate::{solve::Solver, Silent, Stage, SubTables};
 
+    /// Builds `names` with their sub-tables into a temporary folder, then calls `each` per
+    /// material (its number, the folder, the canonical material, the sub-tables of a part's
+    /// init, a work folder of its own).
+    pub(super) fn for_each_material(
+        names: &[&str],
+        mut each: impl FnMut(usize, &Path, Material, &SubTables, &Path),
+    ) {
+        let dir = tempfile::tempdir().expect("dir");
+        let dir = dir.path();
+        let materials: Vec<Material> = names.iter().map(|m| m.parse().expect("material")).collect();
+        crate::build_for_test(dir, &materials);
+        for (k, m) in materials.into_iter().enumerate() {
+            let m = m.canonical();
+            let sub = SubTables::open_for(dir, m, Stage::InitBoth).expect("sub-tables");
+            each(k, dir, m, &sub, &dir.join(format!("work-{}", m.name())));
+        }
+    }
+
     /// Tables of 3 and 4 pieces with pawns: the values and legal positions of the solve by
     /// structure are those of the whole-table solve, also when the solve is stopped after a
     /// level and run again.
     #[test]
     fn the_solve_by_structure_is_the_whole_table_solve() {
-        let dir = tempfile::tempdir().expect("dir");
-        let dir = dir.path();
-        let materials: Vec<Material> = ["KPvK", "KPvKP", "KRPvK", "KPPvK", "KNPvK", "KQvKP"]
-            .iter()
-            .map(|m| m.parse().expect("material"))
-            .collect();
-        crate::build_for_test(dir, &materials);
-        for (k, m) in materials.into_iter().enumerate() {
-            let m = m.canonical();
+        let names = ["KPvK", "KPvKP", "KRPvK", "KPPvK", "KNPvK", "KQvKP"];
+        for_each_material(&names, |k, dir, m, sub, work| {
             let whole = Solver::new(m, SubTables::default())
                 .solve(&Silent, |stage| {
                     SubTables::open_for(dir, m, stage).map_err(|e| SolveError::SubTable {
@@ -908,20 +1037,18 @@ mod tests {
                     })
                 })
                 .expect("whole solve");
-            let sub = SubTables::open_for(dir, m, Stage::InitBoth).expect("sub-tables");
-            let work = dir.join(format!("work-{}", m.name()));
             let files = |w: &Path| fs::read_dir(w).map_or(0, |d| d.count());
             if k % 2 == 0 {
                 // Stopped after its first levels, then to the end.
-                let stopped = solve(m, &sub, &work, &Silent, Scope::All, Some(1 + k % 3));
+                let stopped = solve(m, sub, work, &Silent, Scope::All, Some(1 + k % 3));
                 assert!(stopped.is_err(), "{}", m.name());
-                assert!(files(&work) > 0, "{}: no part done", m.name());
+                assert!(files(work) > 0, "{}: no part done", m.name());
             } else {
                 // Part by part, as the tasks of a batch scheduler's array: each level's parts
                 // in reverse order; a part before the levels above it is refused.
                 let levels = structure_levels(m);
                 if levels.len() > 1 {
-                    let early = solve(m, &sub, &work, &Silent, Scope::Part(levels[0]), None);
+                    let early = solve(m, sub, work, &Silent, Scope::Part(levels[0]), None);
                     assert!(
                         matches!(early, Err(SolveError::PartsMissing { .. })),
                         "{}",
@@ -931,21 +1058,21 @@ mod tests {
                 let mut first = 0;
                 for len in levels {
                     for p in (first..first + len).rev() {
-                        let one = solve(m, &sub, &work, &Silent, Scope::Part(p), None);
+                        let one = solve(m, sub, work, &Silent, Scope::Part(p), None);
                         assert!(one.expect("part").is_none());
-                        assert!(part_done(m, &work, p), "{} part {p}", m.name());
+                        assert!(part_done(m, work, p), "{} part {p}", m.name());
                     }
                     first += len;
                 }
-                let beyond = solve(m, &sub, &work, &Silent, Scope::Part(first), None);
+                let beyond = solve(m, sub, work, &Silent, Scope::Part(first), None);
                 assert!(matches!(beyond, Err(SolveError::NoSuchPart { .. })));
-                assert_eq!(files(&work), first, "{}: a file a part", m.name());
+                assert_eq!(files(work), first, "{}: a file a part", m.name());
                 // A part file cut short is not a part done: it is solved again.
                 let path = work.join(Kind::Dtm.file(IndexScheme::new(m).structure_count() - 1));
                 let path = if path.exists() {
                     path
                 } else {
-                    fs::read_dir(&work)
+                    fs::read_dir(work)
                         .expect("work")
                         .next()
                         .expect("a part")
@@ -959,7 +1086,7 @@ mod tests {
                     .and_then(|f| f.set_len(len - 1))
                     .expect("cut");
             }
-            let parts = solve(m, &sub, &work, &Silent, Scope::All, None)
+            let parts = solve(m, sub, work, &Silent, Scope::All, None)
                 .expect("solve by structure")
                 .expect("values");
             assert_eq!(parts.positions, whole.positions, "{}", m.name());
@@ -971,6 +1098,6 @@ mod tests {
                 let differ = a.iter().zip(b.iter()).filter(|(x, y)| x != y).count();
                 assert_eq!(differ, 0, "{} {side}: {differ} values differ", m.name());
             }
-        }
+        });
     }
 }
