@@ -460,6 +460,14 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
     Ok(summary)
 }
 
+/// The sub-tables a part's init reads (every exit of both sides) for `material` in `out`.
+fn structure_sub_tables(out: &Path, material: Material) -> Result<SubTables, SolveError> {
+    SubTables::open_for(out, material, Stage::InitBoth).map_err(|e| SolveError::SubTable {
+        material: material.name(),
+        source: e.into(),
+    })
+}
+
 /// Builds `material` (with pawns) by structure ([`structure`]): its DTM parts (those not done
 /// yet), its DTM table from them unless `have_dtm`, its DTZ50 parts and table, each table's
 /// values gathered into work files mapped into memory, so that the build's memory is a part's
@@ -472,12 +480,7 @@ fn build_by_structure(
     work: &Path,
 ) -> Result<TableSummary, BuildError> {
     let start = Instant::now();
-    let sub = SubTables::open_for(&opts.out, material, Stage::InitBoth).map_err(|e| {
-        SolveError::SubTable {
-            material: material.name(),
-            source: e.into(),
-        }
-    })?;
+    let sub = structure_sub_tables(&opts.out, material)?;
     let progress = opts.progress.as_ref();
     structure::solve(
         material,
@@ -769,12 +772,7 @@ pub fn build_structure_part(
         return Ok(summary);
     }
     let start = Instant::now();
-    let sub = SubTables::open_for(&opts.out, material, Stage::InitBoth).map_err(|e| {
-        SolveError::SubTable {
-            material: material.name(),
-            source: e.into(),
-        }
-    })?;
+    let sub = structure_sub_tables(&opts.out, material)?;
     let work = structure::work_folder(&opts.out, material);
     let before = structure_part_done(&opts.out, material, part);
     structure::solve(
