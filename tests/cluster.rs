@@ -129,3 +129,72 @@ fn slurm_solves_pawn_tables_structure_by_structure() {
         .count();
     assert_eq!(left, 0, "work folders left");
 }
+
+/// `build-tables --mpi` refuses in a build without the feature, with the command that makes one.
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn mpi_needs_the_feature() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().to_str().expect("utf-8 path");
+    let r = build_tables(&["-q", "--mpi", "--out", out, "KQvKR"]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(
+        text(&r.stderr).contains("--features mpi"),
+        "{}",
+        text(&r.stderr)
+    );
+    assert!(table_files(dir.path()).is_empty());
+}
+
+/// `mpirun -np N build-tables --mpi` with 1, 2 and 3 processes writes KQvKR and KRNvK byte for
+/// byte as the single-process build with the same solve (`--compact`), and their sub-tables as
+/// the ordinary build. Needs OpenMPI
+/// (`apt-get install openmpi-bin libopenmpi-dev libclang-dev`) and the feature:
+/// `cargo test --release --features mpi --test cluster -- --ignored mpi`.
+#[cfg(feature = "mpi")]
+#[test]
+#[ignore = "needs mpirun (OpenMPI)"]
+fn mpi_builds_equal_the_single_process_build() {
+    let exe = env!("CARGO_BIN_EXE_build-tables");
+    let reference = tempfile::tempdir().expect("tempdir");
+    let refdir = reference.path().to_str().expect("utf-8 path");
+    let materials = ["KQvKR", "KRNvK"];
+    // The tables they need as an ordinary build makes them (rank 0 builds those alone), the
+    // materials themselves with the compact solve, which the ranks split.
+    let mut args = vec!["-q", "--out", refdir];
+    args.extend(materials);
+    common::build_tables_ok(&args);
+    let mut args = vec!["-q", "--compact", "--force", "--only", "--out", refdir];
+    args.extend(materials);
+    common::build_tables_ok(&args);
+    for ranks in ["1", "2", "3"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().to_str().expect("utf-8 path");
+        let mut cmd = Command::new("mpirun");
+        cmd.args(["--oversubscribe", "-np", ranks]);
+        // OpenMPI refuses root without this (CI and containers run as root).
+        cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+        cmd.args([exe, "-q", "--threads", "1", "--mpi", "--out", out]);
+        cmd.args(materials);
+        let r = cmd.output().expect("mpirun");
+        assert!(
+            r.status.success(),
+            "{ranks} ranks: {}{}",
+            text(&r.stdout),
+            text(&r.stderr)
+        );
+        let said = text(&r.stdout);
+        assert!(
+            said.contains(&format!("{ranks} MPI ranks")),
+            "{ranks} ranks: {said}"
+        );
+        assert_same_tables(reference.path(), dir.path());
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("read dir")
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        assert!(left.is_empty(), "{ranks} ranks left {left:?}");
+    }
+}

@@ -111,6 +111,15 @@ pub struct BuildTablesArgs {
         allow_hyphen_values = true
     )]
     sbatch_args: Vec<String>,
+    /// Run as one process of an MPI job (`mpirun -np N build-tables --mpi MATERIAL...`): each
+    /// named material without pawns is solved by all the processes together, split by king
+    /// placement; the tables they need, and materials with pawns, are built by the first
+    /// process alone. Needs a build with the cargo feature `mpi`.
+    #[arg(
+        long,
+        conflicts_with_all = ["verify", "recompress", "slurm", "structure_part", "list"]
+    )]
+    mpi: bool,
     /// No progress bars.
     #[arg(long, short)]
     quiet: bool,
@@ -164,6 +173,12 @@ pub enum BuildTablesError {
     /// The Slurm submission failed.
     #[error(transparent)]
     Slurm(#[from] super::slurm::SlurmError),
+    /// `--mpi` in a build without MPI.
+    #[error("this build-tables has no MPI: build it with `cargo build --release --features mpi`")]
+    NoMpi,
+    /// MPI could not be started.
+    #[error(transparent)]
+    Mpi(#[from] retro_build::compact::share::ExchangeError),
     /// Standard output could not be written.
     #[error("writing the output: {0}")]
     Output(#[from] std::io::Error),
@@ -180,12 +195,14 @@ impl BuildTablesError {
             | BuildTablesError::Threads { .. }
             | BuildTablesError::Size { .. }
             | BuildTablesError::OnePart(_)
+            | BuildTablesError::NoMpi
             | BuildTablesError::Material(_)
             | BuildTablesError::Tables(_) => 2,
             BuildTablesError::Nothing { .. }
             | BuildTablesError::Output(_)
             | BuildTablesError::Build(_)
             | BuildTablesError::Slurm(_)
+            | BuildTablesError::Mpi(_)
             | BuildTablesError::Failed(_) => 1,
         }
     }
@@ -272,6 +289,9 @@ fn run(args: &BuildTablesArgs) -> Result<(), BuildTablesError> {
     };
     if args.slurm {
         return run_slurm(args, &materials);
+    }
+    if args.mpi {
+        return run_mpi(args, &materials, opts);
     }
     if let Some(part) = args.structure_part {
         let [m] = materials[..] else {
@@ -612,5 +632,94 @@ fn run_verify(
         Err(BuildTablesError::Failed(format!(
             "{mismatches} mismatches, {failed} tables not checked"
         )))
+    }
+}
+
+/// `--mpi` without the feature: refused.
+#[cfg(not(feature = "mpi"))]
+fn run_mpi(
+    _args: &BuildTablesArgs,
+    _materials: &[Material],
+    _opts: BuildOptions,
+) -> Result<(), BuildTablesError> {
+    Err(BuildTablesError::NoMpi)
+}
+
+/// `--mpi`: this process is one rank of an MPI job (see the option). An error on any rank ends
+/// the whole job (`MPI_Abort`), since the others would wait for it in vain.
+#[cfg(feature = "mpi")]
+fn run_mpi(
+    args: &BuildTablesArgs,
+    materials: &[Material],
+    opts: BuildOptions,
+) -> Result<(), BuildTablesError> {
+    use retro_build::compact::{mpi_exchange::Mpi, share::Exchange};
+    let x = Mpi::init()?;
+    let (rank, ranks) = (x.rank(), x.ranks());
+    let opts = if rank == 0 {
+        opts
+    } else {
+        BuildOptions {
+            progress: Arc::new(retro_build::Silent),
+            ..opts
+        }
+    };
+    let start = Instant::now();
+    let split = |m: &Material| !m.has_pawns() && materials.contains(m);
+    let list = if args.only {
+        let mut l = materials.to_vec();
+        l.sort();
+        l.dedup();
+        retro_tables::sort_build_order(&mut l);
+        l
+    } else {
+        retro_build::plan(materials)
+    };
+    let result = (|| -> Result<(), BuildTablesError> {
+        for m in &list {
+            let t = Instant::now();
+            if split(m) {
+                let before = x.sent();
+                let summary = retro_build::build_split(*m, &opts, &x)?;
+                let mut sent = [x.sent() - before];
+                x.sum(&mut sent)?;
+                if let Some(s) = summary {
+                    say(&s.to_string());
+                    let entries = 2 * retro_tables::index::IndexScheme::new(*m).size();
+                    say(&format!(
+                        "{m}: {ranks} MPI ranks, {:.2} s; {} predecessors sent between ranks, \
+                         {} bytes ({:.3} bytes an entry)",
+                        t.elapsed().as_secs_f64(),
+                        sent[0],
+                        8 * sent[0],
+                        8.0 * sent[0] as f64 / entries as f64
+                    ));
+                }
+            } else if rank == 0 {
+                let s = retro_build::build_one(*m, &opts)?;
+                say(&s.to_string());
+            }
+            // The others wait for a table rank 0 builds alone.
+            x.sum(&mut [0])?;
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => {
+            log::info!("rank {rank}: sent {} predecessors in all", x.sent());
+            if rank == 0 {
+                say(&format!(
+                    "{} tables in {} over {ranks} MPI ranks, {:.2} s",
+                    list.len(),
+                    args.out.display(),
+                    start.elapsed().as_secs_f64()
+                ));
+            }
+            Ok(())
+        }
+        Err(e) => {
+            eprintln!("build-tables: rank {rank}: {e}");
+            x.abort(i32::from(e.exit_code()))
+        }
     }
 }

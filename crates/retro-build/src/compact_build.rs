@@ -13,7 +13,12 @@ use std::{
 use shakmaty::{ByColor, Color};
 
 use crate::{
-    compact::{self, dtz::CompactDtz, value_log_path, CompactSolver, Compacted, Policy},
+    compact::{
+        self,
+        dtz::CompactDtz,
+        share::{Exchange, Share},
+        value_log_path, CompactSolver, Compacted, Policy,
+    },
     dtz::Wdl50Tables,
     error::{DtzError, SolveError},
     kernel::{king_slot, Stage, SIDES},
@@ -69,6 +74,12 @@ fn discard_checkpoints(work: &Path, kind: &str) -> Result<(), BuildError> {
 
 /// What a finished DTM solve left in `work`, if it did.
 fn load_dtm(work: &Path, material: Material) -> io::Result<Option<Compacted>> {
+    load_dtm_of(work, material, IndexScheme::new(material).size())
+}
+
+/// What a finished DTM solve of `entries` entries a side (a rank's share, or the whole table)
+/// left in `work`, if it did.
+fn load_dtm_of(work: &Path, material: Material, entries: u64) -> io::Result<Option<Compacted>> {
     let Ok(mark) = fs::read_to_string(work.join(DTM_DONE)) else {
         return Ok(None);
     };
@@ -80,7 +91,7 @@ fn load_dtm(work: &Path, material: Material) -> io::Result<Option<Compacted>> {
     let [p0, p1, depths] = nums[..] else {
         return Err(bad());
     };
-    let words = IndexScheme::new(material).size().div_ceil(64) as usize;
+    let words = entries.div_ceil(64) as usize;
     let mut legal = ByColor::new_with(|_| Vec::new());
     for side in SIDES {
         let l = &mut legal[side];
@@ -271,4 +282,235 @@ pub(crate) fn build_compact(
         dtz_solve_seconds
     );
     Ok(summary)
+}
+
+/// Sets in `dst` (bits of the whole table) the `len` bits of `src` (bits of a rank's share),
+/// from bit `offset` on.
+fn or_bits_at(dst: &mut [u64], src: &[u64], offset: u64, len: u64) {
+    let (base, shift) = ((offset / 64) as usize, offset % 64);
+    for (k, &w) in src.iter().enumerate() {
+        let bits = len.saturating_sub(64 * k as u64);
+        let w = if bits < 64 {
+            w & ((1u64 << bits) - 1)
+        } else {
+            w
+        };
+        if w == 0 {
+            continue;
+        }
+        if let Some(d) = dst.get_mut(base + k) {
+            *d |= w << shift;
+        }
+        if shift > 0 {
+            if let Some(d) = dst.get_mut(base + k + 1) {
+                *d |= w >> (64 - shift);
+            }
+        }
+    }
+}
+
+/// Puts the DTM solves of `ranks` ranks in `work` together into the one of the whole table:
+/// the legal bits, the value logs one after another (each rank's holds its own entries), the
+/// mark of a finished DTM solve; then removes the ranks' directories.
+fn merge_ranks(work: &Path, material: Material, ranks: usize) -> io::Result<()> {
+    let ix = IndexScheme::new(material);
+    let words = ix.size().div_ceil(64) as usize;
+    let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidData, what.to_string());
+    let mut legal = ByColor::new_with(|_| vec![0u64; words]);
+    let mut positions = ByColor::new_with(|_| 0u64);
+    let mut depths = 0;
+    let mut shares = Vec::with_capacity(ranks);
+    for r in 0..ranks {
+        let share = Share::of(&ix, r, ranks).ok_or_else(|| bad("more ranks than placements"))?;
+        let c = load_dtm_of(&share.work(work), material, share.len())?
+            .ok_or_else(|| bad("a rank's DTM solve is not finished"))?;
+        for side in SIDES {
+            or_bits_at(&mut legal[side], &c.legal[side], share.lo(), share.len());
+            positions[side] += c.positions[side];
+        }
+        depths = depths.max(c.depths);
+        shares.push(share);
+    }
+    for side in SIDES {
+        retro_tables::write_atomic(&value_log_path(work, side), |f| -> io::Result<()> {
+            for share in &shares {
+                let mut log = fs::File::open(value_log_path(&share.work(work), side))?;
+                io::copy(&mut log, f)?;
+            }
+            Ok(())
+        })?;
+    }
+    let whole = Compacted {
+        material,
+        positions,
+        legal,
+        logs: ByColor::new_with(|s| value_log_path(work, s)),
+        depths,
+    };
+    save_dtm(work, &whole)?;
+    for share in &shares {
+        fs::remove_dir_all(share.work(work))?;
+    }
+    Ok(())
+}
+
+/// Builds a material without pawns with its DTM solve split over ranks by king placement
+/// ([`compact::share`]): every rank calls this with the same options and its own `exchange`.
+/// The ranks solve the DTM together, each its share; rank 0 puts their logs together and
+/// builds the rest (the DTZ50 solve and both files) as `build-tables` does, and returns its
+/// summary; the other ranks return `None`. A build stopped part way resumes from the ranks'
+/// last common checkpoint, or from the finished DTM solve. Its sub-tables must be in
+/// `opts.out` already.
+///
+/// # Errors
+/// A material with pawns, a missing sub-table, a solve or exchange error, an I/O error.
+pub fn build_split(
+    material: Material,
+    opts: &BuildOptions,
+    exchange: &dyn Exchange,
+) -> Result<Option<TableSummary>, BuildError> {
+    let material = material.canonical();
+    if material.has_pawns() {
+        return Err(SolveError::Pawns(material.name()).into());
+    }
+    let ix = IndexScheme::new(material);
+    let share = exchange.share(&ix);
+    let work = work_dir(&opts.out, material);
+    let sum = |v: &mut [u64]| {
+        exchange.sum(v).map_err(|e| {
+            BuildError::Solve(SolveError::Exchange {
+                material: material.name(),
+                source: e,
+            })
+        })
+    };
+    // Rank 0 decides whether the DTM solve is needed: not when both files are there, nor when
+    // a finished solve waits in the work directory.
+    let mut skip = [0u64];
+    if share.rank == 0 {
+        let present = |p: PathBuf, dtz: bool| {
+            let t = if dtz {
+                retro_tables::format::Table::open_dtz(&p, Some(material))
+            } else {
+                retro_tables::format::Table::open(&p, Some(material))
+            };
+            !opts.force && t.is_ok_and(|t| t.check_blocks().is_ok())
+        };
+        let tables = present(opts.out.join(Metric::Dtm.file_name(material)), false)
+            && present(opts.out.join(Metric::Dtz.file_name(material)), true);
+        skip[0] = u64::from(tables || work.join(DTM_DONE).exists());
+    }
+    sum(&mut skip)?;
+    if skip[0] == 0 {
+        let mine = share.work(&work);
+        fs::create_dir_all(&mine).map_err(|e| work_error(&mine, e))?;
+        let done = load_dtm_of(&mine, material, share.len())
+            .map_err(|e| work_error(&mine, e))?
+            .is_some();
+        let mut all = [u64::from(done)];
+        sum(&mut all)?;
+        if all[0] != share.ranks as u64 {
+            // The ranks solve together, from their last common checkpoint.
+            let _ = fs::remove_file(mine.join(DTM_DONE));
+            let sub = SubTables::open_for(&opts.out, material, Stage::InitBoth).map_err(|e| {
+                SolveError::SubTable {
+                    material: material.name(),
+                    source: e.into(),
+                }
+            })?;
+            let policy = Policy {
+                every: opts.checkpoint_every,
+                stop_at: None,
+            };
+            let c = CompactSolver::split(material, &sub, &work, exchange)?
+                .with_policy(policy)
+                .solve(opts.progress.as_ref())?;
+            save_dtm(&mine, &c).map_err(|e| work_error(&mine, e))?;
+        }
+        sum(&mut [0])?;
+        if share.rank == 0 {
+            merge_ranks(&work, material, share.ranks).map_err(|e| work_error(&work, e))?;
+        }
+        sum(&mut [0])?;
+    }
+    if share.rank != 0 {
+        return Ok(None);
+    }
+    let opts = BuildOptions {
+        compact: true,
+        ..opts.clone()
+    };
+    crate::build_one(material, &opts).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compact::share::Threads;
+
+    #[test]
+    fn bits_land_at_their_offset() {
+        for (offset, len) in [(0u64, 130u64), (5, 64), (64, 1), (63, 70), (100, 200)] {
+            let src: Vec<u64> = (0..len.div_ceil(64))
+                .map(|k| !0u64 ^ (k * 0x9E37))
+                .collect();
+            let mut dst = vec![0u64; (offset + len).div_ceil(64) as usize + 1];
+            or_bits_at(&mut dst, &src, offset, len);
+            for i in 0..64 * dst.len() as u64 {
+                let want = i >= offset
+                    && i < offset + len
+                    && src[((i - offset) / 64) as usize] >> ((i - offset) % 64) & 1 == 1;
+                assert_eq!(dst[(i / 64) as usize] >> (i % 64) & 1 == 1, want, "bit {i}");
+            }
+        }
+    }
+
+    /// The build of a material split over 1, 2 and 3 ranks (threads here, processes under
+    /// MPI) writes the files of the compact build, byte for byte, and leaves no work behind.
+    #[test]
+    fn a_split_build_writes_the_files_of_the_compact_build() {
+        let m: Material = "KQvKR".parse().expect("material");
+        let reference = tempfile::tempdir().expect("dir");
+        let opts = BuildOptions {
+            compact: true,
+            ..BuildOptions::quiet(reference.path().to_path_buf())
+        };
+        crate::build(&[m], &opts, |_| {}).expect("reference build");
+        let names = [Metric::Dtm.file_name(m), Metric::Dtz.file_name(m)];
+        for ranks in [1, 2, 3] {
+            let dir = tempfile::tempdir().expect("dir");
+            for f in fs::read_dir(reference.path()).expect("listing").flatten() {
+                let name = f.file_name().to_string_lossy().into_owned();
+                if !names.contains(&name) {
+                    fs::copy(f.path(), dir.path().join(&name)).expect("copy");
+                }
+            }
+            let opts = BuildOptions::quiet(dir.path().to_path_buf());
+            let group = Threads::group(ranks);
+            let results: Vec<bool> = std::thread::scope(|s| {
+                let hs: Vec<_> = group
+                    .iter()
+                    .map(|x| {
+                        let opts = &opts;
+                        s.spawn(move || build_split(m, opts, x).expect("split build").is_some())
+                    })
+                    .collect();
+                hs.into_iter().map(|h| h.join().expect("rank")).collect()
+            });
+            assert_eq!(results.iter().filter(|&&r| r).count(), 1, "one summary");
+            assert!(results[0], "rank 0 writes the tables");
+            let received: u64 = group.iter().map(Threads::received).sum();
+            assert_eq!(
+                received > 0,
+                ranks > 1,
+                "{received} sent between {ranks} ranks"
+            );
+            for name in &names {
+                let want = fs::read(reference.path().join(name)).expect("reference file");
+                let got = fs::read(dir.path().join(name)).expect("split file");
+                assert!(want == got, "{name} with {ranks} ranks differs");
+            }
+            assert!(!work_dir(dir.path(), m).exists(), "work left");
+        }
+    }
 }

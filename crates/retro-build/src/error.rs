@@ -28,6 +28,14 @@ pub enum SolveError {
     /// A work file of the compact solve could not be written or read.
     #[error("work files in {0}: {1}")]
     Work(std::path::PathBuf, std::io::Error),
+    /// The ranks of a split solve could not exchange what they found.
+    #[error("while solving {material} over ranks: {source}")]
+    Exchange {
+        /// The material being solved.
+        material: String,
+        /// What went wrong between the ranks.
+        source: crate::compact::share::ExchangeError,
+    },
     /// A solve by structure asked for a part the material does not have.
     #[error("{material} has {parts} structure parts (0 to {}), not {part}", .parts.saturating_sub(1))]
     NoSuchPart {

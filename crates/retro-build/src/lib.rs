@@ -25,7 +25,7 @@ mod solve;
 mod structure;
 pub mod verify;
 
-pub use compact_build::work_dir;
+pub use compact_build::{build_split, work_dir};
 pub use error::{DtzError, Inconsistency, SolveError, SubTableError};
 pub use kernel::{memory_in_use, Stage};
 pub use progress::{Progress, Silent};

@@ -748,7 +748,7 @@ impl Depths for DtzDepths<'_, '_> {
         for side in SIDES {
             for win in [true, false] {
                 let path = seed_path(&s.work, win, side, d);
-                mark_seeds(&path, side, &self.cur, |i| {
+                mark_seeds(&path, side, &self.cur, 0, |i| {
                     s.state[side].get(i as usize).is_some_and(|st| {
                         let v = st.load(Relaxed);
                         if win && v == WINNER {

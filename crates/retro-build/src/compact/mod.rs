@@ -29,7 +29,10 @@
 
 pub(crate) mod checkpoint;
 pub mod dtz;
+#[cfg(feature = "mpi")]
+pub mod mpi_exchange;
 mod resume;
+pub mod share;
 pub mod verify;
 pub mod verify_dtz;
 pub(crate) mod worklog;
@@ -48,7 +51,10 @@ use std::{
 use rayon::prelude::*;
 use shakmaty::{ByColor, Color, Role};
 
-use self::worklog::{read_records, DepthLog, Run, SeedFiles};
+use self::{
+    share::{encode, Exchange, Inbox, Post, Share, BATCH},
+    worklog::{read_records, DepthLog, Run, SeedFiles},
+};
 use crate::{
     error::{SolveError, SubTableError},
     kernel::{
@@ -250,12 +256,40 @@ pub struct CompactSolver<'a, T: Tables + Sync> {
     n: usize,
     plans: Vec<Option<ExitPlan>>,
     sub: &'a T,
+    /// The state bytes of the entries this rank owns (`share.lo()..share.hi()`), per side.
     state: ByColor<Atomics<AtomicU8>>,
     work: PathBuf,
     sub_error: Mutex<Option<SubTableError>>,
     too_many_moves: std::sync::atomic::AtomicBool,
     /// When the passes checkpoint.
     policy: Policy,
+    /// The king placements this rank owns (the whole table when it is alone).
+    share: Share,
+}
+
+/// One rank's solver of a solve split over ranks ([`CompactSolver::split`]): the solver and
+/// how it talks to the other ranks, which only the thread that calls [`Split::solve`] uses.
+pub struct Split<'a, T: Tables + Sync> {
+    solver: CompactSolver<'a, T>,
+    exchange: &'a dyn Exchange,
+}
+
+impl<T: Tables + Sync> Split<'_, T> {
+    /// Checkpoints (and, in the tests of resuming, stops) as `policy` says.
+    pub(crate) fn with_policy(mut self, policy: Policy) -> Self {
+        self.solver.policy = policy;
+        self
+    }
+
+    /// Solves this rank's share together with the other ranks (see [`CompactSolver::solve`]):
+    /// the value logs are of its own entries, the legal bits of its share (bit `i` of entry
+    /// `share.lo() + i`).
+    ///
+    /// # Errors
+    /// As [`CompactSolver::solve`], and an exchange between the ranks that failed.
+    pub fn solve(self, progress: &dyn Progress) -> Result<Compacted, SolveError> {
+        self.solver.solve_with(progress, Some(self.exchange))
+    }
 }
 
 /// Wall time between checkpoints of the passes by default (a checkpoint of KRNvKNN writes
@@ -347,19 +381,20 @@ fn sync_logs(logs: &ByColor<Mutex<DepthLog>>) -> io::Result<ByColor<u64>> {
     Ok(lens)
 }
 
-/// Marks in `cur` each entry of `side` in the seed file `path` (none when it is absent) that
+/// Marks in `cur` (whose first entry is `lo`) each entry of `side` in the seed file `path` (none when it is absent) that
 /// `take` accepts; `take` may decide the entry's state byte on the way. How both compact
 /// solves join a depth's seeds to its frontier.
 fn mark_seeds(
     path: &Path,
     side: Color,
     cur: &Frontier,
+    lo: u64,
     take: impl Fn(u64) -> bool,
 ) -> io::Result<()> {
     read_records(path, |_, entries| {
         for &i in entries {
             if take(i) {
-                cur.mark(side, i);
+                cur.mark(side, i - lo);
             }
         }
     })
@@ -460,12 +495,45 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
     /// # Errors
     /// A material with pawns, or a work directory that cannot be made.
     pub fn new(material: Material, sub: &'a T, work: &Path) -> Result<Self, SolveError> {
+        let ix = IndexScheme::new(material);
+        let share = Share::whole(&ix);
+        Self::with_share(material, sub, work, share)
+    }
+
+    /// The solver of one rank of a solve split over ranks by king placement (see [`share`]):
+    /// it owns `exchange.share(..)` of the table, keeps its work files in its own directory
+    /// inside `work` ([`Share::work`]), and solves together with the other ranks, which call
+    /// the same methods in the same order. The value logs of all ranks together are the whole
+    /// table's.
+    ///
+    /// # Errors
+    /// As [`CompactSolver::new`].
+    pub fn split(
+        material: Material,
+        sub: &'a T,
+        work: &Path,
+        exchange: &'a dyn Exchange,
+    ) -> Result<Split<'a, T>, SolveError> {
+        let ix = IndexScheme::new(material);
+        let share = exchange.share(&ix);
+        Ok(Split {
+            solver: Self::with_share(material, sub, &share.work(work), share)?,
+            exchange,
+        })
+    }
+
+    fn with_share(
+        material: Material,
+        sub: &'a T,
+        work: &Path,
+        share: Share,
+    ) -> Result<Self, SolveError> {
         if material.has_pawns() {
             return Err(SolveError::Pawns(material.name()));
         }
         std::fs::create_dir_all(work).map_err(|e| SolveError::Work(work.to_path_buf(), e))?;
         let ix = IndexScheme::new(material);
-        let size = ix.size();
+        let size = share.len();
         let state = || Atomics::<AtomicU8>::zeroed(size as usize, Pages::Huge);
         Ok(CompactSolver {
             material,
@@ -479,6 +547,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
             sub_error: Mutex::new(None),
             too_many_moves: std::sync::atomic::AtomicBool::new(false),
             policy: Policy::default(),
+            share,
         })
     }
 
@@ -515,14 +584,71 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
         Ok(())
     }
 
+    fn exchange_error(&self, e: share::ExchangeError) -> SolveError {
+        SolveError::Exchange {
+            material: self.material.name(),
+            source: e,
+        }
+    }
+
+    /// Sums `values` over the ranks of `exchange` (nothing to do alone).
+    fn sum(&self, exchange: Option<&dyn Exchange>, values: &mut [u64]) -> Result<(), SolveError> {
+        match exchange {
+            Some(x) => x.sum(values).map_err(|e| self.exchange_error(e)),
+            None => Ok(()),
+        }
+    }
+
+    /// The checkpoint to resume from: this rank's own, when every rank has one of the same
+    /// depth; else none, and the work of an earlier start is cleared (ranks stopped between
+    /// their checkpoints start again together).
+    fn agree_on(
+        &self,
+        mark: Option<checkpoint::Mark>,
+        exchange: Option<&dyn Exchange>,
+    ) -> Result<Option<checkpoint::Mark>, SolveError> {
+        let Some(x) = exchange else {
+            return Ok(mark);
+        };
+        let depth = mark.as_ref().map_or(0, |m| m.depth as u64);
+        let mut have = [u64::from(mark.is_some())];
+        x.sum(&mut have).map_err(|e| self.exchange_error(e))?;
+        let mut range = [depth, u64::MAX - depth];
+        x.max(&mut range).map_err(|e| self.exchange_error(e))?;
+        let same = range[0] == u64::MAX - range[1];
+        if have[0] == self.share.ranks as u64 && same {
+            return Ok(mark);
+        }
+        if have[0] > 0 {
+            log::warn!(
+                "{}: the ranks' checkpoints differ; rank {} starts again",
+                self.material.name(),
+                self.share.rank
+            );
+        }
+        let _ = std::fs::remove_dir_all(&self.work);
+        std::fs::create_dir_all(&self.work).map_err(|e| self.io_error(e))?;
+        Ok(None)
+    }
+
     /// Solves the material (see the module docs); `progress` shows the passes.
     ///
     /// # Errors
     /// A sub-table that cannot be read, a work file that cannot be written or read, a mate
     /// longer than the passes go.
     pub fn solve(self, progress: &dyn Progress) -> Result<Compacted, SolveError> {
+        self.solve_with(progress, None)
+    }
+
+    /// [`CompactSolver::solve`], as one of the ranks of `exchange` when there is one.
+    fn solve_with(
+        self,
+        progress: &dyn Progress,
+        exchange: Option<&dyn Exchange>,
+    ) -> Result<Compacted, SolveError> {
         let started = Instant::now();
         let resume = checkpoint::mark(&self.work, CKPT).map_err(|e| self.io_error(e))?;
+        let resume = self.agree_on(resume, exchange)?;
         let (mates, max_seed) = match &resume {
             Some(m) => {
                 log::info!(
@@ -541,7 +667,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
             started.elapsed().as_secs_f64(),
             crate::kernel::memory_in_use()
         );
-        let depths = self.retrograde(progress, mates, max_seed, resume)?;
+        let depths = self.retrograde(progress, mates, max_seed, resume, exchange)?;
         let legal = self.legal_bits();
         let positions = legal
             .as_ref()
@@ -683,8 +809,8 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
     /// The init pass: every entry's state, the mates (losses in 0) and the seeds, written to
     /// their files. Returns the mates and the deepest seed.
     fn init(&self, progress: &dyn Progress) -> Result<(Vec<(Color, u64)>, usize), SolveError> {
-        let size = self.ix.size();
-        let chunks = size.div_ceil(CHUNK);
+        let (lo, hi) = (self.share.lo(), self.share.hi());
+        let chunks = (hi - lo).div_ceil(CHUNK);
         progress.begin(&self.material.name(), "init", Some(chunks));
         let mut files = SeedFiles::default();
         let mut eta = EtaLog::new(format!("{} init", self.material.name()), chunks);
@@ -697,7 +823,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
             let parts: Vec<ChunkSeeds> = (c0..c1)
                 .into_par_iter()
                 .map(|c| {
-                    let part = self.init_chunk(c * CHUNK, ((c + 1) * CHUNK).min(size));
+                    let part = self.init_chunk(lo + c * CHUNK, (lo + (c + 1) * CHUNK).min(hi));
                     progress.advance(1);
                     part
                 })
@@ -739,15 +865,17 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
         };
         // Per side, by depth.
         let mut seeds: ByColor<BTreeMap<usize, Vec<u64>>> = ByColor::new_with(|_| BTreeMap::new());
+        let lo = self.share.lo();
         for idx in start..end {
+            let local = (idx - lo) as usize;
             let Some(sq) = self.ix.decode(idx) else {
                 for st in &self.state {
-                    st[idx as usize].store(UNUSED, Relaxed);
+                    st[local].store(UNUSED, Relaxed);
                 }
                 continue;
             };
             for side in SIDES {
-                let st = &self.state[side][idx as usize];
+                let st = &self.state[side][local];
                 if !self.summarize(&sq, idx, side, &mut lt, &mut sum) {
                     st.store(UNUSED, Relaxed);
                     continue;
@@ -817,13 +945,15 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
         mates: Vec<(Color, u64)>,
         mut max_seed: usize,
         resume: Option<checkpoint::Mark>,
+        exchange: Option<&dyn Exchange>,
     ) -> Result<usize, SolveError> {
-        let size = self.ix.size();
+        let size = self.share.len();
+        let lo = self.share.lo();
         progress.begin(&self.material.name(), "depth", None);
         let cur = Frontier::new(size);
         let next = Frontier::new(size);
         for (side, idx) in mates {
-            cur.mark(side, idx);
+            cur.mark(side, idx - lo);
         }
         let mut late: BTreeMap<usize, Vec<(Color, u64)>> = BTreeMap::new();
         let mut d = 0usize;
@@ -864,8 +994,10 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
             late,
             decided_total,
             logs,
-            partitions: partitions(&self.ix),
+            partitions: self.partitions(),
             clock: self.policy.start(resume.as_ref()),
+            scheduled: false,
+            exchange,
         };
         let d = by_depth(&mut depths, d)?;
         let logs = depths.logs;
@@ -879,51 +1011,128 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
         Ok(d)
     }
 
+    /// The partitions of a pass over this rank's king placements (see
+    /// [`kernel::pass::partitions`]), numbered from its first placement.
+    fn partitions(&self) -> Vec<(Color, Vec<u64>)> {
+        let own = self.share.placements();
+        partitions(&self.ix)
+            .into_iter()
+            .filter_map(|(side, v)| {
+                let v: Vec<u64> = v
+                    .into_iter()
+                    .filter(|p| own.contains(p))
+                    .map(|p| p - own.start)
+                    .collect();
+                (!v.is_empty()).then_some((side, v))
+            })
+            .collect()
+    }
+
     /// Un-moves from the nodes of depth `d` in `cur` (taking them out of it and writing them
-    /// to the value logs), deciding predecessors at `d + 1` into `next`. Returns the losses
-    /// decided for later depths (depth, side, entry).
+    /// to the value logs), deciding predecessors at `d + 1` into `next`; with other ranks, the
+    /// predecessors they own are sent to them and those they send are applied here after the
+    /// pass. Returns the losses decided for later depths (depth, side, local entry).
     fn unmove_pass(
         &self,
         d: usize,
         cur: &Frontier,
         next: &Frontier,
         partitions: &[(Color, Vec<u64>)],
-        king_stride: u64,
         logs: &ByColor<Mutex<DepthLog>>,
+        exchange: Option<&dyn Exchange>,
     ) -> Result<Vec<(usize, Color, u64)>, SolveError> {
+        let king_stride = self.ix.king_stride();
         let failed = Mutex::new(None::<io::Error>);
-        let tasks = run_pass(cur, partitions, king_stride, || DtmTask {
-            solver: self,
-            d,
-            next,
-            logs,
-            failed: &failed,
-            preds: [Vec::with_capacity(256), Vec::with_capacity(256)],
-            k: 0,
-            pending: None,
-            run: Run::default(),
-            later: Vec::new(),
-        });
-        let later: Vec<(usize, Color, u64)> = tasks.into_iter().flat_map(|t| t.later).collect();
+        let task = |post| DtmTask::new(self, d, next, logs, &failed, post);
+        let mut later: Vec<(usize, Color, u64)> = match exchange {
+            None => run_pass(cur, partitions, king_stride, || task(None))
+                .into_iter()
+                .flat_map(|t| t.later)
+                .collect(),
+            Some(x) => {
+                let found = Mutex::new(Vec::new());
+                let mut inbox = Inbox::new(self.work.join("inbox.bin"));
+                x.pass(
+                    &|post| {
+                        let tasks = run_pass(cur, partitions, king_stride, || {
+                            DtmTask::new(self, d, next, logs, &failed, Some(post))
+                        });
+                        let mut later = Vec::new();
+                        for mut t in tasks {
+                            t.out.flush();
+                            later.append(&mut t.later);
+                        }
+                        if let Ok(mut g) = found.lock() {
+                            g.append(&mut later);
+                        }
+                    },
+                    &mut |batch| inbox.push(&batch),
+                )
+                .map_err(|e| self.exchange_error(e))?;
+                let mut later = found.into_inner().unwrap_or_default();
+                let received = inbox.len();
+                let mut misrouted = 0u64;
+                inbox
+                    .drain(|words| misrouted += self.apply_received(words, d, next, &mut later))
+                    .map_err(|e| self.io_error(e))?;
+                if misrouted > 0 {
+                    return Err(self.exchange_error(share::ExchangeError::Transport(
+                        "a predecessor reached a rank that does not own it",
+                    )));
+                }
+                log::debug!(
+                    "{} rank {}: depth {d}: {received} predecessors received",
+                    self.material.name(),
+                    self.share.rank
+                );
+                later
+            }
+        };
         if let Some(e) = failed.into_inner().ok().flatten() {
             return Err(self.io_error(e));
         }
         self.check_errors()?;
+        later.shrink_to_fit();
         Ok(later)
     }
 
+    /// Applies predecessors another rank sent (encoded, see [`share::encode`]) as
+    /// [`CompactSolver::update`] does its own; returns how many this rank does not own.
+    fn apply_received(
+        &self,
+        words: &[u64],
+        d: usize,
+        next: &Frontier,
+        later: &mut Vec<(usize, Color, u64)>,
+    ) -> u64 {
+        let (lo, len) = (self.share.lo(), self.share.len());
+        let mut misrouted = 0;
+        for &w in words {
+            let (mover, p) = share::decode(w);
+            let l = p.wrapping_sub(lo);
+            if l < len {
+                self.update_one(l, mover, d, next, later);
+            } else {
+                misrouted += 1;
+            }
+        }
+        misrouted
+    }
+
     /// The predecessors of node `idx` (`side` to move) into `out`, their state bytes
-    /// prefetched (see [`predecessors`]).
+    /// prefetched where this rank owns them (see [`predecessors`]).
     fn predecessors(&self, idx: u64, side: Color, out: &mut Vec<u64>) {
         predecessors(&self.ix, &self.slots, idx, side, out);
+        let lo = self.share.lo();
         for &p in out.iter() {
-            prefetch(&self.state[side.other()], p as usize);
+            prefetch(&self.state[side.other()], p.wrapping_sub(lo) as usize);
         }
     }
 
     /// Updates the predecessors `preds` (`mover` to move) of a node decided at depth `d`: of a
     /// loss, they win in `d + 1`; of a win, their count goes down and at zero they are lost, in
-    /// `d + 1` or, after a longer losing capture, later (into `later`).
+    /// `d + 1` or, after a longer losing capture, later (into `later`). Those of other ranks go
+    /// to `out`.
     fn update(
         &self,
         preds: &[u64],
@@ -931,36 +1140,98 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
         d: usize,
         next: &Frontier,
         later: &mut Vec<(usize, Color, u64)>,
+        out: &mut Outbox<'_>,
     ) {
-        let lost = d.is_multiple_of(2);
-        let state = &self.state[mover];
+        let (lo, len) = (self.share.lo(), self.share.len());
         for &p in preds {
-            let Some(st) = state.get(p as usize) else {
-                continue;
-            };
-            let s = st.load(Relaxed);
-            if lost {
-                if s < DECIDED {
-                    st.store(DECIDED, Relaxed);
-                    next.mark(mover, p);
-                }
-            } else if s < CANT_LOSE {
-                // A count (never 0: a position is decided when its count runs out).
-                if s & !LOSSY > 1 {
-                    st.store(s - 1, Relaxed);
-                    continue;
-                }
+            let l = p.wrapping_sub(lo);
+            if l < len {
+                self.update_one(l, mover, d, next, later);
+            } else {
+                out.push(mover, p);
+            }
+        }
+    }
+
+    /// [`CompactSolver::update`] of one predecessor this rank owns, its local entry `l`.
+    #[inline]
+    fn update_one(
+        &self,
+        l: u64,
+        mover: Color,
+        d: usize,
+        next: &Frontier,
+        later: &mut Vec<(usize, Color, u64)>,
+    ) {
+        let Some(st) = self.state[mover].get(l as usize) else {
+            return;
+        };
+        let s = st.load(Relaxed);
+        if d.is_multiple_of(2) {
+            if s < DECIDED {
                 st.store(DECIDED, Relaxed);
-                let exit = if s & LOSSY != 0 {
-                    self.longest_losing_exit(p, mover) as usize
-                } else {
-                    0
-                };
-                if exit <= d + 1 {
-                    next.mark(mover, p);
-                } else {
-                    later.push((exit, mover, p));
-                }
+                next.mark(mover, l);
+            }
+        } else if s < CANT_LOSE {
+            // A count (never 0: a position is decided when its count runs out).
+            if s & !LOSSY > 1 {
+                st.store(s - 1, Relaxed);
+                return;
+            }
+            st.store(DECIDED, Relaxed);
+            let exit = if s & LOSSY != 0 {
+                self.longest_losing_exit(l + self.share.lo(), mover) as usize
+            } else {
+                0
+            };
+            if exit <= d + 1 {
+                next.mark(mover, l);
+            } else {
+                later.push((exit, mover, l));
+            }
+        }
+    }
+}
+
+/// The predecessors a task found that other ranks own, batched per rank.
+struct Outbox<'p> {
+    post: Option<&'p Post>,
+    share: Share,
+    bufs: Vec<Vec<u64>>,
+}
+
+impl<'p> Outbox<'p> {
+    fn new(share: Share, post: Option<&'p Post>) -> Outbox<'p> {
+        Outbox {
+            post,
+            share,
+            bufs: vec![Vec::new(); if post.is_some() { share.ranks } else { 0 }],
+        }
+    }
+
+    /// Adds predecessor `p` (`mover` to move) for its rank, sending a full batch.
+    #[inline]
+    fn push(&mut self, mover: Color, p: u64) {
+        let Some(post) = self.post else {
+            return;
+        };
+        let r = self.share.owner(p);
+        if let Some(b) = self.bufs.get_mut(r) {
+            b.push(encode(mover, p));
+            if b.len() >= BATCH {
+                post.send(r, std::mem::take(b));
+            }
+        }
+    }
+
+    /// Sends what is left.
+    fn flush(&mut self) {
+        let Some(post) = self.post else {
+            return;
+        };
+        for (r, b) in self.bufs.iter_mut().enumerate() {
+            if !b.is_empty() {
+                post.send(r, std::mem::take(b));
             }
         }
     }
@@ -1032,6 +1303,10 @@ struct DtmDepths<'s, 'a, T: Tables + Sync> {
     logs: ByColor<Mutex<DepthLog>>,
     partitions: Vec<(Color, Vec<u64>)>,
     clock: Clock,
+    /// Whether any rank has something scheduled after the depth last completed.
+    scheduled: bool,
+    /// The other ranks, when the solve is split.
+    exchange: Option<&'s dyn Exchange>,
 }
 
 impl<T: Tables + Sync> DtmDepths<'_, '_, T> {
@@ -1070,17 +1345,21 @@ impl<T: Tables + Sync> Depths for DtmDepths<'_, '_, T> {
     type Error = SolveError;
 
     fn complete(&mut self, d: usize) -> Result<u64, SolveError> {
-        if self.clock.due(d) {
+        let s = self.solver;
+        // Every rank checkpoints at the same depth: when any is due.
+        let mut due = [u64::from(self.clock.due(d))];
+        s.sum(self.exchange, &mut due)?;
+        if due[0] > 0 {
             self.checkpoint(d)?;
         }
-        let s = self.solver;
         if s.policy.stop_at == Some(d) {
             return Err(s.io_error(io::Error::other("stopped for a test")));
         }
         // Complete the frontier: seeds of this depth, losses decided earlier for it.
+        let lo = s.share.lo();
         for side in SIDES {
-            mark_seeds(&seed_path(&s.work, side, d), side, &self.cur, |i| {
-                s.state[side].get(i as usize).is_some_and(|st| {
+            mark_seeds(&seed_path(&s.work, side, d), side, &self.cur, lo, |i| {
+                s.state[side].get((i - lo) as usize).is_some_and(|st| {
                     let fresh = st.load(Relaxed) != DECIDED;
                     if fresh {
                         st.store(DECIDED, Relaxed);
@@ -1093,11 +1372,18 @@ impl<T: Tables + Sync> Depths for DtmDepths<'_, '_, T> {
         for (side, i) in self.late.remove(&d).unwrap_or_default() {
             self.cur.mark(side, i);
         }
-        Ok(marked(&self.cur))
+        // The frontier of all ranks, and whether any has more to come.
+        let mut v = [
+            marked(&self.cur),
+            u64::from(d < self.max_seed || !self.late.is_empty()),
+        ];
+        s.sum(self.exchange, &mut v)?;
+        self.scheduled = v[1] > 0;
+        Ok(v[0])
     }
 
-    fn scheduled_after(&self, d: usize) -> bool {
-        d < self.max_seed || !self.late.is_empty()
+    fn scheduled_after(&self, _d: usize) -> bool {
+        self.scheduled
     }
 
     fn pass(&mut self, d: usize, count: u64) -> Result<(), SolveError> {
@@ -1119,8 +1405,8 @@ impl<T: Tables + Sync> Depths for DtmDepths<'_, '_, T> {
             &self.cur,
             &self.next,
             &self.partitions,
-            s.ix.king_stride(),
             &self.logs,
+            self.exchange,
         )?;
         log::info!(
             "{}: depth {d}: {count} decided ({} in all), pass {:.1} s, {}",
@@ -1152,10 +1438,38 @@ struct DtmTask<'s, 'a, T: Tables + Sync> {
     pending: Option<Color>,
     run: Run,
     later: Vec<(usize, Color, u64)>,
+    /// The predecessors of other ranks.
+    out: Outbox<'s>,
+}
+
+impl<'s, 'a, T: Tables + Sync> DtmTask<'s, 'a, T> {
+    fn new(
+        solver: &'s CompactSolver<'a, T>,
+        d: usize,
+        next: &'s Frontier,
+        logs: &'s ByColor<Mutex<DepthLog>>,
+        failed: &'s Mutex<Option<io::Error>>,
+        post: Option<&'s Post>,
+    ) -> Self {
+        DtmTask {
+            solver,
+            d,
+            next,
+            logs,
+            failed,
+            preds: [Vec::with_capacity(256), Vec::with_capacity(256)],
+            k: 0,
+            pending: None,
+            run: Run::default(),
+            later: Vec::new(),
+            out: Outbox::new(solver.share, post),
+        }
+    }
 }
 
 impl<T: Tables + Sync> PassTask for DtmTask<'_, '_, T> {
-    fn node(&mut self, side: Color, idx: u64) {
+    fn node(&mut self, side: Color, local: u64) {
+        let idx = local + self.solver.share.lo();
         self.run.push(idx);
         let k = self.k;
         self.solver.predecessors(idx, side, &mut self.preds[k]);
@@ -1166,6 +1480,7 @@ impl<T: Tables + Sync> PassTask for DtmTask<'_, '_, T> {
                 self.d,
                 self.next,
                 &mut self.later,
+                &mut self.out,
             );
         }
         self.pending = Some(side);
@@ -1184,6 +1499,7 @@ impl<T: Tables + Sync> PassTask for DtmTask<'_, '_, T> {
                 self.d,
                 self.next,
                 &mut self.later,
+                &mut self.out,
             );
         }
         flush_run(&self.logs[side], self.d as u16, &mut self.run, self.failed);

@@ -86,15 +86,22 @@ fn five_pieces_agree_with_solve() {
     }
 }
 
-/// A solve stopped in the middle of its passes resumes from its last checkpoint and ends with
-/// the values of a solve that was never stopped.
-#[test]
-fn a_stopped_solve_resumes_from_its_checkpoint() {
+/// KQvKR built by `solve` into a temporary directory: the material, the directory, its table
+/// and its sub-tables.
+fn kqvkr() -> (Material, tempfile::TempDir, Table, SubTables) {
     let m: Material = "KQvKR".parse().expect("material");
     let dir = tempfile::tempdir().expect("dir");
     build_for_test(dir.path(), &[m]);
     let table = Table::open(&dir.path().join(file_name(m)), Some(m)).expect("table");
     let sub = SubTables::open_for(dir.path(), m, Stage::InitBoth).expect("sub-tables");
+    (m, dir, table, sub)
+}
+
+/// A solve stopped in the middle of its passes resumes from its last checkpoint and ends with
+/// the values of a solve that was never stopped.
+#[test]
+fn a_stopped_solve_resumes_from_its_checkpoint() {
+    let (m, dir, table, sub) = kqvkr();
     let work = dir.path().join("work");
     let every = std::time::Duration::ZERO;
     let stopped = CompactSolver::new(m, &sub, &work)
@@ -162,4 +169,68 @@ fn a_stopped_solve_resumes_from_its_checkpoint() {
             }
         }
     }
+}
+
+/// A solve split over three ranks, stopped at the same depth on every rank, resumes from the
+/// ranks' checkpoints; each rank's values are then those of its share of the table.
+#[test]
+fn a_split_solve_resumes_from_the_ranks_checkpoints() {
+    let (m, dir, table, sub) = kqvkr();
+    let work = dir.path().join("work");
+    let group = share::Threads::group(3);
+    let run = |stop_at: Option<usize>| -> Vec<Option<Compacted>> {
+        std::thread::scope(|s| {
+            let hs: Vec<_> = group
+                .iter()
+                .map(|x| {
+                    let (sub, work) = (&sub, &work);
+                    s.spawn(move || {
+                        CompactSolver::split(m, sub, work, x)
+                            .expect("solver")
+                            .with_policy(Policy {
+                                every: std::time::Duration::ZERO,
+                                stop_at,
+                            })
+                            .solve(&crate::Silent)
+                            .ok()
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().expect("rank")).collect()
+        })
+    };
+    assert!(
+        run(Some(23)).iter().all(Option::is_none),
+        "every rank stops"
+    );
+    let ix = IndexScheme::new(m);
+    for r in 0..3 {
+        let share = share::Share::of(&ix, r, 3).expect("share");
+        let mark = checkpoint::mark(&share.work(&work), CKPT).expect("mark");
+        assert_eq!(mark.map(|m| m.depth), Some(23), "rank {r}");
+    }
+    let solved = run(None);
+    let mut checked = 0u64;
+    for (r, c) in solved.into_iter().enumerate() {
+        let c = c.expect("resumed");
+        let share = share::Share::of(&ix, r, 3).expect("share");
+        for side in SIDES {
+            let planes = c.side_planes(side).expect("planes");
+            for idx in share.lo()..share.hi() {
+                let l = idx - share.lo();
+                if c.legal[side][(l / 64) as usize] & (1 << (l % 64)) == 0 {
+                    continue;
+                }
+                let i = idx as usize;
+                let got = Value::from_planes(planes.first[i], planes.ext[i]);
+                assert_eq!(got, table.get(side, idx).expect("probe"), "entry {idx}");
+                checked += 1;
+            }
+        }
+    }
+    let whole = CompactSolver::new(m, &sub, &dir.path().join("whole"))
+        .expect("solver")
+        .solve(&crate::Silent)
+        .expect("solved");
+    assert_eq!(checked, whole.positions.white + whole.positions.black);
 }
