@@ -309,6 +309,54 @@ fn or_bits_at(dst: &mut [u64], src: &[u64], offset: u64, len: u64) {
     }
 }
 
+/// Whether both files of `material` are in `opts.out` and valid (and not to be rebuilt).
+fn tables_present(opts: &BuildOptions, material: Material) -> bool {
+    let present = |p: PathBuf, dtz: bool| {
+        let t = if dtz {
+            retro_tables::format::Table::open_dtz(&p, Some(material))
+        } else {
+            retro_tables::format::Table::open(&p, Some(material))
+        };
+        !opts.force && t.is_ok_and(|t| t.check_blocks().is_ok())
+    };
+    present(opts.out.join(Metric::Dtm.file_name(material)), false)
+        && present(opts.out.join(Metric::Dtz.file_name(material)), true)
+}
+
+/// Concatenates, per side, the files `path(dir)` of the ranks' directories into `path(work)`
+/// (written atomically).
+fn concatenate(work: &Path, shares: &[Share], path: impl Fn(&Path) -> PathBuf) -> io::Result<()> {
+    retro_tables::write_atomic(&path(work), |f| -> io::Result<()> {
+        for share in shares {
+            let mut part = fs::File::open(path(&share.work(work)))?;
+            io::copy(&mut part, f)?;
+        }
+        Ok(())
+    })
+    .map(|_| ())
+}
+
+/// Puts the DTZ50 solves of `ranks` ranks in `work` together: each log of wins and losses the
+/// ranks' one after another, the mark of a finished DTZ50 solve; then removes the ranks'
+/// directories.
+fn merge_dtz_ranks(work: &Path, material: Material, ranks: usize) -> io::Result<()> {
+    let ix = IndexScheme::new(material);
+    let shares: Vec<Share> = (0..ranks)
+        .map(|r| Share::of(&ix, r, ranks))
+        .collect::<Option<_>>()
+        .ok_or_else(|| io::Error::other("more ranks than king placements"))?;
+    for side in SIDES {
+        for win in [true, false] {
+            concatenate(work, &shares, |d| compact::dtz::log_path(d, win, side))?;
+        }
+    }
+    write_atomic(&work.join(DTZ_DONE), b"done\n")?;
+    for share in &shares {
+        fs::remove_dir_all(share.work(work))?;
+    }
+    Ok(())
+}
+
 /// Puts the DTM solves of `ranks` ranks in `work` together into the one of the whole table:
 /// the legal bits, the value logs one after another (each rank's holds its own entries), the
 /// mark of a finished DTM solve; then removes the ranks' directories.
@@ -332,13 +380,7 @@ fn merge_ranks(work: &Path, material: Material, ranks: usize) -> io::Result<()> 
         shares.push(share);
     }
     for side in SIDES {
-        retro_tables::write_atomic(&value_log_path(work, side), |f| -> io::Result<()> {
-            for share in &shares {
-                let mut log = fs::File::open(value_log_path(&share.work(work), side))?;
-                io::copy(&mut log, f)?;
-            }
-            Ok(())
-        })?;
+        concatenate(work, &shares, |d| value_log_path(d, side))?;
     }
     let whole = Compacted {
         material,
@@ -388,17 +430,7 @@ pub fn build_split(
     // a finished solve waits in the work directory.
     let mut skip = [0u64];
     if share.rank == 0 {
-        let present = |p: PathBuf, dtz: bool| {
-            let t = if dtz {
-                retro_tables::format::Table::open_dtz(&p, Some(material))
-            } else {
-                retro_tables::format::Table::open(&p, Some(material))
-            };
-            !opts.force && t.is_ok_and(|t| t.check_blocks().is_ok())
-        };
-        let tables = present(opts.out.join(Metric::Dtm.file_name(material)), false)
-            && present(opts.out.join(Metric::Dtz.file_name(material)), true);
-        skip[0] = u64::from(tables || work.join(DTM_DONE).exists());
+        skip[0] = u64::from(tables_present(opts, material) || work.join(DTM_DONE).exists());
     }
     sum(&mut skip)?;
     if skip[0] == 0 {
@@ -430,6 +462,37 @@ pub fn build_split(
         sum(&mut [0])?;
         if share.rank == 0 {
             merge_ranks(&work, material, share.ranks).map_err(|e| work_error(&work, e))?;
+        }
+        sum(&mut [0])?;
+    }
+    // The DTZ50 solve, split the same way, from the DTM solve's merged logs.
+    let mut skip = [0u64];
+    if share.rank == 0 {
+        skip[0] = u64::from(tables_present(opts, material) || work.join(DTZ_DONE).exists());
+    }
+    sum(&mut skip)?;
+    if skip[0] == 0 {
+        let mine = share.work(&work);
+        let dtz_error = |e: io::Error| BuildError::Dtz(DtzError::Work(mine.clone(), e));
+        fs::create_dir_all(&mine).map_err(dtz_error)?;
+        let mut all = [u64::from(mine.join(DTZ_DONE).exists())];
+        sum(&mut all)?;
+        if all[0] != share.ranks as u64 {
+            let _ = fs::remove_file(mine.join(DTZ_DONE));
+            let sub = Wdl50Tables::open_for(&opts.out, material)?;
+            let dtm_logs = ByColor::new_with(|s| value_log_path(&work, s));
+            CompactDtz::split(material, &dtm_logs, &sub, &work, exchange)?
+                .with_policy(Policy {
+                    every: opts.checkpoint_every,
+                    stop_at: None,
+                })
+                .solve(opts.progress.as_ref())?;
+            write_atomic(&mine.join(DTZ_DONE), b"done\n").map_err(dtz_error)?;
+        }
+        sum(&mut [0])?;
+        if share.rank == 0 {
+            merge_dtz_ranks(&work, material, share.ranks)
+                .map_err(|e| BuildError::Dtz(DtzError::Work(work.clone(), e)))?;
         }
         sum(&mut [0])?;
     }
@@ -487,15 +550,8 @@ mod tests {
             }
             let opts = BuildOptions::quiet(dir.path().to_path_buf());
             let group = Threads::group(ranks);
-            let results: Vec<bool> = std::thread::scope(|s| {
-                let hs: Vec<_> = group
-                    .iter()
-                    .map(|x| {
-                        let opts = &opts;
-                        s.spawn(move || build_split(m, opts, x).expect("split build").is_some())
-                    })
-                    .collect();
-                hs.into_iter().map(|h| h.join().expect("rank")).collect()
+            let results: Vec<bool> = crate::compact::share::on_ranks(&group, |x| {
+                build_split(m, &opts, x).expect("split build").is_some()
             });
             assert_eq!(results.iter().filter(|&&r| r).count(), 1, "one summary");
             assert!(results[0], "rank 0 writes the tables");

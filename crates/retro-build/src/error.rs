@@ -83,6 +83,14 @@ pub enum SubTableError {
 /// Why a DTZ solve failed.
 #[derive(Debug, thiserror::Error)]
 pub enum DtzError {
+    /// The ranks of a split DTZ50 solve could not exchange what they found.
+    #[error("while solving the DTZ50 of {material} over ranks: {source}")]
+    Exchange {
+        /// The material being solved.
+        material: String,
+        /// What went wrong between the ranks.
+        source: crate::compact::share::ExchangeError,
+    },
     /// A table a zeroing move leads to is not available.
     #[error("the WDL50 values of {0} are needed and missing")]
     MissingSubTable(String),

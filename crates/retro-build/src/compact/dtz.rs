@@ -27,9 +27,11 @@ use rayon::prelude::*;
 use shakmaty::{ByColor, Color, Role};
 
 use super::{
-    checkpoint, flush_run, mark_seeds, marked, predecessors, sync_logs,
+    checkpoint, flush_run, mark_seeds, marked, predecessors,
+    share::{self, Exchange, Post, Share},
+    sync_logs,
     worklog::{read_records, DepthLog, Run, SeedFiles},
-    Clock, Policy, CHUNK, RUN_BYTES,
+    Clock, Outbox, Policy, CHUNK, RUN_BYTES,
 };
 use crate::{
     dtz::Wdl50Tables,
@@ -200,6 +202,31 @@ pub struct CompactDtz<'a> {
     error: Mutex<Option<DtzError>>,
     /// When the passes checkpoint.
     policy: Policy,
+    /// The king placements this rank owns (the whole table when it is alone).
+    share: Share,
+}
+
+/// One rank's DTZ50 solver of a solve split over ranks ([`CompactDtz::split`]).
+pub struct DtzSplit<'a> {
+    solver: CompactDtz<'a>,
+    exchange: &'a dyn Exchange,
+}
+
+impl DtzSplit<'_> {
+    /// Checkpoints (and, in the tests of resuming, stops) as `policy` says.
+    pub(crate) fn with_policy(mut self, policy: Policy) -> Self {
+        self.solver.policy = policy;
+        self
+    }
+
+    /// Solves this rank's share together with the other ranks (see [`CompactDtz::solve`]);
+    /// the logs are of its own entries.
+    ///
+    /// # Errors
+    /// As [`CompactDtz::solve`], and an exchange between the ranks that failed.
+    pub fn solve(self, progress: &dyn Progress) -> Result<DtzLogs, DtzError> {
+        self.solver.solve_with(progress, Some(self.exchange))
+    }
 }
 
 /// The kind of the DTZ50 passes' checkpoints.
@@ -207,7 +234,7 @@ pub(crate) const CKPT: &str = "dtz";
 
 /// The log of the wins or losses of `side` (named by the side's number, `king_slot`: 0 white,
 /// 1 black).
-fn log_path(work: &Path, win: bool, side: Color) -> PathBuf {
+pub(crate) fn log_path(work: &Path, win: bool, side: Color) -> PathBuf {
     let kind = if win { "wins" } else { "losses" };
     work.join(format!("dtz-{kind}-{}.bin", king_slot(side)))
 }
@@ -245,8 +272,43 @@ impl<'a> CompactDtz<'a> {
         sub: &'a Wdl50Tables,
         work: &Path,
     ) -> Result<Self, DtzError> {
+        let share = Share::whole(&IndexScheme::new(material));
+        Self::with_share(material, dtm_logs, sub, work, share)
+    }
+
+    /// The DTZ50 solver of one rank of a solve split over ranks by king placement (see
+    /// [`super::share`]; the DTM logs are the whole table's): it owns `exchange.share(..)`,
+    /// keeps its work files in its own directory inside `work`, and solves together with the
+    /// other ranks.
+    ///
+    /// # Errors
+    /// As [`CompactDtz::new`].
+    pub fn split(
+        material: Material,
+        dtm_logs: &ByColor<PathBuf>,
+        sub: &'a Wdl50Tables,
+        work: &Path,
+        exchange: &'a dyn Exchange,
+    ) -> Result<DtzSplit<'a>, DtzError> {
+        let share = exchange.share(&IndexScheme::new(material));
+        let work = share.work(work);
+        std::fs::create_dir_all(&work).map_err(|e| DtzError::Work(work.clone(), e))?;
+        Ok(DtzSplit {
+            solver: Self::with_share(material, dtm_logs, sub, &work, share)?,
+            exchange,
+        })
+    }
+
+    fn with_share(
+        material: Material,
+        dtm_logs: &ByColor<PathBuf>,
+        sub: &'a Wdl50Tables,
+        work: &Path,
+        share: Share,
+    ) -> Result<Self, DtzError> {
         let ix = IndexScheme::new(material);
-        let size = ix.size() as usize;
+        let size = share.len() as usize;
+        let lo = share.lo();
         let state = ByColor::new_with(|_| {
             let s = Atomics::<AtomicU8>::zeroed(size, Pages::Huge);
             s.par_iter().for_each(|b| b.store(OUT, Relaxed));
@@ -256,7 +318,7 @@ impl<'a> CompactDtz<'a> {
             read_records(&dtm_logs[side], |depth, entries| {
                 let mark = if depth % 2 == 1 { WINNER } else { LOSER };
                 entries.par_iter().for_each(|&i| {
-                    if let Some(b) = state[side].get(i as usize) {
+                    if let Some(b) = state[side].get(i.wrapping_sub(lo) as usize) {
                         b.store(mark, Relaxed);
                     }
                 });
@@ -274,6 +336,7 @@ impl<'a> CompactDtz<'a> {
             work: work.to_path_buf(),
             error: Mutex::new(None),
             policy: Policy::default(),
+            share,
         })
     }
 
@@ -306,8 +369,32 @@ impl<'a> CompactDtz<'a> {
     /// A sub-table class that cannot be read, a work file, or a position that contradicts its
     /// DTM value.
     pub fn solve(self, progress: &dyn Progress) -> Result<DtzLogs, DtzError> {
+        self.solve_with(progress, None)
+    }
+
+    fn exchange_error(&self, e: share::ExchangeError) -> DtzError {
+        DtzError::Exchange {
+            material: self.material.name(),
+            source: e,
+        }
+    }
+
+    /// [`CompactDtz::solve`], as one of the ranks of `exchange` when there is one.
+    fn solve_with(
+        self,
+        progress: &dyn Progress,
+        exchange: Option<&dyn Exchange>,
+    ) -> Result<DtzLogs, DtzError> {
         let t = Instant::now();
-        let resume = checkpoint::mark(&self.work, CKPT).map_err(|e| self.io(e))?;
+        let mut resume = checkpoint::mark(&self.work, CKPT).map_err(|e| self.io(e))?;
+        if let Some(x) = exchange {
+            let keep = share::agree(resume.as_ref().map(|m| m.depth), x, self.share.ranks)
+                .map_err(|e| self.exchange_error(e))?;
+            if !keep {
+                share::start_again(&self.work).map_err(|e| self.io(e))?;
+                resume = None;
+            }
+        }
         let max_seed = match resume {
             Some(_) => 0,
             None => self.init(progress)?,
@@ -317,7 +404,7 @@ impl<'a> CompactDtz<'a> {
             self.material.name(),
             t.elapsed().as_secs_f64()
         );
-        self.passes(progress, max_seed, resume)?;
+        self.passes(progress, max_seed, resume, exchange)?;
         log::info!(
             "{}: DTZ50 solved in {:.1} s",
             self.material.name(),
@@ -394,8 +481,8 @@ impl<'a> CompactDtz<'a> {
     /// The init pass: each winner's and loser's captures and quiet moves; the seeds written to
     /// their files. Returns the deepest seed.
     fn init(&self, progress: &dyn Progress) -> Result<usize, DtzError> {
-        let size = self.ix.size();
-        let chunks = size.div_ceil(CHUNK);
+        let (lo, hi) = (self.share.lo(), self.share.hi());
+        let chunks = (hi - lo).div_ceil(CHUNK);
         progress.begin(&self.material.name(), "DTZ50 init", Some(chunks));
         let mut files = SeedFiles::default();
         let mut eta = super::EtaLog::new(format!("{} DTZ50 init", self.material.name()), chunks);
@@ -408,7 +495,7 @@ impl<'a> CompactDtz<'a> {
             let parts: Vec<Part> = (c0..c1)
                 .into_par_iter()
                 .map(|c| {
-                    let part = self.init_chunk(c * CHUNK, ((c + 1) * CHUNK).min(size));
+                    let part = self.init_chunk(lo + c * CHUNK, (lo + (c + 1) * CHUNK).min(hi));
                     progress.advance(1);
                     part
                 })
@@ -447,9 +534,11 @@ impl<'a> CompactDtz<'a> {
         // Per side, by depth.
         let mut wins: ByColor<BTreeMap<usize, Vec<u64>>> = ByColor::new_with(|_| BTreeMap::new());
         let mut losses: ByColor<BTreeMap<usize, Vec<u64>>> = ByColor::new_with(|_| BTreeMap::new());
+        let lo = self.share.lo();
         for idx in start..end {
+            let local = (idx - lo) as usize;
             let open = ByColor::new_with(|s| {
-                let b = self.state[s][idx as usize].load(Relaxed);
+                let b = self.state[s][local].load(Relaxed);
                 b == WINNER || b == LOSER
             });
             if !open.white && !open.black {
@@ -462,7 +551,7 @@ impl<'a> CompactDtz<'a> {
                 if !open {
                     continue;
                 }
-                let st = &self.state[side][idx as usize];
+                let st = &self.state[side][local];
                 let winner = st.load(Relaxed) == WINNER;
                 if !legal_targets(&self.slots, &sq, self.n, side, &mut lt) {
                     st.store(OUT, Relaxed);
@@ -553,8 +642,9 @@ impl<'a> CompactDtz<'a> {
         progress: &dyn Progress,
         mut max_seed: usize,
         resume: Option<checkpoint::Mark>,
+        exchange: Option<&dyn Exchange>,
     ) -> Result<(), DtzError> {
-        let size = self.ix.size();
+        let size = self.share.len();
         progress.begin(&self.material.name(), "DTZ50 depth", None);
         let cur = Frontier::new(size);
         let next = Frontier::new(size);
@@ -607,8 +697,10 @@ impl<'a> CompactDtz<'a> {
             late_after,
             wins,
             losses,
-            parts: partitions(&self.ix),
+            parts: share::own_partitions(partitions(&self.ix), &self.share),
             clock: self.policy.start(resume.as_ref()),
+            scheduled: false,
+            exchange,
         };
         by_depth(&mut depths, d)?;
         for l in depths.wins.iter().chain(&depths.losses) {
@@ -624,6 +716,7 @@ impl<'a> CompactDtz<'a> {
     /// of a loss (`lost`), the undecided wins win at `d + 1`; of a win, the losers' counts go
     /// down, and at zero they are lost at `d + 1`, or at 100 when their best move is a
     /// capture into a cursed win (into `late`).
+    #[allow(clippy::too_many_arguments)]
     fn update(
         &self,
         preds: &[u64],
@@ -632,39 +725,62 @@ impl<'a> CompactDtz<'a> {
         d: usize,
         next: &Frontier,
         late: &mut Vec<(Color, u64)>,
+        out: &mut Outbox<'_>,
     ) {
+        let (lo, len) = (self.share.lo(), self.share.len());
         for &p in preds {
-            let Some(st) = self.state[mover].get(p as usize) else {
-                continue;
-            };
-            let s = st.load(Relaxed);
-            if lost {
-                if s == WINNER {
-                    st.store(WIN, Relaxed);
-                    next.mark(mover, p);
-                }
-                continue;
-            }
-            if s >= WINNER || s & !HAS_CAPTURE == 0 {
-                continue;
-            }
-            if s & !HAS_CAPTURE > 1 {
-                st.store(s - 1, Relaxed);
-                continue;
-            }
-            let exit = if s & HAS_CAPTURE != 0 {
-                self.worst_capture(p, mover)
+            let l = p.wrapping_sub(lo);
+            if l < len {
+                self.update_one(l, mover, lost, d, next, late);
             } else {
-                0
-            };
-            if usize::from(exit) > d + 1 {
-                // Its best move is the capture (101): one ply less than its DTZ.
-                st.store(LOSS_ZEROES, Relaxed);
-                late.push((mover, p));
-            } else {
-                st.store(LOSS, Relaxed);
-                next.mark(mover, p);
+                out.push(mover, p, lost);
             }
+        }
+    }
+
+    /// [`CompactDtz::update`] of one predecessor this rank owns, its local entry `l` (`late`
+    /// gets whole-table entries).
+    #[inline]
+    fn update_one(
+        &self,
+        l: u64,
+        mover: Color,
+        lost: bool,
+        d: usize,
+        next: &Frontier,
+        late: &mut Vec<(Color, u64)>,
+    ) {
+        let Some(st) = self.state[mover].get(l as usize) else {
+            return;
+        };
+        let s = st.load(Relaxed);
+        if lost {
+            if s == WINNER {
+                st.store(WIN, Relaxed);
+                next.mark(mover, l);
+            }
+            return;
+        }
+        if s >= WINNER || s & !HAS_CAPTURE == 0 {
+            return;
+        }
+        if s & !HAS_CAPTURE > 1 {
+            st.store(s - 1, Relaxed);
+            return;
+        }
+        let p = l + self.share.lo();
+        let exit = if s & HAS_CAPTURE != 0 {
+            self.worst_capture(p, mover)
+        } else {
+            0
+        };
+        if usize::from(exit) > d + 1 {
+            // Its best move is the capture (101): one ply less than its DTZ.
+            st.store(LOSS_ZEROES, Relaxed);
+            late.push((mover, p));
+        } else {
+            st.store(LOSS, Relaxed);
+            next.mark(mover, l);
         }
     }
 
@@ -700,9 +816,21 @@ struct DtzDepths<'s, 'a> {
     losses: ByColor<Mutex<DepthLog>>,
     parts: Vec<(Color, Vec<u64>)>,
     clock: Clock,
+    /// Whether any rank has something scheduled after the depth last completed.
+    scheduled: bool,
+    /// The other ranks, when the solve is split.
+    exchange: Option<&'s dyn Exchange>,
 }
 
 impl DtzDepths<'_, '_> {
+    /// Sums `values` over the ranks (nothing to do alone).
+    fn sum(&self, values: &mut [u64]) -> Result<(), DtzError> {
+        match self.exchange {
+            Some(x) => x.sum(values).map_err(|e| self.solver.exchange_error(e)),
+            None => Ok(()),
+        }
+    }
+
     /// Saves a checkpoint of the passes before depth `d`.
     fn checkpoint(&mut self, d: usize) -> Result<(), DtzError> {
         let s = self.solver;
@@ -738,18 +866,22 @@ impl Depths for DtzDepths<'_, '_> {
     type Error = DtzError;
 
     fn complete(&mut self, d: usize) -> Result<u64, DtzError> {
-        if self.clock.due(d) {
+        // Every rank checkpoints at the same depth: when any is due.
+        let mut due = [u64::from(self.clock.due(d))];
+        self.sum(&mut due)?;
+        if due[0] > 0 {
             self.checkpoint(d)?;
         }
         let s = self.solver;
+        let lo = s.share.lo();
         if s.policy.stop_at == Some(d) {
             return Err(s.io(io::Error::other("stopped for a test")));
         }
         for side in SIDES {
             for win in [true, false] {
                 let path = seed_path(&s.work, win, side, d);
-                mark_seeds(&path, side, &self.cur, 0, |i| {
-                    s.state[side].get(i as usize).is_some_and(|st| {
+                mark_seeds(&path, side, &self.cur, lo, |i| {
+                    s.state[side].get((i - lo) as usize).is_some_and(|st| {
                         let v = st.load(Relaxed);
                         if win && v == WINNER {
                             st.store(WIN, Relaxed);
@@ -762,11 +894,18 @@ impl Depths for DtzDepths<'_, '_> {
                 .map_err(|e| s.io(e))?;
             }
         }
-        Ok(marked(&self.cur))
+        // The frontier of all ranks, and whether any has more to come.
+        let mut v = [
+            marked(&self.cur),
+            u64::from(d < self.max_seed || d < self.late_after),
+        ];
+        self.sum(&mut v)?;
+        self.scheduled = v[1] > 0;
+        Ok(v[0])
     }
 
-    fn scheduled_after(&self, d: usize) -> bool {
-        d < self.max_seed || d < self.late_after
+    fn scheduled_after(&self, _d: usize) -> bool {
+        self.scheduled
     }
 
     fn pass(&mut self, d: usize, count: u64) -> Result<(), DtzError> {
@@ -778,20 +917,39 @@ impl Depths for DtzDepths<'_, '_> {
             .at(d as u64, &format!("{count} decided at this depth"));
         let pass_start = Instant::now();
         let failed = Mutex::new(None::<io::Error>);
-        let tasks = run_pass(&self.cur, &self.parts, s.ix.king_stride(), || DtzTask {
-            solver: s,
-            d,
-            next: &self.next,
-            wins: &self.wins,
-            losses: &self.losses,
-            failed: &failed,
-            preds: [Vec::with_capacity(256), Vec::with_capacity(256)],
-            k: 0,
-            pending: None,
-            runs: [Run::default(), Run::default(), Run::default()],
-            late: Vec::new(),
-        });
-        let late: Vec<(Color, u64)> = tasks.into_iter().flat_map(|t| t.late).collect();
+        let (cur, parts, next) = (&self.cur, &self.parts, &self.next);
+        let (wins, losses) = (&self.wins, &self.losses);
+        let task = |post| DtzTask::new(s, d, next, [wins, losses], &failed, post);
+        let stride = s.ix.king_stride();
+        let late: Vec<(Color, u64)> = match self.exchange {
+            None => run_pass(cur, parts, stride, || task(None))
+                .into_iter()
+                .flat_map(|t| t.late)
+                .collect(),
+            Some(x) => {
+                let mut theirs = Vec::new();
+                let (mut late, _) = share::split_pass(
+                    x,
+                    &s.share,
+                    s.work.join("inbox.bin"),
+                    |post| {
+                        let mut late = Vec::new();
+                        let tasks = run_pass(cur, parts, stride, || {
+                            DtzTask::new(s, d, next, [wins, losses], &failed, Some(post))
+                        });
+                        for mut t in tasks {
+                            t.out.flush();
+                            late.append(&mut t.late);
+                        }
+                        late
+                    },
+                    |mover, l, lost| s.update_one(l, mover, lost, d, next, &mut theirs),
+                )
+                .map_err(|e| s.exchange_error(e))?;
+                late.append(&mut theirs);
+                late
+            }
+        };
         if let Some(e) = failed.into_inner().ok().flatten() {
             return Err(s.io(e));
         }
@@ -848,9 +1006,36 @@ struct DtzTask<'s, 'a> {
     /// Wins, losses and losses whose best move zeroes, of the current partition.
     runs: [Run; 3],
     late: Vec<(Color, u64)>,
+    /// The predecessors of other ranks.
+    out: Outbox<'s>,
 }
 
-impl DtzTask<'_, '_> {
+impl<'s, 'a> DtzTask<'s, 'a> {
+    /// A task of depth `d`'s pass writing to the `[wins, losses]` logs.
+    fn new(
+        solver: &'s CompactDtz<'a>,
+        d: usize,
+        next: &'s Frontier,
+        [wins, losses]: [&'s ByColor<Mutex<DepthLog>>; 2],
+        failed: &'s Mutex<Option<io::Error>>,
+        post: Option<&'s Post>,
+    ) -> Self {
+        DtzTask {
+            solver,
+            d,
+            next,
+            wins,
+            losses,
+            failed,
+            preds: [Vec::with_capacity(256), Vec::with_capacity(256)],
+            k: 0,
+            pending: None,
+            runs: [Run::default(), Run::default(), Run::default()],
+            late: Vec::new(),
+            out: Outbox::new(solver.share, post),
+        }
+    }
+
     /// Updates the predecessors waiting in `preds[1 - k]`, if a node left them there.
     fn update_pending(&mut self) {
         if let Some((s, l)) = self.pending {
@@ -862,6 +1047,7 @@ impl DtzTask<'_, '_> {
                 self.d,
                 self.next,
                 &mut self.late,
+                &mut self.out,
             );
         }
     }
@@ -882,9 +1068,11 @@ impl DtzTask<'_, '_> {
 }
 
 impl PassTask for DtzTask<'_, '_> {
-    fn node(&mut self, side: Color, idx: u64) {
+    fn node(&mut self, side: Color, local: u64) {
+        let lo = self.solver.share.lo();
+        let idx = local + lo;
         let s = self.solver.state[side]
-            .get(idx as usize)
+            .get(local as usize)
             .map_or(OUT, |b| b.load(Relaxed));
         let lost = match s {
             WIN => {
@@ -910,7 +1098,10 @@ impl PassTask for DtzTask<'_, '_> {
             &mut self.preds[k],
         );
         for &p in &self.preds[k] {
-            prefetch(&self.solver.state[side.other()], p as usize);
+            prefetch(
+                &self.solver.state[side.other()],
+                p.wrapping_sub(lo) as usize,
+            );
         }
         self.update_pending();
         self.pending = Some((side, lost));

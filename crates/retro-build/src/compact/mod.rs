@@ -52,7 +52,7 @@ use rayon::prelude::*;
 use shakmaty::{ByColor, Color, Role};
 
 use self::{
-    share::{encode, Exchange, Inbox, Post, Share, BATCH},
+    share::{encode, Exchange, Post, Share, BATCH},
     worklog::{read_records, DepthLog, Run, SeedFiles},
 };
 use crate::{
@@ -610,24 +610,12 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
         let Some(x) = exchange else {
             return Ok(mark);
         };
-        let depth = mark.as_ref().map_or(0, |m| m.depth as u64);
-        let mut have = [u64::from(mark.is_some())];
-        x.sum(&mut have).map_err(|e| self.exchange_error(e))?;
-        let mut range = [depth, u64::MAX - depth];
-        x.max(&mut range).map_err(|e| self.exchange_error(e))?;
-        let same = range[0] == u64::MAX - range[1];
-        if have[0] == self.share.ranks as u64 && same {
+        let keep = share::agree(mark.as_ref().map(|m| m.depth), x, self.share.ranks)
+            .map_err(|e| self.exchange_error(e))?;
+        if keep {
             return Ok(mark);
         }
-        if have[0] > 0 {
-            log::warn!(
-                "{}: the ranks' checkpoints differ; rank {} starts again",
-                self.material.name(),
-                self.share.rank
-            );
-        }
-        let _ = std::fs::remove_dir_all(&self.work);
-        std::fs::create_dir_all(&self.work).map_err(|e| self.io_error(e))?;
+        share::start_again(&self.work).map_err(|e| self.io_error(e))?;
         Ok(None)
     }
 
@@ -1014,18 +1002,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
     /// The partitions of a pass over this rank's king placements (see
     /// [`kernel::pass::partitions`]), numbered from its first placement.
     fn partitions(&self) -> Vec<(Color, Vec<u64>)> {
-        let own = self.share.placements();
-        partitions(&self.ix)
-            .into_iter()
-            .filter_map(|(side, v)| {
-                let v: Vec<u64> = v
-                    .into_iter()
-                    .filter(|p| own.contains(p))
-                    .map(|p| p - own.start)
-                    .collect();
-                (!v.is_empty()).then_some((side, v))
-            })
-            .collect()
+        share::own_partitions(partitions(&self.ix), &self.share)
     }
 
     /// Un-moves from the nodes of depth `d` in `cur` (taking them out of it and writing them
@@ -1050,10 +1027,12 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
                 .flat_map(|t| t.later)
                 .collect(),
             Some(x) => {
-                let found = Mutex::new(Vec::new());
-                let mut inbox = Inbox::new(self.work.join("inbox.bin"));
-                x.pass(
-                    &|post| {
+                let mut theirs = Vec::new();
+                let (mut later, received) = share::split_pass(
+                    x,
+                    &self.share,
+                    self.work.join("inbox.bin"),
+                    |post| {
                         let tasks = run_pass(cur, partitions, king_stride, || {
                             DtmTask::new(self, d, next, logs, &failed, Some(post))
                         });
@@ -1062,24 +1041,12 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
                             t.out.flush();
                             later.append(&mut t.later);
                         }
-                        if let Ok(mut g) = found.lock() {
-                            g.append(&mut later);
-                        }
+                        later
                     },
-                    &mut |batch| inbox.push(&batch),
+                    |mover, l, _| self.update_one(l, mover, d, next, &mut theirs),
                 )
                 .map_err(|e| self.exchange_error(e))?;
-                let mut later = found.into_inner().unwrap_or_default();
-                let received = inbox.len();
-                let mut misrouted = 0u64;
-                inbox
-                    .drain(|words| misrouted += self.apply_received(words, d, next, &mut later))
-                    .map_err(|e| self.io_error(e))?;
-                if misrouted > 0 {
-                    return Err(self.exchange_error(share::ExchangeError::Transport(
-                        "a predecessor reached a rank that does not own it",
-                    )));
-                }
+                later.append(&mut theirs);
                 log::debug!(
                     "{} rank {}: depth {d}: {received} predecessors received",
                     self.material.name(),
@@ -1094,29 +1061,6 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
         self.check_errors()?;
         later.shrink_to_fit();
         Ok(later)
-    }
-
-    /// Applies predecessors another rank sent (encoded, see [`share::encode`]) as
-    /// [`CompactSolver::update`] does its own; returns how many this rank does not own.
-    fn apply_received(
-        &self,
-        words: &[u64],
-        d: usize,
-        next: &Frontier,
-        later: &mut Vec<(usize, Color, u64)>,
-    ) -> u64 {
-        let (lo, len) = (self.share.lo(), self.share.len());
-        let mut misrouted = 0;
-        for &w in words {
-            let (mover, p) = share::decode(w);
-            let l = p.wrapping_sub(lo);
-            if l < len {
-                self.update_one(l, mover, d, next, later);
-            } else {
-                misrouted += 1;
-            }
-        }
-        misrouted
     }
 
     /// The predecessors of node `idx` (`side` to move) into `out`, their state bytes
@@ -1148,7 +1092,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
             if l < len {
                 self.update_one(l, mover, d, next, later);
             } else {
-                out.push(mover, p);
+                out.push(mover, p, false);
             }
         }
     }
@@ -1209,15 +1153,16 @@ impl<'p> Outbox<'p> {
         }
     }
 
-    /// Adds predecessor `p` (`mover` to move) for its rank, sending a full batch.
+    /// Adds predecessor `p` (`mover` to move; `flag`, see [`share::encode`]) for its rank,
+    /// sending a full batch.
     #[inline]
-    fn push(&mut self, mover: Color, p: u64) {
+    fn push(&mut self, mover: Color, p: u64, flag: bool) {
         let Some(post) = self.post else {
             return;
         };
         let r = self.share.owner(p);
         if let Some(b) = self.bufs.get_mut(r) {
-            b.push(encode(mover, p));
+            b.push(encode(mover, p, flag));
             if b.len() >= BATCH {
                 post.send(r, std::mem::take(b));
             }

@@ -127,19 +127,65 @@ impl Share {
     }
 }
 
-/// A predecessor for another rank: its entry, and the side to move in it in the top bit.
-pub(crate) fn encode(mover: Color, idx: u64) -> u64 {
-    idx | (u64::from(mover == Color::Black) << 63)
+/// The partitions of a pass (see `kernel::pass::partitions`) restricted to the king placements
+/// `share` owns, numbered from its first placement.
+pub(crate) fn own_partitions(all: Vec<(Color, Vec<u64>)>, share: &Share) -> Vec<(Color, Vec<u64>)> {
+    let own = share.placements();
+    all.into_iter()
+        .filter_map(|(side, v)| {
+            let v: Vec<u64> = v
+                .into_iter()
+                .filter(|p| own.contains(p))
+                .map(|p| p - own.start)
+                .collect();
+            (!v.is_empty()).then_some((side, v))
+        })
+        .collect()
 }
 
-/// The side to move and entry of a predecessor another rank sent.
-pub(crate) fn decode(word: u64) -> (Color, u64) {
+/// Whether the ranks resume from their checkpoints: every one of the `ranks` has one
+/// (`depth`), all of the same depth. When not, each starts again ([`start_again`]), as ranks
+/// stopped between their checkpoints must.
+pub(crate) fn agree(
+    depth: Option<usize>,
+    x: &dyn Exchange,
+    ranks: usize,
+) -> Result<bool, ExchangeError> {
+    let d = depth.unwrap_or(0) as u64;
+    let mut have = [u64::from(depth.is_some())];
+    x.sum(&mut have)?;
+    let mut range = [d, u64::MAX - d];
+    x.max(&mut range)?;
+    let same = range[0] == u64::MAX - range[1];
+    if have[0] > 0 && !(have[0] == ranks as u64 && same) {
+        log::warn!("the ranks' checkpoints differ; they start again");
+    }
+    Ok(have[0] == ranks as u64 && same)
+}
+
+/// Clears a rank's work directory `work` for a fresh start.
+pub(crate) fn start_again(work: &Path) -> io::Result<()> {
+    let _ = fs::remove_dir_all(work);
+    fs::create_dir_all(work)
+}
+
+/// The bits of a predecessor's word that are not its entry.
+const FLAGS: u64 = 3 << 62;
+
+/// A predecessor for another rank: its entry, the side to move in it in the top bit, and in
+/// the next one a flag of the node it came from (for the DTZ50 solve: the node was lost).
+pub(crate) fn encode(mover: Color, idx: u64, flag: bool) -> u64 {
+    idx | (u64::from(mover == Color::Black) << 63) | (u64::from(flag) << 62)
+}
+
+/// The side to move, entry and flag of a predecessor another rank sent.
+pub(crate) fn decode(word: u64) -> (Color, u64, bool) {
     let side = if word >> 63 == 1 {
         Color::Black
     } else {
         Color::White
     };
-    (side, word & !(1 << 63))
+    (side, word & !FLAGS, word >> 62 & 1 == 1)
 }
 
 /// Why an exchange between ranks failed.
@@ -156,9 +202,12 @@ pub enum ExchangeError {
         /// Its length in bytes.
         len: usize,
     },
-    /// The ranks' work directories are at different points and cannot resume together.
-    #[error("the ranks disagree: {0}")]
-    Disagree(&'static str),
+    /// The work file of the predecessors received could not be written or read.
+    #[error("the received predecessors' work file: {0}")]
+    Inbox(#[from] io::Error),
+    /// A rank received a predecessor it does not own.
+    #[error("{0} predecessors reached a rank that does not own them")]
+    Misrouted(u64),
 }
 
 /// Where a pass posts the predecessors owned by other ranks (from any of its threads).
@@ -322,6 +371,73 @@ impl Exchange for Threads {
         self.barrier.wait();
         Ok(())
     }
+}
+
+/// One pass of a split solve: runs `pass` (which posts the predecessors of other ranks and
+/// returns what it found) while exchanging with the other ranks, keeping what arrives in an
+/// inbox whose overflow goes to `inbox`; then calls `apply` on every predecessor received, in
+/// local entries of `share` (side to move, entry - `share.lo()`, flag). Returns what `pass` returned
+/// and how many predecessors arrived.
+///
+/// # Errors
+/// The exchange failed, the inbox's work file failed, or a predecessor arrived that this
+/// rank does not own.
+pub(crate) fn split_pass<R: Send>(
+    x: &dyn Exchange,
+    share: &Share,
+    inbox: PathBuf,
+    pass: impl Fn(&Post) -> R + Sync,
+    mut apply: impl FnMut(Color, u64, bool),
+) -> Result<(R, u64), ExchangeError> {
+    let found = Mutex::new(None);
+    let mut inbox = Inbox::new(inbox);
+    x.pass(
+        &|post| {
+            let r = pass(post);
+            if let Ok(mut g) = found.lock() {
+                *g = Some(r);
+            }
+        },
+        &mut |batch| inbox.push(&batch),
+    )?;
+    let r = found
+        .into_inner()
+        .ok()
+        .flatten()
+        .ok_or(ExchangeError::Transport(
+            "the pass ended without its result",
+        ))?;
+    let received = inbox.len();
+    let (lo, len) = (share.lo(), share.len());
+    let mut misrouted = 0u64;
+    inbox.drain(|words| {
+        for &w in words {
+            let (mover, p, flag) = decode(w);
+            let l = p.wrapping_sub(lo);
+            if l < len {
+                apply(mover, l, flag);
+            } else {
+                misrouted += 1;
+            }
+        }
+    })?;
+    if misrouted > 0 {
+        return Err(ExchangeError::Misrouted(misrouted));
+    }
+    Ok((r, received))
+}
+
+/// Runs `f` on a thread per rank of `group` and returns what each returned, rank 0 first.
+///
+/// # Panics
+/// When a rank's thread panics (a test's assertion).
+#[cfg(test)]
+pub(crate) fn on_ranks<R: Send>(group: &[Threads], f: impl Fn(&Threads) -> R + Sync) -> Vec<R> {
+    std::thread::scope(|s| {
+        let f = &f;
+        let hs: Vec<_> = group.iter().map(|x| s.spawn(move || f(x))).collect();
+        hs.into_iter().map(|h| h.join().expect("rank")).collect()
+    })
 }
 
 /// The predecessors a rank received during a pass, to apply after it: in memory up to
@@ -494,7 +610,9 @@ mod tests {
             (Color::Black, 0),
             (Color::Black, (1 << 40) + 3),
         ] {
-            assert_eq!(decode(encode(side, idx)), (side, idx));
+            for flag in [false, true] {
+                assert_eq!(decode(encode(side, idx, flag)), (side, idx, flag));
+            }
         }
     }
 

@@ -86,6 +86,14 @@ fn five_pieces_agree_with_solve() {
     }
 }
 
+/// A checkpoint at every depth, and a stop at `stop_at`.
+fn every_depth(stop_at: Option<usize>) -> Policy {
+    Policy {
+        every: std::time::Duration::ZERO,
+        stop_at,
+    }
+}
+
 /// KQvKR built by `solve` into a temporary directory: the material, the directory, its table
 /// and its sub-tables.
 fn kqvkr() -> (Material, tempfile::TempDir, Table, SubTables) {
@@ -179,24 +187,12 @@ fn a_split_solve_resumes_from_the_ranks_checkpoints() {
     let work = dir.path().join("work");
     let group = share::Threads::group(3);
     let run = |stop_at: Option<usize>| -> Vec<Option<Compacted>> {
-        std::thread::scope(|s| {
-            let hs: Vec<_> = group
-                .iter()
-                .map(|x| {
-                    let (sub, work) = (&sub, &work);
-                    s.spawn(move || {
-                        CompactSolver::split(m, sub, work, x)
-                            .expect("solver")
-                            .with_policy(Policy {
-                                every: std::time::Duration::ZERO,
-                                stop_at,
-                            })
-                            .solve(&crate::Silent)
-                            .ok()
-                    })
-                })
-                .collect();
-            hs.into_iter().map(|h| h.join().expect("rank")).collect()
+        share::on_ranks(&group, |x| {
+            CompactSolver::split(m, &sub, &work, x)
+                .expect("solver")
+                .with_policy(every_depth(stop_at))
+                .solve(&crate::Silent)
+                .ok()
         })
     };
     assert!(
@@ -232,5 +228,52 @@ fn a_split_solve_resumes_from_the_ranks_checkpoints() {
         .expect("solver")
         .solve(&crate::Silent)
         .expect("solved");
+    assert_eq!(checked, whole.positions.white + whole.positions.black);
+}
+
+/// The DTZ50 solve split over three ranks, stopped at the same depth on every rank, resumes
+/// from the ranks' checkpoints; each rank's DTZ50 of its share equals the DTZ50 solve's.
+#[test]
+fn a_split_dtz_solve_resumes_from_the_ranks_checkpoints() {
+    let (m, dir, table, sub) = kqvkr();
+    let whole = CompactSolver::new(m, &sub, &dir.path().join("whole"))
+        .expect("solver")
+        .solve(&crate::Silent)
+        .expect("solved");
+    let wdl50 = Wdl50Tables::open_for(dir.path(), m).expect("classes");
+    let dtm = dtm_values(&table).expect("dtm");
+    let want = DtzSolver::new(m, dtm.as_ref().map(Vec::as_slice), &wdl50)
+        .solve_exact()
+        .expect("exact");
+    let work = dir.path().join("dtz-split");
+    let group = share::Threads::group(3);
+    let run = |stop_at: Option<usize>| -> Vec<Option<dtz::DtzLogs>> {
+        share::on_ranks(&group, |x| {
+            dtz::CompactDtz::split(m, &whole.logs, &wdl50, &work, x)
+                .expect("solver")
+                .with_policy(every_depth(stop_at))
+                .solve(&crate::Silent)
+                .ok()
+        })
+    };
+    assert!(
+        run(Some(31)).iter().all(Option::is_none),
+        "every rank stops"
+    );
+    let ix = IndexScheme::new(m);
+    let mut checked = 0u64;
+    for (r, logs) in run(None).into_iter().enumerate() {
+        let logs = logs.expect("resumed");
+        let share = share::Share::of(&ix, r, 3).expect("share");
+        for (side, want) in want.as_ref().zip_color() {
+            let got = logs.exact(side).expect("exact");
+            for idx in share.lo() as usize..share.hi() as usize {
+                if whole.legal[side][idx / 64] & (1 << (idx % 64)) != 0 {
+                    assert_eq!(got[idx], want[idx], "DTZ of entry {idx}, side {side}");
+                    checked += 1;
+                }
+            }
+        }
+    }
     assert_eq!(checked, whole.positions.white + whole.positions.black);
 }
