@@ -416,7 +416,10 @@ pub fn build_split(
         return Err(SolveError::Pawns(material.name()).into());
     }
     let ix = IndexScheme::new(material);
-    let share = exchange.share(&ix);
+    let share = compact::share::share_of(exchange, &ix).map_err(|source| SolveError::Exchange {
+        material: material.name(),
+        source,
+    })?;
     let work = work_dir(&opts.out, material);
     let sum = |v: &mut [u64]| {
         exchange.sum(v).map_err(|e| {

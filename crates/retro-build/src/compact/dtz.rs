@@ -290,7 +290,12 @@ impl<'a> CompactDtz<'a> {
         work: &Path,
         exchange: &'a dyn Exchange,
     ) -> Result<DtzSplit<'a>, DtzError> {
-        let share = exchange.share(&IndexScheme::new(material));
+        let share = share::share_of(exchange, &IndexScheme::new(material)).map_err(|source| {
+            DtzError::Exchange {
+                material: material.name(),
+                source,
+            }
+        })?;
         let work = share.work(work);
         std::fs::create_dir_all(&work).map_err(|e| DtzError::Work(work.clone(), e))?;
         Ok(DtzSplit {

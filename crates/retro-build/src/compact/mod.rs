@@ -515,7 +515,10 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
         exchange: &'a dyn Exchange,
     ) -> Result<Split<'a, T>, SolveError> {
         let ix = IndexScheme::new(material);
-        let share = exchange.share(&ix);
+        let share = share::share_of(exchange, &ix).map_err(|source| SolveError::Exchange {
+            material: material.name(),
+            source,
+        })?;
         Ok(Split {
             solver: Self::with_share(material, sub, &share.work(work), share)?,
             exchange,

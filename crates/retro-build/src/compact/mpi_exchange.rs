@@ -134,8 +134,8 @@ impl Mpi {
 }
 
 impl Exchange for Mpi {
-    fn share(&self, ix: &IndexScheme) -> Share {
-        Share::of(ix, self.rank(), self.ranks()).unwrap_or_else(|| Share::whole(ix))
+    fn share(&self, ix: &IndexScheme) -> Option<Share> {
+        Share::of(ix, self.rank(), self.ranks())
     }
 
     fn sum(&self, values: &mut [u64]) -> Result<(), ExchangeError> {

@@ -127,6 +127,16 @@ impl Share {
     }
 }
 
+/// `exchange`'s share of `ix`, or why there is none.
+///
+/// # Errors
+/// More ranks than king placements.
+pub(crate) fn share_of(exchange: &dyn Exchange, ix: &IndexScheme) -> Result<Share, ExchangeError> {
+    exchange.share(ix).ok_or(ExchangeError::TooManyRanks {
+        placements: ix.king_placements().len(),
+    })
+}
+
 /// The partitions of a pass (see `kernel::pass::partitions`) restricted to the king placements
 /// `share` owns, numbered from its first placement.
 pub(crate) fn own_partitions(all: Vec<(Color, Vec<u64>)>, share: &Share) -> Vec<(Color, Vec<u64>)> {
@@ -205,6 +215,12 @@ pub enum ExchangeError {
     /// The work file of the predecessors received could not be written or read.
     #[error("the received predecessors' work file: {0}")]
     Inbox(#[from] io::Error),
+    /// More ranks than the table has king placements to share.
+    #[error("more ranks than the table's {placements} king placements")]
+    TooManyRanks {
+        /// The table's king placements.
+        placements: usize,
+    },
     /// A rank received a predecessor it does not own.
     #[error("{0} predecessors reached a rank that does not own them")]
     Misrouted(u64),
@@ -233,8 +249,9 @@ pub(crate) fn post_queue() -> (Post, Receiver<(usize, Vec<u64>)>) {
 /// How the ranks of a split solve talk (see the module docs). Every rank calls the same
 /// methods in the same order.
 pub trait Exchange {
-    /// This rank's share of the table `ix`.
-    fn share(&self, ix: &IndexScheme) -> Share;
+    /// This rank's share of the table `ix`; `None` when there are more ranks than king
+    /// placements.
+    fn share(&self, ix: &IndexScheme) -> Option<Share>;
 
     /// Replaces each value by its sum over the ranks.
     ///
@@ -324,8 +341,8 @@ impl Threads {
 }
 
 impl Exchange for Threads {
-    fn share(&self, ix: &IndexScheme) -> Share {
-        Share::of(ix, self.rank, self.ranks).unwrap_or_else(|| Share::whole(ix))
+    fn share(&self, ix: &IndexScheme) -> Option<Share> {
+        Share::of(ix, self.rank, self.ranks)
     }
 
     fn sum(&self, values: &mut [u64]) -> Result<(), ExchangeError> {
@@ -601,6 +618,17 @@ mod tests {
                 "{name}: {moved} moved, {crossed} crossed"
             );
         }
+    }
+
+    #[test]
+    fn more_ranks_than_placements_are_refused() {
+        let ix = IndexScheme::new("KQvK".parse::<Material>().expect("material"));
+        let group = Threads::group(463);
+        assert!(matches!(
+            share_of(&group[0], &ix),
+            Err(ExchangeError::TooManyRanks { placements: 462 })
+        ));
+        assert!(share_of(&Threads::group(462)[461], &ix).is_ok());
     }
 
     #[test]
