@@ -429,22 +429,33 @@ pub fn build_split(
             })
         })
     };
-    // Rank 0 decides whether the DTM solve is needed: not when both files are there, nor when
-    // a finished solve waits in the work directory.
-    let mut skip = [0u64];
-    if share.rank == 0 {
-        skip[0] = u64::from(tables_present(opts, material) || work.join(DTM_DONE).exists());
-    }
-    sum(&mut skip)?;
-    if skip[0] == 0 {
+    // Rank 0 decides whether a phase is needed: not when both files are there, nor when the
+    // phase's finished solve (its mark) waits in the work directory.
+    let needed = |mark: &str| -> Result<bool, BuildError> {
+        let mut skip = [0u64];
+        if share.rank == 0 {
+            skip[0] = u64::from(tables_present(opts, material) || work.join(mark).exists());
+        }
+        sum(&mut skip)?;
+        Ok(skip[0] == 0)
+    };
+    // Whether every rank has finished its part of a phase.
+    let all_done = |done: bool| -> Result<bool, BuildError> {
+        let mut all = [u64::from(done)];
+        sum(&mut all)?;
+        Ok(all[0] == share.ranks as u64)
+    };
+    let policy = Policy {
+        every: opts.checkpoint_every,
+        stop_at: None,
+    };
+    if needed(DTM_DONE)? {
         let mine = share.work(&work);
         fs::create_dir_all(&mine).map_err(|e| work_error(&mine, e))?;
         let done = load_dtm_of(&mine, material, share.len())
             .map_err(|e| work_error(&mine, e))?
             .is_some();
-        let mut all = [u64::from(done)];
-        sum(&mut all)?;
-        if all[0] != share.ranks as u64 {
+        if !all_done(done)? {
             // The ranks solve together, from their last common checkpoint.
             let _ = fs::remove_file(mine.join(DTM_DONE));
             let sub = SubTables::open_for(&opts.out, material, Stage::InitBoth).map_err(|e| {
@@ -453,10 +464,6 @@ pub fn build_split(
                     source: e.into(),
                 }
             })?;
-            let policy = Policy {
-                every: opts.checkpoint_every,
-                stop_at: None,
-            };
             let c = CompactSolver::split(material, &sub, &work, exchange)?
                 .with_policy(policy)
                 .solve(opts.progress.as_ref())?;
@@ -469,26 +476,16 @@ pub fn build_split(
         sum(&mut [0])?;
     }
     // The DTZ50 solve, split the same way, from the DTM solve's merged logs.
-    let mut skip = [0u64];
-    if share.rank == 0 {
-        skip[0] = u64::from(tables_present(opts, material) || work.join(DTZ_DONE).exists());
-    }
-    sum(&mut skip)?;
-    if skip[0] == 0 {
+    if needed(DTZ_DONE)? {
         let mine = share.work(&work);
         let dtz_error = |e: io::Error| BuildError::Dtz(DtzError::Work(mine.clone(), e));
         fs::create_dir_all(&mine).map_err(dtz_error)?;
-        let mut all = [u64::from(mine.join(DTZ_DONE).exists())];
-        sum(&mut all)?;
-        if all[0] != share.ranks as u64 {
+        if !all_done(mine.join(DTZ_DONE).exists())? {
             let _ = fs::remove_file(mine.join(DTZ_DONE));
             let sub = Wdl50Tables::open_for(&opts.out, material)?;
             let dtm_logs = ByColor::new_with(|s| value_log_path(&work, s));
             CompactDtz::split(material, &dtm_logs, &sub, &work, exchange)?
-                .with_policy(Policy {
-                    every: opts.checkpoint_every,
-                    stop_at: None,
-                })
+                .with_policy(policy)
                 .solve(opts.progress.as_ref())?;
             write_atomic(&mine.join(DTZ_DONE), b"done\n").map_err(dtz_error)?;
         }
