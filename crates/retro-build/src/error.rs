@@ -1,5 +1,6 @@
 //! The generator's errors: of a DTM solve ([`SolveError`]), of a sub-table read during one
-//! ([`SubTableError`]), and of a DTZ50 solve ([`DtzError`], [`Inconsistency`]).
+//! ([`SubTableError`]), of a DTZ50 solve ([`DtzError`], [`Inconsistency`]),
+//! and of an exchange between ranks ([`ExchangeError`]).
 
 use shakmaty::{Color, Role};
 
@@ -34,7 +35,7 @@ pub enum SolveError {
         /// The material being solved.
         material: String,
         /// What went wrong between the ranks.
-        source: crate::compact::share::ExchangeError,
+        source: ExchangeError,
     },
     /// A solve by structure asked for a part the material does not have.
     #[error("{material} has {parts} structure parts (0 to {}), not {part}", .parts.saturating_sub(1))]
@@ -89,7 +90,7 @@ pub enum DtzError {
         /// The material being solved.
         material: String,
         /// What went wrong between the ranks.
-        source: crate::compact::share::ExchangeError,
+        source: ExchangeError,
     },
     /// A table a zeroing move leads to is not available.
     #[error("the WDL50 values of {0} are needed and missing")]
@@ -153,4 +154,32 @@ pub enum Inconsistency {
     /// A won or lost position the passes never decided.
     #[error("never decided")]
     NeverDecided,
+}
+
+/// Why an exchange between ranks failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ExchangeError {
+    /// The transport failed (a rank ended, a message could not be sent).
+    #[error("the exchange between ranks failed: {0}")]
+    Transport(&'static str),
+    /// A message of the wrong size or kind arrived.
+    #[error("rank {from} sent a malformed message ({len} bytes)")]
+    Malformed {
+        /// The rank it came from.
+        from: usize,
+        /// Its length in bytes.
+        len: usize,
+    },
+    /// The work file of the predecessors received could not be written or read.
+    #[error("the received predecessors' work file: {0}")]
+    Inbox(#[from] std::io::Error),
+    /// More ranks than the table has king placements to share.
+    #[error("more ranks than the table's {placements} king placements")]
+    TooManyRanks {
+        /// The table's king placements.
+        placements: usize,
+    },
+    /// A rank received a predecessor it does not own.
+    #[error("{0} predecessors reached a rank that does not own them")]
+    Misrouted(u64),
 }

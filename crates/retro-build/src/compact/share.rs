@@ -198,33 +198,7 @@ pub(crate) fn decode(word: u64) -> (Color, u64, bool) {
     (side, word & !FLAGS, word >> 62 & 1 == 1)
 }
 
-/// Why an exchange between ranks failed.
-#[derive(Debug, thiserror::Error)]
-pub enum ExchangeError {
-    /// The transport failed (a rank ended, a message could not be sent).
-    #[error("the exchange between ranks failed: {0}")]
-    Transport(&'static str),
-    /// A message of the wrong size or kind arrived.
-    #[error("rank {from} sent a malformed message ({len} bytes)")]
-    Malformed {
-        /// The rank it came from.
-        from: usize,
-        /// Its length in bytes.
-        len: usize,
-    },
-    /// The work file of the predecessors received could not be written or read.
-    #[error("the received predecessors' work file: {0}")]
-    Inbox(#[from] io::Error),
-    /// More ranks than the table has king placements to share.
-    #[error("more ranks than the table's {placements} king placements")]
-    TooManyRanks {
-        /// The table's king placements.
-        placements: usize,
-    },
-    /// A rank received a predecessor it does not own.
-    #[error("{0} predecessors reached a rank that does not own them")]
-    Misrouted(u64),
-}
+pub use crate::error::ExchangeError;
 
 /// Where a pass posts the predecessors owned by other ranks (from any of its threads).
 pub struct Post {
