@@ -40,3 +40,23 @@ fn tables_built_by_structure_are_the_same_files() {
         assert!(x == y, "{f} differs");
     }
 }
+
+/// A 6-piece material with pawns is refused unless built by structure; by structure it is
+/// taken, and (with `--only`) refused next for its missing sub-tables, named.
+#[test]
+fn six_pieces_with_pawns_are_built_only_by_structure() {
+    let dir = tempfile::tempdir().expect("dir");
+    let out = dir.path().to_str().expect("utf-8 path");
+    let refused = common::build_tables(&["-q", "--out", out, "--only", "KRRvKRP"]);
+    assert!(!refused.status.success());
+    let err = common::text(&refused.stderr);
+    assert!(err.contains("--by-structure"), "{err}");
+    let taken = common::build_tables(&["-q", "--by-structure", "--out", out, "--only", "KRRvKRP"]);
+    assert!(!taken.status.success());
+    let err = common::text(&taken.stderr);
+    assert!(!err.contains("pieces; this version"), "{err}");
+    assert!(
+        err.contains("KRPvKR.rdtm"),
+        "the missing sub-table named: {err}"
+    );
+}

@@ -141,8 +141,8 @@ pub enum BuildTablesError {
     },
     /// A material of a size this version does not build.
     #[error(
-        "{name}: {pieces} pieces; this version builds tables of 3 to 5 pieces, and of 6 \
-         without pawns"
+        "{name}: {pieces} pieces; this version builds tables of 3 to 5 pieces, of 6 without \
+         pawns, and of 6 with pawns by structure (--by-structure)"
     )]
     Size {
         /// The material as given.
@@ -248,7 +248,8 @@ fn run(args: &BuildTablesArgs) -> Result<(), BuildTablesError> {
     let mut materials = Vec::new();
     for name in &args.materials {
         let m: Material = name.parse()?;
-        let six = m.piece_count() == 6 && !m.has_pawns();
+        // A 6-piece table with pawns is built only part by part (a part is at most 1/24 of it).
+        let six = m.piece_count() == 6 && (!m.has_pawns() || (args.by_structure && !args.verify));
         if !(3..=5).contains(&m.piece_count()) && !six {
             return Err(BuildTablesError::Size {
                 name: name.clone(),

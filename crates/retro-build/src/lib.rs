@@ -258,8 +258,19 @@ impl SubTables {
     /// # Errors
     /// A missing or invalid sub-table.
     pub fn open_for(dir: &Path, material: Material, stage: Stage) -> Result<SubTables, TableError> {
+        SubTables::open_reaching(dir, material, stage, true)
+    }
+
+    /// As [`SubTables::open_for`]; without `promotions`, the tables of as many pieces as
+    /// `material` (those only a promotion without a capture leads to) are left out.
+    pub(crate) fn open_reaching(
+        dir: &Path,
+        material: Material,
+        stage: Stage,
+        promotions: bool,
+    ) -> Result<SubTables, TableError> {
         let mut tables = Vec::new();
-        for (m, halves) in stage_successors(material, stage) {
+        for (m, halves) in successors_reaching(material, stage, promotions) {
             let path = dir.join(file_name(m));
             let t = if m.piece_count() >= 5 {
                 Table::open_sides_in_memory(&path, Some(m), halves)?
@@ -270,6 +281,18 @@ impl SubTables {
         }
         Ok(SubTables { tables })
     }
+}
+
+/// [`stage_successors`], without the materials of as many pieces as `material` (promotions
+/// without a capture) unless `promotions`.
+fn successors_reaching(
+    material: Material,
+    stage: Stage,
+    promotions: bool,
+) -> Vec<(Material, [bool; 2])> {
+    let mut out = stage_successors(material, stage);
+    out.retain(|(m, _)| promotions || m.piece_count() < material.piece_count());
+    out
 }
 
 /// The canonical materials one stage of solving `material` can look up, each with the sides to
@@ -460,12 +483,27 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
     Ok(summary)
 }
 
-/// The sub-tables a part's init reads (every exit of both sides) for `material` in `out`.
-fn structure_sub_tables(out: &Path, material: Material) -> Result<SubTables, SolveError> {
-    SubTables::open_for(out, material, Stage::InitBoth).map_err(|e| SolveError::SubTable {
-        material: material.name(),
-        source: e.into(),
+/// The sub-tables a part's init reads (every exit of both sides) for `material` in `out`; the
+/// tables of promotions without a capture only with `promotions`.
+fn structure_sub_tables(
+    out: &Path,
+    material: Material,
+    promotions: bool,
+) -> Result<SubTables, SolveError> {
+    SubTables::open_reaching(out, material, Stage::InitBoth, promotions).map_err(|e| {
+        SolveError::SubTable {
+            material: material.name(),
+            source: e.into(),
+        }
     })
+}
+
+/// The levels of `material` (with pawns) in two runs: those whose parts can promote without a
+/// capture (reading tables of as many pieces), then the others (reading only smaller ones), so
+/// that a build by structure holds the large tables only while it needs them.
+fn promotion_runs(material: Material) -> [(std::ops::Range<usize>, bool); 2] {
+    let split = structure::promoting_levels(material);
+    [(0..split, true), (split..usize::MAX, false)]
 }
 
 /// Builds `material` (with pawns) by structure ([`structure`]): its DTM parts (those not done
@@ -480,17 +518,15 @@ fn build_by_structure(
     work: &Path,
 ) -> Result<TableSummary, BuildError> {
     let start = Instant::now();
-    let sub = structure_sub_tables(&opts.out, material)?;
     let progress = opts.progress.as_ref();
-    structure::solve(
-        material,
-        &sub,
-        work,
-        progress,
-        structure::Scope::Parts,
-        None,
-    )?;
-    drop(sub);
+    for (levels, promotions) in promotion_runs(material) {
+        if structure::levels_done(material, work, structure::Kind::Dtm, levels.clone()) {
+            continue;
+        }
+        let sub = structure_sub_tables(&opts.out, material, promotions)?;
+        let scope = structure::Scope::Levels(levels);
+        structure::solve(material, &sub, work, progress, scope, None)?;
+    }
     let dtm = structure::gathered(material, work, structure::Kind::Dtm)?;
     let positions = dtm.bits.iter().flatten().map(|w| u64::from(w.count_ones()));
     let (mut summary, stats) = summarize(
@@ -517,9 +553,13 @@ fn build_by_structure(
     }
     drop(dtm);
     let z_start = Instant::now();
-    let wdl50 = Wdl50Tables::open_for(&opts.out, material)?;
-    structure::dtz::solve(material, &wdl50, work, progress)?;
-    drop(wdl50);
+    for (levels, promotions) in promotion_runs(material) {
+        if structure::levels_done(material, work, structure::Kind::Dtz, levels.clone()) {
+            continue;
+        }
+        let wdl50 = Wdl50Tables::open_reaching(&opts.out, material, promotions)?;
+        structure::dtz::solve(material, &wdl50, work, progress, levels)?;
+    }
     let z = structure::gathered(material, work, structure::Kind::Dtz)?;
     let solve_seconds = z_start.elapsed().as_secs_f64();
     let stats = Stats {
@@ -772,7 +812,8 @@ pub fn build_structure_part(
         return Ok(summary);
     }
     let start = Instant::now();
-    let sub = structure_sub_tables(&opts.out, material)?;
+    let promotes = structure::part_promotes(material, part);
+    let sub = structure_sub_tables(&opts.out, material, promotes)?;
     let work = structure::work_folder(&opts.out, material);
     let before = structure_part_done(&opts.out, material, part);
     structure::solve(

@@ -1,7 +1,13 @@
 //! The win/draw/loss under the 50-move rule of the tables a DTZ solve's zeroing moves lead to
 //! (captures and promotions), one byte per entry in memory.
 
-use std::{path::Path, sync::Arc};
+use std::{
+    path::Path,
+    sync::{
+        atomic::{AtomicU8, Ordering::Relaxed},
+        Arc,
+    },
+};
 
 use rayon::prelude::*;
 use shakmaty::{ByColor, Color, Role};
@@ -12,7 +18,7 @@ use crate::{
         exits::{plan_slot, ExitPlan},
         Stage,
     },
-    stage_successors,
+    stage_successors, successors_reaching,
 };
 use retro_tables::{
     format::{file_name, Metric, Table},
@@ -42,11 +48,19 @@ impl Wdl50Data {
     /// # Errors
     /// A missing or invalid table, or a DTZ table that does not fit its DTM table.
     pub fn read(dir: &Path, material: Material, sides: [bool; 2]) -> Result<Wdl50Data, DtzError> {
-        let dtm =
-            Table::open(&dir.join(file_name(material)), Some(material))?.into_memory(sides)?;
-        let dtz = Table::open_dtz(&dir.join(Metric::Dtz.file_name(material)), Some(material))?
-            .into_memory(sides)?;
+        let dtm = Table::open(&dir.join(file_name(material)), Some(material))?;
+        let dtz = Table::open_dtz(&dir.join(Metric::Dtz.file_name(material)), Some(material))?;
+        let blocks = dtm.planes() > 1 || dtz.planes() > 1;
+        let (dtm, dtz) = if blocks {
+            // Tables with extension bytes (6 pieces) stay in their blocks, read one at a time.
+            (dtm, dtz)
+        } else {
+            (dtm.into_memory(sides)?, dtz.into_memory(sides)?)
+        };
         let side = |side: Color| -> Result<Vec<i8>, DtzError> {
+            if blocks {
+                return classes_from_blocks(&dtm, &dtz, side);
+            }
             let (Some(m), Some(z)) = (dtm.side_in_memory(side), dtz.side_in_memory(side)) else {
                 return Err(DtzError::MissingSubTable(material.name()));
             };
@@ -55,7 +69,7 @@ impl Wdl50Data {
             // checksums guard the others.
             Ok(m.par_iter()
                 .zip(z.par_iter())
-                .map(|(&m, &z)| Dtz::from_tables(m, z).map_or(0, |d| d.wdl50().to_i8()))
+                .map(|(&m, &z)| class_of(m, u16::from(z)))
                 .collect())
         };
         let white = if sides[0] {
@@ -77,6 +91,71 @@ impl Wdl50Data {
     }
 }
 
+/// The class (Syzygy's number) of an entry whose DTM table's first byte is `dtm` and whose
+/// DTZ table stores `stored`; 0 for a win or loss without a distance, which can only be an
+/// entry that is no legal position (never looked up).
+fn class_of(dtm: u8, stored: u16) -> i8 {
+    Dtz::from_stored(dtm, stored).map_or(0, |d| d.wdl50().to_i8())
+}
+
+/// Calls `f(idx, first, ext)` for every entry of `side` of the compressed `table`, with its
+/// first byte and its extension byte (0 in a table of one plane), block by block in parallel.
+fn for_each_entry(
+    table: &Table,
+    side: Color,
+    f: impl Fn(u64, u8, u8) + Sync,
+) -> Result<(), DtzError> {
+    let Some((blocks, block_len)) = table.blocks() else {
+        return Err(DtzError::MissingSubTable(table.material().name()));
+    };
+    let planes = usize::from(table.planes());
+    (0..blocks).into_par_iter().try_for_each_init(
+        || (Vec::new(), Vec::new()),
+        |(first, ext), b| -> Result<(), DtzError> {
+            table.read_block(side, 0, b, first)?;
+            if planes > 1 {
+                table.read_block(side, 1, b, ext)?;
+            }
+            let start = b * u64::from(block_len);
+            for (k, &byte) in first.iter().enumerate() {
+                let e = if planes > 1 {
+                    ext.get(k).copied().unwrap_or(0)
+                } else {
+                    0
+                };
+                f(table.index_at(side, start + k as u64), byte, e);
+            }
+            Ok(())
+        },
+    )
+}
+
+/// The classes of `side` of a material whose tables stay in compressed blocks (those with
+/// extension bytes, as 6-piece tables can be): the DTM table's first bytes are read into the
+/// classes' place, then each is replaced by its class from the DTZ table's stored number. The
+/// two files may order their entries differently; each pass writes every entry once.
+fn classes_from_blocks(dtm: &Table, dtz: &Table, side: Color) -> Result<Vec<i8>, DtzError> {
+    let n = usize::try_from(dtm.scheme().size())
+        .map_err(|_| DtzError::MissingSubTable(dtm.material().name()))?;
+    let bytes: Vec<AtomicU8> = std::iter::repeat_with(|| AtomicU8::new(0))
+        .take(n)
+        .collect();
+    let at = |idx: u64| usize::try_from(idx).ok().and_then(|i| bytes.get(i));
+    for_each_entry(dtm, side, |idx, first, _| {
+        if let Some(b) = at(idx) {
+            b.store(first, Relaxed);
+        }
+    })?;
+    for_each_entry(dtz, side, |idx, first, ext| {
+        if let Some(b) = at(idx) {
+            let stored = Dtz::stored_from_planes(first, ext);
+            // The class as its byte (two's complement), read back below.
+            b.store(class_of(b.load(Relaxed), stored) as u8, Relaxed);
+        }
+    })?;
+    Ok(bytes.into_iter().map(|b| b.into_inner() as i8).collect())
+}
+
 /// The sub-tables of a solve, by material key in either orientation.
 #[derive(Default, Clone)]
 pub struct Wdl50Tables {
@@ -94,6 +173,23 @@ impl Wdl50Tables {
         Wdl50Tables::open_stage(dir, material, Stage::InitBoth)
     }
 
+    /// As [`Wdl50Tables::open_for`]; without `promotions`, the tables of as many pieces as
+    /// `material` (those only a promotion without a capture leads to) are left out.
+    ///
+    /// # Errors
+    /// As [`Wdl50Data::read`].
+    pub(crate) fn open_reaching(
+        dir: &Path,
+        material: Material,
+        promotions: bool,
+    ) -> Result<Wdl50Tables, DtzError> {
+        Wdl50Tables::read_all(
+            dir,
+            material,
+            successors_reaching(material, Stage::InitBoth, promotions),
+        )
+    }
+
     /// The classes of the tables one stage of solving `material` looks up (see
     /// [`crate::SubTables::open_for`]), of each only the sides to move it reaches.
     ///
@@ -104,8 +200,18 @@ impl Wdl50Tables {
         material: Material,
         stage: Stage,
     ) -> Result<Wdl50Tables, DtzError> {
+        Wdl50Tables::read_all(dir, material, stage_successors(material, stage))
+    }
+
+    /// The classes of `tables` (materials with the sides to move to read), sub-tables of
+    /// `material`.
+    fn read_all(
+        dir: &Path,
+        material: Material,
+        tables: Vec<(Material, [bool; 2])>,
+    ) -> Result<Wdl50Tables, DtzError> {
         let mut out = Wdl50Tables::default();
-        for (m, sides) in stage_successors(material, stage) {
+        for (m, sides) in tables {
             let t = std::time::Instant::now();
             out.insert(Arc::new(Wdl50Data::read(dir, m, sides)?));
             log::debug!(
@@ -192,5 +298,69 @@ impl Wdl50Data {
             .get(idx as usize)
             .ok_or_else(|| DtzError::NotIndexable(self.material().name()))?;
         Ok(Wdl50::from_i8(*v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use retro_tables::format::{write_table_as, Compression, Encoding, TableData};
+
+    /// Rewrites `metric`'s table of `m` in `dir` as compressed blocks with an extension plane
+    /// (all zeros: every value fits its first byte), as a 6-piece table with long values is.
+    fn rewrite_with_planes(dir: &Path, metric: Metric, m: Material) {
+        let path = dir.join(metric.file_name(m));
+        let t = match metric {
+            Metric::Dtm => Table::open(&path, Some(m)),
+            Metric::Dtz => Table::open_dtz(&path, Some(m)),
+        }
+        .expect("table")
+        .into_memory([true, true])
+        .expect("in memory");
+        let white = t.side_in_memory(Color::White).expect("white").to_vec();
+        let black = t.side_in_memory(Color::Black).expect("black").to_vec();
+        let zeros = vec![0u8; white.len()];
+        let data = TableData {
+            white: &white,
+            black: &black,
+            legal: None,
+            ext: Some([&zeros, &zeros]),
+        };
+        let encoding = Encoding::Blocks {
+            block_len: 4096,
+            level: Compression::default().level,
+        };
+        let stats = t.stats();
+        drop(t);
+        write_table_as(dir, metric, m, data, stats, encoding).expect("written");
+    }
+
+    /// Classes read from tables kept in blocks with extension planes (the 6-piece sub-tables of
+    /// a 6-piece table with pawns) equal those read from the same tables in memory.
+    #[test]
+    fn classes_from_blocks_with_extension_planes_equal_those_in_memory() {
+        let m: Material = "KRvKN".parse().expect("material");
+        let dir = tempfile::tempdir().expect("dir");
+        crate::build_for_test(dir.path(), &[m]);
+        let want = Wdl50Data::read(dir.path(), m, [true, true]).expect("classes");
+        for metric in [Metric::Dtm, Metric::Dtz] {
+            rewrite_with_planes(dir.path(), metric, m);
+        }
+        let dtm = Table::open(&dir.path().join(file_name(m)), Some(m)).expect("dtm");
+        assert_eq!(
+            dtm.planes(),
+            2,
+            "the rewritten table has an extension plane"
+        );
+        let got = Wdl50Data::read(dir.path(), m, [true, false]).expect("classes from blocks");
+        let (Some(w), Some(g)) = (&want.sides.white, &got.sides.white) else {
+            panic!("white's classes missing");
+        };
+        assert!(got.sides.black.is_none(), "black was not asked for");
+        assert_eq!(w.len(), g.len());
+        let differ = w.iter().zip(g).filter(|(a, b)| a != b).count();
+        assert_eq!(differ, 0, "{differ} classes differ");
+        let decided = g.iter().filter(|&&c| c != 0).count();
+        assert!(decided > 1000, "only {decided} entries won or lost");
     }
 }

@@ -13,6 +13,7 @@
 use std::{
     collections::BTreeMap,
     io::{self, Write},
+    ops::Range,
     path::Path,
 };
 
@@ -54,17 +55,21 @@ struct Table<'a> {
 }
 
 /// Solves the DTZ50 of `material` (with pawns, canonical) part by part from the DTM parts in
-/// `work` (every one done), zeroing moves looked up in `sub`; its parts' files go to `work`
-/// too, and a solve stopped part way goes on from those there. `progress` counts the parts.
+/// `work` (every one done), zeroing moves looked up in `sub`: the parts not done yet of the
+/// levels in `levels` (numbered as [`super::structure_levels`] lists them; those before must
+/// be done). Its parts' files go to `work` too, and a solve stopped part way goes on from those
+/// there. `progress` counts the parts.
 ///
 /// # Errors
-/// A DTM part missing, a sub-table missing, values that contradict the DTM values, a DTZ
-/// longer than a byte holds, or a work file that cannot be written.
+/// A DTM part missing, a sub-table missing, a part of an earlier level not done, values that
+/// contradict the DTM values, a DTZ longer than a byte holds, or a work file that cannot be
+/// written.
 pub(crate) fn solve(
     material: Material,
     sub: &Wdl50Tables,
     work: &Path,
     progress: &dyn Progress,
+    levels: Range<usize>,
 ) -> Result<(), DtzError> {
     let ix = IndexScheme::new(material);
     let t = Table {
@@ -93,8 +98,21 @@ pub(crate) fn solve(
         maps: (0..parts).map(|_| None).collect(),
     };
     progress.begin(&material.name(), "DTZ50 structures", Some(parts as u64));
-    for level in t.dtz.plan.levels.clone() {
+    for (k, level) in t.dtz.plan.levels.clone().into_iter().enumerate() {
+        if k >= levels.end {
+            break;
+        }
         t.dtz.map_done(&mut dtz, level.clone());
+        if k < levels.start {
+            if let Some(p) = level.clone().find(|&p| dtz.maps[p].is_none()) {
+                return Err(DtzError::Work(
+                    work.to_path_buf(),
+                    io::Error::other(format!("the DTZ50 of structure part {p} is not there")),
+                ));
+            }
+            progress.advance(level.len() as u64);
+            continue;
+        }
         let todo: Vec<usize> = level.clone().filter(|&p| dtz.maps[p].is_none()).collect();
         progress.advance((level.len() - todo.len()) as u64);
         todo.par_iter().for_each(|&p| {
@@ -118,7 +136,7 @@ fn solve_gathered(
     work: &Path,
     progress: &dyn Progress,
 ) -> Result<crate::dtz::DtzSolved, DtzError> {
-    solve(material, sub, work, progress)?;
+    solve(material, sub, work, progress, 0..usize::MAX)?;
     let g = super::gathered(material, work, Kind::Dtz)
         .map_err(|e| DtzError::Work(work.to_path_buf(), io::Error::other(e.to_string())))?;
     Ok(crate::dtz::DtzSolved {

@@ -119,13 +119,15 @@ impl Kind {
 }
 
 /// What a solve by structure does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Scope {
     /// Every part not yet done, then the table's values gathered in memory (for tests).
     #[cfg(test)]
     All,
-    /// Every part not yet done (the values stay in the parts' files: [`gathered`]).
-    Parts,
+    /// Every part not yet done of the levels in this range (numbered as
+    /// [`structure_levels`] lists them; the values stay in the parts' files: [`gathered`]).
+    /// The levels before it must be done.
+    Levels(Range<usize>),
     /// The one part of this number (parts are numbered level after level, as
     /// [`structure_levels`] counts them), which needs the parts of the levels before its own.
     Part(usize),
@@ -192,6 +194,41 @@ impl Plan {
     fn level_of(&self, p: usize) -> Option<usize> {
         self.levels.iter().position(|l| l.contains(&p))
     }
+
+    /// Whether a pawn of part `p` stands on its seventh rank, so that a move of it (not a
+    /// capture) promotes into a table of as many pieces as this one.
+    fn promotes(&self, ix: &IndexScheme, p: usize) -> bool {
+        let seventh = |i: usize, sq: &Squares| match ix.slots()[i] {
+            (Color::White, Role::Pawn) => sq[i] >> 3 == 6,
+            (Color::Black, Role::Pawn) => sq[i] >> 3 == 1,
+            _ => false,
+        };
+        self.parts[p].iter().any(|&s| {
+            ix.structure_squares(s)
+                .is_some_and(|sq| (0..ix.piece_count()).any(|i| seventh(i, &sq)))
+        })
+    }
+}
+
+/// How many levels of `material` (with pawns, canonical), from the first, reach the tables a
+/// promotion without a capture leads to (of as many pieces): up to the last level with a part
+/// whose pawn can promote. The levels after them read only smaller tables, so a build by
+/// structure can let those go (a 6-piece table's promotions are 6-piece tables of gigabytes).
+pub(crate) fn promoting_levels(material: Material) -> usize {
+    let ix = IndexScheme::new(material);
+    let plan = Plan::new(&ix);
+    plan.levels
+        .iter()
+        .rposition(|l| l.clone().any(|p| plan.promotes(&ix, p)))
+        .map_or(0, |k| k + 1)
+}
+
+/// Whether part `part` of `material` (with pawns, canonical) has a pawn that can promote
+/// without a capture ([`promoting_levels`]); `false` for a part it does not have.
+pub(crate) fn part_promotes(material: Material, part: usize) -> bool {
+    let ix = IndexScheme::new(material);
+    let plan = Plan::new(&ix);
+    part < plan.parts.len() && plan.promotes(&ix, part)
 }
 
 /// The parts' work files of a table.
@@ -260,7 +297,8 @@ struct Done {
 /// Solves `material` (with pawns, canonical) part by part, exits looked up in `sub` (the
 /// sub-tables of both sides' moves), with its work files in `work` (the caller removes the
 /// folder when the table is written): every part not done yet, then the table's values
-/// (`Scope::All`, which returns them), or one part (`Scope::Part`, which returns `None`).
+/// (`Scope::All`, which returns them), the parts of some levels (`Scope::Levels`), or one part
+/// (`Scope::Part`; these two return `None`).
 /// `progress` counts the parts. `stop_after` ends the solve with an error after that many
 /// levels (for tests).
 ///
@@ -291,7 +329,8 @@ pub(crate) fn solve<T: Tables + Sync>(
     let mut done = Done {
         maps: (0..parts).map(|_| None).collect(),
     };
-    if let Scope::Part(p) = scope {
+    if let Scope::Part(p) = &scope {
+        let p = *p;
         let level = table.files.plan.level_of(p).ok_or(SolveError::NoSuchPart {
             material: material.name(),
             part: p,
@@ -315,9 +354,31 @@ pub(crate) fn solve<T: Tables + Sync>(
         }
         return Ok(None);
     }
+    let levels = match &scope {
+        Scope::Levels(r) => r.clone(),
+        _ => 0..usize::MAX,
+    };
     progress.begin(&material.name(), "structures", Some(parts as u64));
     for (k, level) in table.files.plan.levels.iter().enumerate() {
+        if k >= levels.end {
+            break;
+        }
         table.files.map_done(&mut done, level.clone());
+        if k < levels.start {
+            let missing = done.maps[level.clone()]
+                .iter()
+                .filter(|m| m.is_none())
+                .count();
+            if missing > 0 {
+                return Err(SolveError::PartsMissing {
+                    material: material.name(),
+                    part: level.start,
+                    missing,
+                });
+            }
+            progress.advance(level.len() as u64);
+            continue;
+        }
         let todo: Vec<usize> = level.clone().filter(|&p| done.maps[p].is_none()).collect();
         progress.advance((level.len() - todo.len()) as u64);
         if todo.len() < level.len() {
@@ -405,6 +466,22 @@ pub fn structure_part_done(out: &Path, material: Material, part: usize) -> bool 
 pub(crate) fn dtm_parts_done(material: Material, work: &Path) -> bool {
     let files = PartFiles::new(material, work, Kind::Dtm);
     (0..files.plan.parts.len()).all(|p| files.open_part(p).is_some())
+}
+
+/// Whether every part of `kind` of the levels `levels` of `material` (canonical, with pawns;
+/// levels numbered as [`structure_levels`] lists them) is done in the work folder `work`.
+pub(crate) fn levels_done(
+    material: Material,
+    work: &Path,
+    kind: Kind,
+    levels: Range<usize>,
+) -> bool {
+    let files = PartFiles::new(material, work, kind);
+    let plan = &files.plan;
+    let end = levels.end.min(plan.levels.len());
+    (levels.start.min(end)..end)
+        .flat_map(|k| plan.levels[k].clone())
+        .all(|p| files.open_part(p).is_some())
 }
 
 /// Whether part `part` of `material` (canonical) is done in the work folder `work`.
@@ -1022,6 +1099,18 @@ mod tests {
         }
     }
 
+    /// The whole-table solve of `m`, its sub-tables in `dir`.
+    fn whole_solve(dir: &Path, m: Material) -> Solved {
+        Solver::new(m, SubTables::default())
+            .solve(&Silent, |stage| {
+                SubTables::open_for(dir, m, stage).map_err(|e| SolveError::SubTable {
+                    material: m.name(),
+                    source: e.into(),
+                })
+            })
+            .expect("whole solve")
+    }
+
     /// Tables of 3 and 4 pieces with pawns: the values and legal positions of the solve by
     /// structure are those of the whole-table solve, also when the solve is stopped after a
     /// level and run again.
@@ -1029,14 +1118,7 @@ mod tests {
     fn the_solve_by_structure_is_the_whole_table_solve() {
         let names = ["KPvK", "KPvKP", "KRPvK", "KPPvK", "KNPvK", "KQvKP"];
         for_each_material(&names, |k, dir, m, sub, work| {
-            let whole = Solver::new(m, SubTables::default())
-                .solve(&Silent, |stage| {
-                    SubTables::open_for(dir, m, stage).map_err(|e| SolveError::SubTable {
-                        material: m.name(),
-                        source: e.into(),
-                    })
-                })
-                .expect("whole solve");
+            let whole = whole_solve(dir, m);
             let files = |w: &Path| fs::read_dir(w).map_or(0, |d| d.count());
             if k % 2 == 0 {
                 // Stopped after its first levels, then to the end.
@@ -1098,6 +1180,61 @@ mod tests {
                 let differ = a.iter().zip(b.iter()).filter(|(x, y)| x != y).count();
                 assert_eq!(differ, 0, "{} {side}: {differ} values differ", m.name());
             }
+        });
+    }
+
+    /// The levels whose pawns can promote come first; the others are solved from sub-tables
+    /// without the promotions' tables, and the values are those of the whole-table solve. The
+    /// promoting levels without those tables fail.
+    #[test]
+    fn levels_past_the_promotions_need_no_promotion_tables() {
+        let names = ["KPvK", "KPvKP", "KRPvK", "KPPvK"];
+        for_each_material(&names, |_, dir, m, sub, work| {
+            let ix = IndexScheme::new(m);
+            let plan = Plan::new(&ix);
+            let split = promoting_levels(m);
+            assert!(
+                split >= 1 && split < plan.levels.len(),
+                "{}: {split}",
+                m.name()
+            );
+            for (k, level) in plan.levels.iter().enumerate() {
+                let promoting = level.clone().filter(|&p| part_promotes(m, p)).count();
+                if k >= split {
+                    assert_eq!(promoting, 0, "{} level {k}", m.name());
+                }
+                if k + 1 == split {
+                    assert!(promoting > 0, "{} level {k}", m.name());
+                }
+            }
+            let lean = SubTables::open_reaching(dir, m, Stage::InitBoth, false).expect("lean");
+            let refused = solve(m, &lean, work, &Silent, Scope::Levels(0..split), None);
+            assert!(
+                matches!(refused, Err(SolveError::SubTable { .. })),
+                "{}: the promoting levels need the promotions' tables",
+                m.name()
+            );
+            let _ = fs::remove_dir_all(work);
+            solve(m, sub, work, &Silent, Scope::Levels(0..split), None).expect("promoting");
+            assert!(levels_done(m, work, Kind::Dtm, 0..split));
+            assert!(!levels_done(m, work, Kind::Dtm, split..usize::MAX));
+            solve(
+                m,
+                &lean,
+                work,
+                &Silent,
+                Scope::Levels(split..usize::MAX),
+                None,
+            )
+            .expect("rest");
+            assert!(levels_done(m, work, Kind::Dtm, 0..usize::MAX));
+            let parts = solve(m, &SubTables::default(), work, &Silent, Scope::All, None)
+                .expect("every part done")
+                .expect("values");
+            let whole = whole_solve(dir, m);
+            assert!(parts.legal == whole.legal, "{}: legal bits", m.name());
+            assert!(parts.white == whole.white, "{}: white's values", m.name());
+            assert!(parts.black == whole.black, "{}: black's values", m.name());
         });
     }
 }
