@@ -7,8 +7,10 @@
 #   scripts/local-cluster.sh stop     stop the three daemons
 #   scripts/local-cluster.sh status   the daemons and the node as Slurm sees it
 #
-# The node offers every core of this machine (one job step a core: cons_tres, CR_Core) and
-# all its memory but 1 GB. The state lives in $RETRO_SLURM_DIR (default /var/lib/retro-slurm),
+# The node offers every core of this machine and all its memory but 1 GB, both scheduled
+# (cons_tres, CR_Core_Memory): a job that asks for memory (build-tables --slurm asks for the
+# 6-piece tables' estimates) starts only where it fits, and one that does not ask gets its
+# cores' share of the memory (DefMemPerCPU). The state lives in $RETRO_SLURM_DIR (default /var/lib/retro-slurm),
 # the configuration in /etc/slurm/slurm.conf (an existing one that this script did not write is
 # left alone, and the start refused). No accounting database: `squeue` and the job logs are
 # what there is.
@@ -58,7 +60,8 @@ SchedulerType=sched/backfill
 # Start jobs as soon as they can (the defaults wait seconds between scheduling passes).
 SchedulerParameters=bf_interval=1,sched_min_interval=0,batch_sched_delay=0
 SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
+SelectTypeParameters=CR_Core_Memory
+DefMemPerCPU=$((mem_mb / cpus))
 MpiDefault=none
 ReturnToService=2
 MinJobAge=600

@@ -209,6 +209,25 @@ fn command(exe: &Path, sub: &Submission, material: Material) -> Vec<String> {
     cmd
 }
 
+/// The bytes a job on `material` asks for ([`retro_build::jobs::job_memory`]): for a job
+/// array, the most any of its tasks needs; `None` for a table small enough for a job's default
+/// share.
+pub fn memory_request(
+    sub: &Submission,
+    material: Material,
+    array: Option<&LevelArray>,
+) -> Option<u64> {
+    use retro_build::jobs::{job_memory, Task};
+    match array {
+        None => job_memory(material, Task::Table, sub.cpus),
+        Some(a) => a
+            .tasks
+            .iter()
+            .filter_map(|&t| job_memory(material, Task::Part(a.first + t), sub.cpus))
+            .max(),
+    }
+}
+
 /// The sbatch command line of a job, after the jobs `after`; with `array`, the job array of
 /// that level of `material`'s parts.
 pub fn sbatch_args(
@@ -240,6 +259,12 @@ pub fn sbatch_args(
         "--ntasks=1".to_string(),
         "--requeue".to_string(),
     ]);
+    // The memory a large job needs, so that the scheduler starts it only where it fits (and
+    // no two beside each other that together do not); unless the caller asked for some.
+    let asked = sub.sbatch_args.iter().any(|a| a.starts_with("--mem"));
+    if let Some(bytes) = memory_request(sub, material, array).filter(|_| !asked) {
+        args.push(format!("--mem={}M", bytes.div_ceil(1 << 20)));
+    }
     if !after.is_empty() {
         let ids: Vec<String> = after.iter().map(u64::to_string).collect();
         args.push(format!("--dependency=afterok:{}", ids.join(":")));
@@ -464,6 +489,43 @@ mod tests {
             ),
             "{s}"
         );
+    }
+
+    /// 6-piece jobs ask for their memory (a job array for its most demanding task), smaller
+    /// ones for none, and a request of the caller's own wins.
+    #[test]
+    fn large_jobs_ask_for_their_memory() {
+        let script = Path::new("/x/job.sh");
+        let mem = |a: &[String]| -> Vec<String> {
+            a.iter()
+                .filter(|x| x.starts_with("--mem"))
+                .cloned()
+                .collect()
+        };
+        let small: Material = "KQRvKR".parse().expect("material");
+        assert!(mem(&sbatch_args(&sub(), small, None, &[], script)).is_empty());
+        let six: Material = "KRNvKNN".parse().expect("material");
+        let want = retro_build::compact::needs(six).memory.div_ceil(1 << 20);
+        assert_eq!(
+            mem(&sbatch_args(&sub(), six, None, &[], script)),
+            [format!("--mem={want}M")]
+        );
+        let pawns: Material = "KRRvKRP".parse().expect("material");
+        let levels = retro_build::structure_levels(pawns);
+        let (top, bottom) = (
+            level_arrays(pawns, |_| false).remove(0),
+            level_arrays(pawns, |_| false).pop().expect("a level"),
+        );
+        assert_eq!(top.tasks.len(), levels[0]);
+        let ask = |a: &LevelArray| memory_request(&sub(), pawns, Some(a)).expect("a request");
+        assert!(
+            ask(&top) > ask(&bottom) + 13_000_000_000,
+            "the promotions' tables"
+        );
+        let mut own = sub();
+        own.sbatch_args.push("--mem=4G".into());
+        let a = sbatch_args(&own, six, None, &[], script);
+        assert_eq!(mem(&a), ["--mem=4G"]);
     }
 
     #[test]

@@ -2,7 +2,65 @@
 //! build, each after the jobs of the tables its captures and promotions lead to. The graph is
 //! the scheduler-free half of `build-tables --slurm`; submitting it is the front end's.
 
-use retro_tables::Material;
+use retro_tables::{index::IndexScheme, Material};
+
+use crate::{compact, kernel::Stage, structure, successors_reaching};
+
+/// Bytes a part of a solve by structure holds per entry of the part (both sides to move): the
+/// DTM cells (4 bytes a side), the nodes waiting in the depth buckets (8 bytes each, counted
+/// for half the entries of both sides) and the legal bits (a byte, rounded up).
+const PART_BYTES_PER_ENTRY: u64 = 2 * 4 + 8 + 1;
+
+/// As [`PART_BYTES_PER_ENTRY`] for a part of the DTZ50 solve by structure: its cells are 2
+/// bytes a side.
+const DTZ_PART_BYTES_PER_ENTRY: u64 = 2 * 2 + 8 + 1;
+
+/// What a job does, for [`job_memory`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Task {
+    /// The material's own job: its whole build, or (by structure) the gathering of its DTM
+    /// parts and its DTZ50 solve part by part.
+    Table,
+    /// One part of its pawn structures (a task of a level's job array).
+    Part(usize),
+}
+
+/// The bytes a job on `material` (canonical) with `threads` threads is expected to hold at its
+/// peak, for a batch scheduler's memory request; `None` below 6 pieces, where a job's default
+/// share of a node is enough. Without pawns it is the compact build's estimate
+/// ([`compact::needs`]); with pawns (solved by structure) the sub-tables read into memory (one
+/// byte an entry of each side read; the tables of promotions without a capture only for the
+/// parts whose pawns can promote) and, per thread, a part's cells
+/// ([`PART_BYTES_PER_ENTRY`]; the material's own job solves the DTZ50 parts,
+/// [`DTZ_PART_BYTES_PER_ENTRY`], and holds the table's bits, a bit an entry of each side, while
+/// it writes a table).
+pub fn job_memory(material: Material, task: Task, threads: usize) -> Option<u64> {
+    if material.piece_count() < 6 {
+        return None;
+    }
+    if !material.has_pawns() {
+        return Some(compact::needs(material).memory);
+    }
+    let sub = |promotions: bool| -> u64 {
+        successors_reaching(material, Stage::InitBoth, promotions)
+            .into_iter()
+            .filter(|(m, _)| m.piece_count() >= 5)
+            .map(|(m, sides)| {
+                IndexScheme::new(m).size() * sides.iter().filter(|&&s| s).count() as u64
+            })
+            .sum()
+    };
+    let ix = IndexScheme::new(material);
+    // A part is one structure, or one and its mirror image.
+    let part = 2 * ix.structure_len();
+    Some(match task {
+        Task::Part(p) => sub(structure::part_promotes(material, p)) + part * PART_BYTES_PER_ENTRY,
+        Task::Table => {
+            let dtz = sub(true) + threads.max(1) as u64 * part * DTZ_PART_BYTES_PER_ENTRY;
+            dtz.max(2 * ix.size() / 8)
+        }
+    })
+}
 
 /// One material to build, after the jobs it reads from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,6 +119,33 @@ mod tests {
 
     fn names(jobs: &[Job], idx: &[usize]) -> Vec<String> {
         idx.iter().map(|&i| jobs[i].material.name()).collect()
+    }
+
+    /// Memory requests: none below 6 pieces, the compact estimate without pawns, and for a
+    /// 6-piece table with pawns the promotions' tables only in the parts that promote.
+    #[test]
+    fn jobs_of_six_pieces_ask_for_their_memory() {
+        assert_eq!(job_memory(m("KRPvKR"), Task::Table, 2), None);
+        let krnvknn = m("KRNvKNN");
+        let whole = compact::needs(krnvknn).memory;
+        assert_eq!(job_memory(krnvknn, Task::Table, 1), Some(whole));
+        assert!(whole > 8_000_000_000 && whole < 12_000_000_000, "{whole}");
+        let t = m("KRRvKRP");
+        let levels = structure::structure_levels(t);
+        let first = job_memory(t, Task::Part(0), 1).expect("a request");
+        let last = job_memory(t, Task::Part(levels.iter().sum::<usize>() - 1), 1).expect("too");
+        // The four 6-piece promotion tables, a side each: about 13.3 GB more.
+        let promotions = first - last;
+        assert!(
+            promotions > 13_000_000_000 && promotions < 14_000_000_000,
+            "{promotions}"
+        );
+        assert!(last < 10_000_000_000, "{last}");
+        let table = job_memory(t, Task::Table, 1).expect("a request");
+        assert!(table < first, "{table} {first}");
+        let two = job_memory(t, Task::Table, 2).expect("a request");
+        assert!(two > table, "{two} {table}");
+        eprintln!("KRRvKRP: a promoting part {first}, the last part {last}, the table {table}");
     }
 
     #[test]
