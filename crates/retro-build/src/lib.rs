@@ -434,33 +434,22 @@ pub fn build_one(material: Material, opts: &BuildOptions) -> Result<TableSummary
     let have_dtz = have_dtm && present(&dtz_path, Table::open_dtz);
     let file_bytes = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
     if have_dtz {
-        let raw_bytes = 4 * IndexScheme::new(material).size();
-        return Ok(TableSummary {
-            material,
-            skipped: true,
-            dtm_present: true,
-            positions: 0,
-            wins: 0,
-            draws: 0,
-            losses: 0,
-            longest: 0,
-            seconds: 0.0,
-            solve_seconds: 0.0,
-            bytes: file_bytes(&path) + file_bytes(&dtz_path),
-            raw_bytes,
-            dtz: None,
-            examples: Vec::new(),
-        });
+        let mut skipped = present_summary(material, &opts.out);
+        skipped.skipped = true;
+        skipped.bytes += file_bytes(&dtz_path);
+        return Ok(skipped);
     }
     if compact::chosen(material, opts.compact) {
         return compact_build::build_compact(material, opts, have_dtm);
     }
     let work = structure::work_folder(&opts.out, material);
     // A DTM table written by an earlier build, whose parts are gone, takes the ordinary DTZ50
-    // solve below.
+    // solve below, unless the DTZ50 parts of a build by structure are done.
     if opts.by_structure
         && material.has_pawns()
-        && (!have_dtm || structure::dtm_parts_done(material, &work))
+        && (!have_dtm
+            || structure::dtm_parts_done(material, &work)
+            || structure::levels_done(material, &work, structure::Kind::Dtz, 0..usize::MAX))
     {
         return build_by_structure(material, opts, have_dtm, &work);
     }
@@ -519,39 +508,18 @@ fn build_by_structure(
 ) -> Result<TableSummary, BuildError> {
     let start = Instant::now();
     let progress = opts.progress.as_ref();
-    for (levels, promotions) in promotion_runs(material) {
-        if structure::levels_done(material, work, structure::Kind::Dtm, levels.clone()) {
-            continue;
-        }
-        let sub = structure_sub_tables(&opts.out, material, promotions)?;
-        let scope = structure::Scope::Levels(levels);
-        structure::solve(material, &sub, work, progress, scope, None)?;
-    }
-    let dtm = structure::gathered(material, work, structure::Kind::Dtm)?;
-    let positions = dtm.bits.iter().flatten().map(|w| u64::from(w.count_ones()));
-    let (mut summary, stats) = summarize(
-        material,
-        &dtm.values.white,
-        &dtm.values.black,
-        positions.sum(),
-    );
-    summary.solve_seconds = start.elapsed().as_secs_f64();
-    summary.raw_bytes = 4 * dtm.values.white.len() as u64;
-    if have_dtm {
-        summary.dtm_present = true;
-        summary.bytes =
-            std::fs::metadata(opts.out.join(file_name(material))).map_or(0, |m| m.len());
+    let every = 0..usize::MAX;
+    // A build stopped after its DTM table and its DTZ50 parts (and after the DTM parts were
+    // let go, below) goes on to the DTZ50 table.
+    let mut summary = if have_dtm
+        && !structure::levels_done(material, work, structure::Kind::Dtm, every.clone())
+        && structure::levels_done(material, work, structure::Kind::Dtz, every.clone())
+    {
+        present_summary(material, &opts.out)
     } else {
-        let data = TableData {
-            white: &dtm.values.white,
-            black: &dtm.values.black,
-            legal: Some([&dtm.bits.white, &dtm.bits.black]),
-            ext: None,
-        };
-        let encoding = Encoding::for_material(material, opts.compression);
-        summary.bytes = write_table(&opts.out, material, data, stats, encoding)?.bytes;
-    }
-    drop(dtm);
+        by_structure_dtm(material, opts, have_dtm, work)?
+    };
+    summary.solve_seconds = start.elapsed().as_secs_f64();
     let z_start = Instant::now();
     for (levels, promotions) in promotion_runs(material) {
         if structure::levels_done(material, work, structure::Kind::Dtz, levels.clone()) {
@@ -560,6 +528,9 @@ fn build_by_structure(
         let wdl50 = Wdl50Tables::open_reaching(&opts.out, material, promotions)?;
         structure::dtz::solve(material, &wdl50, work, progress, levels)?;
     }
+    // The DTM parts are read by the DTZ50 parts only: their disk goes to the gathered DTZ50
+    // values (for a 6-piece table, some 25 GB each).
+    structure::remove_parts(material, work, structure::Kind::Dtm);
     let z = structure::gathered(material, work, structure::Kind::Dtz)?;
     let solve_seconds = z_start.elapsed().as_secs_f64();
     let stats = Stats {
@@ -588,6 +559,70 @@ fn build_by_structure(
     summary.bytes += written.bytes;
     summary.seconds = start.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// The DTM parts of `material` solved by structure (those not done yet), then its DTM table
+/// written from them unless `have_dtm`; the summary of its values.
+fn by_structure_dtm(
+    material: Material,
+    opts: &BuildOptions,
+    have_dtm: bool,
+    work: &Path,
+) -> Result<TableSummary, BuildError> {
+    let progress = opts.progress.as_ref();
+    for (levels, promotions) in promotion_runs(material) {
+        if structure::levels_done(material, work, structure::Kind::Dtm, levels.clone()) {
+            continue;
+        }
+        let sub = structure_sub_tables(&opts.out, material, promotions)?;
+        let scope = structure::Scope::Levels(levels);
+        structure::solve(material, &sub, work, progress, scope, None)?;
+    }
+    let dtm = structure::gathered(material, work, structure::Kind::Dtm)?;
+    let positions = dtm.bits.iter().flatten().map(|w| u64::from(w.count_ones()));
+    let (mut summary, stats) = summarize(
+        material,
+        &dtm.values.white,
+        &dtm.values.black,
+        positions.sum(),
+    );
+    summary.raw_bytes = 4 * dtm.values.white.len() as u64;
+    if have_dtm {
+        summary.dtm_present = true;
+        summary.bytes =
+            std::fs::metadata(opts.out.join(file_name(material))).map_or(0, |m| m.len());
+    } else {
+        let data = TableData {
+            white: &dtm.values.white,
+            black: &dtm.values.black,
+            legal: Some([&dtm.bits.white, &dtm.bits.black]),
+            ext: None,
+        };
+        let encoding = Encoding::for_material(material, opts.compression);
+        summary.bytes = write_table(&opts.out, material, data, stats, encoding)?.bytes;
+    }
+    Ok(summary)
+}
+
+/// The summary of a DTM table present in `out` whose values are not counted again: its size
+/// only.
+fn present_summary(material: Material, out: &Path) -> TableSummary {
+    TableSummary {
+        material,
+        skipped: false,
+        dtm_present: true,
+        positions: 0,
+        wins: 0,
+        draws: 0,
+        losses: 0,
+        longest: 0,
+        seconds: 0.0,
+        solve_seconds: 0.0,
+        bytes: std::fs::metadata(out.join(file_name(material))).map_or(0, |m| m.len()),
+        raw_bytes: 4 * IndexScheme::new(material).size(),
+        dtz: None,
+        examples: Vec::new(),
+    }
 }
 
 /// A built DTM table: its values (white, black to move), its summary, and what its init pass
@@ -921,5 +956,46 @@ mod tests {
             assert_eq!(names(&got), names(&want), "{name}");
             assert!(both.iter().all(|(x, _)| x.piece_count() < 5), "{name}");
         }
+    }
+
+    /// A build by structure stopped after its DTM table and its DTZ50 parts, its DTM parts
+    /// already let go, goes on to the DTZ50 table of an uninterrupted build.
+    #[test]
+    fn a_build_by_structure_goes_on_from_its_dtz50_parts() {
+        let k = m("KPvKP");
+        let opts = |dir: &Path| BuildOptions {
+            by_structure: true,
+            ..BuildOptions::quiet(dir.to_path_buf())
+        };
+        let reference = tempfile::tempdir().expect("dir");
+        build(&[k], &opts(reference.path()), |_| {}).expect("reference build");
+        let dir = tempfile::tempdir().expect("dir");
+        let dtz_name = Metric::Dtz.file_name(k);
+        for entry in std::fs::read_dir(reference.path()).expect("reference") {
+            let name = entry.expect("entry").file_name();
+            if name.to_string_lossy() != dtz_name {
+                std::fs::copy(reference.path().join(&name), dir.path().join(&name)).expect("copy");
+            }
+        }
+        let work = structure::work_folder(dir.path(), k);
+        let sub = SubTables::open_for(dir.path(), k, Stage::InitBoth).expect("sub-tables");
+        let all = structure::Scope::Levels(0..usize::MAX);
+        structure::solve(k, &sub, &work, &Silent, all, None).expect("DTM parts");
+        let wdl50 = Wdl50Tables::open_for(dir.path(), k).expect("classes");
+        structure::dtz::solve(k, &wdl50, &work, &Silent, 0..usize::MAX).expect("DTZ50 parts");
+        structure::remove_parts(k, &work, structure::Kind::Dtm);
+        assert!(!structure::dtm_parts_done(k, &work));
+        let done = build(&[k], &opts(dir.path()), |_| {}).expect("the build goes on");
+        let summary = done
+            .iter()
+            .find(|s| s.material == k)
+            .expect("KPvKP's summary");
+        assert!(summary.dtm_present && summary.dtz.is_some());
+        let read = |d: &Path| std::fs::read(d.join(&dtz_name)).expect("DTZ50 table");
+        assert!(
+            read(dir.path()) == read(reference.path()),
+            "the DTZ50 tables differ"
+        );
+        assert!(!work.exists(), "the work folder is removed");
     }
 }

@@ -484,6 +484,20 @@ pub(crate) fn levels_done(
         .all(|p| files.open_part(p).is_some())
 }
 
+/// Removes the part files of `kind` of `material` (canonical, with pawns) from the work
+/// folder `work` (a file that cannot be removed is logged and left).
+pub(crate) fn remove_parts(material: Material, work: &Path, kind: Kind) {
+    let files = PartFiles::new(material, work, kind);
+    for part in &files.plan.parts {
+        let path = work.join(kind.file(part[0]));
+        match fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => log::warn!("cannot remove {}: {e}", path.display()),
+        }
+    }
+}
+
 /// Whether part `part` of `material` (canonical) is done in the work folder `work`.
 fn part_done(material: Material, work: &Path, part: usize) -> bool {
     let files = PartFiles::new(material, work, Kind::Dtm);
