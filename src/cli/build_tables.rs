@@ -657,6 +657,17 @@ fn run_mpi(
     use retro_build::compact::{mpi_exchange::Mpi, share::Exchange};
     let x = Mpi::init()?;
     let (rank, ranks) = (x.rank(), x.ranks());
+    // The folder the tables go to, made once (the ranks share it).
+    let made = if rank == 0 {
+        std::fs::create_dir_all(&args.out)
+    } else {
+        Ok(())
+    };
+    x.wait_all()?;
+    if let Err(e) = made {
+        eprintln!("build-tables: rank 0: {}: {e}", args.out.display());
+        x.abort(i32::from(BuildTablesError::from(e).exit_code()));
+    }
     let opts = if rank == 0 {
         opts
     } else {
@@ -700,8 +711,8 @@ fn run_mpi(
                 let s = retro_build::build_one(*m, &opts)?;
                 say(&s.to_string());
             }
-            // The others wait for a table rank 0 builds alone.
-            x.sum(&mut [0])?;
+            // The others wait (asleep) for a table rank 0 builds alone.
+            x.wait_all()?;
         }
         Ok(())
     })();

@@ -421,14 +421,13 @@ pub fn build_split(
         source,
     })?;
     let work = work_dir(&opts.out, material);
-    let sum = |v: &mut [u64]| {
-        exchange.sum(v).map_err(|e| {
-            BuildError::Solve(SolveError::Exchange {
-                material: material.name(),
-                source: e,
-            })
+    let exchange_error = |source| {
+        BuildError::Solve(SolveError::Exchange {
+            material: material.name(),
+            source,
         })
     };
+    let sum = |v: &mut [u64]| exchange.sum(v).map_err(exchange_error);
     // Rank 0 decides whether a phase is needed: not when both files are there, nor when the
     // phase's finished solve (its mark) waits in the work directory.
     let needed = |mark: &str| -> Result<bool, BuildError> {
@@ -469,11 +468,11 @@ pub fn build_split(
                 .solve(opts.progress.as_ref())?;
             save_dtm(&mine, &c).map_err(|e| work_error(&mine, e))?;
         }
-        sum(&mut [0])?;
+        exchange.wait_all().map_err(exchange_error)?;
         if share.rank == 0 {
             merge_ranks(&work, material, share.ranks).map_err(|e| work_error(&work, e))?;
         }
-        sum(&mut [0])?;
+        exchange.wait_all().map_err(exchange_error)?;
     }
     // The DTZ50 solve, split the same way, from the DTM solve's merged logs.
     if needed(DTZ_DONE)? {
@@ -489,12 +488,12 @@ pub fn build_split(
                 .solve(opts.progress.as_ref())?;
             write_atomic(&mine.join(DTZ_DONE), b"done\n").map_err(dtz_error)?;
         }
-        sum(&mut [0])?;
+        exchange.wait_all().map_err(exchange_error)?;
         if share.rank == 0 {
             merge_dtz_ranks(&work, material, share.ranks)
                 .map_err(|e| BuildError::Dtz(DtzError::Work(work.clone(), e)))?;
         }
-        sum(&mut [0])?;
+        exchange.wait_all().map_err(exchange_error)?;
     }
     if share.rank != 0 {
         return Ok(None);

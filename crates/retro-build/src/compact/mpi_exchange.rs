@@ -20,6 +20,9 @@ const DATA: Tag = 1;
 /// The tag of a rank's word that it sent everything of the pass.
 const END: Tag = 2;
 
+/// How long a rank waiting for the others ([`Exchange::wait_all`]) sleeps between looks.
+const IDLE_NAP: Duration = Duration::from_millis(10);
+
 /// How long the sending thread waits for a batch before it looks for arrivals.
 const POLL: Duration = Duration::from_millis(1);
 
@@ -150,6 +153,21 @@ impl Exchange for Mpi {
         self.world
             .all_reduce_into(&mine[..], values, SystemOperation::max());
         Ok(())
+    }
+
+    fn wait_all(&self) -> Result<(), ExchangeError> {
+        // A blocking barrier would spin (OpenMPI polls); a non-blocking one tested between
+        // naps leaves the core to rank 0.
+        let mut barrier = self.world.immediate_barrier();
+        loop {
+            match barrier.test() {
+                Ok(_) => return Ok(()),
+                Err(pending) => {
+                    barrier = pending;
+                    std::thread::sleep(IDLE_NAP);
+                }
+            }
+        }
     }
 
     fn pass(

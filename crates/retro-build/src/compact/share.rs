@@ -239,6 +239,16 @@ pub trait Exchange {
     /// The transport failed.
     fn max(&self, values: &mut [u64]) -> Result<(), ExchangeError>;
 
+    /// Returns once every rank has called it: where the other ranks wait for rank 0's work
+    /// alone (merging logs, writing files, building a sub-table), a transport that can sleeps
+    /// while it waits rather than spinning on a core rank 0 needs.
+    ///
+    /// # Errors
+    /// The transport failed.
+    fn wait_all(&self) -> Result<(), ExchangeError> {
+        self.sum(&mut [0])
+    }
+
     /// Runs `pass` (on a thread of its own or this one) while sending each batch it posts to
     /// its rank, and gives `receive` every batch the other ranks post during the same pass.
     /// Returns once `pass` has returned and every rank has sent everything of this pass.
