@@ -464,8 +464,7 @@ pub fn structure_part_done(out: &Path, material: Material, part: usize) -> bool 
 /// Whether every DTM part of `material` (canonical, with pawns) is done in the work folder
 /// `work`.
 pub(crate) fn dtm_parts_done(material: Material, work: &Path) -> bool {
-    let files = PartFiles::new(material, work, Kind::Dtm);
-    (0..files.plan.parts.len()).all(|p| files.open_part(p).is_some())
+    levels_done(material, work, Kind::Dtm, 0..usize::MAX)
 }
 
 /// Whether every part of `kind` of the levels `levels` of `material` (canonical, with pawns;
