@@ -60,3 +60,38 @@ fn six_pieces_with_pawns_are_built_only_by_structure() {
         "the missing sub-table named: {err}"
     );
 }
+
+/// `--verify --by-structure`, the check of 6-piece tables with pawns a level of pawn structures
+/// at a time (here on KPvKP), checks as many positions as the general check, and finds a value
+/// that was changed in the file.
+#[test]
+fn the_check_by_structure_finds_a_changed_value() {
+    let dir = tempfile::tempdir().expect("dir");
+    let out = dir.path().to_str().expect("utf-8 path");
+    common::build_tables_ok(&["-q", "--out", out, "KPvKP"]);
+    let check = |by_structure: bool| -> (bool, String) {
+        let mut args = vec!["-q", "--out", out, "--verify"];
+        if by_structure {
+            args.push("--by-structure");
+        }
+        args.push("KPvKP");
+        let run = common::build_tables(&args);
+        let text = common::text(&run.stdout);
+        let line = text.lines().find(|l| l.starts_with("KPvKP    checked"));
+        (run.status.success(), line.unwrap_or(&text).to_string())
+    };
+    let (general_ok, general) = check(false);
+    let (ok, line) = check(true);
+    assert!(general_ok && ok, "{general}\n{line}");
+    let count = |l: &str| l.split_whitespace().nth(2).map(str::to_string);
+    assert_eq!(count(&general), count(&line), "{general}\n{line}");
+    assert!(line.contains(" 0 mismatches"), "{line}");
+
+    common::lengthen_a_long_win(dir.path(), common::material("KPvKP"));
+    let (ok, line) = check(true);
+    assert!(!ok, "{line}");
+    assert!(
+        line.contains("checked") && !line.contains(" 0 mismatches"),
+        "{line}"
+    );
+}

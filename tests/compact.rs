@@ -216,29 +216,7 @@ fn the_compact_check_finds_a_changed_value() {
     let dir = tempfile::tempdir().expect("dir");
     let out = dir.path().to_string_lossy().into_owned();
     build_tables(&["--out", &out, "-q", "--compact", "KQvKR"]);
-    let m: Material = "KQvKR".parse().expect("material");
-    let t = Table::open(&dir.path().join(file_name(m)), Some(m)).expect("dtm");
-    let n = t.scheme().size();
-    let side = |mover: Color| -> Vec<u8> {
-        (0..n)
-            .map(|i| t.get(mover, i).expect("probe").to_byte().expect("a byte"))
-            .collect()
-    };
-    let (mut white, black) = (side(Color::White), side(Color::Black));
-    let stats = t.stats();
-    drop(t);
-    let i = white
-        .iter()
-        .position(|&b| {
-            let v = retro_tables::Value::from_byte(b);
-            v.wdl() == retro_tables::Wdl::Win && v.plies() > 20
-        })
-        .expect("a long win");
-    let v = retro_tables::Value::from_byte(white[i]);
-    white[i] = retro_tables::Value::win(v.plies() + 2)
-        .and_then(retro_tables::Value::to_byte)
-        .expect("a byte");
-    rewrite(dir.path(), Metric::Dtm, m, [&white, &black], stats);
+    common::lengthen_a_long_win(dir.path(), common::material("KQvKR"));
     let run = Command::new(env!("CARGO_BIN_EXE_build-tables"))
         .args(["--out", &out, "-q", "--verify", "--compact", "--dtz-only"])
         .output()

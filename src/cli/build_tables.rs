@@ -79,7 +79,8 @@ pub struct BuildTablesArgs {
     checkpoint_secs: u64,
     /// Solve the DTM and DTZ50 of materials with pawns one pawn structure at a time, from the
     /// most advanced: the solves' memory is set by the largest structure, not by the table.
-    /// The tables are the same.
+    /// The tables are the same. With --verify, the DTM tables of materials with pawns are
+    /// checked the same way, a level of structures at a time (6 pieces with pawns need it).
     #[arg(long)]
     by_structure: bool,
     /// With --by-structure and --only, one material: solve only this part of its pawn
@@ -249,7 +250,7 @@ fn run(args: &BuildTablesArgs) -> Result<(), BuildTablesError> {
     for name in &args.materials {
         let m: Material = name.parse()?;
         // A 6-piece table with pawns is built only part by part (a part is at most 1/24 of it).
-        let six = m.piece_count() == 6 && (!m.has_pawns() || (args.by_structure && !args.verify));
+        let six = m.piece_count() == 6 && (!m.has_pawns() || args.by_structure);
         if !(3..=5).contains(&m.piece_count()) && !six {
             return Err(BuildTablesError::Size {
                 name: name.clone(),
@@ -571,7 +572,9 @@ fn run_verify(
 ) -> Result<(), BuildTablesError> {
     let max = usize::from(args.max_pieces);
     let materials = present(args, materials, "verify", |m| {
-        m.piece_count() <= max || retro_build::compact::applies(*m)
+        m.piece_count() <= max
+            || retro_build::compact::applies(*m)
+            || (args.by_structure && m.has_pawns())
     })?;
     let start = Instant::now();
     let (mut checked, mut mismatches, mut failed) = (0u64, 0u64, 0usize);
@@ -590,9 +593,22 @@ fn run_verify(
                 continue;
             }
             let t = Instant::now();
-            // The compact checks know no pawns (no promotions, no en passant).
+            // The compact checks know no pawns (no promotions, no en passant); a table with
+            // pawns of 6 pieces is checked structure by structure.
             let compact = retro_build::compact::chosen(m, args.compact);
+            let by_structure = args.by_structure && m.has_pawns();
+            if by_structure && metric == Metric::Dtz && m.piece_count() > 5 {
+                say(&format!(
+                    "{:<8} DTZ50 not checked: the DTZ50 check by structure is not built yet",
+                    m.name()
+                ));
+                failed += 1;
+                continue;
+            }
             let r = match metric {
+                Metric::Dtm if by_structure => {
+                    retro_build::verify_by_structure(&args.out, m, progress)
+                }
                 Metric::Dtm if compact => {
                     retro_build::compact::verify::verify_compact(&args.out, m, progress)
                 }

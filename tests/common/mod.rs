@@ -196,3 +196,44 @@ pub fn retro(args: &[&str], stdin: &str) -> Output {
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
+
+/// Rewrites the DTM table of `m` in `dir` (a byte an entry) with the first White win longer
+/// than 20 plies made two plies longer, as a compressed file: a table that a check must fail.
+pub fn lengthen_a_long_win(dir: &Path, m: Material) {
+    use retro_tables::{
+        format::{file_name, write_table_as, Encoding, Metric, Table, TableData},
+        Value, Wdl,
+    };
+    use shakmaty::Color;
+    let t = Table::open(&dir.join(file_name(m)), Some(m)).expect("dtm");
+    let side = |mover: Color| -> Vec<u8> {
+        (0..t.scheme().size())
+            .map(|i| t.get(mover, i).expect("probe").to_byte().expect("a byte"))
+            .collect()
+    };
+    let (mut white, black) = (side(Color::White), side(Color::Black));
+    let stats = t.stats();
+    drop(t);
+    let i = white
+        .iter()
+        .position(|&b| {
+            let v = Value::from_byte(b);
+            v.wdl() == Wdl::Win && v.plies() > 20
+        })
+        .expect("a long win");
+    let v = Value::from_byte(white[i]);
+    white[i] = Value::win(v.plies() + 2)
+        .and_then(Value::to_byte)
+        .expect("a byte");
+    let data = TableData {
+        white: &white,
+        black: &black,
+        legal: None,
+        ext: None,
+    };
+    let enc = Encoding::Blocks {
+        block_len: 4096,
+        level: 3,
+    };
+    write_table_as(dir, Metric::Dtm, m, data, stats, enc).expect("rewritten");
+}

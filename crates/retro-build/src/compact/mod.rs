@@ -31,7 +31,7 @@ pub(crate) mod checkpoint;
 pub mod dtz;
 #[cfg(feature = "mpi")]
 pub mod mpi_exchange;
-mod resume;
+pub(crate) mod resume;
 pub mod share;
 pub mod verify;
 pub mod verify_dtz;

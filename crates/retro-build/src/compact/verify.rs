@@ -191,6 +191,72 @@ fn side_codes(table: &Table, side: Color) -> Result<Atomics<AtomicU16>, CheckErr
     Ok(out)
 }
 
+/// What a check has found so far: positions checked, mismatches, the first five examples.
+pub(crate) struct Tally {
+    checked: AtomicU64,
+    mismatches: AtomicU64,
+    examples: Mutex<Vec<(String, String, String)>>,
+}
+
+impl Tally {
+    /// The tally saved in `at` (its examples taken).
+    pub(crate) fn resumed(at: &mut Reached) -> Tally {
+        Tally {
+            checked: AtomicU64::new(at.checked),
+            mismatches: AtomicU64::new(at.mismatches),
+            examples: Mutex::new(std::mem::take(&mut at.examples)),
+        }
+    }
+
+    /// Counts `checked` positions, `bad` of them mismatches.
+    pub(crate) fn add(&self, checked: u64, bad: u64) {
+        self.checked.fetch_add(checked, Relaxed);
+        self.mismatches.fetch_add(bad, Relaxed);
+    }
+
+    /// Keeps a mismatch of the position `sq` with `side` to move (the stored value, and the one
+    /// its children give, `None` when a child could not be valued) among the first five.
+    pub(crate) fn note(
+        &self,
+        slots: &[(Color, Role)],
+        sq: &Squares,
+        side: Color,
+        stored: Value,
+        expect: Option<Value>,
+    ) {
+        if let (Ok(mut g), Some(p)) = (self.examples.lock(), entry_position(slots, sq, side)) {
+            if g.len() < 5 {
+                let fen = shakmaty::fen::Fen::from_position(&p, shakmaty::EnPassantMode::Legal);
+                let e = expect.map_or("no value".to_string(), |v| v.to_string());
+                g.push((fen.to_string(), stored.to_string(), e));
+            }
+        }
+    }
+
+    /// The progress to save: the tally so far at `stage`, `next`.
+    pub(crate) fn reached(&self, stage: u64, next: u64) -> Reached {
+        Reached {
+            stage,
+            next,
+            checked: self.checked.load(Relaxed),
+            mismatches: self.mismatches.load(Relaxed),
+            extra: 0,
+            examples: self.examples.lock().map(|g| g.clone()).unwrap_or_default(),
+        }
+    }
+
+    /// The report of a finished check of `material`.
+    pub(crate) fn report(self, material: Material) -> VerifyReport {
+        VerifyReport {
+            material,
+            checked: self.checked.into_inner(),
+            mismatches: self.mismatches.into_inner(),
+            examples: self.examples.into_inner().unwrap_or_default(),
+            error: None,
+        }
+    }
+}
+
 /// Why a check of a compact table stopped before its end (mismatches are no error: they are
 /// counted in the report).
 #[derive(Debug, thiserror::Error)]
@@ -226,6 +292,13 @@ pub enum CheckError {
     /// The loss distances of a block do not match its losses in the table.
     #[error("block {0}: the loss file holds a different number of losses than the table")]
     LossCount(u64),
+    /// A value of a table stored raw could not be read.
+    #[error(transparent)]
+    Probe(#[from] retro_tables::ProbeError),
+    /// The table's values take more than a byte: the check by structure reads tables of one
+    /// byte an entry (as a build by structure writes them).
+    #[error("values beyond a byte: the check by structure reads tables of one byte an entry")]
+    WideValues,
     /// Stopped after the number of batches a test asked for.
     #[error("stopped")]
     Stopped,
@@ -252,7 +325,7 @@ pub fn verify_compact(dir: &Path, material: Material, progress: &dyn Progress) -
 
 /// The report of a 6-piece check of `material` in `dir` that ended with `r`: on an error, the
 /// work directory goes only if it is empty (a stopped check's progress stays).
-pub(super) fn report_of(
+pub(crate) fn report_of(
     dir: &Path,
     material: Material,
     r: Result<VerifyReport, CheckError>,
@@ -294,9 +367,7 @@ pub(crate) fn verify_sides(
     let before = at.stage * blocks + at.next;
     bar.begin(&material.name(), "verify", Some(2 * blocks));
     bar.at(before, "");
-    let checked = AtomicU64::new(at.checked);
-    let mismatches = AtomicU64::new(at.mismatches);
-    let examples = Mutex::new(std::mem::take(&mut at.examples));
+    let tally = Tally::resumed(&mut at);
     let mut eta = EtaLog::new(format!("{} verify", material.name()), 2 * blocks).resumed(before);
     let mut batches = 0u64;
     // The progress file's stage is the side being checked (`king_slot`: 0 white, 1 black),
@@ -336,24 +407,12 @@ pub(crate) fn verify_sides(
                             Some(Some(e)) if e == stored => {}
                             Some(e) => {
                                 bad += 1;
-                                if let (Ok(mut g), Some(p)) =
-                                    (examples.lock(), entry_position(&slots, &sq, side))
-                                {
-                                    if g.len() < 5 {
-                                        let fen = shakmaty::fen::Fen::from_position(
-                                            &p,
-                                            shakmaty::EnPassantMode::Legal,
-                                        );
-                                        let e = e.map_or("no value".to_string(), |v| v.to_string());
-                                        g.push((fen.to_string(), stored.to_string(), e));
-                                    }
-                                }
+                                tally.note(&slots, &sq, side, stored, e);
                             }
                         }
                         n += 1;
                     }
-                    checked.fetch_add(n, Relaxed);
-                    mismatches.fetch_add(bad, Relaxed);
+                    tally.add(n, bad);
                     bar.advance(1);
                     Ok(())
                 },
@@ -366,24 +425,10 @@ pub(crate) fn verify_sides(
             } else {
                 (stage, b0)
             };
-            let saved = Reached {
-                stage,
-                next,
-                checked: checked.load(Relaxed),
-                mismatches: mismatches.load(Relaxed),
-                extra: 0,
-                examples: examples.lock().map(|g| g.clone()).unwrap_or_default(),
-            };
-            file.save(&saved)?;
+            file.save(&tally.reached(stage, next))?;
         }
     }
     bar.end();
     finish_work(&work, CHECK);
-    Ok(VerifyReport {
-        material,
-        checked: checked.into_inner(),
-        mismatches: mismatches.into_inner(),
-        examples: examples.into_inner().unwrap_or_default(),
-        error: None,
-    })
+    Ok(tally.report(material))
 }

@@ -31,6 +31,7 @@
 //! below on every table of 3 and 4 pieces with pawns).
 
 pub(crate) mod dtz;
+pub(crate) mod verify;
 
 use std::{
     fs::{self, File},
