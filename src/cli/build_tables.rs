@@ -597,17 +597,12 @@ fn run_verify(
             // pawns of 6 pieces is checked structure by structure.
             let compact = retro_build::compact::chosen(m, args.compact);
             let by_structure = args.by_structure && m.has_pawns();
-            if by_structure && metric == Metric::Dtz && m.piece_count() > 5 {
-                say(&format!(
-                    "{:<8} DTZ50 not checked: the DTZ50 check by structure is not built yet",
-                    m.name()
-                ));
-                failed += 1;
-                continue;
-            }
             let r = match metric {
                 Metric::Dtm if by_structure => {
                     retro_build::verify_by_structure(&args.out, m, progress)
+                }
+                Metric::Dtz if by_structure => {
+                    retro_build::verify_dtz_by_structure(&args.out, m, progress)
                 }
                 Metric::Dtm if compact => {
                     retro_build::compact::verify::verify_compact(&args.out, m, progress)

@@ -29,7 +29,10 @@ pub use compact_build::{build_split, work_dir};
 pub use error::{DtzError, Inconsistency, SolveError, SubTableError};
 pub use kernel::{memory_in_use, Stage};
 pub use progress::{Progress, Silent};
-pub use structure::{structure_levels, structure_part_done, verify::verify_by_structure};
+pub use structure::{
+    structure_levels, structure_part_done, verify::verify_by_structure,
+    verify_dtz::verify_dtz_by_structure,
+};
 
 use std::{
     path::{Path, PathBuf},

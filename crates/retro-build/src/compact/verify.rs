@@ -224,11 +224,23 @@ impl Tally {
         stored: Value,
         expect: Option<Value>,
     ) {
+        let e = expect.map_or("no value".to_string(), |v| v.to_string());
+        self.note_text(slots, sq, side, stored.to_string(), e);
+    }
+
+    /// [`Tally::note`] with the stored and the recomputed value as text.
+    pub(crate) fn note_text(
+        &self,
+        slots: &[(Color, Role)],
+        sq: &Squares,
+        side: Color,
+        stored: String,
+        expect: String,
+    ) {
         if let (Ok(mut g), Some(p)) = (self.examples.lock(), entry_position(slots, sq, side)) {
             if g.len() < 5 {
                 let fen = shakmaty::fen::Fen::from_position(&p, shakmaty::EnPassantMode::Legal);
-                let e = expect.map_or("no value".to_string(), |v| v.to_string());
-                g.push((fen.to_string(), stored.to_string(), e));
+                g.push((fen.to_string(), stored, expect));
             }
         }
     }

@@ -32,6 +32,7 @@
 
 pub(crate) mod dtz;
 pub(crate) mod verify;
+pub(crate) mod verify_dtz;
 
 use std::{
     fs::{self, File},
