@@ -375,35 +375,42 @@ fn read_parts(
         }
     };
     for side in SIDES {
-        match table.blocks() {
-            Some((blocks, block_len)) => {
-                (0..blocks).into_par_iter().try_for_each_init(
-                    Vec::new,
-                    |buf, b| -> Result<(), CheckError> {
-                        table.read_block(side, 0, b, buf)?;
-                        for (k, &byte) in buf.iter().enumerate() {
-                            let pos = b * u64::from(block_len) + k as u64;
-                            store(side, table.index_at(side, pos), byte);
-                        }
-                        Ok(())
-                    },
-                )?;
-            }
-            None => {
-                let size = ix.size();
-                (0..size.div_ceil(CHUNK as u64))
-                    .into_par_iter()
-                    .try_for_each(|c| -> Result<(), CheckError> {
-                        for idx in c * CHUNK as u64..((c + 1) * CHUNK as u64).min(size) {
-                            let byte = table.get_byte(side, idx).map_err(CheckError::Probe)?;
-                            store(side, idx, byte);
-                        }
-                        Ok(())
-                    })?;
-            }
-        }
+        each_byte(table, side, |idx, byte| store(side, idx, byte))?;
     }
     Ok(out)
+}
+
+/// Calls `f(idx, byte)` for every entry of `table` with `side` to move, in parallel: one pass
+/// over its blocks, or its entries when it is stored raw.
+pub(super) fn each_byte(
+    table: &Table,
+    side: Color,
+    f: impl Fn(u64, u8) + Sync,
+) -> Result<(), CheckError> {
+    match table.blocks() {
+        Some((blocks, block_len)) => (0..blocks).into_par_iter().try_for_each_init(
+            Vec::new,
+            |buf, b| -> Result<(), CheckError> {
+                table.read_block(side, 0, b, buf)?;
+                for (k, &byte) in buf.iter().enumerate() {
+                    let pos = b * u64::from(block_len) + k as u64;
+                    f(table.index_at(side, pos), byte);
+                }
+                Ok(())
+            },
+        ),
+        None => {
+            let size = table.scheme().size();
+            (0..size.div_ceil(CHUNK as u64))
+                .into_par_iter()
+                .try_for_each(|c| -> Result<(), CheckError> {
+                    for idx in c * CHUNK as u64..((c + 1) * CHUNK as u64).min(size) {
+                        f(idx, table.get_byte(side, idx)?);
+                    }
+                    Ok(())
+                })
+        }
+    }
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ use std::{
 use rayon::prelude::*;
 use shakmaty::{ByColor, Color, Role};
 
-use super::{promoting_levels, Plan};
+use super::{promoting_levels, verify::each_byte, Plan};
 use crate::{
     compact::{
         resume::ProgressFile,
@@ -589,35 +589,6 @@ fn read_parts(
         })?;
     }
     Ok(out)
-}
-
-/// Calls `f(idx, byte)` for every entry of `table` with `side` to move, in parallel: one pass
-/// over its blocks, or its entries when it is stored raw.
-fn each_byte(table: &Table, side: Color, f: impl Fn(u64, u8) + Sync) -> Result<(), CheckError> {
-    match table.blocks() {
-        Some((blocks, block_len)) => (0..blocks).into_par_iter().try_for_each_init(
-            Vec::new,
-            |buf, b| -> Result<(), CheckError> {
-                table.read_block(side, 0, b, buf)?;
-                for (k, &byte) in buf.iter().enumerate() {
-                    let pos = b * u64::from(block_len) + k as u64;
-                    f(table.index_at(side, pos), byte);
-                }
-                Ok(())
-            },
-        ),
-        None => {
-            let size = table.scheme().size();
-            (0..size.div_ceil(CHUNK as u64))
-                .into_par_iter()
-                .try_for_each(|c| -> Result<(), CheckError> {
-                    for idx in c * CHUNK as u64..((c + 1) * CHUNK as u64).min(size) {
-                        f(idx, table.get_byte(side, idx)?);
-                    }
-                    Ok(())
-                })
-        }
-    }
 }
 
 #[cfg(test)]
