@@ -418,38 +418,54 @@ mod tests {
     use super::*;
     use crate::{structure::tests::for_each_material, Silent};
 
+    /// A general check, and the check by structure with a number of levels to stop after.
+    type Pair = (
+        fn(&Path, Material, &dyn Progress) -> VerifyReport,
+        fn(&Path, Material, &dyn Progress, Option<u64>) -> Result<VerifyReport, CheckError>,
+    );
+
     /// On tables of 3 and 4 pieces with pawns (promotions, pushes of both sides, en passant),
-    /// the check by structure passes what the general check passes, with as many positions;
-    /// stopped after a level and run again, it gives the same report and leaves no work.
+    /// the DTM and DTZ50 checks by structure pass what the general checks pass, with as many
+    /// positions; stopped after a level and run again, they give the same report and leave no
+    /// work.
     #[test]
-    fn the_check_by_structure_agrees_with_the_general_check() {
+    fn the_checks_by_structure_agree_with_the_general_checks() {
         let names = ["KPvK", "KPvKP", "KPPvK"];
+        let pairs: [Pair; 2] = [
+            (crate::verify::verify, verify_levels),
+            (
+                crate::verify::verify_dtz,
+                crate::structure::verify_dtz::verify_levels,
+            ),
+        ];
         for_each_material(&names, |k, dir, m, _, _| {
-            let general = crate::verify::verify(dir, m, &Silent);
-            assert!(general.error.is_none(), "{}: {:?}", m.name(), general.error);
-            assert_eq!(general.mismatches, 0, "{}", m.name());
-            let parts = verify_by_structure(dir, m, &Silent);
-            assert!(parts.error.is_none(), "{}: {:?}", m.name(), parts.error);
-            assert_eq!(
-                (parts.checked, parts.mismatches),
-                (general.checked, 0),
-                "{}: {:?}",
-                m.name(),
-                parts.examples
-            );
-            if k > 0 {
-                let stopped = verify_levels(dir, m, &Silent, Some(k as u64));
-                assert!(matches!(stopped, Err(CheckError::Stopped)), "{}", m.name());
-                assert!(verify_work(dir, m).exists(), "the progress is kept");
-                let resumed = verify_by_structure(dir, m, &Silent);
+            for (general_check, by_structure) in pairs {
+                let general = general_check(dir, m, &Silent);
+                assert!(general.error.is_none(), "{}: {:?}", m.name(), general.error);
+                assert_eq!(general.mismatches, 0, "{}", m.name());
+                let parts = report_of(dir, m, by_structure(dir, m, &Silent, None));
+                assert!(parts.error.is_none(), "{}: {:?}", m.name(), parts.error);
                 assert_eq!(
-                    (resumed.checked, resumed.mismatches),
+                    (parts.checked, parts.mismatches),
                     (general.checked, 0),
-                    "{} resumed",
-                    m.name()
+                    "{}: {:?}",
+                    m.name(),
+                    parts.examples
                 );
+                if k > 0 {
+                    let stopped = by_structure(dir, m, &Silent, Some(k as u64));
+                    assert!(matches!(stopped, Err(CheckError::Stopped)), "{}", m.name());
+                    assert!(verify_work(dir, m).exists(), "the progress is kept");
+                    let resumed = report_of(dir, m, by_structure(dir, m, &Silent, None));
+                    assert_eq!(
+                        (resumed.checked, resumed.mismatches),
+                        (general.checked, 0),
+                        "{} resumed",
+                        m.name()
+                    );
+                }
+                assert!(!verify_work(dir, m).exists(), "no work left");
             }
-            assert!(!verify_work(dir, m).exists(), "no work left");
         });
     }
 }
