@@ -362,6 +362,76 @@ fn converted_records_train_the_same_network() {
         std::fs::read(&warm).expect("warm network") == from_records,
         "the warm start moved"
     );
+
+    // The same network starts one of eight king buckets, which the engine searches with; a
+    // network of eight buckets does not start one of sixteen, and there is no layout of three.
+    let bucketed = tmp.path().join("kings.nnue");
+    let train_kings = |init: &std::path::Path, buckets: &str, out_net: &std::path::Path| {
+        retro(
+            &[
+                "train",
+                "--init",
+                init.to_str().expect("utf-8"),
+                "--king-buckets",
+                buckets,
+                "--epochs",
+                "1",
+                "--hold-out-every",
+                "0",
+                "--threads",
+                "1",
+                "--out",
+                out_net.to_str().expect("utf-8"),
+                rdat.to_str().expect("utf-8"),
+            ],
+            "",
+        )
+    };
+    let out = train_kings(&a, "8", &bucketed);
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("8 king buckets, mirrored"), "{err}");
+    let net = retro_engine::nnue::Network::load(&bucketed).expect("a network file");
+    assert_eq!(net.king_buckets().count(), 8);
+    let cfg = tmp.path().join("engine.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "table_path = \"\"\nbuild_missing_tables = false\nuse_nnue = true\neval_file = \"{}\"\n",
+            bucketed.display()
+        ),
+    )
+    .expect("write");
+    let out = retro(
+        &[
+            "--config",
+            cfg.to_str().expect("utf-8"),
+            "bench",
+            "--depth",
+            "5",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains(" nodes "),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = train_kings(&bucketed, "16", &tmp.path().join("sixteen.nnue"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("8 king buckets of its own, not the 16"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = train_kings(&a, "3", &tmp.path().join("three.nnue"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("expected 1, 4, 8, 16 or 32"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]

@@ -89,6 +89,9 @@ pub enum CliError {
     /// A network cannot be made from the trained weights.
     #[error(transparent)]
     Network(retro_engine::nnue::NetworkError),
+    /// The network of `--init` cannot start the network asked for.
+    #[error("--init: {0}")]
+    WarmStart(retro_train::train::WarmStartError),
     /// The explorer's server could not run.
     #[error(transparent)]
     Serve(#[from] retro_serve::ServeError),
@@ -131,6 +134,7 @@ impl CliError {
             | CliError::Weights { .. }
             | CliError::Create { .. }
             | CliError::Count(_)
+            | CliError::WarmStart(_)
             | CliError::Syzygy(_) => 2,
             CliError::TrainData { source, .. } => {
                 if matches!(source, retro_train::data::DataError::Io(_)) {

@@ -10,6 +10,7 @@ use retro_train::{
 };
 
 use super::{print_lines, processors, CliError};
+use retro_engine::nnue::KingBuckets;
 
 /// The arguments of `retro train`.
 #[derive(Debug, clap::Args)]
@@ -57,8 +58,14 @@ pub struct TrainArgs {
     /// pieces on the board).
     #[arg(long, default_value_t = 1, value_parser = parse_output_buckets)]
     pub output_buckets: usize,
+    /// King buckets of the network: its first layer's weights by the square of each side's own
+    /// king, the view mirrored left to right when the king is on files e-h: 1 (mirroring
+    /// alone), 4, 8, 16 or 32. Without it, one set of weights and no mirroring.
+    #[arg(long, value_name = "N", value_parser = parse_king_buckets)]
+    pub king_buckets: Option<KingBuckets>,
     /// Start from this network file's weights instead of random ones (a warm start: what
-    /// earlier data taught goes on into the next network); its output buckets are kept.
+    /// earlier data taught goes on into the next network); its output buckets are kept, and
+    /// its king buckets (a network without them starts each bucket of `--king-buckets`).
     #[arg(long, value_name = "NET", conflicts_with = "output_buckets")]
     pub init: Option<PathBuf>,
     /// Data files or directories of them, written by `retro datagen --dir`.
@@ -85,6 +92,8 @@ impl TrainArgs {
             seed: self.seed,
             k: self.k,
             output_buckets: self.output_buckets,
+            // (A warm start keeps the network's own king buckets unless others are asked for.)
+            king_buckets: self.king_buckets.unwrap_or(KingBuckets::NONE),
         };
         let init = match &self.init {
             Some(path) => Some(retro_engine::nnue::Network::load(path).map_err(CliError::Network)?),
@@ -109,6 +118,23 @@ pub fn parse_output_buckets(s: &str) -> Result<usize, OutputBucketsError> {
         Ok(n) if n == 1 || n == buckets => Ok(n),
         _ => Err(OutputBucketsError),
     }
+}
+
+/// A `--king-buckets` value without a layout.
+#[derive(Debug, thiserror::Error)]
+#[error("expected 1, 4, 8, 16 or 32")]
+pub struct KingBucketsError;
+
+/// `--king-buckets`: the standard layout of 1, 4, 8, 16 or 32 buckets
+/// ([`KingBuckets::standard`]).
+///
+/// # Errors
+/// [`KingBucketsError`] for any other value.
+pub fn parse_king_buckets(s: &str) -> Result<KingBuckets, KingBucketsError> {
+    s.parse::<u32>()
+        .ok()
+        .and_then(KingBuckets::standard)
+        .ok_or(KingBucketsError)
 }
 
 /// The arguments of `retro convert-data`.
@@ -253,11 +279,20 @@ pub fn run_train(
     let files = data_files(inputs)?;
     let records = read_all(&files)?;
     let labelled = records.iter().filter(|r| r.wdl50.is_some()).count();
-    let samples: Vec<Sample> = records.iter().map(Sample::of).collect();
+    let start = match init {
+        Some(net) => {
+            Weights::from_network_with(net, opts.king_buckets).map_err(CliError::WarmStart)?
+        }
+        None => Weights::random(opts.seed, opts.output_buckets, opts.king_buckets),
+    };
+    let kings = start.kings;
+    let samples: Vec<Sample> = records.iter().map(|r| Sample::of(r, &kings)).collect();
     drop(records);
     let (mut fit, held) = train::split(&samples, opts.hold_out_every);
     let k = opts.k.unwrap_or_else(|| train::fit_k(&fit));
-    // Each training position also mirrored left to right (the held-out ones are not).
+    // Each training position also mirrored left to right (the held-out ones are not), unless
+    // the network mirrors the views itself (king buckets).
+    let mirror = mirror && !kings.is_mirrored();
     let mirrored: Vec<Sample> = if mirror {
         fit.iter().map(|s| s.mirrored()).collect()
     } else {
@@ -266,22 +301,23 @@ pub fn run_train(
     fit.extend(mirrored.iter());
     eprintln!(
         "train: {} positions from {} files ({labelled} with a table label), {} fitted{}, {} held out; \
-         K = {k:.1} cp; {} output buckets; {} epochs of batches of {}, {} threads, seed {}",
+         K = {k:.1} cp; {} output buckets, {}; {} epochs of batches of {}, {} threads, seed {}",
         samples.len(),
         files.len(),
         fit.len(),
         if mirror { " (mirrored ones included)" } else { "" },
         held.len(),
         init.map_or(opts.output_buckets, |n| n.buckets()),
+        if kings.by_king() {
+            format!("{} king buckets, mirrored", kings.count())
+        } else {
+            "no king buckets".to_string()
+        },
         opts.epochs,
         opts.batch_size,
         opts.threads,
         opts.seed
     );
-    let start = match init {
-        Some(net) => Weights::from_network(net),
-        None => Weights::random(opts.seed, opts.output_buckets),
-    };
     eprintln!(
         "train: before: training loss {:.6}, held-out loss {:.6}; \
          the search scores' own held-out loss {:.6}",

@@ -16,8 +16,8 @@ use std::{
 };
 
 use shakmaty::{
-    attacks, zobrist::Zobrist64, Bitboard, Chess, Color, EnPassantMode, Move, MoveList, Position,
-    Role,
+    attacks, zobrist::Zobrist64, Bitboard, Board, Chess, Color, EnPassantMode, Move, MoveList,
+    Position, Role,
 };
 
 use super::rule50::{self, Outcome};
@@ -25,7 +25,7 @@ use super::tunables::*;
 use super::{
     eval::{evaluate, piece_value, Evaluator},
     heuristics::{Heuristics, HeuristicsPool},
-    nnue::{Accumulator, Delta, Network, HIDDEN},
+    nnue::{Accumulator, Delta, Network, RefreshCache, HIDDEN},
     report::{Score, SearchInfo},
     strength::Strength,
     time::{Budget, SearchLimits},
@@ -328,6 +328,10 @@ struct Worker<'a> {
     heur: Heuristics,
     /// The network, when it evaluates (else the hand-written evaluation).
     net: Option<&'a Network>,
+    /// Whether the network's updates need the board after each move (king buckets).
+    net_board: bool,
+    /// The network's sums by king bucket, from which a king move changing bucket starts.
+    refresh: Option<RefreshCache>,
 }
 
 /// The endgame tables a search probes, and how.
@@ -454,6 +458,8 @@ struct PlyEntry {
     eval: i32,
     /// The change to the board from the node above (for the network's sums).
     delta: Delta,
+    /// The node's board, kept where the network's update needs it (king buckets).
+    board: Board,
     /// Whether `acc` holds the node's sums.
     acc_valid: bool,
     /// The network's first-layer sums of the node, when it evaluates and `acc_valid` says
@@ -471,6 +477,7 @@ impl PlyEntry {
             killers: [0; 2],
             eval: -INF,
             delta: Delta::NONE,
+            board: Board::empty(),
             acc_valid: false,
             acc: Accumulator {
                 values: [[0; HIDDEN]; 2],
@@ -537,6 +544,14 @@ impl<'a> Worker<'a> {
                 Evaluator::Classic => None,
                 Evaluator::Network(n) => Some(n),
             },
+            net_board: match &params.eval {
+                Evaluator::Classic => false,
+                Evaluator::Network(n) => n.needs_board(),
+            },
+            refresh: match &params.eval {
+                Evaluator::Network(n) if n.needs_board() => Some(n.refresh_cache()),
+                _ => None,
+            },
         }
     }
 
@@ -560,7 +575,12 @@ impl<'a> Worker<'a> {
             let (above, below) = self.stack.split_at_mut(p);
             let node = &mut below[0];
             node.acc.clone_from(&above[p - 1].acc);
-            net.apply(&mut node.acc, &node.delta);
+            net.apply(
+                &mut node.acc,
+                &node.delta,
+                &node.board,
+                self.refresh.as_mut(),
+            );
             node.acc_valid = true;
         }
         net.evaluate(
@@ -570,13 +590,17 @@ impl<'a> Worker<'a> {
         )
     }
 
-    /// Records that the node at `ply + 1` is its parent's with `delta` applied.
+    /// Records that the node at `ply + 1`, whose board is `board`, is its parent's with `delta`
+    /// applied.
     #[inline]
-    fn child_made(&mut self, ply: usize, delta: Delta) {
+    fn child_made(&mut self, ply: usize, delta: Delta, board: &Board) {
         if self.net.is_some() && ply + 1 < self.stack.len() {
             let child = &mut self.stack[ply + 1];
             child.delta = delta;
             child.acc_valid = false;
+            if self.net_board {
+                child.board.clone_from(board);
+            }
         }
     }
 
@@ -996,7 +1020,7 @@ impl<'a> Worker<'a> {
         let r = NMP_BASE_REDUCTION + depth / NMP_DEPTH_DIVISOR;
         let child = pos.clone().swap_turn().ok()?;
         let child_hash = hash_of(&child);
-        self.child_made(node.ply, Delta::NONE);
+        self.child_made(node.ply, Delta::NONE, child.board());
         self.hashes.push(node.hash);
         let s = -self.negamax(
             &child,
@@ -1051,7 +1075,7 @@ impl<'a> Worker<'a> {
             let key = self.prefetch_child(pos, node.hash, m);
             let mut child = pos.clone();
             child.play_unchecked(m);
-            self.child_made(ply, Delta::of_move(us, &m));
+            self.child_made(ply, Delta::of_move(us, &m), child.board());
             let child_hash = key.unwrap_or_else(|| hash_of(&child));
             let ext = i32::from(gives_check && ply < MAX_PLY / 2);
             let new_depth = node.depth - 1 + ext;
@@ -1323,7 +1347,7 @@ impl<'a> Worker<'a> {
             let key = self.prefetch_child(pos, hash, m);
             let mut child = pos.clone();
             child.play_unchecked(m);
-            self.child_made(ply, Delta::of_move(pos.turn(), &m));
+            self.child_made(ply, Delta::of_move(pos.turn(), &m), child.board());
             let child_hash = key.unwrap_or_else(|| hash_of(&child));
             let score = -self.qsearch(&child, child_hash, -beta, -alpha, ply + 1);
             if self.stopped {

@@ -8,8 +8,8 @@
 //! the mean squared difference from the target `λ · result + (1 − λ) · sigmoid(score / K)`.
 
 use retro_engine::nnue::{
-    bucket_of, feature, Network, NetworkError, HIDDEN, INPUTS, MAX_OUTPUT_WEIGHT, OUTPUT_BUCKETS,
-    QB, SCALE,
+    bucket_of, KingBuckets, Network, NetworkError, HIDDEN, INPUTS, MAX_OUTPUT_WEIGHT,
+    OUTPUT_BUCKETS, QB, SCALE,
 };
 use retro_tables::Wdl50;
 
@@ -44,6 +44,9 @@ pub struct TrainOptions {
     /// [`OUTPUT_BUCKETS`] (by the number of pieces). [`train`] keeps those of the weights it is
     /// given.
     pub output_buckets: usize,
+    /// King buckets of the network to start from ([`Weights::random`]); [`train`] keeps those
+    /// of the weights it is given.
+    pub king_buckets: KingBuckets,
 }
 
 impl Default for TrainOptions {
@@ -61,6 +64,7 @@ impl Default for TrainOptions {
             seed: 1,
             k: None,
             output_buckets: 1,
+            king_buckets: KingBuckets::NONE,
         }
     }
 }
@@ -76,8 +80,8 @@ const EPSILON: f32 = 1e-8;
 /// The largest output weight in floating point: the integer file's bound.
 const MAX_OUT: f32 = MAX_OUTPUT_WEIGHT as f32 / QB as f32;
 
-/// A position ready for training: its active inputs seen from the side to move and from the
-/// other side, and its target.
+/// A position ready for training: its active inputs (first-layer rows, each side's view chosen
+/// by its king bucket) seen from the side to move and from the other side, and its target.
 #[derive(Clone, Debug)]
 pub struct Sample {
     us: [u16; MAX_FEATURES],
@@ -90,8 +94,8 @@ pub struct Sample {
 }
 
 impl Sample {
-    /// The sample of a record.
-    pub fn of(r: &Record) -> Sample {
+    /// The sample of a record for a network of king buckets `kings`.
+    pub fn of(r: &Record, kings: &KingBuckets) -> Sample {
         let mut s = Sample {
             us: [0; MAX_FEATURES],
             them: [0; MAX_FEATURES],
@@ -104,16 +108,23 @@ impl Sample {
                 None => r.result.score(),
             },
         };
+        let (us, them) = (
+            kings.view_of(r.turn, &r.board),
+            kings.view_of(!r.turn, &r.board),
+        );
         for (k, (piece, sq)) in r.pieces().take(MAX_FEATURES).enumerate() {
-            s.us[k] = feature(r.turn, piece, sq) as u16;
-            s.them[k] = feature(!r.turn, piece, sq) as u16;
+            // At most MAX_KING_BUCKETS * INPUTS = 24,576 rows: an input fits 16 bits.
+            s.us[k] = us.input(r.turn, piece, sq) as u16;
+            s.them[k] = them.input(!r.turn, piece, sq) as u16;
             s.n += 1;
         }
         s
     }
 
-    /// The sample of the position mirrored left to right (files a and h swapped): the same
-    /// labels, chess being symmetric so but for castling, which the inputs do not show.
+    /// The sample of the position mirrored left to right (files a and h swapped) for a network
+    /// without king buckets: the same labels, chess being symmetric so but for castling, which
+    /// the inputs do not show. (A network with king buckets mirrors every view to the king's
+    /// half of the board, so that a position and its mirror are the same sample.)
     pub fn mirrored(&self) -> Sample {
         let mut m = self.clone();
         // An input is `... * 64 + square`, and the square's file is its low three bits.
@@ -135,8 +146,14 @@ fn sigmoid(x: f32) -> f32 {
 /// The weights in floating point, in the units of `Network::quantise`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Weights {
-    /// First layer, row by input.
+    /// How each side's view chooses its rows of the first layer.
+    pub kings: KingBuckets,
+    /// First layer, row by king bucket and input.
     pub ft: Vec<f32>,
+    /// The factoriser, with several king buckets (else empty): a row per input shared by every
+    /// bucket, added to each bucket's row of that input (so that what a piece on a square is
+    /// worth is learnt from every king square at once); the file holds the sums.
+    pub factor: Vec<f32>,
     /// First layer's bias.
     pub ft_bias: Vec<f32>,
     /// Output weights by output bucket: the side to move's neurons, then the other's.
@@ -145,10 +162,29 @@ pub struct Weights {
     pub out_bias: Vec<f32>,
 }
 
+/// Why a network cannot be the start of a training.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WarmStartError {
+    /// The network has king buckets, and not the ones asked for.
+    #[error("the network has {found} king buckets of its own, not the {asked} asked for")]
+    KingBuckets {
+        /// The network's number of king buckets.
+        found: usize,
+        /// The number asked for.
+        asked: usize,
+    },
+}
+
 impl Weights {
-    fn zeros(buckets: usize) -> Weights {
+    fn zeros(buckets: usize, kings: KingBuckets) -> Weights {
         Weights {
-            ft: vec![0.0; INPUTS * HIDDEN],
+            kings,
+            ft: vec![0.0; kings.count() * INPUTS * HIDDEN],
+            factor: if kings.count() > 1 {
+                vec![0.0; INPUTS * HIDDEN]
+            } else {
+                Vec::new()
+            },
             ft_bias: vec![0.0; HIDDEN],
             out: vec![0.0; buckets * 2 * HIDDEN],
             out_bias: vec![0.0; buckets],
@@ -156,17 +192,23 @@ impl Weights {
     }
 
     /// Random starting weights drawn with `seed`, for a network of `buckets` output buckets (1
-    /// or [`OUTPUT_BUCKETS`]; any other number is taken as 1).
-    pub fn random(seed: u64, buckets: usize) -> Weights {
+    /// or [`OUTPUT_BUCKETS`]; any other number is taken as 1) and king buckets `kings` (with
+    /// several, the factoriser is drawn and the buckets' own rows start at 0).
+    pub fn random(seed: u64, buckets: usize, kings: KingBuckets) -> Weights {
         let buckets = if buckets == OUTPUT_BUCKETS {
             buckets
         } else {
             1
         };
         let mut rng = fastrand::Rng::with_seed(seed);
-        let mut w = Weights::zeros(buckets);
+        let mut w = Weights::zeros(buckets, kings);
         let a = 1.0 / (INPUTS as f32).sqrt();
-        for x in &mut w.ft {
+        let drawn = if w.factor.is_empty() {
+            &mut w.ft
+        } else {
+            &mut w.factor
+        };
+        for x in drawn {
             *x = a * (2.0 * rng.f32() - 1.0);
         }
         let b = 1.0 / ((2 * HIDDEN) as f32).sqrt();
@@ -179,13 +221,59 @@ impl Weights {
     /// The weights of a network file's network: the start of a training that goes on from it
     /// (a warm start), carrying what earlier data taught into the next network.
     pub fn from_network(net: &Network) -> Weights {
+        let kings = net.king_buckets();
         let (ft, ft_bias, out, out_bias) = net.dequantised();
-        Weights {
-            ft,
-            ft_bias,
-            out,
-            out_bias,
+        let mut w = Weights::zeros(out_bias.len(), kings);
+        w.ft = ft;
+        w.ft_bias = ft_bias;
+        w.out = out;
+        w.out_bias = out_bias;
+        w
+    }
+
+    /// The weights of a network file's network as the start of a network of king buckets
+    /// `kings`: the network's own when it has those buckets; for a network without king buckets,
+    /// its first layer as the factoriser (or, with one bucket, as that bucket's rows), so that
+    /// each bucket starts as the network was (mirrored where the king is on files e-h).
+    ///
+    /// # Errors
+    /// [`WarmStartError`] for a network of other king buckets.
+    pub fn from_network_with(net: &Network, kings: KingBuckets) -> Result<Weights, WarmStartError> {
+        let own = net.king_buckets();
+        if own == kings || !kings.by_king() {
+            return Ok(Weights::from_network(net));
         }
+        if own.by_king() {
+            return Err(WarmStartError::KingBuckets {
+                found: own.count(),
+                asked: kings.count(),
+            });
+        }
+        let w = Weights::from_network(net);
+        let mut out = Weights::zeros(w.out_bias.len(), kings);
+        if out.factor.is_empty() {
+            out.ft = w.ft;
+        } else {
+            out.factor = w.ft;
+        }
+        out.ft_bias = w.ft_bias;
+        out.out = w.out;
+        out.out_bias = w.out_bias;
+        Ok(out)
+    }
+
+    /// The first layer as the file holds it: each bucket's rows with the factoriser added.
+    fn merged_ft(&self) -> Vec<f32> {
+        if self.factor.is_empty() {
+            return self.ft.clone();
+        }
+        let mut ft = self.ft.clone();
+        for bucket in ft.chunks_exact_mut(INPUTS * HIDDEN) {
+            for (x, f) in bucket.iter_mut().zip(&self.factor) {
+                *x += f;
+            }
+        }
+        ft
     }
 
     /// The integer network of these weights.
@@ -193,7 +281,13 @@ impl Weights {
     /// # Errors
     /// None in practice: the shapes are the network's.
     pub fn quantised(&self) -> Result<Network, NetworkError> {
-        Network::quantise(&self.ft, &self.ft_bias, &self.out, &self.out_bias)
+        Network::quantise(
+            self.kings,
+            &self.merged_ft(),
+            &self.ft_bias,
+            &self.out,
+            &self.out_bias,
+        )
     }
 
     /// The output bucket of a sample: by its pieces with [`OUTPUT_BUCKETS`] output biases,
@@ -212,6 +306,12 @@ impl Weights {
                 let row = &self.ft[usize::from(f) * HIDDEN..][..HIDDEN];
                 for (x, w) in a.iter_mut().zip(row) {
                     *x += w;
+                }
+                if !self.factor.is_empty() {
+                    let row = &self.factor[usize::from(f) % INPUTS * HIDDEN..][..HIDDEN];
+                    for (x, w) in a.iter_mut().zip(row) {
+                        *x += w;
+                    }
                 }
             }
         }
@@ -241,9 +341,10 @@ struct Gradient {
 }
 
 impl Gradient {
-    fn new(buckets: usize) -> Gradient {
+    /// A zero gradient of weights shaped as `w`.
+    fn new(w: &Weights) -> Gradient {
         Gradient {
-            w: Weights::zeros(buckets),
+            w: Weights::zeros(w.out_bias.len(), w.kings),
             loss: 0.0,
         }
     }
@@ -251,6 +352,7 @@ impl Gradient {
     fn add(&mut self, other: &Gradient) {
         for (a, b) in [
             (&mut self.w.ft, &other.w.ft),
+            (&mut self.w.factor, &other.w.factor),
             (&mut self.w.ft_bias, &other.w.ft_bias),
             (&mut self.w.out, &other.w.out),
             (&mut self.w.out_bias, &other.w.out_bias),
@@ -305,6 +407,12 @@ fn loss_and_gradient(
                 for (x, d) in row.iter_mut().zip(&d_acc) {
                     *x += d;
                 }
+                if !g.w.factor.is_empty() {
+                    let row = &mut g.w.factor[usize::from(f) % INPUTS * HIDDEN..][..HIDDEN];
+                    for (x, d) in row.iter_mut().zip(&d_acc) {
+                        *x += d;
+                    }
+                }
             }
         }
     }
@@ -323,7 +431,7 @@ fn batch_gradient(w: &Weights, batch: &[&Sample], k: f32, lambda: f32, threads: 
             .chunks(part)
             .map(|chunk| {
                 s.spawn(move || {
-                    let mut g = Gradient::new(w.out_bias.len());
+                    let mut g = Gradient::new(w);
                     loss_and_gradient(w, chunk, k, lambda, Some(&mut g));
                     g
                 })
@@ -334,9 +442,7 @@ fn batch_gradient(w: &Weights, batch: &[&Sample], k: f32, lambda: f32, threads: 
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     });
-    let mut total = grads
-        .pop()
-        .unwrap_or_else(|| Gradient::new(w.out_bias.len()));
+    let mut total = grads.pop().unwrap_or_else(|| Gradient::new(w));
     for g in grads.iter().rev() {
         total.add(g);
     }
@@ -369,6 +475,7 @@ impl Adam {
         };
         let (m, v) = (&mut self.m, &mut self.v);
         update(&mut w.ft, &g.ft, &mut m.ft, &mut v.ft, true);
+        update(&mut w.factor, &g.factor, &mut m.factor, &mut v.factor, true);
         update(
             &mut w.ft_bias,
             &g.ft_bias,
@@ -475,11 +582,11 @@ pub fn train(
     opts: &TrainOptions,
     after_epoch: &mut dyn FnMut(&Weights, &EpochReport),
 ) -> Weights {
-    let buckets = start.out_bias.len();
+    let (buckets, kings) = (start.out_bias.len(), start.kings);
     let mut w = start;
     let mut adam = Adam {
-        m: Weights::zeros(buckets),
-        v: Weights::zeros(buckets),
+        m: Weights::zeros(buckets, kings),
+        v: Weights::zeros(buckets, kings),
         t: 0,
     };
     let mut rng = fastrand::Rng::with_seed(opts.seed ^ 0x5eed);
@@ -517,8 +624,9 @@ mod tests {
     use super::*;
     use crate::data::{Outcome, Record};
 
-    /// A tiny data set: positions of a few random games, labelled by material.
-    fn tiny() -> Vec<Sample> {
+    /// A tiny data set for a network of king buckets `kings`: positions of a few random games,
+    /// labelled by material.
+    fn tiny_with(kings: &KingBuckets) -> Vec<Sample> {
         let mut rng = fastrand::Rng::with_seed(11);
         let mut out = Vec::new();
         while out.len() < 300 {
@@ -543,20 +651,33 @@ mod tests {
                 d if d < -150 => Outcome::Loss,
                 _ => Outcome::Draw,
             };
-            out.push(Sample::of(&Record::new(&p, diff as i16, result, None)));
+            out.push(Sample::of(
+                &Record::new(&p, diff as i16, result, None),
+                kings,
+            ));
         }
         out
+    }
+
+    /// The king bucket layouts the tests train: none, mirroring alone, and eight buckets (with
+    /// the factoriser).
+    fn layouts() -> [KingBuckets; 3] {
+        let layout = |n| KingBuckets::standard(n).expect("a standard layout");
+        [KingBuckets::NONE, layout(1), layout(8)]
     }
 
     #[test]
     fn a_few_steps_lower_the_loss_the_same_way_for_a_seed() {
         for buckets in [1, OUTPUT_BUCKETS] {
-            a_few_steps_lower_the_loss(buckets);
+            a_few_steps_lower_the_loss(buckets, KingBuckets::NONE);
+        }
+        for kings in layouts() {
+            a_few_steps_lower_the_loss(1, kings);
         }
     }
 
-    fn a_few_steps_lower_the_loss(buckets: usize) {
-        let data = tiny();
+    fn a_few_steps_lower_the_loss(buckets: usize, kings: KingBuckets) {
+        let data = tiny_with(&kings);
         let refs: Vec<&Sample> = data.iter().collect();
         let opts = TrainOptions {
             epochs: 5,
@@ -564,22 +685,24 @@ mod tests {
             learning_rate: 0.01,
             threads: 2,
             output_buckets: buckets,
+            king_buckets: kings,
             ..TrainOptions::default()
         };
         let k = 200.0;
-        let start = Weights::random(opts.seed, opts.output_buckets);
+        let start = Weights::random(opts.seed, opts.output_buckets, opts.king_buckets);
         let before = mean_loss(&start, &refs, k, opts.result_weight);
         let run = || train(start.clone(), &refs, &[], k, &opts, &mut |_, _| {});
         let a = run();
         let after = mean_loss(&a, &refs, k, opts.result_weight);
         assert!(
             after < before * 0.8,
-            "{buckets} buckets: loss {before} -> {after}"
+            "{buckets} buckets, {kings:?}: loss {before} -> {after}"
         );
         assert_eq!(a, run(), "the same seed trains the same weights");
-        assert_eq!(a.quantised().map(|n| n.buckets()).ok(), Some(buckets));
+        let net = a.quantised().expect("shape");
+        assert_eq!((net.buckets(), net.king_buckets()), (buckets, kings));
         let other = train(
-            Weights::random(2, buckets),
+            Weights::random(2, buckets, kings),
             &refs,
             &[],
             k,
@@ -597,13 +720,67 @@ mod tests {
     #[test]
     fn a_network_warm_starts_from_its_own_weights() {
         for buckets in [1, OUTPUT_BUCKETS] {
-            let net = Weights::random(11, buckets).quantised().expect("shape");
-            let back = Weights::from_network(&net).quantised().expect("shape");
-            assert_eq!(back.checksum(), net.checksum(), "{buckets} buckets");
+            for kings in layouts() {
+                let net = Weights::random(11, buckets, kings)
+                    .quantised()
+                    .expect("shape");
+                let back = Weights::from_network(&net).quantised().expect("shape");
+                assert_eq!(
+                    back.checksum(),
+                    net.checksum(),
+                    "{buckets} buckets, {kings:?}"
+                );
+            }
         }
         let embedded = Network::embedded();
         let back = Weights::from_network(&embedded).quantised().expect("shape");
         assert_eq!(back.checksum(), embedded.checksum());
+    }
+
+    /// A network without king buckets starts one with them: each bucket as the network was,
+    /// so that a position whose kings stand on files a-d evaluates as before (on files e-h the
+    /// view is mirrored); a network of other king buckets is refused.
+    #[test]
+    fn a_network_without_king_buckets_warm_starts_one_with_them() {
+        let plain = Weights::random(12, 1, KingBuckets::NONE)
+            .quantised()
+            .expect("shape");
+        let eight = KingBuckets::standard(8).expect("layout");
+        let w = Weights::from_network_with(&plain, eight).expect("a warm start");
+        let net = w.quantised().expect("shape");
+        assert_eq!(net.king_buckets(), eight);
+        let mut rng = fastrand::Rng::with_seed(5);
+        let mut compared = 0;
+        while compared < 200 {
+            let mut p = Chess::default();
+            for _ in 0..rng.usize(0..60) {
+                let moves = p.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                p.play_unchecked(moves[rng.usize(..moves.len())]);
+            }
+            let on_queenside = |c: Color| {
+                p.board()
+                    .king_of(c)
+                    .is_some_and(|k| u32::from(k.file()) < 4)
+            };
+            if on_queenside(Color::White) && on_queenside(Color::Black) {
+                assert_eq!(net.evaluate_position(&p), plain.evaluate_position(&p));
+                compared += 1;
+            }
+        }
+        let sixteen = KingBuckets::standard(16).expect("layout");
+        assert_eq!(
+            Weights::from_network_with(&net, sixteen).err(),
+            Some(WarmStartError::KingBuckets {
+                found: 8,
+                asked: 16
+            })
+        );
+        // A network of the buckets asked for goes on from its own weights.
+        let again = Weights::from_network_with(&net, eight).expect("its own buckets");
+        assert_eq!(again.quantised().expect("shape").checksum(), net.checksum());
     }
 
     #[test]
@@ -624,30 +801,47 @@ mod tests {
             b.sort_unstable();
             (a, b, s.score, s.result)
         };
-        let m = Sample::of(&r).mirrored();
-        assert_eq!(sorted(&m), sorted(&Sample::of(&flipped)));
-        assert_ne!(sorted(&m), sorted(&Sample::of(&r)));
+        let none = KingBuckets::NONE;
+        let m = Sample::of(&r, &none).mirrored();
+        assert_eq!(sorted(&m), sorted(&Sample::of(&flipped, &none)));
+        assert_ne!(sorted(&m), sorted(&Sample::of(&r, &none)));
+        // With king buckets, a position and its mirror are the same sample.
+        for kings in &layouts()[1..] {
+            assert_eq!(
+                sorted(&Sample::of(&r, kings)),
+                sorted(&Sample::of(&flipped, kings))
+            );
+        }
     }
 
     #[test]
     fn the_gradient_matches_finite_differences() {
         for buckets in [1, OUTPUT_BUCKETS] {
-            gradient_matches_finite_differences(buckets);
+            gradient_matches_finite_differences(buckets, KingBuckets::NONE);
+        }
+        for kings in layouts() {
+            gradient_matches_finite_differences(1, kings);
         }
     }
 
-    fn gradient_matches_finite_differences(buckets: usize) {
-        let data = tiny();
+    fn gradient_matches_finite_differences(buckets: usize, kings: KingBuckets) {
+        let data = tiny_with(&kings);
         let refs: Vec<&Sample> = data.iter().take(20).collect();
-        let mut w = Weights::random(3, buckets);
+        let mut w = Weights::random(3, buckets, kings);
         for (i, b) in w.ft_bias.iter_mut().enumerate() {
             *b = 0.3 + 0.001 * i as f32;
         }
+        // Bucket rows of their own, so that they and the factoriser both shape the sums.
+        for (i, x) in w.ft.iter_mut().enumerate() {
+            *x += 0.01 * ((i % 7) as f32 - 3.0);
+        }
         let (k, lambda) = (200.0, 0.5);
-        let mut g = Gradient::new(buckets);
+        let mut g = Gradient::new(&w);
         loss_and_gradient(&w, &refs, k, lambda, Some(&mut g));
         let h = 1e-3f32;
         let f0 = usize::from(refs[0].us[0]);
+        // With the factoriser: the first sample's first input's shared row.
+        let x0 = f0 % INPUTS;
         // The output weights of the first sample's bucket (the only ones it moves).
         let b0 = w.bucket(refs[0]);
         let o0 = 2 * b0 * HIDDEN;
@@ -664,12 +858,18 @@ mod tests {
                 (2, f0 * HIDDEN + 5),
                 (2, f0 * HIDDEN + 17),
                 (3, b0),
-            ]);
+            ])
+            .chain(
+                [(4, x0 * HIDDEN), (4, x0 * HIDDEN + 5)]
+                    .into_iter()
+                    .filter(|_| !w.factor.is_empty()),
+            );
         fn at(w: &mut Weights, kind: usize, i: usize) -> &mut f32 {
             match kind {
                 0 => &mut w.out[i],
                 1 => &mut w.ft_bias[i],
                 2 => &mut w.ft[i],
+                4 => &mut w.factor[i],
                 _ => &mut w.out_bias[i],
             }
         }
@@ -684,7 +884,7 @@ mod tests {
             let analytic = f64::from(*at(&mut g.w, kind, i));
             assert!(
                 (numeric - analytic).abs() <= 1e-4 + 0.05 * analytic.abs(),
-                "{buckets} buckets, kind {kind} [{i}]: numeric {numeric}, analytic {analytic}"
+                "{buckets} buckets, {kings:?}, kind {kind} [{i}]: numeric {numeric}, analytic {analytic}"
             );
             if kind == 0 || kind == 3 {
                 assert!(analytic.abs() > 1e-6, "kind {kind} [{i}] has a gradient");

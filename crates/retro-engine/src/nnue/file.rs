@@ -1,11 +1,12 @@
 //! The network file: a header, then the integer weights, little-endian. Version 1 has one
-//! output bucket; version 2 says how many (1 or `OUTPUT_BUCKETS`). A network of one bucket is
-//! written as version 1.
+//! output bucket; version 2 says how many (1 or `OUTPUT_BUCKETS`); version 3 also has king
+//! buckets (mirrored, with a bucket map). A network without king buckets is written as version 2
+//! (as version 1 when it has one output bucket), so that older builds read it.
 //!
 //! ```text
 //! offset size  field
 //!      0    8  magic "RETRONN\0"
-//!      8    4  version (1 or 2)
+//!      8    4  version (1, 2 or 3)
 //!     12    4  inputs (768)
 //!     16    4  hidden (HIDDEN)
 //!     20    4  QA (255)
@@ -19,8 +20,15 @@
 //!     36    4  reserved, 0
 //!     40    8  FNV-1a 64 checksum of the payload
 //!     48       payload
+//!  version 3:
+//!     32    8  FNV-1a 64 checksum of everything from offset 40 to the end
+//!     40    4  output buckets B (1 or OUTPUT_BUCKETS)
+//!     44    4  king buckets K (1 to MAX_KING_BUCKETS)
+//!     48   32  king bucket map: the bucket (below K) of each square of files a-d of the own
+//!              king seen from its side, rank * 4 + file
+//!     80       payload
 //!
-//! payload: ft_weights i16[INPUTS][HIDDEN], ft_bias i16[HIDDEN],
+//! payload: ft_weights i16[K][INPUTS][HIDDEN] (K = 1 before version 3), ft_bias i16[HIDDEN],
 //!          out_weights i16[B][2*HIDDEN] (each within ±127), out_bias i32[B]
 //! ```
 //!
@@ -29,26 +37,38 @@
 
 use std::path::Path;
 
-use super::{Network, HIDDEN, INPUTS, MAX_OUTPUT_WEIGHT, OUTPUT_BUCKETS, QA, QB, SCALE};
+use super::{
+    kings::HALF_BOARD, KingBucketError, KingBuckets, Network, HIDDEN, INPUTS, MAX_OUTPUT_WEIGHT,
+    OUTPUT_BUCKETS, QA, QB, SCALE,
+};
 
 /// The first 8 bytes of a network file.
 pub const FILE_MAGIC: [u8; 8] = *b"RETRONN\0";
-/// The newest format version, which this build reads (as it reads version 1) and writes for a
-/// network of several output buckets.
-pub const FILE_VERSION: u32 = 2;
+/// The newest format version, which this build reads (as it reads versions 1 and 2) and writes
+/// for a network with king buckets.
+pub const FILE_VERSION: u32 = 3;
 
 /// Bytes of a version's header.
 const fn header_bytes(version: u32) -> usize {
-    if version == 1 {
-        40
-    } else {
-        48
+    match version {
+        1 => 40,
+        2 => 48,
+        _ => 80,
     }
 }
 
-/// Bytes of the payload of a network of `buckets` output buckets.
-const fn payload_bytes(buckets: usize) -> usize {
-    2 * (INPUTS * HIDDEN + HIDDEN + buckets * 2 * HIDDEN) + 4 * buckets
+/// Where a version's checksum is and where the bytes it covers start.
+const fn checksum_at(version: u32) -> (usize, usize) {
+    match version {
+        1 => (32, 40),
+        2 => (40, 48),
+        _ => (32, 40),
+    }
+}
+
+/// Bytes of the payload of a network of `buckets` output buckets and `kings` king buckets.
+const fn payload_bytes(buckets: usize, kings: usize) -> usize {
+    2 * (kings * INPUTS * HIDDEN + HIDDEN + buckets * 2 * HIDDEN) + 4 * buckets
 }
 
 /// Why a network file cannot be used.
@@ -118,6 +138,9 @@ pub enum NetworkError {
         /// The field's value.
         found: u32,
     },
+    /// A version 3 header's king buckets or bucket map cannot be used.
+    #[error("network {0}")]
+    KingBuckets(#[from] KingBucketError),
     /// Floating-point weights of the wrong number.
     #[error("weights of the wrong shape for a {INPUTS}x{HIDDEN} network")]
     Shape,
@@ -132,9 +155,14 @@ fn fnv1a(bytes: &[u8]) -> u64 {
         .fold(OFFSET, |h, &b| (h ^ u64::from(b)).wrapping_mul(PRIME))
 }
 
-/// A file of `version` (1, or 2 with `buckets` in its header) around `payload`, with its
-/// checksum.
-pub(super) fn file_bytes(version: u32, buckets: u32, payload: &[u8]) -> Vec<u8> {
+/// A file of `version` (1; 2 with `buckets` in its header; 3 with `buckets` and `kings`)
+/// around `payload`, with its checksum.
+pub(super) fn file_bytes(
+    version: u32,
+    buckets: u32,
+    kings: &KingBuckets,
+    payload: &[u8],
+) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(header_bytes(version) + payload.len());
     bytes.extend_from_slice(&FILE_MAGIC);
     for v in [
@@ -147,12 +175,26 @@ pub(super) fn file_bytes(version: u32, buckets: u32, payload: &[u8]) -> Vec<u8> 
     ] {
         bytes.extend_from_slice(&v.to_le_bytes());
     }
-    if version != 1 {
-        bytes.extend_from_slice(&buckets.to_le_bytes());
-        bytes.extend_from_slice(&0u32.to_le_bytes());
+    match version {
+        1 => {}
+        2 => {
+            bytes.extend_from_slice(&buckets.to_le_bytes());
+            bytes.extend_from_slice(&0u32.to_le_bytes());
+        }
+        _ => {
+            bytes.extend_from_slice(&[0; 8]);
+            bytes.extend_from_slice(&buckets.to_le_bytes());
+            bytes.extend_from_slice(&(kings.count() as u32).to_le_bytes());
+            bytes.extend_from_slice(&kings.map());
+        }
     }
-    bytes.extend_from_slice(&fnv1a(payload).to_le_bytes());
+    if version != 3 {
+        bytes.extend_from_slice(&[0; 8]);
+    }
     bytes.extend_from_slice(payload);
+    let (at, from) = checksum_at(version);
+    let sum = fnv1a(&bytes[from..]);
+    bytes[at..at + 8].copy_from_slice(&sum.to_le_bytes());
     bytes
 }
 
@@ -174,7 +216,7 @@ impl Network {
             return Err(NetworkError::Magic);
         }
         // The shortest header, which holds the version.
-        let least = header_bytes(1) + payload_bytes(1);
+        let least = header_bytes(1) + payload_bytes(1, 1);
         if bytes.len() < header_bytes(1) {
             return Err(NetworkError::Truncated {
                 found: bytes.len(),
@@ -195,15 +237,26 @@ impl Network {
                 expected: header,
             });
         }
-        let buckets = if version == 1 { 1 } else { u32_at(32) };
+        let buckets = match version {
+            1 => 1,
+            2 => u32_at(32),
+            _ => u32_at(40),
+        };
         if !(buckets == 1 || buckets == OUTPUT_BUCKETS as u32) {
             return Err(NetworkError::OutputBuckets { found: buckets });
         }
-        if version != 1 && u32_at(36) != 0 {
+        if version == 2 && u32_at(36) != 0 {
             return Err(NetworkError::Reserved { found: u32_at(36) });
         }
+        let kings = if version == 3 {
+            let mut map = [0u8; HALF_BOARD];
+            map.copy_from_slice(&bytes[48..48 + HALF_BOARD]);
+            KingBuckets::mirrored(u32_at(44), map)?
+        } else {
+            KingBuckets::NONE
+        };
         let buckets = buckets as usize;
-        let expected = header + payload_bytes(buckets);
+        let expected = header + payload_bytes(buckets, kings.count());
         for (field, offset, value) in [
             ("inputs", 12, INPUTS as u32),
             ("hidden", 16, HIDDEN as u32),
@@ -232,21 +285,22 @@ impl Network {
                 expected,
             });
         }
+        let (at, from) = checksum_at(version);
         let mut sum = [0u8; 8];
-        sum.copy_from_slice(&bytes[header - 8..header]);
+        sum.copy_from_slice(&bytes[at..at + 8]);
         let header_sum = u64::from_le_bytes(sum);
-        let payload = &bytes[header..];
-        let found = fnv1a(payload);
+        let found = fnv1a(&bytes[from..]);
         if found != header_sum {
             return Err(NetworkError::Checksum {
                 found,
                 expected: header_sum,
             });
         }
+        let payload = &bytes[header..];
         let mut words = payload
             .chunks_exact(2)
             .map(|c| i16::from_le_bytes([c[0], c[1]]));
-        let mut net = Network::zero();
+        let mut net = Network::zero_with(kings);
         // The payload's length was checked: every `next` below has a word to give.
         let mut next = || words.next().unwrap_or(0);
         for row in net.ft_weights.iter_mut() {
@@ -274,7 +328,7 @@ impl Network {
 
     /// The weights as a file's payload.
     fn payload(&self) -> Vec<u8> {
-        let mut payload = Vec::with_capacity(payload_bytes(self.buckets));
+        let mut payload = Vec::with_capacity(payload_bytes(self.buckets, self.kings.count()));
         let words = self
             .ft_weights
             .iter()
@@ -290,14 +344,35 @@ impl Network {
         payload
     }
 
-    /// The network as a file's contents: version 1 for one output bucket, else version 2.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let version = if self.buckets == 1 { 1 } else { FILE_VERSION };
-        file_bytes(version, self.buckets as u32, &self.payload())
+    /// The file version of this network: 3 with king buckets, else 2 for several output
+    /// buckets, else 1.
+    fn version(&self) -> u32 {
+        if self.kings.by_king() {
+            3
+        } else if self.buckets == 1 {
+            1
+        } else {
+            2
+        }
     }
 
-    /// The checksum of the weights (the file header's).
+    /// The network as a file's contents (version 3 with king buckets, else 2 for several
+    /// output buckets, else 1).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        file_bytes(
+            self.version(),
+            self.buckets as u32,
+            &self.kings,
+            &self.payload(),
+        )
+    }
+
+    /// The checksum of the network's file (the header's).
     pub fn checksum(&self) -> u64 {
-        fnv1a(&self.payload())
+        let bytes = self.to_bytes();
+        let (at, _) = checksum_at(self.version());
+        let mut sum = [0u8; 8];
+        sum.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_le_bytes(sum)
     }
 }

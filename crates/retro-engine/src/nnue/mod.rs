@@ -9,7 +9,9 @@
 //! ```
 //!
 //! The output layer has one set of weights, or one per [output bucket](output_bucket) `k` of
-//! the number of pieces on the board (a file says which).
+//! the number of pieces on the board (a file says which). The first layer has one set of
+//! weights, or one per [king bucket](KingBuckets) of each side's own king square, with that
+//! side's view mirrored left to right when its king is on files e-h.
 //!
 //! The first layer's sums (the [`Accumulator`]) are updated as moves are made: a move adds and
 //! removes at most two features of each side ([`Delta`]), so a node costs a few vector
@@ -18,6 +20,7 @@
 //! centipawns. The file format is in [`file`] and docs/nnue.md.
 
 mod file;
+mod kings;
 mod simd;
 
 use std::sync::{Arc, OnceLock};
@@ -25,6 +28,8 @@ use std::sync::{Arc, OnceLock};
 use shakmaty::{Board, Chess, Color, Move, Piece, Position, Role, Square};
 
 pub use self::file::{NetworkError, FILE_MAGIC, FILE_VERSION};
+use self::kings::{every_piece, squares_of, CacheEntry};
+pub use self::kings::{KingBucketError, KingBuckets, RefreshCache, View, MAX_KING_BUCKETS};
 
 /// Inputs: a piece of one of 2 colours and 6 roles on one of 64 squares.
 pub const INPUTS: usize = 768;
@@ -79,8 +84,10 @@ pub const fn bucket_of(buckets: usize, pieces: usize) -> usize {
 /// A network's integer weights.
 #[derive(Clone)]
 pub struct Network {
-    /// First layer: one row of [`HIDDEN`] weights per input.
-    ft_weights: Box<[[i16; HIDDEN]; INPUTS]>,
+    /// How a side's view chooses its rows of the first layer.
+    kings: KingBuckets,
+    /// First layer: one row of [`HIDDEN`] weights per input, [`INPUTS`] rows per king bucket.
+    ft_weights: Vec<[i16; HIDDEN]>,
     ft_bias: [i16; HIDDEN],
     /// Output buckets in use: 1 (every position uses the first) or [`OUTPUT_BUCKETS`].
     buckets: usize,
@@ -94,6 +101,8 @@ impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Network")
             .field("hidden", &HIDDEN)
+            .field("king buckets", &self.kings.count())
+            .field("mirrored", &self.kings.is_mirrored())
             .field("output buckets", &self.buckets)
             .field("checksum", &format_args!("{:016x}", self.checksum()))
             .finish()
@@ -141,6 +150,14 @@ impl Delta {
         added: [None; 2],
         removed: [None; 2],
     };
+
+    /// Where the king of `color` stood before, when the change moves it.
+    #[inline]
+    pub fn king_from(&self, color: Color) -> Option<Square> {
+        self.removed.iter().flatten().find_map(|&(piece, sq)| {
+            (piece.role == Role::King && piece.color == color).then_some(sq)
+        })
+    }
 
     /// What move `m` of `us` changes on the board.
     pub fn of_move(us: Color, m: &Move) -> Delta {
@@ -210,10 +227,16 @@ impl Network {
         })
     }
 
-    /// A network of zero weights and one output bucket.
+    /// A network of zero weights, one king bucket and one output bucket.
     pub fn zero() -> Network {
+        Network::zero_with(KingBuckets::NONE)
+    }
+
+    /// A network of zero weights with `kings` and one output bucket.
+    fn zero_with(kings: KingBuckets) -> Network {
         Network {
-            ft_weights: Box::new([[0; HIDDEN]; INPUTS]),
+            kings,
+            ft_weights: vec![[0; HIDDEN]; kings.count() * INPUTS],
             ft_bias: [0; HIDDEN],
             buckets: 1,
             out_weights: Box::new([[0; 2 * HIDDEN]; OUTPUT_BUCKETS]),
@@ -226,8 +249,13 @@ impl Network {
         self.buckets
     }
 
+    /// The first layer's king buckets.
+    pub fn king_buckets(&self) -> KingBuckets {
+        self.kings
+    }
+
     /// The integer network nearest to floating-point weights: `ft_weights` row by input
-    /// ([`INPUTS`] × [`HIDDEN`]), `ft_bias` ([`HIDDEN`]), `out_weights` (per output bucket
+    /// (per king bucket of `kings`, [`INPUTS`] × [`HIDDEN`]), `ft_bias` ([`HIDDEN`]), `out_weights` (per output bucket
     /// 2 × [`HIDDEN`]: the side to move's, then the other's) and `out_bias` (one per bucket),
     /// 1 or [`OUTPUT_BUCKETS`] buckets, in the units where the activation clips at 1 and the
     /// output 1 is [`SCALE`] centipawns. Out-of-range weights are clamped.
@@ -235,13 +263,14 @@ impl Network {
     /// # Errors
     /// [`NetworkError::Shape`] when a slice has the wrong length.
     pub fn quantise(
+        kings: KingBuckets,
         ft_weights: &[f32],
         ft_bias: &[f32],
         out_weights: &[f32],
         out_bias: &[f32],
     ) -> Result<Network, NetworkError> {
         let buckets = out_bias.len();
-        if ft_weights.len() != INPUTS * HIDDEN
+        if ft_weights.len() != kings.count() * INPUTS * HIDDEN
             || ft_bias.len() != HIDDEN
             || !(buckets == 1 || buckets == OUTPUT_BUCKETS)
             || out_weights.len() != buckets * 2 * HIDDEN
@@ -253,7 +282,7 @@ impl Network {
                 .round()
                 .clamp(-f32::from(max), f32::from(max)) as i16
         };
-        let mut net = Network::zero();
+        let mut net = Network::zero_with(kings);
         for (i, row) in net.ft_weights.iter_mut().enumerate() {
             for (j, w) in row.iter_mut().enumerate() {
                 *w = q16(ft_weights[i * HIDDEN + j], QA, i16::MAX);
@@ -274,8 +303,8 @@ impl Network {
         Ok(net)
     }
 
-    /// The network's weights in floating point, as [`Network::quantise`] takes them (first
-    /// layer by input, its bias, the output weights by bucket, the output biases): the start
+    /// The network's weights in floating point, as [`Network::quantise`] takes them with
+    /// [`Network::king_buckets`] (first layer by king bucket and input, its bias, the output weights by bucket, the output biases): the start
     /// of a training that goes on from this network. Quantising them gives this network back.
     pub fn dequantised(&self) -> (Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>) {
         let ft = self
@@ -306,26 +335,112 @@ impl Network {
         let mut acc = Accumulator {
             values: [self.ft_bias; 2],
         };
-        for (sq, piece) in board.iter() {
-            for color in Color::ALL {
-                let row = &self.ft_weights[feature(color, piece, sq)];
-                simd::add(&mut acc.values[side_index(color)], row);
+        for color in Color::ALL {
+            let view = self.kings.view_of(color, board);
+            let values = &mut acc.values[side_index(color)];
+            for (sq, piece) in board.iter() {
+                simd::add(values, self.row(view.input(color, piece, sq)));
             }
         }
         acc
     }
 
-    /// Updates `acc` by the pieces `delta` adds and removes.
-    pub fn apply(&self, acc: &mut Accumulator, delta: &Delta) {
+    /// The first-layer row `i` (an input of some view: always below the rows' number).
+    #[inline]
+    fn row(&self, i: usize) -> &[i16; HIDDEN] {
+        // Every view's inputs are below `kings.count() * INPUTS`, the rows' number (a view's
+        // bucket is below the count, checked when the buckets were made).
+        &self.ft_weights[i]
+    }
+
+    /// An empty cache of accumulators by view, for [`Network::apply`] with this network.
+    pub fn refresh_cache(&self) -> RefreshCache {
+        let per_side = 2 * self.kings.count();
+        let empty = CacheEntry {
+            values: self.ft_bias,
+            board: Board::empty(),
+        };
+        RefreshCache {
+            owner: self.ft_weights.as_ptr() as usize,
+            entries: vec![empty; 2 * per_side],
+            per_side,
+        }
+    }
+
+    /// Whether [`Network::apply`] needs the board after a move (a network with king buckets or
+    /// mirroring); without, any board will do.
+    pub fn needs_board(&self) -> bool {
+        self.kings.by_king()
+    }
+
+    /// Updates `acc` by the pieces `delta` adds and removes, `after` being the board the move
+    /// leads to (any board for a network without king buckets: see [`Network::needs_board`]).
+    /// A side whose king move changes its view is summed again: from the entry of `cache` for
+    /// its new view (see [`RefreshCache`]), or from scratch without one.
+    pub fn apply(
+        &self,
+        acc: &mut Accumulator,
+        delta: &Delta,
+        after: &Board,
+        mut cache: Option<&mut RefreshCache>,
+    ) {
         for color in Color::ALL {
             let values = &mut acc.values[side_index(color)];
+            let view = if self.kings.by_king() {
+                let view = self.kings.view_of(color, after);
+                if let Some(from) = delta.king_from(color) {
+                    if self.kings.view(color, from) != view {
+                        self.resum(values, color, view, after, cache.as_deref_mut());
+                        continue;
+                    }
+                }
+                view
+            } else {
+                View::default()
+            };
             for &(piece, sq) in delta.removed.iter().flatten() {
-                simd::sub(values, &self.ft_weights[feature(color, piece, sq)]);
+                simd::sub(values, self.row(view.input(color, piece, sq)));
             }
             for &(piece, sq) in delta.added.iter().flatten() {
-                simd::add(values, &self.ft_weights[feature(color, piece, sq)]);
+                simd::add(values, self.row(view.input(color, piece, sq)));
             }
         }
+    }
+
+    /// The sums of `color`'s `view` of `board` into `values`: from the cache's entry of that
+    /// view, adding and removing the pieces that differ, and the entry brought up to date; from
+    /// scratch without a cache of this network's.
+    fn resum(
+        &self,
+        values: &mut [i16; HIDDEN],
+        color: Color,
+        view: View,
+        board: &Board,
+        cache: Option<&mut RefreshCache>,
+    ) {
+        let owner = self.ft_weights.as_ptr() as usize;
+        let Some(entry) = cache
+            .filter(|c| c.owner == owner)
+            .and_then(|c| c.entry(color, view))
+        else {
+            *values = self.ft_bias;
+            for (sq, piece) in board.iter() {
+                simd::add(values, self.row(view.input(color, piece, sq)));
+            }
+            return;
+        };
+        for piece in every_piece() {
+            let then = squares_of(&entry.board, piece);
+            let now = squares_of(board, piece);
+            for sq in then & !now {
+                simd::sub(&mut entry.values, self.row(view.input(color, piece, sq)));
+            }
+            for sq in now & !then {
+                simd::add(&mut entry.values, self.row(view.input(color, piece, sq)));
+            }
+        }
+        entry.board = board.clone();
+        *values = entry.values;
     }
 
     /// The score in centipawns for `turn` of the position whose sums are `acc` and which has

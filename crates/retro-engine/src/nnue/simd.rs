@@ -7,14 +7,40 @@ use super::{HIDDEN, QA};
 /// `acc += row`, wrapping.
 #[inline]
 pub fn add(acc: &mut [i16; HIDDEN], row: &[i16; HIDDEN]) {
-    for (a, &w) in acc.iter_mut().zip(row) {
-        *a = a.wrapping_add(w);
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2, checked just above.
+            unsafe { avx2::add(acc, row) };
+            return;
+        }
     }
+    add_portable(acc, row);
 }
 
 /// `acc -= row`, wrapping.
 #[inline]
 pub fn sub(acc: &mut [i16; HIDDEN], row: &[i16; HIDDEN]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2, checked just above.
+            unsafe { avx2::sub(acc, row) };
+            return;
+        }
+    }
+    sub_portable(acc, row);
+}
+
+/// [`add`] without vector instructions.
+pub fn add_portable(acc: &mut [i16; HIDDEN], row: &[i16; HIDDEN]) {
+    for (a, &w) in acc.iter_mut().zip(row) {
+        *a = a.wrapping_add(w);
+    }
+}
+
+/// [`sub`] without vector instructions.
+pub fn sub_portable(acc: &mut [i16; HIDDEN], row: &[i16; HIDDEN]) {
     for (a, &w) in acc.iter_mut().zip(row) {
         *a = a.wrapping_sub(w);
     }
@@ -56,6 +82,39 @@ mod avx2 {
     const LANES: usize = 16;
     // The loops below take whole registers.
     const _: () = assert!(HIDDEN.is_multiple_of(LANES));
+
+    /// [`super::add`] with AVX2 (16-bit lanes, wrapping as the portable loop does).
+    ///
+    /// # Safety
+    /// The processor must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn add(acc: &mut [i16; HIDDEN], row: &[i16; HIDDEN]) {
+        for i in (0..HIDDEN).step_by(LANES) {
+            // SAFETY: i + LANES <= HIDDEN, the length of both arrays; unaligned loads and
+            // stores.
+            unsafe {
+                let a = _mm256_loadu_si256(acc.as_ptr().add(i).cast());
+                let w = _mm256_loadu_si256(row.as_ptr().add(i).cast());
+                _mm256_storeu_si256(acc.as_mut_ptr().add(i).cast(), _mm256_add_epi16(a, w));
+            }
+        }
+    }
+
+    /// [`super::sub`] with AVX2.
+    ///
+    /// # Safety
+    /// The processor must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn sub(acc: &mut [i16; HIDDEN], row: &[i16; HIDDEN]) {
+        for i in (0..HIDDEN).step_by(LANES) {
+            // SAFETY: as in `add`.
+            unsafe {
+                let a = _mm256_loadu_si256(acc.as_ptr().add(i).cast());
+                let w = _mm256_loadu_si256(row.as_ptr().add(i).cast());
+                _mm256_storeu_si256(acc.as_mut_ptr().add(i).cast(), _mm256_sub_epi16(a, w));
+            }
+        }
+    }
 
     /// [`super::screlu_dot`] with AVX2.
     ///
@@ -105,6 +164,32 @@ mod tests {
                 *x = rng.i16(-127..=127);
             }
             assert_eq!(screlu_dot(&v, &w), screlu_dot_portable(&v, &w));
+        }
+    }
+
+    /// The vector updates of the sums wrap as the portable ones do, bit for bit, extremes
+    /// included.
+    #[test]
+    fn vector_and_portable_updates_agree() {
+        let mut rng = fastrand::Rng::with_seed(6);
+        for trial in 0..2000 {
+            let mut acc = [0i16; HIDDEN];
+            let mut row = [0i16; HIDDEN];
+            for (a, w) in acc.iter_mut().zip(&mut row) {
+                (*a, *w) = if trial % 4 == 0 {
+                    (rng.i16(..), rng.i16(..))
+                } else {
+                    (rng.i16(-2000..2000), rng.i16(-300..300))
+                };
+            }
+            let (mut a1, mut a2) = (acc, acc);
+            add(&mut a1, &row);
+            add_portable(&mut a2, &row);
+            assert_eq!(a1, a2);
+            sub(&mut a1, &row);
+            sub_portable(&mut a2, &row);
+            assert_eq!(a1, a2);
+            assert_eq!(a1, acc);
         }
     }
 }

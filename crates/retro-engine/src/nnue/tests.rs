@@ -4,6 +4,7 @@ use super::*;
 
 /// Floating-point weights drawn with a seed, in the ranges a trained network has.
 struct FloatNet {
+    kings: KingBuckets,
     ft_weights: Vec<f32>,
     ft_bias: Vec<f32>,
     out_weights: Vec<f32>,
@@ -17,10 +18,17 @@ impl FloatNet {
     }
 
     fn with_buckets(seed: u64, buckets: usize) -> FloatNet {
+        FloatNet::with_kings(seed, buckets, KingBuckets::NONE)
+    }
+
+    fn with_kings(seed: u64, buckets: usize, kings: KingBuckets) -> FloatNet {
         let mut rng = fastrand::Rng::with_seed(seed);
         let mut uniform = |lo: f32, hi: f32| lo + (hi - lo) * rng.f32();
         FloatNet {
-            ft_weights: (0..INPUTS * HIDDEN).map(|_| uniform(-0.1, 0.1)).collect(),
+            kings,
+            ft_weights: (0..kings.count() * INPUTS * HIDDEN)
+                .map(|_| uniform(-0.1, 0.1))
+                .collect(),
             ft_bias: (0..HIDDEN).map(|_| uniform(0.0, 0.5)).collect(),
             out_weights: (0..buckets * 2 * HIDDEN)
                 .map(|_| uniform(-1.0, 1.0))
@@ -31,6 +39,7 @@ impl FloatNet {
 
     fn quantised(&self) -> Network {
         Network::quantise(
+            self.kings,
             &self.ft_weights,
             &self.ft_bias,
             &self.out_weights,
@@ -53,8 +62,9 @@ impl FloatNet {
         let delta = (pieces + 1.0) * 0.5 / f64::from(QA);
         for (k, color) in [pos.turn(), !pos.turn()].into_iter().enumerate() {
             let mut acc: Vec<f64> = self.ft_bias.iter().map(|&b| f64::from(b)).collect();
+            let view = self.kings.view_of(color, pos.board());
             for (sq, piece) in pos.board().iter() {
-                let f = feature(color, piece, sq);
+                let f = view.input(color, piece, sq);
                 for (j, a) in acc.iter_mut().enumerate() {
                     *a += f64::from(self.ft_weights[f * HIDDEN + j]);
                 }
@@ -88,39 +98,60 @@ const POSITIONS: [&str; 5] = [
     "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
 ];
 
+/// Counts of what a walk of [`updated_accumulators_equal_refreshed_ones`] met: castles, en
+/// passant captures, promotions, captures, nodes compared, and king moves that changed their
+/// side's view (resummed from the cache).
+type Kinds = [u64; 6];
+
+fn walk(
+    net: &Network,
+    cache: &mut Option<RefreshCache>,
+    p: &Chess,
+    acc: &Accumulator,
+    depth: u32,
+    kinds: &mut Kinds,
+) {
+    assert_eq!(
+        *acc,
+        net.refresh(p.board()),
+        "{}",
+        Fen::from_position(p, shakmaty::EnPassantMode::Legal)
+    );
+    kinds[4] += 1;
+    if depth == 0 {
+        return;
+    }
+    let kings = net.king_buckets();
+    for m in p.legal_moves() {
+        kinds[0] += u64::from(m.is_castle());
+        kinds[1] += u64::from(m.is_en_passant());
+        kinds[2] += u64::from(m.is_promotion());
+        kinds[3] += u64::from(m.is_capture());
+        let mut child = p.clone();
+        child.play_unchecked(m);
+        let us = p.turn();
+        kinds[5] += u64::from(kings.view_of(us, p.board()) != kings.view_of(us, child.board()));
+        let mut next = acc.clone();
+        net.apply(
+            &mut next,
+            &Delta::of_move(us, &m),
+            child.board(),
+            cache.as_mut(),
+        );
+        walk(net, cache, &child, &next, depth - 1, kinds);
+    }
+}
+
 #[test]
 fn updated_accumulators_equal_refreshed_ones() {
-    fn walk(net: &Network, p: &Chess, acc: &Accumulator, depth: u32, kinds: &mut [u64; 5]) {
-        assert_eq!(
-            *acc,
-            net.refresh(p.board()),
-            "{}",
-            Fen::from_position(p, shakmaty::EnPassantMode::Legal)
-        );
-        kinds[4] += 1;
-        if depth == 0 {
-            return;
-        }
-        for m in p.legal_moves() {
-            kinds[0] += u64::from(m.is_castle());
-            kinds[1] += u64::from(m.is_en_passant());
-            kinds[2] += u64::from(m.is_promotion());
-            kinds[3] += u64::from(m.is_capture());
-            let mut child = p.clone();
-            child.play_unchecked(m);
-            let mut next = acc.clone();
-            net.apply(&mut next, &Delta::of_move(p.turn(), &m));
-            walk(net, &child, &next, depth - 1, kinds);
-        }
-    }
     let net = FloatNet::random(1).quantised();
-    // Castles, en passant captures, promotions, captures, nodes compared.
-    let mut kinds = [0u64; 5];
+    let mut kinds = Kinds::default();
     for fen in POSITIONS {
         let p = pos(fen);
-        walk(&net, &p, &net.refresh(p.board()), 3, &mut kinds);
+        walk(&net, &mut None, &p, &net.refresh(p.board()), 3, &mut kinds);
     }
-    assert!(kinds.iter().all(|&k| k > 0), "{kinds:?}");
+    assert!(kinds[..5].iter().all(|&k| k > 0), "{kinds:?}");
+    assert_eq!(kinds[5], 0, "one view");
     // Perft 0 to 3 of the five positions: 1 + 20 + 400 + 8,902 nodes of the first, and so on.
     let perft = [
         1 + 20 + 400 + 8_902,
@@ -130,6 +161,39 @@ fn updated_accumulators_equal_refreshed_ones() {
         1 + 44 + 1_486 + 62_379,
     ];
     assert_eq!(kinds[4], perft.iter().sum::<u64>(), "{kinds:?}");
+}
+
+/// With king buckets: a king move that changes its side's view is summed again from the cache
+/// of the new view (or from scratch without one), every other update is incremental, and all
+/// equal a full refresh at every node of perft 3 of the five positions.
+#[test]
+fn updated_accumulators_equal_refreshed_ones_with_king_buckets() {
+    for count in [1, 4, 16, 32] {
+        let kings = KingBuckets::standard(count).expect("a standard layout");
+        let net = FloatNet::with_kings(20 + u64::from(count), 1, kings).quantised();
+        for with_cache in [true, false] {
+            let mut cache = with_cache.then(|| net.refresh_cache());
+            let mut kinds = Kinds::default();
+            for fen in POSITIONS {
+                let p = pos(fen);
+                walk(&net, &mut cache, &p, &net.refresh(p.board()), 3, &mut kinds);
+            }
+            assert!(kinds.iter().all(|&k| k > 0), "{count} buckets: {kinds:?}");
+        }
+    }
+}
+
+/// A cache made by another network is not used: the sums are made from scratch.
+#[test]
+fn a_cache_of_another_network_is_not_used() {
+    let kings = KingBuckets::standard(32).expect("a standard layout");
+    let net = FloatNet::with_kings(30, 1, kings).quantised();
+    let other = FloatNet::with_kings(31, 1, kings).quantised();
+    let mut cache = Some(other.refresh_cache());
+    let mut kinds = Kinds::default();
+    let p = pos(POSITIONS[1]);
+    walk(&net, &mut cache, &p, &net.refresh(p.board()), 3, &mut kinds);
+    assert!(kinds[5] > 0, "{kinds:?}");
 }
 
 /// Positions from random games, every phase.
@@ -162,6 +226,10 @@ fn the_integer_network_agrees_with_its_floating_point_weights() {
     for buckets in [1, OUTPUT_BUCKETS] {
         agrees_with_floating_point(&FloatNet::with_buckets(2, buckets));
     }
+    for count in [1, 8] {
+        let kings = KingBuckets::standard(count).expect("a standard layout");
+        agrees_with_floating_point(&FloatNet::with_kings(40, 1, kings));
+    }
 }
 
 fn agrees_with_floating_point(float: &FloatNet) {
@@ -187,6 +255,36 @@ fn a_position_and_its_mirror_evaluate_alike() {
     for buckets in [1, OUTPUT_BUCKETS] {
         mirrors_evaluate_alike(&FloatNet::with_buckets(4, buckets).quantised());
     }
+    let kings = KingBuckets::standard(16).expect("a standard layout");
+    mirrors_evaluate_alike(&FloatNet::with_kings(41, OUTPUT_BUCKETS, kings).quantised());
+}
+
+/// With king buckets each view is turned to its king's half of the board, so a position and
+/// its mirror left to right evaluate alike (positions without castling rights, which the
+/// inputs do not show but which the mirror would lose); without, they do not always.
+#[test]
+fn with_king_buckets_a_position_and_its_mirror_left_to_right_evaluate_alike() {
+    let differ = |net: &Network| {
+        let mut differ = 0;
+        for p in random_positions(2000, 7) {
+            let mut setup = p.clone().to_setup(shakmaty::EnPassantMode::Legal);
+            setup.castling_rights = shakmaty::Bitboard::EMPTY;
+            setup.board.flip_horizontal();
+            if let Some(sq) = setup.ep_square.as_mut() {
+                *sq = sq.flip_horizontal();
+            }
+            let Ok(mirror) = setup.position::<Chess>(CastlingMode::Standard) else {
+                continue;
+            };
+            differ += u32::from(net.evaluate_position(&p) != net.evaluate_position(&mirror));
+        }
+        differ
+    };
+    for count in [1, 4, 32] {
+        let kings = KingBuckets::standard(count).expect("a standard layout");
+        assert_eq!(differ(&FloatNet::with_kings(42, 1, kings).quantised()), 0);
+    }
+    assert!(differ(&FloatNet::random(42).quantised()) > 0);
 }
 
 fn mirrors_evaluate_alike(net: &Network) {
@@ -330,9 +428,16 @@ fn any_payload_of_the_right_size_loads_or_is_refused_without_panic() {
     let mut rng = fastrand::Rng::with_seed(13);
     let p = pos(POSITIONS[1]);
     let (mut loaded, mut refused) = (0, 0);
-    for (version, buckets) in [(1u32, 1usize), (2, 1), (2, OUTPUT_BUCKETS)] {
-        let len = 2 * (INPUTS * HIDDEN + HIDDEN + buckets * 2 * HIDDEN) + 4 * buckets;
-        let out_start = 2 * (INPUTS * HIDDEN + HIDDEN);
+    let four = KingBuckets::standard(4).expect("a standard layout");
+    for (version, buckets, kings) in [
+        (1u32, 1usize, KingBuckets::NONE),
+        (2, 1, KingBuckets::NONE),
+        (2, OUTPUT_BUCKETS, KingBuckets::NONE),
+        (3, OUTPUT_BUCKETS, four),
+    ] {
+        let rows = kings.count() * INPUTS;
+        let len = 2 * (rows * HIDDEN + HIDDEN + buckets * 2 * HIDDEN) + 4 * buckets;
+        let out_start = 2 * (rows * HIDDEN + HIDDEN);
         for trial in 0..6 {
             let mut payload: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
             // Half the trials with output weights in range, so that some load and evaluate;
@@ -349,7 +454,8 @@ fn any_payload_of_the_right_size_loads_or_is_refused_without_panic() {
                     w.copy_from_slice(&v.to_le_bytes());
                 }
             }
-            match Network::from_bytes(&file::file_bytes(version, buckets as u32, &payload)) {
+            match Network::from_bytes(&file::file_bytes(version, buckets as u32, &kings, &payload))
+            {
                 Ok(net) => {
                     loaded += 1;
                     let s = net.evaluate_position(&p);
@@ -360,7 +466,7 @@ fn any_payload_of_the_right_size_loads_or_is_refused_without_panic() {
             }
         }
     }
-    assert_eq!((loaded, refused), (9, 9));
+    assert_eq!((loaded, refused), (12, 12));
 }
 
 #[test]
@@ -378,7 +484,7 @@ fn the_smallest_output_weight_is_refused() {
 fn a_version_2_file_of_one_bucket_reads_as_version_1() {
     let net = FloatNet::random(15).quantised();
     let v1 = net.to_bytes();
-    let v2 = file::file_bytes(2, 1, &v1[40..]);
+    let v2 = file::file_bytes(2, 1, &KingBuckets::NONE, &v1[40..]);
     let back = Network::from_bytes(&v2).expect("version 2, one bucket");
     assert_eq!(back.buckets(), 1);
     assert_eq!(back.checksum(), net.checksum());
@@ -389,6 +495,90 @@ fn a_version_2_file_of_one_bucket_reads_as_version_1() {
         Network::from_bytes(&reserved),
         Err(NetworkError::Reserved { found: 1 })
     ));
+}
+
+#[test]
+fn files_of_king_buckets_round_trip_and_bad_ones_are_refused() {
+    let kings = KingBuckets::standard(8).expect("a standard layout");
+    let net = FloatNet::with_kings(16, OUTPUT_BUCKETS, kings).quantised();
+    let bytes = net.to_bytes();
+    assert_eq!(bytes[8], 3, "version 3");
+    assert_eq!(
+        bytes.len(),
+        80 + 2 * (8 * INPUTS * HIDDEN + HIDDEN + 8 * 2 * HIDDEN) + 4 * 8
+    );
+    let back = Network::from_bytes(&bytes).expect("its own file");
+    assert_eq!(back.king_buckets(), kings);
+    assert_eq!(back.to_bytes(), bytes);
+    for p in random_positions(200, 17) {
+        assert_eq!(back.evaluate_position(&p), net.evaluate_position(&p));
+    }
+    // Mirroring alone is version 3 too.
+    let mirrored = FloatNet::with_kings(16, 1, KingBuckets::standard(1).expect("layout"));
+    assert_eq!(mirrored.quantised().to_bytes()[8], 3);
+    // The header's fields: the number of king buckets, the map (checked before the checksum,
+    // which also covers them).
+    let with = |at: usize, v: u8| {
+        let mut b = bytes.clone();
+        b[at] = v;
+        Network::from_bytes(&b)
+    };
+    assert!(matches!(
+        with(44, 0),
+        Err(NetworkError::KingBuckets(KingBucketError::Count {
+            found: 0
+        }))
+    ));
+    assert!(matches!(
+        with(44, 33),
+        Err(NetworkError::KingBuckets(KingBucketError::Count {
+            found: 33
+        }))
+    ));
+    assert!(matches!(
+        with(48 + 5, 8),
+        Err(NetworkError::KingBuckets(KingBucketError::Bucket {
+            index: 5,
+            found: 8,
+            count: 8
+        }))
+    ));
+    assert!(matches!(
+        with(48 + 5, 7),
+        Err(NetworkError::Checksum { .. })
+    ));
+    assert!(matches!(with(40, 1), Err(NetworkError::Oversized { .. })));
+    assert!(matches!(
+        Network::from_bytes(&bytes[..bytes.len() - 1]),
+        Err(NetworkError::Truncated { .. })
+    ));
+    assert!(matches!(
+        Network::from_bytes(&bytes[..60]),
+        Err(NetworkError::Truncated { .. })
+    ));
+    let mut long = bytes.clone();
+    long.push(0);
+    assert!(matches!(
+        Network::from_bytes(&long),
+        Err(NetworkError::Oversized { .. })
+    ));
+    let mut corrupt = bytes;
+    let mid = corrupt.len() / 2;
+    corrupt[mid] ^= 1;
+    assert!(matches!(
+        Network::from_bytes(&corrupt),
+        Err(NetworkError::Checksum { .. })
+    ));
+    // Every standard layout is a valid map; other numbers have none.
+    for count in [1, 4, 8, 16, 32] {
+        let k = KingBuckets::standard(count).expect("a standard layout");
+        assert_eq!(k.count(), count as usize);
+        assert!(k.map().iter().all(|&b| u32::from(b) < count));
+        for b in 0..count as u8 {
+            assert!(k.map().contains(&b), "{count}: bucket {b} used");
+        }
+    }
+    assert_eq!(KingBuckets::standard(3), None);
 }
 
 #[test]
