@@ -275,14 +275,15 @@ pub fn network(data: &[u8]) {
     };
     let mut file = rest.to_vec();
     if mode & 1 == 1 && file.len() >= 12 {
-        let header = if file[8..12] == 1u32.to_le_bytes() {
-            40
-        } else {
-            48
+        // Where each version keeps its checksum, and where the bytes it covers start.
+        let (at, from) = match file[8] {
+            1 => (32, 40),
+            2 => (40, 48),
+            _ => (32, 40),
         };
-        if file.len() >= header {
-            let sum = fnv1a(&file[header..]);
-            file[header - 8..header].copy_from_slice(&sum.to_le_bytes());
+        if file.len() >= from {
+            let sum = fnv1a(&file[from..]);
+            file[at..at + 8].copy_from_slice(&sum.to_le_bytes());
         }
     }
     let Ok(net) = Network::from_bytes(&file) else {
