@@ -228,11 +228,8 @@ pub(super) struct CacheEntry {
 impl RefreshCache {
     /// The entry of `perspective`'s `view`.
     pub(super) fn entry(&mut self, perspective: Color, view: View) -> Option<&mut CacheEntry> {
-        let side = match perspective {
-            Color::White => 0,
-            Color::Black => 1,
-        };
-        self.entries.get_mut(side * self.per_side + view.slot())
+        self.entries
+            .get_mut(super::side_index(perspective) * self.per_side + view.slot())
     }
 }
 
