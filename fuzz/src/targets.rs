@@ -298,7 +298,57 @@ pub fn network(data: &[u8]) {
             let _ = net.evaluate_position(&pos);
         }
     }
+    // The sums updated move by move (with the cache of views, and without) equal those made
+    // from scratch, whatever the weights: kings crossing between files d and e (a mirrored
+    // view), moving between ranks (another bucket), castling both ways, captures, en passant
+    // and promotions.
+    for (fen, moves) in NETWORK_LINES {
+        let Ok(start) = retro_engine::fen::parse_fen(fen) else {
+            panic!("a line's start does not parse: {fen}");
+        };
+        for with_cache in [true, false] {
+            let mut cache = with_cache.then(|| net.refresh_cache());
+            let mut pos = start.clone();
+            let mut acc = net.refresh(pos.board());
+            for text in moves.split_whitespace() {
+                let m = text
+                    .parse::<shakmaty::uci::UciMove>()
+                    .ok()
+                    .and_then(|u| u.to_move(&pos).ok())
+                    .unwrap_or_else(|| panic!("a line's move is not legal: {text} in {fen}"));
+                let us = pos.turn();
+                pos.play_unchecked(m);
+                net.apply(
+                    &mut acc,
+                    &retro_engine::nnue::Delta::of_move(us, &m),
+                    pos.board(),
+                    cache.as_mut(),
+                );
+                assert!(
+                    acc == net.refresh(pos.board()),
+                    "the sums updated by {text} differ from a refresh (cache {with_cache})"
+                );
+                let _ = net.evaluate(&acc, pos.turn(), pos.board().occupied().count());
+            }
+        }
+    }
 }
+
+/// Positions and moves for the network target's updates.
+const NETWORK_LINES: [(&str, &str); 3] = [
+    (
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "e2e4 d7d5 e4d5 e8d7 e1e2 d7d6 e2d3 d6d5 d3e3 d5e5 e3f3 e5f5 f3g3 c7c5 d2d4 c5d4 g3h4",
+    ),
+    (
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "e1c1 e8g8 c1b1 g8h8 b1a1 h8g8 a2a4 b4a3 d5e6 a3a2",
+    ),
+    (
+        "4k3/1P6/8/8/3pP3/8/6p1/4K3 b - e3 0 1",
+        "d4e3 b7b8q e8d7 b8b5 d7d6 e1e2 g2g1n e2e3 g1h3 e3d4 h3f2 b5c5 d6e6 d4e3 f2d1 e3d3",
+    ),
+];
 
 // ---------------------------------------------------------------------------------------------
 // FENs and the `position` command.
