@@ -302,31 +302,32 @@ fn converted_records_train_the_same_network() {
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("part-00000.rgms: 600 positions"));
-    let train = |data: &std::path::Path, net: &std::path::Path| {
-        let out = retro(
-            &[
-                "train",
-                "--epochs",
-                "2",
-                "--batch-size",
-                "128",
-                "--threads",
-                "1",
-                "--seed",
-                "3",
-                "--out",
-                net.to_str().expect("utf-8"),
-                data.to_str().expect("utf-8"),
-            ],
-            "",
-        );
+    let train = |data: &std::path::Path, net: &std::path::Path, extra: &[&str]| {
+        let mut args = vec![
+            "train",
+            "--epochs",
+            "2",
+            "--batch-size",
+            "128",
+            "--threads",
+            "1",
+            "--seed",
+            "3",
+            "--out",
+            net.to_str().expect("utf-8"),
+            data.to_str().expect("utf-8"),
+        ];
+        args.extend_from_slice(extra);
+        let out = retro(&args, "");
         assert!(out.status.success(), "{}", text(&out.stderr));
-        std::fs::read(net).expect("network")
+        (std::fs::read(net).expect("network"), text(&out.stderr))
     };
-    let from_records = train(&rdat, &tmp.path().join("a.nnue"));
-    let from_games = train(
+    let (from_records, log) = train(&rdat, &tmp.path().join("a.nnue"), &[]);
+    assert!(log.contains("in memory"), "{log}");
+    let (from_games, _) = train(
         &games_dir.join("part-00000.rgms"),
         &tmp.path().join("b.nnue"),
+        &[],
     );
     assert!(
         from_records == from_games,
@@ -334,6 +335,30 @@ fn converted_records_train_the_same_network() {
         from_records.len(),
         from_games.len()
     );
+    // Streamed through a buffer of 100 positions (the 600 and their mirrors read again every
+    // epoch), the same from either format; at most the buffer, the batches read ahead and the
+    // held-out positions are held at once.
+    let streamed = |data: &std::path::Path, net: &str| {
+        train(data, &tmp.path().join(net), &["--shuffle-buffer", "100"])
+    };
+    let (a, log) = streamed(&rdat, "c.nnue");
+    let (b, _) = streamed(&games_dir.join("part-00000.rgms"), "d.nnue");
+    assert!(a == b, "the streamed networks differ");
+    assert!(
+        a != from_records,
+        "streaming mixes otherwise than in memory"
+    );
+    assert!(
+        log.contains("read every epoch through a shuffle buffer of 100"),
+        "{log}"
+    );
+    let held_at_once: usize = log
+        .split("at most ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no peak in {log}"));
+    assert!(held_at_once <= 100 + 6 * 128, "{held_at_once} held at once");
     // A warm start begins at the network given: with a step size of 0 the epoch changes
     // nothing, and the network written is that network, byte for byte.
     let warm = tmp.path().join("warm.nnue");

@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use retro_train::{
-    data::{self, Record},
+    data,
+    stream::{self, DataFiles, ReadError, StreamOptions},
     train::{self, EpochReport, Sample, TrainOptions, Weights},
 };
 
@@ -39,9 +40,17 @@ pub struct TrainArgs {
     /// The result's share of the target (the search score's is the rest).
     #[arg(long, default_value_t = 0.5)]
     pub lambda: f32,
-    /// Hold out every n-th block of 1000 positions (0: none).
+    /// Hold out every n-th block of 1000 positions (0: none) ...
     #[arg(long, default_value_t = 10)]
     pub hold_out_every: usize,
+    /// ... while fewer than this many positions are held out (later blocks are trained on).
+    #[arg(long, default_value_t = 1_000_000)]
+    pub hold_out_max: usize,
+    /// Positions of the shuffle buffer (mirrored ones included): data with more training
+    /// positions is read again every epoch through it, so that memory does not grow with the
+    /// data (about 140 bytes a position); data within it is read once and kept.
+    #[arg(long, default_value_t = 8_000_000)]
+    pub shuffle_buffer: usize,
     /// Threads (default: one per processor).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -99,7 +108,13 @@ impl TrainArgs {
             Some(path) => Some(retro_engine::nnue::Network::load(path).map_err(CliError::Network)?),
             None => None,
         };
-        run_train(&self.data, &self.out, &opts, !self.no_mirror, init.as_ref())
+        let stream = StreamOptions {
+            buffer: self.shuffle_buffer,
+            hold_out_every: self.hold_out_every,
+            hold_out_max: self.hold_out_max,
+            mirror: !self.no_mirror,
+        };
+        run_train(&self.data, &self.out, &opts, &stream, init.as_ref())
     }
 }
 
@@ -188,37 +203,6 @@ pub fn data_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
     Ok(files)
 }
 
-/// Reads every training position of `files`: the records of a `.rdat` file, the training
-/// positions of a games file (`.rgms`, or any file that begins with its magic bytes).
-///
-/// # Errors
-/// [`CliError::TrainData`] or [`CliError::TrainGames`] naming the first file that cannot be
-/// read.
-pub fn read_all(files: &[PathBuf]) -> Result<Vec<Record>, CliError> {
-    let mut records = Vec::new();
-    for f in files {
-        let bytes = std::fs::read(f).map_err(|e| CliError::TrainData {
-            path: f.clone(),
-            source: e.into(),
-        })?;
-        if bytes.starts_with(&retro_train::games::GAMES_MAGIC) {
-            let games =
-                retro_train::games::read_games(&bytes).map_err(|source| CliError::TrainGames {
-                    path: f.clone(),
-                    source,
-                })?;
-            records.extend(games.iter().flat_map(|g| g.records()));
-        } else {
-            let mut r = data::read_records(&bytes).map_err(|source| CliError::TrainData {
-                path: f.clone(),
-                source,
-            })?;
-            records.append(&mut r);
-        }
-    }
-    Ok(records)
-}
-
 /// `retro convert-data`: each records file (`.rdat`) of `inputs` written as a games file
 /// (`.rgms`, one game of one position per record, nothing lost) of the same name into `out`.
 /// Returns the files written with their positions and bytes.
@@ -265,7 +249,9 @@ pub fn convert(inputs: &[PathBuf], out: &Path) -> Result<Vec<(PathBuf, usize, u6
 
 /// Trains a network on the data in `inputs` and writes it to `out` (after each epoch that
 /// improves the held-out loss; after every epoch without held-out positions), from random
-/// weights or from those of `init` (a warm start, its output buckets kept).
+/// weights or from those of `init` (a warm start, its output buckets kept). The data is read
+/// once more than the epochs when it does not fit in the shuffle buffer (see
+/// [`retro_train::stream`]), else once.
 ///
 /// # Errors
 /// [`CliError`] when the data cannot be read or the network written.
@@ -273,12 +259,10 @@ pub fn run_train(
     inputs: &[PathBuf],
     out: &Path,
     opts: &TrainOptions,
-    mirror: bool,
+    stream: &StreamOptions,
     init: Option<&retro_engine::nnue::Network>,
 ) -> Result<(), CliError> {
-    let files = data_files(inputs)?;
-    let records = read_all(&files)?;
-    let labelled = records.iter().filter(|r| r.wdl50.is_some()).count();
+    let files = DataFiles::new(data_files(inputs)?);
     let start = match init {
         Some(net) => {
             Weights::from_network_with(net, opts.king_buckets).map_err(CliError::WarmStart)?
@@ -286,27 +270,31 @@ pub fn run_train(
         None => Weights::random(opts.seed, opts.output_buckets, opts.king_buckets),
     };
     let kings = start.kings;
-    let samples: Vec<Sample> = records.iter().map(|r| Sample::of(r, &kings)).collect();
-    drop(records);
-    let (mut fit, held) = train::split(&samples, opts.hold_out_every);
-    let k = opts.k.unwrap_or_else(|| train::fit_k(&fit));
-    // Each training position also mirrored left to right (the held-out ones are not), unless
-    // the network mirrors the views itself (king buckets).
-    let mirror = mirror && !kings.is_mirrored();
-    let mirrored: Vec<Sample> = if mirror {
-        fit.iter().map(|s| s.mirrored()).collect()
-    } else {
-        Vec::new()
-    };
-    fit.extend(mirrored.iter());
+    let survey = stream::survey(&files, kings, stream).map_err(read_error)?;
+    let k = opts.k.unwrap_or_else(|| survey.fit_k());
+    let held: Vec<&Sample> = survey.held.iter().collect();
+    let mirror = stream.mirror && !kings.is_mirrored();
     eprintln!(
-        "train: {} positions from {} files ({labelled} with a table label), {} fitted{}, {} held out; \
-         K = {k:.1} cp; {} output buckets, {}; {} epochs of batches of {}, {} threads, seed {}",
-        samples.len(),
-        files.len(),
-        fit.len(),
-        if mirror { " (mirrored ones included)" } else { "" },
+        "train: {} positions from {} files ({} with a table label), {} fitted{}, {} held out; \
+         {}; K = {k:.1} cp; {} output buckets, {}; {} epochs of batches of {}, {} threads, seed {}",
+        survey.positions,
+        files.files().len(),
+        survey.labelled,
+        survey.fitted,
+        if mirror {
+            " (mirrored ones included)"
+        } else {
+            ""
+        },
         held.len(),
+        if survey.in_memory() {
+            "in memory".to_string()
+        } else {
+            format!(
+                "read every epoch through a shuffle buffer of {}",
+                stream.buffer
+            )
+        },
         init.map_or(opts.output_buckets, |n| n.buckets()),
         if kings.by_king() {
             format!("{} king buckets, mirrored", kings.count())
@@ -318,10 +306,19 @@ pub fn run_train(
         opts.threads,
         opts.seed
     );
+    let fit_loss = survey.samples().map_or_else(
+        || "(streamed)".to_string(),
+        |s| {
+            let refs: Vec<&Sample> = s.iter().collect();
+            format!(
+                "{:.6}",
+                train::mean_loss(&start, &refs, k, opts.result_weight)
+            )
+        },
+    );
     eprintln!(
-        "train: before: training loss {:.6}, held-out loss {:.6}; \
+        "train: before: training loss {fit_loss}, held-out loss {:.6}; \
          the search scores' own held-out loss {:.6}",
-        train::mean_loss(&start, &fit, k, opts.result_weight),
         train::mean_loss(&start, &held, k, opts.result_weight),
         train::search_score_loss(&held, k, opts.result_weight)
     );
@@ -348,12 +345,25 @@ pub fn run_train(
             write_error = write_network(w, out).err();
         }
     };
-    train::train(start, &fit, &held, k, opts, &mut after_epoch);
+    let (_, report) = stream::train_streamed(start, &files, &survey, k, opts, &mut after_epoch)
+        .map_err(read_error)?;
     if let Some(e) = write_error {
         return Err(e);
     }
-    eprintln!("train: network written to {}", out.display());
+    eprintln!(
+        "train: network written to {} (at most {} positions held at once)",
+        out.display(),
+        report.peak_samples
+    );
     Ok(())
+}
+
+/// A data file's fault as the CLI's error.
+fn read_error(e: ReadError) -> CliError {
+    match e {
+        ReadError::Records { path, source } => CliError::TrainData { path, source },
+        ReadError::Games { path, source } => CliError::TrainGames { path, source },
+    }
 }
 
 /// Writes the integer network of `w` to `out` atomically (a hidden temporary file, synced and

@@ -6,4 +6,5 @@
 
 pub mod data;
 pub mod games;
+pub mod stream;
 pub mod train;

@@ -88,9 +88,9 @@ pub struct Sample {
     them: [u16; MAX_FEATURES],
     n: u8,
     /// The search score, centipawns for the side to move.
-    score: f32,
+    pub(crate) score: f32,
     /// The result (or the table's value), 0 to 1 for the side to move.
-    result: f32,
+    pub(crate) result: f32,
 }
 
 impl Sample {
@@ -139,7 +139,7 @@ impl Sample {
     }
 }
 
-fn sigmoid(x: f32) -> f32 {
+pub(crate) fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
 
@@ -515,12 +515,16 @@ pub fn split(samples: &[Sample], every: usize) -> (Vec<&Sample>, Vec<&Sample>) {
 /// The sigmoid's scale K (centipawns) that best predicts the results from the scores: least
 /// squares, by golden-section search between 50 and 1000.
 pub fn fit_k(samples: &[&Sample]) -> f32 {
-    let err = |k: f32| -> f64 {
+    least_squares_k(|k| {
         samples
             .iter()
             .map(|s| f64::from((sigmoid(s.score / k) - s.result).powi(2)))
             .sum()
-    };
+    })
+}
+
+/// The K between 50 and 1000 that minimises `err`, by golden-section search.
+pub(crate) fn least_squares_k(err: impl Fn(f32) -> f64) -> f32 {
     let (mut lo, mut hi) = (50.0f32, 1000.0f32);
     let phi = (5.0f32.sqrt() - 1.0) / 2.0;
     for _ in 0..40 {
@@ -582,39 +586,67 @@ pub fn train(
     opts: &TrainOptions,
     after_epoch: &mut dyn FnMut(&Weights, &EpochReport),
 ) -> Weights {
-    let (buckets, kings) = (start.out_bias.len(), start.kings);
-    let mut w = start;
-    let mut adam = Adam {
-        m: Weights::zeros(buckets, kings),
-        v: Weights::zeros(buckets, kings),
-        t: 0,
-    };
+    let mut fitter = Fitter::new(start);
     let mut rng = fastrand::Rng::with_seed(opts.seed ^ 0x5eed);
     let mut order: Vec<&Sample> = train.to_vec();
     for epoch in 1..=opts.epochs {
         let started = std::time::Instant::now();
-        let lr = opts.learning_rate
-            * opts
-                .lr_gamma
-                .powi(((epoch - 1) / opts.lr_step.max(1)) as i32);
+        let lr = learning_rate(opts, epoch);
         rng.shuffle(&mut order);
         let mut loss = 0.0;
         for batch in order.chunks(opts.batch_size.max(1)) {
-            let g = batch_gradient(&w, batch, k, opts.result_weight, opts.threads);
-            loss += g.loss;
-            adam.step(&mut w, &g.w, batch.len() as f32, lr, opts.weight_decay);
+            loss += fitter.step(batch, k, lr, opts);
         }
         let seconds = started.elapsed().as_secs_f64();
         let report = EpochReport {
             epoch,
             train_loss: loss / order.len().max(1) as f64,
-            held_out_loss: mean_loss(&w, held, k, opts.result_weight),
+            held_out_loss: mean_loss(&fitter.w, held, k, opts.result_weight),
             learning_rate: lr,
             positions_per_second: order.len() as f64 / seconds.max(1e-9),
         };
-        after_epoch(&w, &report);
+        after_epoch(&fitter.w, &report);
     }
-    w
+    fitter.w
+}
+
+/// The step size of `epoch` (from 1): `opts.learning_rate` times `opts.lr_gamma` for every
+/// `opts.lr_step` epochs before it.
+pub(crate) fn learning_rate(opts: &TrainOptions, epoch: usize) -> f32 {
+    opts.learning_rate
+        * opts
+            .lr_gamma
+            .powi(((epoch - 1) / opts.lr_step.max(1)) as i32)
+}
+
+/// Weights being fitted, with their optimiser's state.
+pub(crate) struct Fitter {
+    /// The weights so far.
+    pub(crate) w: Weights,
+    adam: Adam,
+}
+
+impl Fitter {
+    pub(crate) fn new(start: Weights) -> Fitter {
+        let (buckets, kings) = (start.out_bias.len(), start.kings);
+        Fitter {
+            w: start,
+            adam: Adam {
+                m: Weights::zeros(buckets, kings),
+                v: Weights::zeros(buckets, kings),
+                t: 0,
+            },
+        }
+    }
+
+    /// One step of AdamW on `batch` at step size `lr`; returns the batch's summed loss (before
+    /// the step).
+    pub(crate) fn step(&mut self, batch: &[&Sample], k: f32, lr: f32, opts: &TrainOptions) -> f64 {
+        let g = batch_gradient(&self.w, batch, k, opts.result_weight, opts.threads);
+        self.adam
+            .step(&mut self.w, &g.w, batch.len() as f32, lr, opts.weight_decay);
+        g.loss
+    }
 }
 
 #[cfg(test)]
