@@ -45,6 +45,7 @@ pub use self::{
     think::{mate_moves, table_line, think},
     time::SearchLimits,
     tt::{HashError, TranspositionTable},
+    tunables::{Tunable, TUNABLES},
     vocab::{hash_of, MATE_BOUND},
     winrate::WdlChances,
 };

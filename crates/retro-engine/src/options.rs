@@ -178,13 +178,20 @@ impl Options {
 
     /// The options, with the current values as their defaults, in the order `uci` declares them.
     pub fn specs(&self) -> Vec<OptionSpec> {
-        OPTIONS
-            .iter()
-            .map(|&(id, name)| OptionSpec {
-                name,
-                kind: self.kind(id),
-            })
-            .collect()
+        let specs = OPTIONS.iter().map(|&(id, name)| OptionSpec {
+            name,
+            kind: self.kind(id),
+        });
+        #[cfg(feature = "tune")]
+        let specs = specs.chain(crate::tunables::TUNABLES.iter().map(|t| OptionSpec {
+            name: t.name,
+            kind: OptionKind::Spin {
+                default: i64::from(t.value.load(std::sync::atomic::Ordering::Relaxed)),
+                min: i64::from(t.min),
+                max: i64::from(t.max),
+            },
+        }));
+        specs.collect()
     }
 
     /// The kind of option `id`, with its current value as the default.
@@ -269,6 +276,16 @@ impl Options {
     pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<OptionChange, OptionError> {
         let wanted = name.trim();
         let Some(&(id, _)) = OPTIONS.iter().find(|(_, n)| n.eq_ignore_ascii_case(wanted)) else {
+            #[cfg(feature = "tune")]
+            if let Some(t) = crate::tunables::TUNABLES
+                .iter()
+                .find(|t| t.name.eq_ignore_ascii_case(wanted))
+            {
+                let v = value.map(str::trim).unwrap_or("");
+                let n = spin(name, v, t.min..=t.max)?;
+                t.value.store(n, std::sync::atomic::Ordering::Relaxed);
+                return Ok(OptionChange::None);
+            }
             return Err(OptionError::Unknown(name.to_string()));
         };
         let need = |v: Option<&str>| {
@@ -454,11 +471,51 @@ where
 mod tests {
     use super::*;
 
+    /// A `tune` build declares each tuned constant as a spin of its range, and `setoption`
+    /// changes what the search reads (`cargo test --release --features tune -p retro-engine
+    /// --lib options`).
+    #[cfg(feature = "tune")]
+    #[test]
+    fn tuned_constants_are_options_in_a_tune_build() {
+        use crate::tunables::RFP_MARGIN_PER_PLY;
+        let mut o = Options::from_config(&Config::default());
+        let spec = o
+            .specs()
+            .into_iter()
+            .find(|s| s.name == "RFP_MARGIN_PER_PLY");
+        assert_eq!(
+            spec.map(|s| s.kind),
+            Some(OptionKind::Spin {
+                default: 80,
+                min: 30,
+                max: 200
+            })
+        );
+        assert_eq!(
+            o.set("rfp_margin_per_ply", Some("120")),
+            Ok(OptionChange::None)
+        );
+        assert_eq!(RFP_MARGIN_PER_PLY(), 120);
+        assert!(o.set("RFP_MARGIN_PER_PLY", Some("201")).is_err());
+        assert!(o.set("RFP_MARGIN_PER_PLY", Some("x")).is_err());
+        assert!(o.set("RFP_MARGIN_PER_PLY", None).is_err());
+        assert_eq!(RFP_MARGIN_PER_PLY(), 120, "kept on error");
+        assert_eq!(
+            o.set("RFP_MARGIN_PER_PLY", Some("80")),
+            Ok(OptionChange::None)
+        );
+    }
+
     #[test]
     fn every_declared_option_is_settable_by_its_name_in_any_case() {
         let mut o = Options::from_config(&Config::default());
         let specs = o.specs();
-        assert_eq!(specs.len(), OPTIONS.len());
+        let tuned = if cfg!(feature = "tune") {
+            crate::tunables::TUNABLES.len()
+        } else {
+            0
+        };
+        assert_eq!(specs.len(), OPTIONS.len() + tuned);
         for (i, spec) in specs.iter().enumerate() {
             assert!(
                 specs[..i].iter().all(|s| s.name != spec.name),
@@ -554,7 +611,12 @@ mod tests {
             Ok(OptionChange::EvalFile(PathBuf::from("net/a.nnue")))
         );
         assert_eq!(o.eval_file, PathBuf::new());
-        assert_eq!(o.specs().len(), 18);
+        let tuned = if cfg!(feature = "tune") {
+            crate::tunables::TUNABLES.len()
+        } else {
+            0
+        };
+        assert_eq!(o.specs().len(), 18 + tuned);
     }
 
     #[test]

@@ -10,7 +10,7 @@
 use std::{
     sync::{
         atomic::{AtomicBool, AtomicU64, Ordering},
-        Arc, Condvar, LazyLock, Mutex,
+        Arc, Condvar, Mutex,
     },
     time::{Duration, Instant},
 };
@@ -240,15 +240,37 @@ pub struct SearchResult {
     pub nodes: u64,
 }
 
-static LMR: LazyLock<[[i32; 64]; 64]> = LazyLock::new(|| {
+/// The late-move reduction of a move searched after `moves` others at `depth` (both from 1).
+fn lmr_formula(depth: usize, moves: usize) -> i32 {
+    let base = f64::from(LMR_BASE_CENTI()) / 100.0;
+    let divisor = f64::from(LMR_DIVISOR_CENTI()) / 100.0;
+    (base + (depth as f64).ln() * (moves as f64).ln() / divisor) as i32
+}
+
+#[cfg(not(feature = "tune"))]
+static LMR: std::sync::LazyLock<[[i32; 64]; 64]> = std::sync::LazyLock::new(|| {
     let mut t = [[0; 64]; 64];
     for (d, row) in t.iter_mut().enumerate().skip(1) {
         for (m, r) in row.iter_mut().enumerate().skip(1) {
-            *r = (LMR_BASE + (d as f64).ln() * (m as f64).ln() / LMR_DIVISOR) as i32;
+            *r = lmr_formula(d, m);
         }
     }
     t
 });
+
+/// The late-move reduction at `depth` after `searched` moves (each at most 63): from the table,
+/// or in a `tune` build from the formula with the options' values.
+#[inline]
+fn lmr(depth: usize, searched: usize) -> i32 {
+    #[cfg(not(feature = "tune"))]
+    return LMR[depth][searched];
+    #[cfg(feature = "tune")]
+    return if depth == 0 || searched == 0 {
+        0
+    } else {
+        lmr_formula(depth, searched)
+    };
+}
 
 /// Searches `params.pos` with `params.threads` threads and returns the best move found. Calls
 /// `report` with the state after each iteration of the main thread (when `params.report`).
@@ -782,7 +804,7 @@ impl<'a> Worker<'a> {
     /// `guess`, the score of the same line in the previous iteration, widened until the score
     /// falls inside it; the root moves in `excluded` are left out.
     fn aspiration(&mut self, root: &Chess, root_hash: u64, d: i32, depth: u32, guess: i32) -> i32 {
-        let mut delta = ASPIRATION_DELTA;
+        let mut delta = ASPIRATION_DELTA();
         let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH {
             (guess - delta, guess + delta)
         } else {
@@ -1009,15 +1031,15 @@ impl<'a> Worker<'a> {
     /// evaluation beats beta by a margin) and the null move (passing still beats beta).
     fn prune_node(&mut self, pos: &Chess, node: &Node, beta: i32, null_ok: bool) -> Option<i32> {
         let depth = node.depth;
-        if depth <= RFP_MAX_DEPTH
-            && node.static_eval - RFP_MARGIN_PER_PLY * (depth - i32::from(node.improving)) >= beta
+        if depth <= RFP_MAX_DEPTH()
+            && node.static_eval - RFP_MARGIN_PER_PLY() * (depth - i32::from(node.improving)) >= beta
         {
             return Some(node.static_eval);
         }
         if !(null_ok && depth >= NMP_MIN_DEPTH && node.static_eval >= beta && has_pieces(pos)) {
             return None;
         }
-        let r = NMP_BASE_REDUCTION + depth / NMP_DEPTH_DIVISOR;
+        let r = NMP_BASE_REDUCTION() + depth / NMP_DEPTH_DIVISOR();
         let child = pos.clone().swap_turn().ok()?;
         let child_hash = hash_of(&child);
         self.child_made(node.ply, Delta::NONE, child.board());
@@ -1129,7 +1151,7 @@ impl<'a> Worker<'a> {
     /// The late-move reduction of the `searched`-th quiet move `m`: from the table, one less in
     /// a PV node, for a killer and for a move with a good history, leaving at least one ply.
     fn reduction(&self, node: &Node, us: Color, m: &Move, searched: i32, new_depth: i32) -> i32 {
-        let mut r = LMR[node.depth.min(63) as usize][searched.min(63) as usize];
+        let mut r = lmr(node.depth.min(63) as usize, searched.min(63) as usize);
         if node.pv {
             r -= 1;
         }
@@ -1140,7 +1162,7 @@ impl<'a> Worker<'a> {
         if self.stack[node.ply].killers.contains(&code) {
             r -= 1;
         }
-        if self.heur.history[history_index(us, code)] > LMR_GOOD_HISTORY {
+        if self.heur.history[history_index(us, code)] > LMR_GOOD_HISTORY() {
             r -= 1;
         }
         r.clamp(0, new_depth - 1)
@@ -1214,7 +1236,7 @@ impl<'a> Worker<'a> {
             k[1] = k[0];
             k[0] = code;
         }
-        let bonus = (depth * depth).min(HISTORY_MAX_BONUS);
+        let bonus = (depth * depth).min(HISTORY_MAX_BONUS());
         let h = &mut self.heur.history[history_index(us, code)];
         *h += HISTORY_SCALE * bonus - *h * bonus / HISTORY_GRAVITY;
         for &t in tried {
@@ -1336,7 +1358,7 @@ impl<'a> Worker<'a> {
             let m = moves[i];
             if !in_check && !m.is_promotion() {
                 if let Some(victim) = m.capture() {
-                    if stand + piece_value(victim) + DELTA_MARGIN <= alpha {
+                    if stand + piece_value(victim) + DELTA_MARGIN() <= alpha {
                         continue;
                     }
                     if see(pos, &m) < 0 {
@@ -1427,11 +1449,11 @@ fn tt_cutoff(e: &Entry, depth: i32, alpha: i32, beta: i32, ply: usize) -> Option
 /// futility at depth 5 and below.
 fn prunes_late_quiet(node: &Node, searched: i32, alpha: i32) -> bool {
     let depth = node.depth;
-    let late = (LMP_BASE + LMP_FACTOR * depth * depth) / (2 - i32::from(node.improving));
+    let late = (LMP_BASE() + LMP_FACTOR() * depth * depth) / (2 - i32::from(node.improving));
     !node.pv
         && ((depth <= LMP_MAX_DEPTH && searched >= late)
             || (depth <= FUTILITY_MAX_DEPTH
-                && node.static_eval + FUTILITY_BASE + FUTILITY_PER_PLY * depth <= alpha))
+                && node.static_eval + FUTILITY_BASE() + FUTILITY_PER_PLY() * depth <= alpha))
 }
 
 /// The key of the position reached from `pos` (key `hash`) by `m`, updated incrementally; `None`
@@ -1507,9 +1529,9 @@ fn loses_material(pos: &Chess, m: &Move, quiet: bool, depth: i32) -> bool {
         return false;
     }
     let margin = if quiet {
-        SEE_QUIET_MARGIN * depth * depth
+        SEE_QUIET_MARGIN() * depth * depth
     } else {
-        SEE_CAPTURE_MARGIN * depth
+        SEE_CAPTURE_MARGIN() * depth
     };
     see(pos, m) < margin
 }
