@@ -7,7 +7,8 @@ a direction D (each constant +1 or -1), plays game pairs (each opening of the bo
 colours) between the engine at theta + c_k D and at theta - c_k D, and moves theta by
 a_k * (wins - losses of the plus side) * D / c_k, with fishtest's schedule: c_k = c_end *
 (N / k)^0.101, a_k = a_end * ((A + N) / (A + k))^0.602, A = N / 10, a_end = r_end * c_end^2,
-c_end a twentieth of each constant's range unless given.
+c_end a twentieth of each constant's range (at least 1) unless given; the schedule and the
+constants are fixed when the run starts and kept by its state.
 
 The run's state (theta, the iteration, the games and their results) is written atomically to
 --state after every iteration: the same command resumes a stopped run, and `--show` prints the
@@ -120,11 +121,15 @@ def main():
             "seed": args.seed,
             "history": [],
         }
+        # c_end at least 1: a smaller step rounds theta + c and theta - c to the same integer.
+        state["c_end"] = {n: args.c_end or max((p["max"] - p["min"]) / 20, 1.0) for n, p in params.items()}
+        state["r_end"] = args.r_end
     params = state["params"]
     n_iter = state["iterations"]
     big_a = n_iter / 10
-    c_end = {n: args.c_end or (p["max"] - p["min"]) / 20 for n, p in params.items()}
-    a_end = {n: args.r_end * c_end[n] ** 2 for n in params}
+    # The schedule is the run's own: a resumed run keeps it whatever the flags say.
+    c_end = state["c_end"]
+    a_end = {n: state["r_end"] * c_end[n] ** 2 for n in params}
 
     fens = match.read_book(args.book)
     extra = {}

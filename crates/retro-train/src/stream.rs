@@ -1,7 +1,7 @@
 //! Training on data larger than memory: the positions are read from their files in order, one
 //! file at a time, every epoch, and mixed by a shuffle buffer of a fixed number of positions, so
-//! that the trainer's memory is set by the buffer (and the held-out positions, also bounded), not
-//! by the data.
+//! that the trainer's memory is set by the buffer (and the held-out positions, also bounded, and
+//! the one file being read, whole), not by the data.
 //!
 //! A first pass over the data ([`survey`]) counts it, fits K to its training positions, keeps
 //! its held-out positions and, when all the training positions fit in the buffer, keeps those
@@ -14,7 +14,7 @@
 //! into files: one file or many give the same network.
 
 use std::{
-    collections::HashMap,
+    collections::BTreeMap,
     convert::Infallible,
     path::{Path, PathBuf},
     sync::{
@@ -131,6 +131,7 @@ fn read_file(path: &Path, each: &mut dyn FnMut(&Record)) -> Result<(), ReadError
             path: path.to_path_buf(),
             source,
         })?;
+        drop(bytes);
         records.iter().for_each(each);
     }
     Ok(())
@@ -217,7 +218,7 @@ pub struct Survey {
     pub held: Vec<Sample>,
     /// The training positions' scores (centipawns) and results (in halves), counted: what K is
     /// fitted to.
-    scores: HashMap<(i32, u8), u64>,
+    scores: BTreeMap<(i32, u8), u64>,
     /// The training samples when they all fit in the buffer (trained from memory).
     in_memory: Option<Vec<Sample>>,
     /// The most samples held at once.
@@ -270,7 +271,7 @@ pub fn survey<P: Positions + ?Sized>(
         labelled: 0,
         fitted: 0,
         held: Vec::new(),
-        scores: HashMap::new(),
+        scores: BTreeMap::new(),
         in_memory: Some(Vec::new()),
         peak: 0,
         opts,
@@ -281,10 +282,10 @@ pub fn survey<P: Positions + ?Sized>(
         let index = s.positions;
         s.positions += 1;
         s.labelled += u64::from(r.wdl50.is_some());
-        let (sample, mirrored) = samples_of(r, &kings, mirror);
         if hold.take(index) {
-            s.held.push(sample);
+            s.held.push(Sample::of(r, &kings));
         } else {
+            let (sample, mirrored) = samples_of(r, &kings, mirror);
             // Results are 0, 1/2 or 1: counted in halves.
             let halves = (sample.result * 2.0).round() as u8;
             *s.scores.entry((sample.score as i32, halves)).or_insert(0) += 1;
@@ -387,6 +388,10 @@ pub fn train_streamed<P: Positions + ?Sized>(
                 let mut index = 0u64;
                 let mut open = true;
                 let mut emit = |s: Sample, batch: &mut Vec<Sample>| {
+                    // With the trainer gone (it panicked), nothing more is kept.
+                    if !open {
+                        return;
+                    }
                     batch.push(s);
                     if batch.len() == batch_size && open {
                         let full = std::mem::replace(batch, Vec::with_capacity(batch_size));

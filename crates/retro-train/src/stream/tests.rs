@@ -145,8 +145,8 @@ fn streamed_training_is_the_same_from_one_file_or_many_within_its_buffer() {
     assert_eq!(one.files().len(), 1);
     assert_eq!(many.files().len(), 7);
 
-    // Ten times the buffer: the training positions and their mirrors for a buffer of an eighth
-    // of the positions (of which a block is held out).
+    // Data ten times the buffer: the buffer an eighth of the positions, the training positions
+    // (all but a block held out) each trained with its mirror.
     let buffer = records.len() / 8;
     let (stream, opts) = options(buffer);
     let (w_one, s_one, report, epochs) = run(&one, &stream, &opts);
@@ -216,8 +216,7 @@ fn data_within_the_buffer_trains_from_memory() {
     assert!((s.fit_k() - train::fit_k(&plain)).abs() < 0.01);
 }
 
-/// A games file with a flipped byte in the middle of the data is named with its fault, the
-/// files before it having been read.
+/// A games file cut short, after another, is named with its fault.
 #[test]
 fn a_bad_file_is_named() {
     let games = games(10, 4);
