@@ -96,7 +96,6 @@ impl TrainArgs {
             lr_step: self.lr_step,
             weight_decay: self.weight_decay,
             result_weight: self.lambda,
-            hold_out_every: self.hold_out_every,
             threads: self.threads.unwrap_or_else(processors),
             seed: self.seed,
             k: self.k,

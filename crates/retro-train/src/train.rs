@@ -32,8 +32,6 @@ pub struct TrainOptions {
     pub weight_decay: f32,
     /// λ: the result's share of the target, the score's is 1 − λ.
     pub result_weight: f32,
-    /// Hold out every n-th block of [`HOLD_OUT_BLOCK`] positions (0: none).
-    pub hold_out_every: usize,
     /// Threads computing the gradient.
     pub threads: usize,
     /// Seed of the initial weights and of the order of the positions.
@@ -59,7 +57,6 @@ impl Default for TrainOptions {
             lr_step: 8,
             weight_decay: 0.01,
             result_weight: 0.5,
-            hold_out_every: 10,
             threads: 1,
             seed: 1,
             k: None,
@@ -495,21 +492,6 @@ impl Adam {
             false,
         );
     }
-}
-
-/// The training and held-out samples of `samples`: every `every`-th block of
-/// [`HOLD_OUT_BLOCK`] is held out.
-pub fn split(samples: &[Sample], every: usize) -> (Vec<&Sample>, Vec<&Sample>) {
-    let mut train = Vec::new();
-    let mut held = Vec::new();
-    for (i, s) in samples.iter().enumerate() {
-        if every > 0 && (i / HOLD_OUT_BLOCK) % every == every - 1 {
-            held.push(s);
-        } else {
-            train.push(s);
-        }
-    }
-    (train, held)
 }
 
 /// The sigmoid's scale K (centipawns) that best predicts the results from the scores: least
