@@ -272,7 +272,7 @@ pub fn run_train(
     let survey = stream::survey(&files, kings, stream).map_err(read_error)?;
     let k = opts.k.unwrap_or_else(|| survey.fit_k());
     let held: Vec<&Sample> = survey.held.iter().collect();
-    let mirror = stream.mirror && !kings.is_mirrored();
+    let mirror = survey.mirrors();
     eprintln!(
         "train: {} positions from {} files ({} with a table label), {} fitted{}, {} held out; \
          {}; K = {k:.1} cp; {} output buckets, {}; {} epochs of batches of {}, {} threads, seed {}",

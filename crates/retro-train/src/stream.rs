@@ -248,6 +248,12 @@ impl Survey {
         self.in_memory.is_some()
     }
 
+    /// Whether each training position is also trained mirrored (asked for, and the network has
+    /// no king buckets, which mirror the views themselves).
+    pub fn mirrors(&self) -> bool {
+        self.opts.mirror
+    }
+
     /// The training samples in memory, if they fit.
     pub fn samples(&self) -> Option<&[Sample]> {
         self.in_memory.as_deref()
