@@ -79,21 +79,37 @@ case $cmd in
                 [ "$base" -lt "$secs" ] || continue
                 echo "fuzz: $t from $base to $secs CPU s into $OUT/$t" >&2
                 mkdir -p "$OUT/$t"
-                cargo afl fuzz -i "corpus/$t" -o "$OUT/$t" -t "$(timeout_of "$t")" -m none \
-                    "target/release/$t" > "$OUT/$t.log" 2>&1 &
-                pid=$!
-                used=0
-                while kill -0 "$pid" 2>/dev/null; do
-                    sleep 30
-                    now=$(tree_cpu "$pid")
-                    [ "$now" -ge "$used" ] && used=$now
-                    echo $((base + used)) > "$cpu_file.tmp" && mv "$cpu_file.tmp" "$cpu_file"
-                    if [ $((base + used)) -ge "$secs" ]; then
-                        pkill -INT -P "$pid" afl-fuzz 2>/dev/null || kill -INT "$pid"
-                        break
+                # A fuzzer killed while it wrote its fast-resume state leaves that file cut
+                # short, and afl-fuzz then refuses to start: the second attempt resumes
+                # without it.
+                for attempt in fast slow; do
+                    [ "$attempt" = slow ] && export AFL_NO_FASTRESUME=1
+                    cargo afl fuzz -i "corpus/$t" -o "$OUT/$t" \
+                        -t "$(timeout_of "$t")" -m none "target/release/$t" \
+                        > "$OUT/$t.log" 2>&1 &
+                    pid=$!
+                    used=0
+                    while kill -0 "$pid" 2>/dev/null; do
+                        sleep 30
+                        now=$(tree_cpu "$pid")
+                        [ "$now" -ge "$used" ] && used=$now
+                        echo $((base + used)) > "$cpu_file.tmp" && mv "$cpu_file.tmp" "$cpu_file"
+                        if [ $((base + used)) -ge "$secs" ]; then
+                            pkill -INT -P "$pid" afl-fuzz 2>/dev/null || kill -INT "$pid"
+                            break
+                        fi
+                    done
+                    status=0
+                    wait "$pid" 2>/dev/null || status=$?
+                    [ "$status" -eq 0 ] || [ $((base + used)) -ge "$secs" ] && break
+                    if [ "$attempt" = slow ]; then
+                        echo "fuzz: afl-fuzz failed for $t, see $OUT/$t.log" >&2
+                        exit 1
                     fi
+                    echo "fuzz: afl-fuzz stopped for $t (status $status), again without fast resume" >&2
+                    base=$((base + used))
                 done
-                wait "$pid" 2>/dev/null || true
+                unset AFL_NO_FASTRESUME
                 continue
             fi
             echo "fuzz: $t for $left s into $OUT/$t" >&2
