@@ -21,6 +21,7 @@ pub mod eval;
 pub mod fen;
 mod heuristics;
 mod job;
+mod movepick;
 pub mod nnue;
 mod options;
 mod perft;

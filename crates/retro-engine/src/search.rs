@@ -16,8 +16,7 @@ use std::{
 };
 
 use shakmaty::{
-    attacks, zobrist::Zobrist64, Bitboard, Board, Chess, Color, EnPassantMode, Move, MoveList,
-    Position, Role,
+    attacks, zobrist::Zobrist64, Bitboard, Board, Chess, Color, EnPassantMode, Move, Position, Role,
 };
 
 use super::rule50::{self, Outcome};
@@ -25,6 +24,7 @@ use super::tunables::*;
 use super::{
     eval::{evaluate, piece_value, Evaluator},
     heuristics::{Heuristics, HeuristicsPool},
+    movepick::{first_best, history_index, see, MovePicker, QuietOrder, MAX_MOVES},
     nnue::{Accumulator, Delta, Network, RefreshCache, HIDDEN},
     report::{Score, SearchInfo},
     strength::Strength,
@@ -962,8 +962,12 @@ impl<'a> Worker<'a> {
         if moves.is_empty() {
             return if in_check { mated_in(ply as i32) } else { 0 };
         }
-        let scores = self.order(pos, &moves, tt_move, ply);
-        let Some((best, best_move)) = self.search_moves(pos, &node, alpha, beta, moves, scores)
+        let order = QuietOrder {
+            killers: self.stack[ply].killers,
+            history: &self.heur.history[..],
+        };
+        let mut picker = MovePicker::new(pos, &mut moves, tt_move, order);
+        let Some((best, best_move)) = self.search_moves(pos, &node, alpha, beta, &mut picker)
         else {
             return 0;
         };
@@ -1070,8 +1074,7 @@ impl<'a> Worker<'a> {
         node: &Node,
         mut alpha: i32,
         beta: i32,
-        mut moves: MoveList,
-        mut scores: Vec<i32>,
+        picker: &mut MovePicker<'_>,
     ) -> Option<(i32, Option<Move>)> {
         let ply = node.ply;
         let us = pos.turn();
@@ -1080,9 +1083,7 @@ impl<'a> Worker<'a> {
         let mut searched = 0;
         let mut quiets: [u16; 64] = [0; 64];
         let mut n_quiets = 0;
-        for i in 0..moves.len() {
-            pick(&mut moves, &mut scores, i);
-            let m = moves[i];
+        while let Some(m) = picker.next(pos) {
             let quiet = !m.is_capture() && !m.is_promotion();
             let gives_check = gives_check(pos, &m);
             let plain = quiet && !node.in_check && !gives_check;
@@ -1090,7 +1091,10 @@ impl<'a> Worker<'a> {
                 if plain && prunes_late_quiet(node, searched, alpha) {
                     continue;
                 }
-                if !node.in_check && !gives_check && loses_material(pos, &m, quiet, node.depth) {
+                if !node.in_check
+                    && !gives_check
+                    && loses_material(picker, pos, &m, quiet, node.depth)
+                {
                     continue;
                 }
             }
@@ -1245,40 +1249,6 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Ordering scores: hash move, winning captures and queen promotions, killers, history,
-    /// losing captures.
-    fn order(&self, pos: &Chess, moves: &MoveList, tt_move: u16, ply: usize) -> Vec<i32> {
-        let us = pos.turn();
-        let killers = self.stack[ply].killers;
-        moves
-            .iter()
-            .map(|m| {
-                let code = encode_move(m);
-                if code == tt_move && tt_move != 0 {
-                    return ORDER_HASH_MOVE;
-                }
-                if let Some(victim) = m.capture() {
-                    let mvv = MVV_FACTOR * piece_value(victim) - piece_value(m.role());
-                    if see(pos, m) >= 0 {
-                        ORDER_GOOD_CAPTURE + mvv
-                    } else {
-                        ORDER_BAD_CAPTURE + mvv
-                    }
-                } else if m.promotion() == Some(Role::Queen) {
-                    ORDER_QUEEN_PROMOTION
-                } else if m.is_promotion() {
-                    ORDER_UNDERPROMOTION
-                } else if killers[0] == code {
-                    ORDER_KILLER_1
-                } else if killers[1] == code {
-                    ORDER_KILLER_2
-                } else {
-                    self.heur.history[history_index(us, code)]
-                }
-            })
-            .collect()
-    }
-
     /// Quiescence search: captures and queen promotions (every move in check) until the
     /// position is quiet, with the static evaluation as the score of standing pat. Probes the
     /// hash table (a cutoff outside PV nodes, its static evaluation, its move first) and stores
@@ -1341,20 +1311,21 @@ impl<'a> Worker<'a> {
                 }
             }
         }
-        let mut scores: Vec<i32> = moves
-            .iter()
-            .map(|m| {
-                if tt_move != 0 && encode_move(m) == tt_move {
-                    return 1_000_000;
-                }
+        let mut scores = [0; MAX_MOVES];
+        for (score, m) in scores.iter_mut().zip(moves.iter()) {
+            *score = if tt_move != 0 && encode_move(m) == tt_move {
+                ORDER_HASH_MOVE
+            } else {
                 m.capture()
                     .map_or(0, |v| MVV_FACTOR * piece_value(v) - piece_value(m.role()))
                     + m.promotion().map_or(0, piece_value)
-            })
-            .collect();
+            };
+        }
         let mut best_move = None;
         for i in 0..moves.len() {
-            pick(&mut moves, &mut scores, i);
+            let first = i + first_best(&scores[i..moves.len()]);
+            moves.swap(i, first);
+            scores.swap(i, first);
             let m = moves[i];
             if !in_check && !m.is_promotion() {
                 if let Some(victim) = m.capture() {
@@ -1463,10 +1434,6 @@ fn child_key(pos: &Chess, hash: u64, m: Move) -> Option<u64> {
         .map(|z| z.0)
 }
 
-fn history_index(us: Color, code: u16) -> usize {
-    (us as usize) << 12 | (code & 0xfff) as usize
-}
-
 /// Whether the legal move `m` gives check, without playing it: the moved (or promoted) piece
 /// attacks the enemy king from its new square, or leaving its old square opens a line of one of
 /// our sliders to it. Castling and en passant are played on a copy.
@@ -1499,17 +1466,6 @@ fn gives_check(pos: &Chess, m: &Move) -> bool {
     ((diagonal | straight) & ours).any()
 }
 
-/// Moves the best-scored move of `i..` to `i`.
-fn pick(moves: &mut MoveList, scores: &mut [i32], i: usize) {
-    // The first of the best: the maximum first (a loop the compiler vectorises), then where it
-    // is.
-    let rest = &scores[i..];
-    let max = rest.iter().copied().max().unwrap_or(i32::MIN);
-    let best = i + rest.iter().position(|&s| s == max).unwrap_or(0);
-    moves.swap(i, best);
-    scores.swap(i, best);
-}
-
 fn has_pieces(pos: &Chess) -> bool {
     let b = pos.board();
     (pos.us() & !b.pawns() & !b.kings()).any()
@@ -1524,7 +1480,13 @@ fn null_move_result(s: i32, beta: i32) -> Option<i32> {
 
 /// SEE pruning at depth 6 and below: a move after the first whose static exchange loses more
 /// than a margin that grows with the depth (more for quiet moves, which also give up tempo).
-fn loses_material(pos: &Chess, m: &Move, quiet: bool, depth: i32) -> bool {
+fn loses_material(
+    picker: &mut MovePicker<'_>,
+    pos: &Chess,
+    m: &Move,
+    quiet: bool,
+    depth: i32,
+) -> bool {
     if depth > SEE_PRUNE_MAX_DEPTH || m.is_promotion() {
         return false;
     }
@@ -1533,69 +1495,7 @@ fn loses_material(pos: &Chess, m: &Move, quiet: bool, depth: i32) -> bool {
     } else {
         SEE_CAPTURE_MARGIN() * depth
     };
-    see(pos, m) < margin
-}
-
-/// Static exchange evaluation: the material the mover wins by `m` (a capture, or a quiet move
-/// to a square the opponent may capture on) and the best sequence of recaptures on its
-/// square, in centipawns. 0 for castling.
-pub fn see(pos: &Chess, m: &Move) -> i32 {
-    let Some(from) = m.from() else {
-        return 0;
-    };
-    if m.is_castle() {
-        return 0;
-    }
-    let to = m.to();
-    let board = pos.board();
-    let mut gain = [0i32; 34];
-    gain[0] = m.capture().map_or(0, piece_value);
-    let mut attacker = piece_value(m.promotion().unwrap_or(m.role()));
-    let mut occ = board.occupied() ^ shakmaty::Bitboard::from(from);
-    if m.is_en_passant() {
-        // The captured pawn is not on the target square.
-        if let Some(sq) = to.offset(if pos.turn() == Color::White { -8 } else { 8 }) {
-            occ ^= shakmaty::Bitboard::from(sq);
-        }
-    }
-    let mut side = !pos.turn();
-    let mut d = 0;
-    loop {
-        let att = board.attacks_to(to, side, occ) & occ;
-        let Some((sq, role)) = least_valuable(board, att) else {
-            break;
-        };
-        if role == Role::King
-            && (board.attacks_to(to, !side, occ ^ shakmaty::Bitboard::from(sq)) & occ).any()
-        {
-            break;
-        }
-        d += 1;
-        gain[d] = attacker - gain[d - 1];
-        if (-gain[d - 1]).max(gain[d]) < 0 || d == gain.len() - 1 {
-            break;
-        }
-        attacker = piece_value(role);
-        occ ^= shakmaty::Bitboard::from(sq);
-        side = !side;
-    }
-    while d > 0 {
-        gain[d - 1] = -(-gain[d - 1]).max(gain[d]);
-        d -= 1;
-    }
-    gain[0]
-}
-
-fn least_valuable(
-    board: &shakmaty::Board,
-    att: shakmaty::Bitboard,
-) -> Option<(shakmaty::Square, Role)> {
-    for role in Role::ALL {
-        if let Some(sq) = (att & board.by_role(role)).first() {
-            return Some((sq, role));
-        }
-    }
-    None
+    picker.see_of_last(pos) < margin
 }
 
 #[cfg(test)]
@@ -1618,7 +1518,7 @@ mod tests {
         assert_eq!(kept, vec![0, 2, 3]);
     }
 
-    use shakmaty::{uci::UciMove, CastlingMode};
+    use shakmaty::CastlingMode;
 
     use super::*;
 
@@ -1754,42 +1654,6 @@ mod tests {
             "{}",
             Score::from_search(r.score).to_string()
         );
-    }
-
-    #[test]
-    fn static_exchange() {
-        let p = pos("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1");
-        let m = UciMove::from_ascii(b"e4d5")
-            .expect("uci")
-            .to_move(&p)
-            .expect("legal");
-        assert_eq!(see(&p, &m), 100);
-        // Queen takes a pawn defended by a pawn.
-        let p = pos("4k3/8/2p5/3p4/8/8/8/3QK3 w - - 0 1");
-        let m = UciMove::from_ascii(b"d1d5")
-            .expect("uci")
-            .to_move(&p)
-            .expect("legal");
-        assert_eq!(see(&p, &m), 100 - 950);
-        // Rook takes a rook defended by a rook, backed by a second rook: an even trade.
-        let p = pos("3r3k/3r4/8/8/8/8/3R4/3R3K w - - 0 1");
-        let m = UciMove::from_ascii(b"d2d7")
-            .expect("uci")
-            .to_move(&p)
-            .expect("legal");
-        assert_eq!(see(&p, &m), 500);
-        // Quiet moves: a knight to a square a pawn guards, one to a safe square, castling.
-        let p = pos("4k3/8/8/2p5/8/1N6/8/4K2R w K - 0 1");
-        let see_of = |uci: &[u8]| {
-            let m = UciMove::from_ascii(uci)
-                .expect("uci")
-                .to_move(&p)
-                .expect("legal");
-            see(&p, &m)
-        };
-        assert_eq!(see_of(b"b3d4"), -piece_value(Role::Knight));
-        assert_eq!(see_of(b"b3a5"), 0);
-        assert_eq!(see_of(b"e1g1"), 0);
     }
 
     /// The second search of a game starts from the history the first left (so it searches
