@@ -14,14 +14,23 @@ The log (one line per material and builder) makes the run resumable: a material 
 not built again, so a run may be stopped and started again later (the ratio then mixes two
 sessions, but each material's pair still ran back to back).
 
+With --materials, only the named materials are built, each --rounds times: their sub-tables
+must be in both directories already (the same files, e.g. hard links), and before every build the
+material's own files are removed from the builder's directory, so that each run builds the
+material alone (builders without --only then skip the sub-tables they find). The rounds of a
+material run back to back, the builders taking turns at going first.
+
 Usage:
   scripts/compare-build-time.py --old OLD_BIN --new NEW_BIN --old-dir DIR --new-dir DIR \
       --log FILE [--max-pieces 5] [--stop-at HH:MM]
+  scripts/compare-build-time.py --old OLD_BIN --new NEW_BIN --old-dir DIR --new-dir DIR \
+      --log FILE --materials KQRvKR,KRNvKNN [--rounds 3]
   scripts/compare-build-time.py --log FILE --report
 """
 
 import argparse
 import datetime
+import glob
 import os
 import re
 import subprocess
@@ -127,6 +136,8 @@ def main():
     ap.add_argument("--log", required=True)
     ap.add_argument("--max-pieces", type=int, default=5)
     ap.add_argument("--stop-at", help="HH:MM (local time): start no material after it")
+    ap.add_argument("--materials", help="comma-separated materials to build alone (see above)")
+    ap.add_argument("--rounds", type=int, default=1, help="builds of each of --materials")
     ap.add_argument("--report", action="store_true", help="only print the totals of the log")
     a = ap.parse_args()
     if a.report:
@@ -146,7 +157,12 @@ def main():
     with open(a.log, "a") as log:
         if new_log:
             log.write("material\tbuilder\tstarted\twall\tuser\tsys\tmaxrss_kb\ttable_s\ttables\n")
-        for i, m in enumerate(materials(a.max_pieces)):
+        if a.materials:
+            # A run of a named material is logged as MATERIAL#ROUND.
+            runs = [f"{m}#{r}" for m in a.materials.split(",") for r in range(1, a.rounds + 1)]
+        else:
+            runs = materials(a.max_pieces)
+        for i, m in enumerate(runs):
             if stop and datetime.datetime.now() >= stop:
                 print(f"stopped before {m} (--stop-at)")
                 break
@@ -155,8 +171,11 @@ def main():
                 if (m, name) in done:
                     continue
                 binary, out_dir = builders[name]
+                if a.materials:
+                    for f in glob.glob(os.path.join(out_dir, m.split("#")[0] + ".*")):
+                        os.remove(f)
                 started = datetime.datetime.now().isoformat(timespec="seconds")
-                wall, user, system, rss, built = run(binary, out_dir, m)
+                wall, user, system, rss, built = run(binary, out_dir, m.split("#")[0])
                 table_s = sum(s for _, s in built)
                 tables = ",".join(f"{t}:{s:.2f}" for t, s in built)
                 log.write(
