@@ -87,7 +87,7 @@ pub struct BuildOptions {
     pub force: bool,
     /// Where the build reports its progress ([`Silent`] for none).
     pub progress: Arc<dyn Progress>,
-    /// Block length and level of the compressed tables ([`Encoding::for_material`]).
+    /// Block length and level of the compressed tables ([`Encoding::for_table`]).
     pub compression: Compression,
     /// Solve every material without pawns with the compact solve ([`compact`]: one byte an
     /// entry, work files on disk), not only those of 6 pieces, which always take it.
@@ -546,7 +546,7 @@ fn build_by_structure(
         legal: Some([&z.bits.white, &z.bits.black]),
         ext: None,
     };
-    let encoding = Encoding::for_dtz(opts.compression);
+    let encoding = Encoding::for_table(Metric::Dtz, material, opts.compression);
     let written = write_table_as(&opts.out, Metric::Dtz, material, data, stats, encoding)?;
     drop(z);
     if let Err(e) = std::fs::remove_dir_all(work) {
@@ -601,7 +601,7 @@ fn by_structure_dtm(
             legal: Some([&dtm.bits.white, &dtm.bits.black]),
             ext: None,
         };
-        let encoding = Encoding::for_material(material, opts.compression);
+        let encoding = Encoding::for_table(Metric::Dtm, material, opts.compression);
         summary.bytes = write_table(&opts.out, material, data, stats, encoding)?.bytes;
     }
     Ok(summary)
@@ -664,7 +664,7 @@ fn build_dtm(material: Material, opts: &BuildOptions) -> Result<BuiltDtm, BuildE
         material,
         data,
         stats,
-        Encoding::for_material(material, opts.compression),
+        Encoding::for_table(Metric::Dtm, material, opts.compression),
     )?;
     log::info!(
         "{}: written in {:.2} s, digit orders {:?}",
@@ -721,7 +721,7 @@ fn build_dtz(
             ext: None,
         },
         stats,
-        Encoding::for_dtz(opts.compression),
+        Encoding::for_table(Metric::Dtz, material, opts.compression),
     )?;
     log::info!(
         "{}: DTZ50 written in {:.2} s, digit orders {:?}",

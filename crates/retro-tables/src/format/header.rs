@@ -157,7 +157,7 @@ impl Header {
         let h = file
             .get(..HEADER_LEN)
             .ok_or_else(|| bad(FormatError::ShorterThanHeader { len: file.len() }))?;
-        let metric = [Metric::Dtm, Metric::Dtz]
+        let metric = Metric::ALL
             .into_iter()
             .find(|m| &h[0..8] == m.magic())
             .ok_or_else(|| bad(FormatError::Magic))?;

@@ -57,6 +57,10 @@ pub enum Metric {
 }
 
 impl Metric {
+    /// Every metric, in the order a build makes them (a DTZ50 table is solved from the DTM one's
+    /// wins and losses) and a reader tries their magics.
+    pub const ALL: [Metric; 2] = [Metric::Dtm, Metric::Dtz];
+
     /// The file magic.
     pub const fn magic(self) -> &'static [u8; 8] {
         match self {
@@ -118,6 +122,16 @@ pub struct Compression {
     pub dtz_level: i32,
 }
 
+impl Compression {
+    /// The zstd level of the tables of `metric`.
+    pub const fn level_of(self, metric: Metric) -> i32 {
+        match metric {
+            Metric::Dtm => self.level,
+            Metric::Dtz => self.dtz_level,
+        }
+    }
+}
+
 impl Default for Compression {
     fn default() -> Compression {
         Compression {
@@ -129,26 +143,23 @@ impl Default for Compression {
 }
 
 impl Encoding {
-    /// The encoding `build-tables` uses for a material: raw up to 4 pieces (small, and probed
-    /// without decompression while 5-piece tables are built), compressed blocks from 5.
-    pub fn for_material(material: Material, compression: Compression) -> Encoding {
-        if material.piece_count() >= 5 {
+    /// The encoding `build-tables` uses for a material's table of `metric`. DTM: raw up to 4
+    /// pieces (small, and probed without decompression while 5-piece tables are built),
+    /// compressed blocks from 5. DTZ50: compressed blocks at every size (a DTZ50 probe reads the
+    /// DTM table first, and the DTZ50 files of 3 and 4 pieces compress to a tenth of their raw
+    /// size). The level is the metric's ([`Compression::level_of`]).
+    pub fn for_table(metric: Metric, material: Material, compression: Compression) -> Encoding {
+        let blocks = match metric {
+            Metric::Dtm => material.piece_count() >= 5,
+            Metric::Dtz => true,
+        };
+        if blocks {
             Encoding::Blocks {
                 block_len: compression.block_len,
-                level: compression.level,
+                level: compression.level_of(metric),
             }
         } else {
             Encoding::Raw
-        }
-    }
-
-    /// The encoding `build-tables` uses for the DTZ50 table of a material: compressed blocks
-    /// at every size (a DTZ50 probe reads the DTM table first, and the DTZ50 files of 3 and 4
-    /// pieces compress to a tenth of their raw size).
-    pub fn for_dtz(compression: Compression) -> Encoding {
-        Encoding::Blocks {
-            block_len: compression.block_len,
-            level: compression.dtz_level,
         }
     }
 }

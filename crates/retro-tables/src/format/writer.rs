@@ -616,7 +616,7 @@ pub fn recompress_dtz(path: &Path, compression: Compression) -> Result<Written, 
             ext: None,
         },
         stats,
-        Encoding::for_dtz(compression),
+        Encoding::for_table(Metric::Dtz, material, compression),
     )
 }
 
@@ -651,10 +651,7 @@ pub fn write_table_by_side(
     let path = dir.join(metric.file_name(material));
     let n = scheme.size() as usize;
     let block_len = compression.block_len.clamp(64, MAX_BLOCK_LEN);
-    let level = match metric {
-        Metric::Dtm => compression.level,
-        Metric::Dtz => compression.dtz_level,
-    };
+    let level = compression.level_of(metric);
     let io_err = |source| TableError::Io {
         path: path.clone(),
         source,
