@@ -286,37 +286,27 @@ mod tests {
 
     #[test]
     fn static_exchange() {
-        let p = pos("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1");
-        let m = UciMove::from_ascii(b"e4d5")
-            .expect("uci")
-            .to_move(&p)
-            .expect("legal");
-        assert_eq!(see(&p, &m), 100);
-        // Queen takes a pawn defended by a pawn.
-        let p = pos("4k3/8/2p5/3p4/8/8/8/3QK3 w - - 0 1");
-        let m = UciMove::from_ascii(b"d1d5")
-            .expect("uci")
-            .to_move(&p)
-            .expect("legal");
-        assert_eq!(see(&p, &m), 100 - 950);
-        // Rook takes a rook defended by a rook, backed by a second rook: an even trade.
-        let p = pos("3r3k/3r4/8/8/8/8/3R4/3R3K w - - 0 1");
-        let m = UciMove::from_ascii(b"d2d7")
-            .expect("uci")
-            .to_move(&p)
-            .expect("legal");
-        assert_eq!(see(&p, &m), 500);
-        // Quiet moves: a knight to a square a pawn guards, one to a safe square, castling.
-        let p = pos("4k3/8/8/2p5/8/1N6/8/4K2R w K - 0 1");
-        let see_of = |uci: &[u8]| {
+        // The exchange of a move given in UCI in the position of a FEN.
+        let see_of = |fen: &str, uci: &[u8]| {
+            let p = pos(fen);
             let m = UciMove::from_ascii(uci)
                 .expect("uci")
                 .to_move(&p)
                 .expect("legal");
             see(&p, &m)
         };
-        assert_eq!(see_of(b"b3d4"), -piece_value(Role::Knight));
-        assert_eq!(see_of(b"b3a5"), 0);
-        assert_eq!(see_of(b"e1g1"), 0);
+        assert_eq!(see_of("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1", b"e4d5"), 100);
+        // Queen takes a pawn defended by a pawn.
+        assert_eq!(
+            see_of("4k3/8/2p5/3p4/8/8/8/3QK3 w - - 0 1", b"d1d5"),
+            100 - 950
+        );
+        // Rook takes a rook defended by a rook, backed by a second rook: an even trade.
+        assert_eq!(see_of("3r3k/3r4/8/8/8/8/3R4/3R3K w - - 0 1", b"d2d7"), 500);
+        // Quiet moves: a knight to a square a pawn guards, one to a safe square, castling.
+        let quiet = "4k3/8/8/2p5/8/1N6/8/4K2R w K - 0 1";
+        assert_eq!(see_of(quiet, b"b3d4"), -piece_value(Role::Knight));
+        assert_eq!(see_of(quiet, b"b3a5"), 0);
+        assert_eq!(see_of(quiet, b"e1g1"), 0);
     }
 }
