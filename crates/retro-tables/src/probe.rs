@@ -118,12 +118,15 @@ impl std::hash::Hasher for KeyHasher {
 
 type KeyMap<V> = HashMap<u64, V, std::hash::BuildHasherDefault<KeyHasher>>;
 
+/// A table, opened on its first probe (or the reason it was refused).
+type Opened = OnceLock<Result<Table, Arc<TableError>>>;
+
 struct Slot {
     material: Material,
+    /// The DTM file's path; the other metrics' files are beside it.
     path: PathBuf,
-    table: OnceLock<Result<Table, Arc<TableError>>>,
-    /// The DTZ50 table beside the DTM one, opened on its first probe.
-    dtz: OnceLock<Result<Table, Arc<TableError>>>,
+    /// The tables of each metric ([`Metric::index`]).
+    tables: [Opened; Metric::COUNT],
 }
 
 /// A directory of tables, each opened (and checked) on its first probe.
@@ -194,8 +197,7 @@ impl Tablebase {
                         slots.push(Slot {
                             material: m,
                             path,
-                            table: OnceLock::new(),
-                            dtz: OnceLock::new(),
+                            tables: Default::default(),
                         });
                     }
                 }
@@ -369,32 +371,25 @@ impl Tablebase {
 
     /// The DTM table of a slot, opened (and checked) on first use.
     fn slot_table(&self, i: usize) -> Result<&Table, ProbeError> {
-        let slot = &self.slots[i];
-        let material = slot.material;
-        slot.table
-            .get_or_init(|| {
-                if self.in_memory {
-                    Table::open_in_memory(&slot.path, Some(material))
-                } else {
-                    Table::open(&slot.path, Some(material))
-                }
-                .map_err(Arc::new)
-            })
-            .as_ref()
-            .map_err(|e| ProbeError::BadTable(Arc::clone(e)))
+        self.slot_metric(i, Metric::Dtm)
     }
 
     /// The DTZ50 table of a slot, the file beside its DTM table, opened on first use.
     fn slot_dtz(&self, i: usize) -> Result<&Table, ProbeError> {
+        self.slot_metric(i, Metric::Dtz)
+    }
+
+    /// The table of `metric` of a slot, opened (and checked) on first use.
+    fn slot_metric(&self, i: usize, metric: Metric) -> Result<&Table, ProbeError> {
         let slot = &self.slots[i];
-        let material = slot.material;
-        slot.dtz
+        slot.tables[metric.index()]
             .get_or_init(|| {
-                let path = slot.path.with_extension(Metric::Dtz.extension());
+                let path = slot.path.with_extension(metric.extension());
+                let table = Table::open_metric(&path, Some(slot.material), metric);
                 if self.in_memory {
-                    Table::open_dtz(&path, Some(material)).and_then(|t| t.into_memory([true, true]))
+                    table.and_then(|t| t.into_memory([true, true]))
                 } else {
-                    Table::open_dtz(&path, Some(material))
+                    table
                 }
                 .map_err(Arc::new)
             })
@@ -547,7 +542,7 @@ impl Tablebase {
     /// When the directory has no table of `material`.
     pub fn set_dtz_table(&mut self, material: Material, table: Table) -> Result<(), ProbeError> {
         let (i, _) = self.slot_of(material.canonical().key())?;
-        self.slots[i].dtz = OnceLock::from(Ok(table));
+        self.slots[i].tables[Metric::Dtz.index()] = OnceLock::from(Ok(table));
         Ok(())
     }
 

@@ -59,7 +59,15 @@ pub enum Metric {
 impl Metric {
     /// Every metric, in the order a build makes them (a DTZ50 table is solved from the DTM one's
     /// wins and losses) and a reader tries their magics.
-    pub const ALL: [Metric; 2] = [Metric::Dtm, Metric::Dtz];
+    pub const ALL: [Metric; Metric::COUNT] = [Metric::Dtm, Metric::Dtz];
+
+    /// How many metrics there are.
+    pub const COUNT: usize = 2;
+
+    /// This metric's place in [`Metric::ALL`], for arrays indexed by metric.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
 
     /// The file magic.
     pub const fn magic(self) -> &'static [u8; 8] {
@@ -161,5 +169,21 @@ impl Encoding {
         } else {
             Encoding::Raw
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Metric;
+
+    #[test]
+    fn metric_index_is_its_place_in_all() {
+        for (i, m) in Metric::ALL.into_iter().enumerate() {
+            assert_eq!(m.index(), i);
+        }
+        let mut ext: Vec<_> = Metric::ALL.iter().map(|m| m.extension()).collect();
+        ext.sort_unstable();
+        ext.dedup();
+        assert_eq!(ext.len(), Metric::COUNT);
     }
 }

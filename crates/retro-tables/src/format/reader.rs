@@ -194,6 +194,21 @@ impl Table {
         Table::open_as(path, expected, Some(Metric::Dtz))
     }
 
+    /// Opens and validates a table file of `metric`, as [`Table::open`] a DTM one.
+    ///
+    /// # Errors
+    /// As [`Table::open`], and a file of another metric.
+    ///
+    /// # Safety of the map
+    /// As [`Table::open`]: the file stays memory-mapped while the table is alive.
+    pub fn open_metric(
+        path: &Path,
+        expected: Option<Material>,
+        metric: Metric,
+    ) -> Result<Table, TableError> {
+        Table::open_as(path, expected, Some(metric))
+    }
+
     /// Opens and validates a table file of either metric.
     ///
     /// # Errors
