@@ -20,6 +20,7 @@ mod dtz;
 mod error;
 pub mod jobs;
 mod kernel;
+mod metric;
 mod progress;
 mod solve;
 mod structure;

@@ -27,25 +27,26 @@ use rayon::prelude::*;
 use shakmaty::{ByColor, Color, Role};
 
 use super::{
-    checkpoint, flush_run, mark_seeds, marked, predecessors,
-    share::{self, Exchange, Post, Share},
+    checkpoint, mark_seeds,
+    passes::{CompactMetric, Later, Passes, Store, MAX_DEPTH},
+    share::{self, Exchange, Share},
     sync_logs,
     worklog::{read_records, DepthLog, Run, SeedFiles},
-    Clock, Outbox, Policy, CHUNK, RUN_BYTES,
+    Clock, Policy, CHUNK,
 };
 use crate::{
     dtz::Wdl50Tables,
     error::DtzError,
     kernel::{
-        depths::{by_depth, Depths},
         exits::{exit_plans, plan_slot, ExitPlan},
         frontier::Frontier,
         king_slot,
         memory::{Atomics, Pages},
         moves::{legal_targets, LegalTargets},
-        pass::{partitions, run_pass, PassTask},
-        prefetch, SIDES,
+        pass::partitions,
+        SIDES,
     },
+    metric::{Dtz50, Rules},
     progress::Progress,
 };
 use retro_tables::{
@@ -72,9 +73,6 @@ const LOSS_ZEROES: u8 = 253;
 const LOSER: u8 = 254;
 /// A draw, or no position.
 const OUT: u8 = 255;
-
-/// The deepest depth: a 6-piece cursed win is at most a few hundred plies past 100.
-const MAX_DEPTH: usize = 4000;
 
 /// What a DTZ50 solve leaves: its logs.
 pub struct DtzLogs {
@@ -357,17 +355,6 @@ impl<'a> CompactDtz<'a> {
         }
     }
 
-    fn check(&self) -> Result<(), DtzError> {
-        match self.error.lock().ok().and_then(|mut g| g.take()) {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
-    }
-
-    fn io(&self, e: io::Error) -> DtzError {
-        DtzError::Work(self.work.clone(), e)
-    }
-
     /// Solves: the init pass, then the passes depth by depth; returns the logs.
     ///
     /// # Errors
@@ -375,13 +362,6 @@ impl<'a> CompactDtz<'a> {
     /// DTM value.
     pub fn solve(self, progress: &dyn Progress) -> Result<DtzLogs, DtzError> {
         self.solve_with(progress, None)
-    }
-
-    fn exchange_error(&self, e: share::ExchangeError) -> DtzError {
-        DtzError::Exchange {
-            material: self.material.name(),
-            source: e,
-        }
     }
 
     /// [`CompactDtz::solve`], as one of the ranks of `exchange` when there is one.
@@ -616,7 +596,7 @@ impl<'a> CompactDtz<'a> {
                     }
                     st.store(LOSS_ZEROES, Relaxed);
                     losses[side]
-                        .entry(usize::from(exit - 1))
+                        .entry(Dtz50::loss_at(0, usize::from(exit)).depth)
                         .or_default()
                         .push(idx);
                     continue;
@@ -693,58 +673,79 @@ impl<'a> CompactDtz<'a> {
             white: open(false, Color::White)?,
             black: open(false, Color::Black)?,
         };
-        let mut depths = DtzDepths {
-            solver: self,
+        let passes = Passes {
+            metric: self,
             progress,
             cur,
             next,
-            max_seed,
-            late_after,
-            wins,
-            losses,
-            parts: share::own_partitions(partitions(&self.ix), &self.share),
+            schedule: DtzSchedule {
+                max_seed,
+                late_after,
+            },
+            logs: vec![wins, losses],
+            partitions: share::own_partitions(partitions(&self.ix), &self.share),
             clock: self.policy.start(resume.as_ref()),
             scheduled: false,
             exchange,
         };
-        by_depth(&mut depths, d)?;
-        for l in depths.wins.iter().chain(&depths.losses) {
-            if let Ok(mut g) = l.lock() {
-                g.sync().map_err(|e| self.io(e))?;
-            }
-        }
+        passes.run(d)?;
         progress.end();
         Ok(())
     }
 
-    /// Updates the predecessors `preds` (`mover` to move) of a node decided at depth `d`:
-    /// of a loss (`lost`), the undecided wins win at `d + 1`; of a win, the losers' counts go
-    /// down, and at zero they are lost at `d + 1`, or at 100 when their best move is a
-    /// capture into a cursed win (into `late`).
-    #[allow(clippy::too_many_arguments)]
-    fn update(
-        &self,
-        preds: &[u64],
-        mover: Color,
-        lost: bool,
-        d: usize,
-        next: &Frontier,
-        late: &mut Vec<(Color, u64)>,
-        out: &mut Outbox<'_>,
-    ) {
-        let (lo, len) = (self.share.lo(), self.share.len());
-        for &p in preds {
-            let l = p.wrapping_sub(lo);
-            if l < len {
-                self.update_one(l, mover, lost, d, next, late);
-            } else {
-                out.push(mover, p, lost);
-            }
+    /// A loser's worst capture (plies, see `capture_plies`).
+    fn worst_capture(&self, idx: u64, side: Color) -> u16 {
+        let Some(sq) = self.ix.decode(idx) else {
+            return 0;
+        };
+        let mut lt = LegalTargets::new();
+        if !legal_targets(&self.slots, &sq, self.n, side, &mut lt) {
+            return 0;
+        }
+        self.capture_plies(&sq, &lt, side, false)
+    }
+}
+
+/// The depth of losses whose best move is a capture into a cursed win (101 plies): one less.
+const LATE_DEPTH: usize = 100;
+
+/// What the DTZ50 passes schedule for later depths, and what their checkpoints keep besides.
+pub(crate) struct DtzSchedule {
+    /// The deepest depth the init pass seeded.
+    max_seed: usize,
+    /// The depth of the late losses, once there are any.
+    late_after: usize,
+}
+
+impl CompactMetric for CompactDtz<'_> {
+    type Error = DtzError;
+    type Schedule = DtzSchedule;
+    /// Two logs per side, the wins' and the losses'; a loss whose best move zeroes is
+    /// recorded one ply past its depth (its DTZ's magnitude).
+    const RUNS: &'static [(usize, u16)] = &[(0, 0), (1, 0), (1, 1)];
+
+    fn store(&self) -> Store<'_> {
+        Store {
+            material: self.material,
+            ix: &self.ix,
+            slots: &self.slots,
+            state: &self.state,
+            share: self.share,
+            work: &self.work,
+            policy: self.policy,
         }
     }
 
-    /// [`CompactDtz::update`] of one predecessor this rank owns, its local entry `l` (`late`
-    /// gets whole-table entries).
+    #[inline]
+    fn node(&self, side: Color, local: u64, _d: usize) -> Option<(bool, usize)> {
+        match self.state[side].get(local as usize)?.load(Relaxed) {
+            WIN => Some((false, 0)),
+            LOSS => Some((true, 1)),
+            LOSS_ZEROES => Some((true, 2)),
+            _ => None,
+        }
+    }
+
     #[inline]
     fn update_one(
         &self,
@@ -753,7 +754,7 @@ impl<'a> CompactDtz<'a> {
         lost: bool,
         d: usize,
         next: &Frontier,
-        late: &mut Vec<(Color, u64)>,
+        later: &mut Vec<Later>,
     ) {
         let Some(st) = self.state[mover].get(l as usize) else {
             return;
@@ -779,114 +780,29 @@ impl<'a> CompactDtz<'a> {
         } else {
             0
         };
-        if usize::from(exit) > d + 1 {
-            // Its best move is the capture (101): one ply less than its DTZ.
+        if Dtz50::loss_at(d + 1, usize::from(exit)).by_exit {
+            // Its best move is the capture (101): one ply less than its DTZ, at
+            // `LATE_DEPTH`.
             st.store(LOSS_ZEROES, Relaxed);
-            late.push((mover, p));
+            later.push((LATE_DEPTH, mover, p));
         } else {
             st.store(LOSS, Relaxed);
             next.mark(mover, l);
         }
     }
 
-    /// A loser's worst capture (plies, see `capture_plies`).
-    fn worst_capture(&self, idx: u64, side: Color) -> u16 {
-        let Some(sq) = self.ix.decode(idx) else {
-            return 0;
-        };
-        let mut lt = LegalTargets::new();
-        if !legal_targets(&self.slots, &sq, self.n, side, &mut lt) {
-            return 0;
-        }
-        self.capture_plies(&sq, &lt, side, false)
-    }
-}
-
-/// The depth of losses whose best move is a capture into a cursed win (101 plies): one less.
-const LATE_DEPTH: usize = 100;
-
-/// The compact DTZ50 solve, depth by depth (see `kernel::depths`).
-struct DtzDepths<'s, 'a> {
-    solver: &'s CompactDtz<'a>,
-    progress: &'s dyn Progress,
-    /// The entries decided at the current depth and at the next.
-    cur: Frontier,
-    next: Frontier,
-    /// The deepest depth the init pass seeded.
-    max_seed: usize,
-    /// The depth of the late losses, once there are any.
-    late_after: usize,
-    /// The value logs of the wins and losses, per side.
-    wins: ByColor<Mutex<DepthLog>>,
-    losses: ByColor<Mutex<DepthLog>>,
-    parts: Vec<(Color, Vec<u64>)>,
-    clock: Clock,
-    /// Whether any rank has something scheduled after the depth last completed.
-    scheduled: bool,
-    /// The other ranks, when the solve is split.
-    exchange: Option<&'s dyn Exchange>,
-}
-
-impl DtzDepths<'_, '_> {
-    /// Sums `values` over the ranks (nothing to do alone).
-    fn sum(&self, values: &mut [u64]) -> Result<(), DtzError> {
-        match self.exchange {
-            Some(x) => x.sum(values).map_err(|e| self.solver.exchange_error(e)),
-            None => Ok(()),
-        }
-    }
-
-    /// Saves a checkpoint of the passes before depth `d`.
-    fn checkpoint(&mut self, d: usize) -> Result<(), DtzError> {
-        let s = self.solver;
-        let mut lens = [0u64; 6];
-        for (what, logs) in [(Logged::Wins, &self.wins), (Logged::Losses, &self.losses)] {
-            let synced = sync_logs(logs).map_err(|e| s.io(e))?;
-            for side in SIDES {
-                lens[mark_slot(what, side)] = synced[side];
-            }
-        }
-        for side in SIDES {
-            let path = seed_path(&s.work, false, side, LATE_DEPTH);
-            lens[mark_slot(Logged::LateSeeds, side)] =
-                std::fs::metadata(&path).map_or(0, |m| m.len());
-        }
-        let mut numbers = vec![self.max_seed as u64, self.late_after as u64];
-        numbers.extend_from_slice(&lens);
-        let mark = checkpoint::Mark { depth: d, numbers };
-        self.clock
-            .save(
-                &format!("{} DTZ50", s.material.name()),
-                (&s.work, CKPT),
-                &s.state,
-                &self.cur,
-                &[],
-                &mark,
-            )
-            .map_err(|e| s.io(e))
-    }
-}
-
-impl Depths for DtzDepths<'_, '_> {
-    type Error = DtzError;
-
-    fn complete(&mut self, d: usize) -> Result<u64, DtzError> {
-        // Every rank checkpoints at the same depth: when any is due.
-        let mut due = [u64::from(self.clock.due(d))];
-        self.sum(&mut due)?;
-        if due[0] > 0 {
-            self.checkpoint(d)?;
-        }
-        let s = self.solver;
-        let lo = s.share.lo();
-        if s.policy.stop_at == Some(d) {
-            return Err(s.io(io::Error::other("stopped for a test")));
-        }
+    fn complete(
+        &self,
+        d: usize,
+        schedule: &mut DtzSchedule,
+        cur: &Frontier,
+    ) -> Result<bool, DtzError> {
+        let lo = self.share.lo();
         for side in SIDES {
             for win in [true, false] {
-                let path = seed_path(&s.work, win, side, d);
-                mark_seeds(&path, side, &self.cur, lo, |i| {
-                    s.state[side].get((i - lo) as usize).is_some_and(|st| {
+                let path = seed_path(&self.work, win, side, d);
+                mark_seeds(&path, side, cur, lo, |i| {
+                    self.state[side].get((i - lo) as usize).is_some_and(|st| {
                         let v = st.load(Relaxed);
                         if win && v == WINNER {
                             st.store(WIN, Relaxed);
@@ -896,81 +812,25 @@ impl Depths for DtzDepths<'_, '_> {
                         }
                     })
                 })
-                .map_err(|e| s.io(e))?;
+                .map_err(|e| self.io(e))?;
             }
         }
-        // The frontier of all ranks, and whether any has more to come.
-        let mut v = [
-            marked(&self.cur),
-            u64::from(d < self.max_seed || d < self.late_after),
-        ];
-        self.sum(&mut v)?;
-        self.scheduled = v[1] > 0;
-        Ok(v[0])
+        Ok(d < schedule.max_seed || d < schedule.late_after)
     }
 
-    fn scheduled_after(&self, _d: usize) -> bool {
-        self.scheduled
-    }
-
-    fn pass(&mut self, d: usize, count: u64) -> Result<(), DtzError> {
-        let s = self.solver;
-        if d >= MAX_DEPTH {
-            return Err(DtzError::Overflow(s.material.name()));
-        }
-        self.progress
-            .at(d as u64, &format!("{count} decided at this depth"));
-        let pass_start = Instant::now();
-        let failed = Mutex::new(None::<io::Error>);
-        let (cur, parts, next) = (&self.cur, &self.parts, &self.next);
-        let (wins, losses) = (&self.wins, &self.losses);
-        let task = |post| DtzTask::new(s, d, next, [wins, losses], &failed, post);
-        let stride = s.ix.king_stride();
-        let late: Vec<(Color, u64)> = match self.exchange {
-            None => run_pass(cur, parts, stride, || task(None))
-                .into_iter()
-                .flat_map(|t| t.late)
-                .collect(),
-            Some(x) => {
-                let mut theirs = Vec::new();
-                let (mut late, _) = share::split_pass(
-                    x,
-                    &s.share,
-                    s.work.join("inbox.bin"),
-                    |post| {
-                        let mut late = Vec::new();
-                        let tasks = run_pass(cur, parts, stride, || {
-                            DtzTask::new(s, d, next, [wins, losses], &failed, Some(post))
-                        });
-                        for mut t in tasks {
-                            t.out.flush();
-                            late.append(&mut t.late);
-                        }
-                        late
-                    },
-                    |mover, l, lost| s.update_one(l, mover, lost, d, next, &mut theirs),
-                )
-                .map_err(|e| s.exchange_error(e))?;
-                late.append(&mut theirs);
-                late
-            }
-        };
-        if let Some(e) = failed.into_inner().ok().flatten() {
-            return Err(s.io(e));
-        }
-        s.check()?;
-        log::info!(
-            "{}: DTZ50 depth {d}: {count} decided, pass {:.1} s",
-            s.material.name(),
-            pass_start.elapsed().as_secs_f64()
-        );
+    fn hold(
+        &self,
+        _d: usize,
+        schedule: &mut DtzSchedule,
+        later: Vec<Later>,
+    ) -> Result<(), DtzError> {
         // Late losses join at depth 100 (one less than their zeroing move into a cursed
         // win): one record per side, ascending.
         for side in SIDES {
-            let mut mine: Vec<u64> = late
+            let mut mine: Vec<u64> = later
                 .iter()
-                .filter(|(x, _)| *x == side)
-                .map(|&(_, i)| i)
+                .filter(|(_, x, _)| *x == side)
+                .map(|&(_, _, i)| i)
                 .collect();
             mine.sort_unstable();
             let mut run = Run::default();
@@ -978,145 +838,78 @@ impl Depths for DtzDepths<'_, '_> {
                 run.push(i);
             }
             if run.len() > 0 {
-                let path = seed_path(&s.work, false, side, LATE_DEPTH);
+                let path = seed_path(&self.work, false, side, LATE_DEPTH);
                 let mut f = std::fs::OpenOptions::new()
                     .create(true)
                     .append(true)
                     .open(&path)
-                    .map_err(|e| s.io(e))?;
+                    .map_err(|e| self.io(e))?;
                 run.write_to(LATE_DEPTH as u16, &mut f)
-                    .map_err(|e| s.io(e))?;
-                self.late_after = LATE_DEPTH;
+                    .map_err(|e| self.io(e))?;
+                schedule.late_after = LATE_DEPTH;
             }
         }
-        std::mem::swap(&mut self.cur, &mut self.next);
         Ok(())
     }
-}
 
-/// A task of the DTZ50 passes (see `DtmTask`): logs each node by its kind, generates its
-/// predecessors and updates those of the node before.
-struct DtzTask<'s, 'a> {
-    solver: &'s CompactDtz<'a>,
-    d: usize,
-    next: &'s Frontier,
-    wins: &'s ByColor<Mutex<DepthLog>>,
-    losses: &'s ByColor<Mutex<DepthLog>>,
-    failed: &'s Mutex<Option<io::Error>>,
-    preds: [Vec<u64>; 2],
-    k: usize,
-    /// The side to move and whether it lost, of the node whose predecessors wait in
-    /// `preds[1 - k]`.
-    pending: Option<(Color, bool)>,
-    /// Wins, losses and losses whose best move zeroes, of the current partition.
-    runs: [Run; 3],
-    late: Vec<(Color, u64)>,
-    /// The predecessors of other ranks.
-    out: Outbox<'s>,
-}
-
-impl<'s, 'a> DtzTask<'s, 'a> {
-    /// A task of depth `d`'s pass writing to the `[wins, losses]` logs.
-    fn new(
-        solver: &'s CompactDtz<'a>,
+    fn checkpoint(
+        &self,
         d: usize,
-        next: &'s Frontier,
-        [wins, losses]: [&'s ByColor<Mutex<DepthLog>>; 2],
-        failed: &'s Mutex<Option<io::Error>>,
-        post: Option<&'s Post>,
-    ) -> Self {
-        DtzTask {
-            solver,
-            d,
-            next,
-            wins,
-            losses,
-            failed,
-            preds: [Vec::with_capacity(256), Vec::with_capacity(256)],
-            k: 0,
-            pending: None,
-            runs: [Run::default(), Run::default(), Run::default()],
-            late: Vec::new(),
-            out: Outbox::new(solver.share, post),
+        schedule: &DtzSchedule,
+        logs: &[ByColor<Mutex<DepthLog>>],
+        cur: &Frontier,
+        clock: &mut Clock,
+    ) -> Result<(), DtzError> {
+        let mut lens = [0u64; 6];
+        for (what, logs) in [(Logged::Wins, &logs[0]), (Logged::Losses, &logs[1])] {
+            let synced = sync_logs(logs).map_err(|e| self.io(e))?;
+            for side in SIDES {
+                lens[mark_slot(what, side)] = synced[side];
+            }
+        }
+        for side in SIDES {
+            let path = seed_path(&self.work, false, side, LATE_DEPTH);
+            lens[mark_slot(Logged::LateSeeds, side)] =
+                std::fs::metadata(&path).map_or(0, |m| m.len());
+        }
+        let mut numbers = vec![schedule.max_seed as u64, schedule.late_after as u64];
+        numbers.extend_from_slice(&lens);
+        let mark = checkpoint::Mark { depth: d, numbers };
+        clock
+            .save(
+                &format!("{} DTZ50", self.material.name()),
+                (&self.work, CKPT),
+                &self.state,
+                cur,
+                &[],
+                &mark,
+            )
+            .map_err(|e| self.io(e))
+    }
+
+    fn describe(&self, _schedule: &mut DtzSchedule, count: u64) -> String {
+        format!("DTZ50: {count} decided at this depth")
+    }
+
+    fn io(&self, e: io::Error) -> DtzError {
+        DtzError::Work(self.work.clone(), e)
+    }
+
+    fn exchange_error(&self, e: share::ExchangeError) -> DtzError {
+        DtzError::Exchange {
+            material: self.material.name(),
+            source: e,
         }
     }
 
-    /// Updates the predecessors waiting in `preds[1 - k]`, if a node left them there.
-    fn update_pending(&mut self) {
-        if let Some((s, l)) = self.pending {
-            let k = self.k;
-            self.solver.update(
-                &self.preds[1 - k],
-                s.other(),
-                l,
-                self.d,
-                self.next,
-                &mut self.late,
-                &mut self.out,
-            );
-        }
+    fn overflow(&self) -> DtzError {
+        DtzError::Overflow(self.material.name())
     }
 
-    fn flush(&mut self, side: Color, all: bool) {
-        let d = self.d as u16;
-        let [w, l, z] = &mut self.runs;
-        for (run, log, depth) in [
-            (w, &self.wins[side], d),
-            (l, &self.losses[side], d),
-            (z, &self.losses[side], d + 1),
-        ] {
-            if all || run.bytes() > RUN_BYTES {
-                flush_run(log, depth, run, self.failed);
-            }
+    fn check(&self) -> Result<(), DtzError> {
+        match self.error.lock().ok().and_then(|mut g| g.take()) {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
-    }
-}
-
-impl PassTask for DtzTask<'_, '_> {
-    fn node(&mut self, side: Color, local: u64) {
-        let lo = self.solver.share.lo();
-        let idx = local + lo;
-        let s = self.solver.state[side]
-            .get(local as usize)
-            .map_or(OUT, |b| b.load(Relaxed));
-        let lost = match s {
-            WIN => {
-                self.runs[0].push(idx);
-                false
-            }
-            LOSS => {
-                self.runs[1].push(idx);
-                true
-            }
-            LOSS_ZEROES => {
-                self.runs[2].push(idx);
-                true
-            }
-            _ => return,
-        };
-        let k = self.k;
-        predecessors(
-            &self.solver.ix,
-            &self.solver.slots,
-            idx,
-            side,
-            &mut self.preds[k],
-        );
-        for &p in &self.preds[k] {
-            prefetch(
-                &self.solver.state[side.other()],
-                p.wrapping_sub(lo) as usize,
-            );
-        }
-        self.update_pending();
-        self.pending = Some((side, lost));
-        self.k = 1 - k;
-        self.flush(side, false);
-    }
-
-    fn end_partition(&mut self, side: Color) {
-        self.update_pending();
-        self.pending = None;
-        self.flush(side, true);
     }
 }

@@ -31,6 +31,7 @@ pub(crate) mod checkpoint;
 pub mod dtz;
 #[cfg(feature = "mpi")]
 pub mod mpi_exchange;
+mod passes;
 pub(crate) mod resume;
 pub mod share;
 pub mod verify;
@@ -52,23 +53,23 @@ use rayon::prelude::*;
 use shakmaty::{ByColor, Color, Role};
 
 use self::{
+    passes::{CompactMetric, Later, Passes, Store, MAX_DEPTH},
     share::{encode, Exchange, Post, Share, BATCH},
     worklog::{read_records, DepthLog, Run, SeedFiles},
 };
 use crate::{
     error::{SolveError, SubTableError},
     kernel::{
-        depths::{by_depth, Depths},
         exits::{exit_plans, plan_slot, ExitPlan},
         frontier::Frontier,
         king_slot,
         memory::{Atomics, Pages},
         moves::{legal_targets, LegalTargets},
-        pass::{partitions, run_pass, PassTask},
-        prefetch,
+        pass::partitions,
         unmoves::{discovery_masks, legal_origins},
         SIDES,
     },
+    metric::{Dtm, Rules},
     progress::Progress,
 };
 use retro_tables::{
@@ -90,9 +91,6 @@ pub(crate) const CANT_LOSE: u8 = 253;
 pub(crate) const DECIDED: u8 = 254;
 /// No legal position.
 pub(crate) const UNUSED: u8 = 255;
-
-/// The deepest depth the passes go to: far beyond the longest 6-piece mate (523 plies).
-const MAX_DEPTH: usize = 4000;
 
 /// Entries per task of the init pass.
 const CHUNK: u64 = 1 << 16;
@@ -560,45 +558,11 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
         self
     }
 
-    fn io_error(&self, e: io::Error) -> SolveError {
-        SolveError::Work(self.work.clone(), e)
-    }
-
     fn note_sub_error(&self, e: SubTableError) {
         if let Ok(mut g) = self.sub_error.lock() {
             if g.is_none() {
                 *g = Some(e);
             }
-        }
-    }
-
-    fn check_errors(&self) -> Result<(), SolveError> {
-        if self.too_many_moves.load(Relaxed) {
-            return Err(SolveError::TooManyMoves(self.material.name()));
-        }
-        if let Ok(mut g) = self.sub_error.lock() {
-            if let Some(source) = g.take() {
-                return Err(SolveError::SubTable {
-                    material: self.material.name(),
-                    source,
-                });
-            }
-        }
-        Ok(())
-    }
-
-    fn exchange_error(&self, e: share::ExchangeError) -> SolveError {
-        SolveError::Exchange {
-            material: self.material.name(),
-            source: e,
-        }
-    }
-
-    /// Sums `values` over the ranks of `exchange` (nothing to do alone).
-    fn sum(&self, exchange: Option<&dyn Exchange>, values: &mut [u64]) -> Result<(), SolveError> {
-        match exchange {
-            Some(x) => x.sum(values).map_err(|e| self.exchange_error(e)),
-            None => Ok(()),
         }
     }
 
@@ -618,7 +582,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
         if keep {
             return Ok(mark);
         }
-        share::start_again(&self.work).map_err(|e| self.io_error(e))?;
+        share::start_again(&self.work).map_err(|e| self.io(e))?;
         Ok(None)
     }
 
@@ -638,7 +602,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
         exchange: Option<&dyn Exchange>,
     ) -> Result<Compacted, SolveError> {
         let started = Instant::now();
-        let resume = checkpoint::mark(&self.work, CKPT).map_err(|e| self.io_error(e))?;
+        let resume = checkpoint::mark(&self.work, CKPT).map_err(|e| self.io(e))?;
         let resume = self.agree_on(resume, exchange)?;
         let (mates, max_seed) = match &resume {
             Some(m) => {
@@ -819,7 +783,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
                     part
                 })
                 .collect();
-            self.check_errors()?;
+            self.check()?;
             // In chunk order, so that each file's entries ascend.
             for part in parts {
                 for (side, depth, entries) in part {
@@ -833,13 +797,13 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
                     max_seed = max_seed.max(depth);
                     files
                         .push(seed_path(&self.work, side, depth), depth as u16, &entries)
-                        .map_err(|e| self.io_error(e))?;
+                        .map_err(|e| self.io(e))?;
                 }
             }
             c0 = c1;
             eta.update(c0);
         }
-        files.finish().map_err(|e| self.io_error(e))?;
+        files.finish().map_err(|e| self.io(e))?;
         progress.end();
         Ok((mates, max_seed))
     }
@@ -951,15 +915,15 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
         let mut decided_total = 0u64;
         let mut lens = ByColor::new_with(|_| 0u64);
         if let Some(m) = &resume {
-            let extra = checkpoint::load(&self.work, CKPT, m, &self.state, &cur)
-                .map_err(|e| self.io_error(e))?;
+            let extra =
+                checkpoint::load(&self.work, CKPT, m, &self.state, &cur).map_err(|e| self.io(e))?;
             let triples = checkpoint::unpack_triples(&extra)
-                .ok_or_else(|| self.io_error(io::Error::other("a damaged checkpoint")))?;
+                .ok_or_else(|| self.io(io::Error::other("a damaged checkpoint")))?;
             for (l, side, i) in triples {
                 late.entry(l).or_default().push((side, i));
             }
             let [ms, dt, l0, l1] = m.numbers[..] else {
-                return Err(self.io_error(io::Error::other("a damaged checkpoint mark")));
+                return Err(self.io(io::Error::other("a damaged checkpoint mark")));
             };
             let l = ByColor {
                 white: l0,
@@ -970,34 +934,29 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
         let open = |s: Color| {
             DepthLog::open(self.log_path(s), lens[s])
                 .map(Mutex::new)
-                .map_err(|e| self.io_error(e))
+                .map_err(|e| self.io(e))
         };
         let logs = ByColor {
             white: open(Color::White)?,
             black: open(Color::Black)?,
         };
-        let mut depths = DtmDepths {
-            solver: self,
+        let passes = Passes {
+            metric: self,
             progress,
             cur,
             next,
-            max_seed,
-            late,
-            decided_total,
-            logs,
+            schedule: DtmSchedule {
+                max_seed,
+                late,
+                decided_total,
+            },
+            logs: vec![logs],
             partitions: self.partitions(),
             clock: self.policy.start(resume.as_ref()),
             scheduled: false,
             exchange,
         };
-        let d = by_depth(&mut depths, d)?;
-        let logs = depths.logs;
-        for l in &logs {
-            if let Ok(mut g) = l.lock() {
-                g.sync().map_err(|e| self.io_error(e))?;
-                log::debug!("{}: value log {:?}", self.material.name(), g.path());
-            }
-        }
+        let (d, _) = passes.run(d)?;
         progress.end();
         Ok(d)
     }
@@ -1006,137 +965,6 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
     /// [`kernel::pass::partitions`]), numbered from its first placement.
     fn partitions(&self) -> Vec<(Color, Vec<u64>)> {
         share::own_partitions(partitions(&self.ix), &self.share)
-    }
-
-    /// Un-moves from the nodes of depth `d` in `cur` (taking them out of it and writing them
-    /// to the value logs), deciding predecessors at `d + 1` into `next`; with other ranks, the
-    /// predecessors they own are sent to them and those they send are applied here after the
-    /// pass. Returns the losses decided for later depths (depth, side, local entry).
-    fn unmove_pass(
-        &self,
-        d: usize,
-        cur: &Frontier,
-        next: &Frontier,
-        partitions: &[(Color, Vec<u64>)],
-        logs: &ByColor<Mutex<DepthLog>>,
-        exchange: Option<&dyn Exchange>,
-    ) -> Result<Vec<(usize, Color, u64)>, SolveError> {
-        let king_stride = self.ix.king_stride();
-        let failed = Mutex::new(None::<io::Error>);
-        let task = |post| DtmTask::new(self, d, next, logs, &failed, post);
-        let mut later: Vec<(usize, Color, u64)> = match exchange {
-            None => run_pass(cur, partitions, king_stride, || task(None))
-                .into_iter()
-                .flat_map(|t| t.later)
-                .collect(),
-            Some(x) => {
-                let mut theirs = Vec::new();
-                let (mut later, received) = share::split_pass(
-                    x,
-                    &self.share,
-                    self.work.join("inbox.bin"),
-                    |post| {
-                        let tasks = run_pass(cur, partitions, king_stride, || {
-                            DtmTask::new(self, d, next, logs, &failed, Some(post))
-                        });
-                        let mut later = Vec::new();
-                        for mut t in tasks {
-                            t.out.flush();
-                            later.append(&mut t.later);
-                        }
-                        later
-                    },
-                    |mover, l, _| self.update_one(l, mover, d, next, &mut theirs),
-                )
-                .map_err(|e| self.exchange_error(e))?;
-                later.append(&mut theirs);
-                log::debug!(
-                    "{} rank {}: depth {d}: {received} predecessors received",
-                    self.material.name(),
-                    self.share.rank
-                );
-                later
-            }
-        };
-        if let Some(e) = failed.into_inner().ok().flatten() {
-            return Err(self.io_error(e));
-        }
-        self.check_errors()?;
-        later.shrink_to_fit();
-        Ok(later)
-    }
-
-    /// The predecessors of node `idx` (`side` to move) into `out`, their state bytes
-    /// prefetched where this rank owns them (see [`predecessors`]).
-    fn predecessors(&self, idx: u64, side: Color, out: &mut Vec<u64>) {
-        predecessors(&self.ix, &self.slots, idx, side, out);
-        let lo = self.share.lo();
-        for &p in out.iter() {
-            prefetch(&self.state[side.other()], p.wrapping_sub(lo) as usize);
-        }
-    }
-
-    /// Updates the predecessors `preds` (`mover` to move) of a node decided at depth `d`: of a
-    /// loss, they win in `d + 1`; of a win, their count goes down and at zero they are lost, in
-    /// `d + 1` or, after a longer losing capture, later (into `later`). Those of other ranks go
-    /// to `out`.
-    fn update(
-        &self,
-        preds: &[u64],
-        mover: Color,
-        d: usize,
-        next: &Frontier,
-        later: &mut Vec<(usize, Color, u64)>,
-        out: &mut Outbox<'_>,
-    ) {
-        let (lo, len) = (self.share.lo(), self.share.len());
-        for &p in preds {
-            let l = p.wrapping_sub(lo);
-            if l < len {
-                self.update_one(l, mover, d, next, later);
-            } else {
-                out.push(mover, p, false);
-            }
-        }
-    }
-
-    /// [`CompactSolver::update`] of one predecessor this rank owns, its local entry `l`.
-    #[inline]
-    fn update_one(
-        &self,
-        l: u64,
-        mover: Color,
-        d: usize,
-        next: &Frontier,
-        later: &mut Vec<(usize, Color, u64)>,
-    ) {
-        let Some(st) = self.state[mover].get(l as usize) else {
-            return;
-        };
-        let s = st.load(Relaxed);
-        if d.is_multiple_of(2) {
-            if s < DECIDED {
-                st.store(DECIDED, Relaxed);
-                next.mark(mover, l);
-            }
-        } else if s < CANT_LOSE {
-            // A count (never 0: a position is decided when its count runs out).
-            if s & !LOSSY > 1 {
-                st.store(s - 1, Relaxed);
-                return;
-            }
-            st.store(DECIDED, Relaxed);
-            let exit = if s & LOSSY != 0 {
-                self.longest_losing_exit(l + self.share.lo(), mover) as usize
-            } else {
-                0
-            };
-            if exit <= d + 1 {
-                next.mark(mover, l);
-            } else {
-                later.push((exit, mover, l));
-            }
-        }
     }
 }
 
@@ -1234,80 +1062,90 @@ fn flush_run(log: &Mutex<DepthLog>, depth: u16, run: &mut Run, failed: &Mutex<Op
     }
 }
 
-/// The compact DTM solve, depth by depth (see `kernel::depths`).
-struct DtmDepths<'s, 'a, T: Tables + Sync> {
-    solver: &'s CompactSolver<'a, T>,
-    progress: &'s dyn Progress,
-    /// The entries decided at the current depth and at the next.
-    cur: Frontier,
-    next: Frontier,
+/// What the DTM passes schedule for later depths, and what their checkpoints keep.
+pub(crate) struct DtmSchedule {
     /// The deepest depth the init pass seeded.
     max_seed: usize,
     /// Losses decided before their depth, by depth: (side, entry).
     late: BTreeMap<usize, Vec<(Color, u64)>>,
     /// Entries decided so far.
     decided_total: u64,
-    /// The value logs, per side.
-    logs: ByColor<Mutex<DepthLog>>,
-    partitions: Vec<(Color, Vec<u64>)>,
-    clock: Clock,
-    /// Whether any rank has something scheduled after the depth last completed.
-    scheduled: bool,
-    /// The other ranks, when the solve is split.
-    exchange: Option<&'s dyn Exchange>,
 }
 
-impl<T: Tables + Sync> DtmDepths<'_, '_, T> {
-    /// Saves a checkpoint of the passes before depth `d`.
-    fn checkpoint(&mut self, d: usize) -> Result<(), SolveError> {
-        let s = self.solver;
-        let lens = sync_logs(&self.logs).map_err(|e| s.io_error(e))?;
-        let extra = checkpoint::pack_triples(
-            self.late
-                .iter()
-                .flat_map(|(&l, v)| v.iter().map(move |&(side, i)| (l, side, i))),
-        );
-        let mark = checkpoint::Mark {
-            depth: d,
-            numbers: vec![
-                self.max_seed as u64,
-                self.decided_total,
-                lens.white,
-                lens.black,
-            ],
-        };
-        self.clock
-            .save(
-                &s.material.name(),
-                (&s.work, CKPT),
-                &s.state,
-                &self.cur,
-                &extra,
-                &mark,
-            )
-            .map_err(|e| s.io_error(e))
-    }
-}
-
-impl<T: Tables + Sync> Depths for DtmDepths<'_, '_, T> {
+impl<T: Tables + Sync> CompactMetric for CompactSolver<'_, T> {
     type Error = SolveError;
+    type Schedule = DtmSchedule;
+    /// One value log per side; a node's depth is its DTM.
+    const RUNS: &'static [(usize, u16)] = &[(0, 0)];
 
-    fn complete(&mut self, d: usize) -> Result<u64, SolveError> {
-        let s = self.solver;
-        // Every rank checkpoints at the same depth: when any is due.
-        let mut due = [u64::from(self.clock.due(d))];
-        s.sum(self.exchange, &mut due)?;
-        if due[0] > 0 {
-            self.checkpoint(d)?;
+    fn store(&self) -> Store<'_> {
+        Store {
+            material: self.material,
+            ix: &self.ix,
+            slots: &self.slots,
+            state: &self.state,
+            share: self.share,
+            work: &self.work,
+            policy: self.policy,
         }
-        if s.policy.stop_at == Some(d) {
-            return Err(s.io_error(io::Error::other("stopped for a test")));
+    }
+
+    #[inline]
+    fn node(&self, _side: Color, _local: u64, d: usize) -> Option<(bool, usize)> {
+        Some((d.is_multiple_of(2), 0))
+    }
+
+    #[inline]
+    fn update_one(
+        &self,
+        l: u64,
+        mover: Color,
+        _lost: bool,
+        d: usize,
+        next: &Frontier,
+        later: &mut Vec<Later>,
+    ) {
+        let Some(st) = self.state[mover].get(l as usize) else {
+            return;
+        };
+        let s = st.load(Relaxed);
+        if d.is_multiple_of(2) {
+            if s < DECIDED {
+                st.store(DECIDED, Relaxed);
+                next.mark(mover, l);
+            }
+        } else if s < CANT_LOSE {
+            // A count (never 0: a position is decided when its count runs out).
+            if s & !LOSSY > 1 {
+                st.store(s - 1, Relaxed);
+                return;
+            }
+            st.store(DECIDED, Relaxed);
+            let exit = if s & LOSSY != 0 {
+                self.longest_losing_exit(l + self.share.lo(), mover) as usize
+            } else {
+                0
+            };
+            let at = Dtm::loss_at(d + 1, exit);
+            if at.by_exit {
+                later.push((at.depth, mover, l));
+            } else {
+                next.mark(mover, l);
+            }
         }
-        // Complete the frontier: seeds of this depth, losses decided earlier for it.
-        let lo = s.share.lo();
+    }
+
+    fn complete(
+        &self,
+        d: usize,
+        schedule: &mut DtmSchedule,
+        cur: &Frontier,
+    ) -> Result<bool, SolveError> {
+        // Seeds of this depth, losses decided earlier for it.
+        let lo = self.share.lo();
         for side in SIDES {
-            mark_seeds(&seed_path(&s.work, side, d), side, &self.cur, lo, |i| {
-                s.state[side].get((i - lo) as usize).is_some_and(|st| {
+            mark_seeds(&seed_path(&self.work, side, d), side, cur, lo, |i| {
+                self.state[side].get((i - lo) as usize).is_some_and(|st| {
                     let fresh = st.load(Relaxed) != DECIDED;
                     if fresh {
                         st.store(DECIDED, Relaxed);
@@ -1315,142 +1153,98 @@ impl<T: Tables + Sync> Depths for DtmDepths<'_, '_, T> {
                     fresh
                 })
             })
-            .map_err(|e| s.io_error(e))?;
+            .map_err(|e| self.io(e))?;
         }
-        for (side, i) in self.late.remove(&d).unwrap_or_default() {
-            self.cur.mark(side, i);
+        for (side, i) in schedule.late.remove(&d).unwrap_or_default() {
+            cur.mark(side, i);
         }
-        // The frontier of all ranks, and whether any has more to come.
-        let mut v = [
-            marked(&self.cur),
-            u64::from(d < self.max_seed || !self.late.is_empty()),
-        ];
-        s.sum(self.exchange, &mut v)?;
-        self.scheduled = v[1] > 0;
-        Ok(v[0])
+        Ok(d < schedule.max_seed || !schedule.late.is_empty())
     }
 
-    fn scheduled_after(&self, _d: usize) -> bool {
-        self.scheduled
-    }
-
-    fn pass(&mut self, d: usize, count: u64) -> Result<(), SolveError> {
-        let s = self.solver;
-        if d >= MAX_DEPTH {
-            return Err(SolveError::Overflow(s.material.name()));
-        }
-        self.decided_total += count;
-        self.progress.at(
-            d as u64,
-            &format!(
-                "{count} decided at this depth, {} in all",
-                self.decided_total
-            ),
-        );
-        let t = Instant::now();
-        let later = s.unmove_pass(
-            d,
-            &self.cur,
-            &self.next,
-            &self.partitions,
-            &self.logs,
-            self.exchange,
-        )?;
-        log::info!(
-            "{}: depth {d}: {count} decided ({} in all), pass {:.1} s, {}",
-            s.material.name(),
-            self.decided_total,
-            t.elapsed().as_secs_f64(),
-            crate::kernel::memory_in_use()
-        );
+    fn hold(
+        &self,
+        _d: usize,
+        schedule: &mut DtmSchedule,
+        later: Vec<Later>,
+    ) -> Result<(), SolveError> {
         for (l, side, i) in later {
-            self.late.entry(l).or_default().push((side, i));
+            schedule.late.entry(l).or_default().push((side, i));
         }
-        std::mem::swap(&mut self.cur, &mut self.next);
         Ok(())
     }
-}
 
-/// A task of the DTM passes: logs each node, generates its predecessors and updates those of
-/// the node before (a software pipeline: the state bytes of one node's predecessors are
-/// prefetched while the previous node's are updated).
-struct DtmTask<'s, 'a, T: Tables + Sync> {
-    solver: &'s CompactSolver<'a, T>,
-    d: usize,
-    next: &'s Frontier,
-    logs: &'s ByColor<Mutex<DepthLog>>,
-    failed: &'s Mutex<Option<io::Error>>,
-    preds: [Vec<u64>; 2],
-    k: usize,
-    /// The side to move of the node whose predecessors wait in `preds[1 - k]`.
-    pending: Option<Color>,
-    run: Run,
-    later: Vec<(usize, Color, u64)>,
-    /// The predecessors of other ranks.
-    out: Outbox<'s>,
-}
-
-impl<'s, 'a, T: Tables + Sync> DtmTask<'s, 'a, T> {
-    fn new(
-        solver: &'s CompactSolver<'a, T>,
+    fn checkpoint(
+        &self,
         d: usize,
-        next: &'s Frontier,
-        logs: &'s ByColor<Mutex<DepthLog>>,
-        failed: &'s Mutex<Option<io::Error>>,
-        post: Option<&'s Post>,
-    ) -> Self {
-        DtmTask {
-            solver,
-            d,
-            next,
-            logs,
-            failed,
-            preds: [Vec::with_capacity(256), Vec::with_capacity(256)],
-            k: 0,
-            pending: None,
-            run: Run::default(),
-            later: Vec::new(),
-            out: Outbox::new(solver.share, post),
-        }
-    }
-}
-
-impl<T: Tables + Sync> PassTask for DtmTask<'_, '_, T> {
-    fn node(&mut self, side: Color, local: u64) {
-        let idx = local + self.solver.share.lo();
-        self.run.push(idx);
-        let k = self.k;
-        self.solver.predecessors(idx, side, &mut self.preds[k]);
-        if let Some(s) = self.pending {
-            self.solver.update(
-                &self.preds[1 - k],
-                s.other(),
-                self.d,
-                self.next,
-                &mut self.later,
-                &mut self.out,
-            );
-        }
-        self.pending = Some(side);
-        self.k = 1 - k;
-        if self.run.bytes() > RUN_BYTES {
-            flush_run(&self.logs[side], self.d as u16, &mut self.run, self.failed);
-        }
+        schedule: &DtmSchedule,
+        logs: &[ByColor<Mutex<DepthLog>>],
+        cur: &Frontier,
+        clock: &mut Clock,
+    ) -> Result<(), SolveError> {
+        let lens = sync_logs(&logs[0]).map_err(|e| self.io(e))?;
+        let extra = checkpoint::pack_triples(
+            schedule
+                .late
+                .iter()
+                .flat_map(|(&l, v)| v.iter().map(move |&(side, i)| (l, side, i))),
+        );
+        let mark = checkpoint::Mark {
+            depth: d,
+            numbers: vec![
+                schedule.max_seed as u64,
+                schedule.decided_total,
+                lens.white,
+                lens.black,
+            ],
+        };
+        clock
+            .save(
+                &self.material.name(),
+                (&self.work, CKPT),
+                &self.state,
+                cur,
+                &extra,
+                &mark,
+            )
+            .map_err(|e| self.io(e))
     }
 
-    fn end_partition(&mut self, side: Color) {
-        if let Some(s) = self.pending.take() {
-            let k = self.k;
-            self.solver.update(
-                &self.preds[1 - k],
-                s.other(),
-                self.d,
-                self.next,
-                &mut self.later,
-                &mut self.out,
-            );
+    fn describe(&self, schedule: &mut DtmSchedule, count: u64) -> String {
+        schedule.decided_total += count;
+        format!(
+            "{count} decided at this depth, {} in all",
+            schedule.decided_total
+        )
+    }
+
+    fn io(&self, e: io::Error) -> SolveError {
+        SolveError::Work(self.work.clone(), e)
+    }
+
+    fn exchange_error(&self, e: share::ExchangeError) -> SolveError {
+        SolveError::Exchange {
+            material: self.material.name(),
+            source: e,
         }
-        flush_run(&self.logs[side], self.d as u16, &mut self.run, self.failed);
+    }
+
+    fn overflow(&self) -> SolveError {
+        SolveError::Overflow(self.material.name())
+    }
+
+    fn check(&self) -> Result<(), SolveError> {
+        if self.too_many_moves.load(Relaxed) {
+            return Err(SolveError::TooManyMoves(self.material.name()));
+        }
+        if let Ok(mut g) = self.sub_error.lock() {
+            if let Some(source) = g.take() {
+                return Err(SolveError::SubTable {
+                    material: self.material.name(),
+                    source,
+                });
+            }
+        }
+        Ok(())
     }
 }
 

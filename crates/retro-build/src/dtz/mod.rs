@@ -78,6 +78,7 @@ use crate::kernel::{
     unmoves::{discovery_masks, legal_origins},
     FirstError, SIDES,
 };
+use crate::metric::{Dtz50, Rules};
 use retro_tables::{
     index::{IndexScheme, PawnDigit, Squares},
     pieces::{attacks_from, occupancy},
@@ -363,11 +364,10 @@ pub(crate) const fn exit_plies(code: u16) -> u16 {
 /// zeroes, and the winner's moves into it count from one ply less than its DTZ).
 pub(crate) fn loser_decided(cell: u16, d: u16) -> (u16, u16) {
     let exit = exit_plies((cell >> EXIT_SHIFT) & 3);
-    let (v, zeroes) = if exit > d + 1 {
-        (exit - 1, ZEROES)
-    } else {
-        (d + 1, 0)
-    };
+    let at = Dtz50::loss_at(usize::from(d) + 1, usize::from(exit));
+    // At most the larger of `d + 1` and 100, which the depth bits hold.
+    let v = at.depth as u16;
+    let zeroes = if at.by_exit { ZEROES } else { 0 };
     (DECIDED | LOSS | zeroes | v, v)
 }
 
@@ -950,8 +950,9 @@ impl<'a> DtzSolver<'a> {
                 return;
             }
             // Every move zeroes: like a mate, depth one less than its DTZ (see the module docs).
-            cell.store(DECIDED | LOSS | ZEROES | (exit - 1), Relaxed);
-            seeds.push(exit - 1, item(idx, side));
+            let v = Dtz50::loss_at(0, usize::from(exit)).depth as u16;
+            cell.store(DECIDED | LOSS | ZEROES | v, Relaxed);
+            seeds.push(v, item(idx, side));
             return;
         }
         let code = match exit {

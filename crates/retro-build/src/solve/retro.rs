@@ -19,7 +19,10 @@ use crate::kernel::{
     pass::{partitions, run_pass, PassTask},
     SIDES,
 };
-use crate::progress::Progress;
+use crate::{
+    metric::{Dtm, Rules},
+    progress::Progress,
+};
 use retro_tables::{Material, Tables, Value, Wdl};
 
 /// Un-moves from nodes decided at one depth, as a software pipeline: the predecessors of one
@@ -467,7 +470,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
     ) {
         let pi = p as usize;
         if child_lost {
-            let Some(w) = Value::byte_win(d as u32 + 1) else {
+            let Some(w) = Value::byte_win(Dtm::win_at(d) as u32) else {
                 // A predecessor of a loss in 254 plies would win in 255, which the format cannot
                 // store; but every win of at most 253 plies is decided by now, so a decided
                 // predecessor is a faster win and nothing overflows (KPPvKP has such losses).
@@ -506,19 +509,19 @@ impl<T: Tables + Sync + Default> Solver<T> {
             if old & 0xFF == 1 {
                 // Lost: as late as the longest of the in-table children and the exits.
                 let exit = 2 * usize::from((old >> 8) as u8);
-                let l = (d + 1).max(exit);
-                let Some(v) = Value::byte_loss(l as u32) else {
+                let at = Dtm::loss_at(d + 1, exit);
+                let Some(v) = Value::byte_loss(at.depth as u32) else {
                     self.overflow.store(true, Relaxed);
                     return;
                 };
-                if l == d + 1 {
+                if !at.by_exit {
                     *fresh += u64::from(self.decide_and_mark(side, p, v, next, access));
                 } else {
                     // Its value is final now (no move of it is left to count down, and a
                     // lost entry is no predecessor of a loss), so it is decided at once, here
                     // where the stores are cheap; only its un-moves wait for depth `l`.
                     self.decide_in_pass(side, p, v, access);
-                    later.push((l, item(p, side, 0)));
+                    later.push((at.depth, item(p, side, 0)));
                 }
             }
         }

@@ -32,6 +32,7 @@ use crate::{
         moves::{legal_targets, LegalTargets},
         FirstError, SIDES,
     },
+    metric::{Dtz50, Rules},
     progress::Progress,
 };
 use retro_tables::{
@@ -404,8 +405,9 @@ impl<'t, 'a> Part<'t, 'a> {
                 return Err(t.inconsistent(idx, side, why));
             }
             // Every move zeroes: like a mate, its depth one less than its DTZ.
-            self.cells[side][place] = DECIDED | LOSS | ZEROES | (exit - 1);
-            self.seed(exit - 1, side, place);
+            let v = Dtz50::loss_at(0, usize::from(exit)).depth as u16;
+            self.cells[side][place] = DECIDED | LOSS | ZEROES | v;
+            self.seed(v, side, place);
             return Ok(());
         }
         let code = match exit {

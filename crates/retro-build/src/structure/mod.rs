@@ -54,6 +54,7 @@ use crate::{
         unmoves::{discovery_masks, legal_origins},
         FirstError, SIDES,
     },
+    metric::{Dtm, Rules},
     progress::Progress,
     solve::Solved,
 };
@@ -1036,14 +1037,15 @@ impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
                 continue;
             }
             if lost {
-                let v = Value::win(d + 1).ok_or_else(|| SolveError::Overflow(t.material.name()))?;
+                let v = Value::win(Dtm::win_at(d as usize) as u32)
+                    .ok_or_else(|| SolveError::Overflow(t.material.name()))?;
                 self.decide(mover, p, v)?;
             } else {
                 let open = (cell.state & OPEN).saturating_sub(1);
                 self.cells[mover][p].state = (cell.state & !OPEN) | open;
                 if open == 0 && cell.state & CANT_LOSE == 0 {
-                    let plies = (d + 1).max(u32::from(cell.num));
-                    let v = Value::loss(plies)
+                    let plies = Dtm::loss_at(d as usize + 1, usize::from(cell.num)).depth;
+                    let v = Value::loss(plies as u32)
                         .ok_or_else(|| SolveError::Overflow(t.material.name()))?;
                     self.decide(mover, p, v)?;
                 }

@@ -1,0 +1,107 @@
+//! The metric seam: the rules that make a solve's depths DTM or DTZ50, in one place for every
+//! solve of the generator (cells in memory, the compact store, pawn structures).
+//!
+//! The kernel decides positions depth by depth: a predecessor of a loss decided at depth `d`
+//! wins at [`Rules::win_at`]`(d)`, and a loser is decided when its last in-table move is, at
+//! [`Rules::loss_at`]: the depth after that move's, or later when an exit (a move that leaves
+//! the material or, for DTZ50, zeroes the clock) holds out longer. The metrics differ in what
+//! an exit's plies are and in how a loss that holds out by its exit is counted.
+
+mod dtm;
+mod dtz50;
+
+pub(crate) use self::{dtm::Dtm, dtz50::Dtz50};
+
+/// Where a loss is decided ([`Rules::loss_at`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LossAt {
+    /// The depth it is decided at (and joins the frontier).
+    pub(crate) depth: usize,
+    /// Whether its best move is its exit, which holds out longer than its in-table moves
+    /// (DTZ50 stores such a loss one ply past its depth; DTM does not tell them apart).
+    pub(crate) by_exit: bool,
+}
+
+/// The rules of a metric.
+pub(crate) trait Rules {
+    /// The depth at which a predecessor of a loss decided at depth `d` wins.
+    #[inline]
+    fn win_at(d: usize) -> usize {
+        d + 1
+    }
+
+    /// Where a loser is decided whose in-table moves are all decided, the last at depth
+    /// `first - 1` (`first` is 0 when it has none: every move is an exit), and whose worst
+    /// exit takes `exit` plies in this metric (0 when it has none).
+    fn loss_at(first: usize, exit: usize) -> LossAt;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_loss_without_a_longer_exit_is_decided_after_its_last_move() {
+        for first in [0, 1, 2, 57, 99, 100, 101, 300] {
+            for exit in 0..=first.min(1) {
+                let want = LossAt {
+                    depth: first,
+                    by_exit: false,
+                };
+                assert_eq!(Dtm::loss_at(first, exit), want, "{first} {exit}");
+                assert_eq!(Dtz50::loss_at(first, exit), want, "{first} {exit}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_longer_exit_decides_the_loss_later() {
+        // DTM: a loss as long as its longest exit.
+        assert_eq!(
+            Dtm::loss_at(3, 10),
+            LossAt {
+                depth: 10,
+                by_exit: true
+            }
+        );
+        assert_eq!(
+            Dtm::loss_at(10, 10),
+            LossAt {
+                depth: 10,
+                by_exit: false
+            }
+        );
+        // DTZ50: a loss whose every move zeroes (a capture into a win, 1 ply, or into a
+        // cursed win, 101) is counted as a mate is, one ply less than its DTZ.
+        assert_eq!(
+            Dtz50::loss_at(0, 1),
+            LossAt {
+                depth: 0,
+                by_exit: true
+            }
+        );
+        assert_eq!(
+            Dtz50::loss_at(0, 101),
+            LossAt {
+                depth: 100,
+                by_exit: true
+            }
+        );
+        assert_eq!(
+            Dtz50::loss_at(100, 101),
+            LossAt {
+                depth: 100,
+                by_exit: true
+            }
+        );
+        assert_eq!(
+            Dtz50::loss_at(101, 101),
+            LossAt {
+                depth: 101,
+                by_exit: false
+            }
+        );
+        assert_eq!(Dtm::win_at(4), 5);
+        assert_eq!(Dtz50::win_at(100), 101);
+    }
+}
