@@ -28,11 +28,11 @@ use shakmaty::{ByColor, Color, Role};
 
 use super::{
     checkpoint, mark_seeds,
-    passes::{CompactMetric, Later, Passes, Store, MAX_DEPTH},
+    passes::{self, CompactMetric, Later, Passes, Store},
     share::{self, Exchange, Share},
     sync_logs,
-    worklog::{read_records, DepthLog, Run, SeedFiles},
-    Clock, Policy, CHUNK,
+    worklog::{read_records, DepthLog, Run},
+    Clock, Policy,
 };
 use crate::{
     dtz::Wdl50Tables,
@@ -382,7 +382,7 @@ impl<'a> CompactDtz<'a> {
         }
         let max_seed = match resume {
             Some(_) => 0,
-            None => self.init(progress)?,
+            None => passes::init(&self, progress)?.1,
         };
         log::info!(
             "{}: DTZ50 init {:.1} s",
@@ -463,52 +463,111 @@ impl<'a> CompactDtz<'a> {
         exit
     }
 
-    /// The init pass: each winner's and loser's captures and quiet moves; the seeds written to
-    /// their files. Returns the deepest seed.
-    fn init(&self, progress: &dyn Progress) -> Result<usize, DtzError> {
-        let (lo, hi) = (self.share.lo(), self.share.hi());
-        let chunks = (hi - lo).div_ceil(CHUNK);
-        progress.begin(&self.material.name(), "DTZ50 init", Some(chunks));
-        let mut files = SeedFiles::default();
-        let mut eta = super::EtaLog::new(format!("{} DTZ50 init", self.material.name()), chunks);
-        let mut max_seed = 0;
-        let mut c0 = 0;
-        let batch = 64 * rayon::current_num_threads() as u64;
-        while c0 < chunks {
-            let c1 = (c0 + batch).min(chunks);
-            type Part = Vec<((bool, Color, usize), Vec<u64>)>;
-            let parts: Vec<Part> = (c0..c1)
-                .into_par_iter()
-                .map(|c| {
-                    let part = self.init_chunk(lo + c * CHUNK, (lo + (c + 1) * CHUNK).min(hi));
-                    progress.advance(1);
-                    part
-                })
-                .collect();
-            self.check()?;
-            for part in parts {
-                for (key, entries) in part {
-                    let (win, side, depth) = key;
-                    if depth > MAX_DEPTH {
-                        return Err(DtzError::Overflow(self.material.name()));
-                    }
-                    max_seed = max_seed.max(depth);
-                    files
-                        .push(
-                            seed_path(&self.work, win, side, depth),
-                            depth as u16,
-                            &entries,
-                        )
+    /// The passes, depth by depth, from the seeds.
+    fn passes(
+        &self,
+        progress: &dyn Progress,
+        mut max_seed: usize,
+        resume: Option<checkpoint::Mark>,
+        exchange: Option<&dyn Exchange>,
+    ) -> Result<(), DtzError> {
+        let size = self.share.len();
+        progress.begin(&self.material.name(), "DTZ50 depth", None);
+        let cur = Frontier::new(size);
+        let next = Frontier::new(size);
+        let mut late_after = 0usize;
+        let mut d = 0usize;
+        // Log lengths: see `mark_slot`.
+        let mut lens = [0u64; 6];
+        if let Some(m) = &resume {
+            checkpoint::load(&self.work, CKPT, m, &self.state, &cur).map_err(|e| self.io(e))?;
+            let [ms, la, ref rest @ ..] = m.numbers[..] else {
+                return Err(self.io(io::Error::other("a damaged checkpoint mark")));
+            };
+            if rest.len() != 6 {
+                return Err(self.io(io::Error::other("a damaged checkpoint mark")));
+            }
+            lens.copy_from_slice(rest);
+            (max_seed, late_after, d) = (ms as usize, la as usize, m.depth);
+            for side in SIDES {
+                let path = seed_path(&self.work, false, side, LATE_DEPTH);
+                if path.exists() {
+                    std::fs::OpenOptions::new()
+                        .write(true)
+                        .open(&path)
+                        .and_then(|f| f.set_len(lens[mark_slot(Logged::LateSeeds, side)]))
                         .map_err(|e| self.io(e))?;
                 }
             }
-            c0 = c1;
-            eta.update(c0);
         }
-        files.finish().map_err(|e| self.io(e))?;
+        let open = |win: bool, s: Color| {
+            let what = if win { Logged::Wins } else { Logged::Losses };
+            let keep = lens[mark_slot(what, s)];
+            DepthLog::open(self.log_path(win, s), keep)
+                .map(Mutex::new)
+                .map_err(|e| self.io(e))
+        };
+        let wins = ByColor {
+            white: open(true, Color::White)?,
+            black: open(true, Color::Black)?,
+        };
+        let losses = ByColor {
+            white: open(false, Color::White)?,
+            black: open(false, Color::Black)?,
+        };
+        let passes = Passes {
+            metric: self,
+            progress,
+            cur,
+            next,
+            schedule: DtzSchedule {
+                max_seed,
+                late_after,
+            },
+            logs: vec![wins, losses],
+            partitions: share::own_partitions(partitions(&self.ix), &self.share),
+            clock: self.policy.start(resume.as_ref()),
+            scheduled: false,
+            exchange,
+        };
+        passes.run(d)?;
         progress.end();
-        Ok(max_seed)
+        Ok(())
     }
+
+    /// A loser's worst capture (plies, see `capture_plies`).
+    fn worst_capture(&self, idx: u64, side: Color) -> u16 {
+        let Some(sq) = self.ix.decode(idx) else {
+            return 0;
+        };
+        let mut lt = LegalTargets::new();
+        if !legal_targets(&self.slots, &sq, self.n, side, &mut lt) {
+            return 0;
+        }
+        self.capture_plies(&sq, &lt, side, false)
+    }
+}
+
+/// The depth of losses whose best move is a capture into a cursed win (101 plies): one less.
+const LATE_DEPTH: usize = 100;
+
+/// What the DTZ50 passes schedule for later depths, and what their checkpoints keep besides.
+pub(crate) struct DtzSchedule {
+    /// The deepest depth the init pass seeded.
+    max_seed: usize,
+    /// The depth of the late losses, once there are any.
+    late_after: usize,
+}
+
+impl CompactMetric for CompactDtz<'_> {
+    type Error = DtzError;
+    type Schedule = DtzSchedule;
+    /// Two logs per side, the wins' and the losses'; a loss whose best move zeroes is
+    /// recorded one ply past its depth (its DTZ's magnitude).
+    const RUNS: &'static [(usize, u16)] = &[(0, 0), (1, 0), (1, 1)];
+    const INIT: &'static str = "DTZ50 init";
+    /// Wins or losses, the side to move, the depth.
+    type Seed = (bool, Color, usize);
 
     /// The init of entries `start..end`: their seeds by (win, side, depth), the losses' first,
     /// each side's (white's first) by depth.
@@ -621,108 +680,9 @@ impl<'a> CompactDtz<'a> {
             .collect()
     }
 
-    /// The passes, depth by depth, from the seeds.
-    fn passes(
-        &self,
-        progress: &dyn Progress,
-        mut max_seed: usize,
-        resume: Option<checkpoint::Mark>,
-        exchange: Option<&dyn Exchange>,
-    ) -> Result<(), DtzError> {
-        let size = self.share.len();
-        progress.begin(&self.material.name(), "DTZ50 depth", None);
-        let cur = Frontier::new(size);
-        let next = Frontier::new(size);
-        let mut late_after = 0usize;
-        let mut d = 0usize;
-        // Log lengths: see `mark_slot`.
-        let mut lens = [0u64; 6];
-        if let Some(m) = &resume {
-            checkpoint::load(&self.work, CKPT, m, &self.state, &cur).map_err(|e| self.io(e))?;
-            let [ms, la, ref rest @ ..] = m.numbers[..] else {
-                return Err(self.io(io::Error::other("a damaged checkpoint mark")));
-            };
-            if rest.len() != 6 {
-                return Err(self.io(io::Error::other("a damaged checkpoint mark")));
-            }
-            lens.copy_from_slice(rest);
-            (max_seed, late_after, d) = (ms as usize, la as usize, m.depth);
-            for side in SIDES {
-                let path = seed_path(&self.work, false, side, LATE_DEPTH);
-                if path.exists() {
-                    std::fs::OpenOptions::new()
-                        .write(true)
-                        .open(&path)
-                        .and_then(|f| f.set_len(lens[mark_slot(Logged::LateSeeds, side)]))
-                        .map_err(|e| self.io(e))?;
-                }
-            }
-        }
-        let open = |win: bool, s: Color| {
-            let what = if win { Logged::Wins } else { Logged::Losses };
-            let keep = lens[mark_slot(what, s)];
-            DepthLog::open(self.log_path(win, s), keep)
-                .map(Mutex::new)
-                .map_err(|e| self.io(e))
-        };
-        let wins = ByColor {
-            white: open(true, Color::White)?,
-            black: open(true, Color::Black)?,
-        };
-        let losses = ByColor {
-            white: open(false, Color::White)?,
-            black: open(false, Color::Black)?,
-        };
-        let passes = Passes {
-            metric: self,
-            progress,
-            cur,
-            next,
-            schedule: DtzSchedule {
-                max_seed,
-                late_after,
-            },
-            logs: vec![wins, losses],
-            partitions: share::own_partitions(partitions(&self.ix), &self.share),
-            clock: self.policy.start(resume.as_ref()),
-            scheduled: false,
-            exchange,
-        };
-        passes.run(d)?;
-        progress.end();
-        Ok(())
+    fn seed_file(&self, &(win, side, depth): &(bool, Color, usize)) -> Option<(PathBuf, usize)> {
+        Some((seed_path(&self.work, win, side, depth), depth))
     }
-
-    /// A loser's worst capture (plies, see `capture_plies`).
-    fn worst_capture(&self, idx: u64, side: Color) -> u16 {
-        let Some(sq) = self.ix.decode(idx) else {
-            return 0;
-        };
-        let mut lt = LegalTargets::new();
-        if !legal_targets(&self.slots, &sq, self.n, side, &mut lt) {
-            return 0;
-        }
-        self.capture_plies(&sq, &lt, side, false)
-    }
-}
-
-/// The depth of losses whose best move is a capture into a cursed win (101 plies): one less.
-const LATE_DEPTH: usize = 100;
-
-/// What the DTZ50 passes schedule for later depths, and what their checkpoints keep besides.
-pub(crate) struct DtzSchedule {
-    /// The deepest depth the init pass seeded.
-    max_seed: usize,
-    /// The depth of the late losses, once there are any.
-    late_after: usize,
-}
-
-impl CompactMetric for CompactDtz<'_> {
-    type Error = DtzError;
-    type Schedule = DtzSchedule;
-    /// Two logs per side, the wins' and the losses'; a loss whose best move zeroes is
-    /// recorded one ply past its depth (its DTZ's magnitude).
-    const RUNS: &'static [(usize, u16)] = &[(0, 0), (1, 0), (1, 1)];
 
     fn store(&self) -> Store<'_> {
         Store {

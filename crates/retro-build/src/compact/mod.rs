@@ -53,9 +53,9 @@ use rayon::prelude::*;
 use shakmaty::{ByColor, Color, Role};
 
 use self::{
-    passes::{CompactMetric, Later, Passes, Store, MAX_DEPTH},
+    passes::{CompactMetric, Later, Passes, Store},
     share::{encode, Exchange, Post, Share, BATCH},
-    worklog::{read_records, DepthLog, Run, SeedFiles},
+    worklog::{read_records, DepthLog, Run},
 };
 use crate::{
     error::{SolveError, SubTableError},
@@ -472,8 +472,8 @@ fn seed_path(work: &Path, side: Color, depth: usize) -> PathBuf {
     work.join(format!("seeds-{}-{depth}.bin", king_slot(side)))
 }
 
-/// What one chunk of the init pass found: per side, the seeds by depth (ascending entries).
-type ChunkSeeds = Vec<(Color, usize, Vec<u64>)>;
+/// What one chunk of the init pass found: per side and depth, the seeds (ascending entries).
+type ChunkSeeds = Vec<((Color, usize), Vec<u64>)>;
 
 /// The moves of one position as the init pass sums them up.
 struct Summary {
@@ -614,7 +614,14 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
                 );
                 (Vec::new(), 0)
             }
-            None => self.init(progress)?,
+            None => {
+                let (kept, max_seed) = passes::init(&self, progress)?;
+                let mates = kept
+                    .into_iter()
+                    .flat_map(|((side, _), entries)| entries.into_iter().map(move |i| (side, i)))
+                    .collect();
+                (mates, max_seed)
+            }
         };
         log::info!(
             "{}: init {:.1} s, {}",
@@ -759,138 +766,6 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
             }
         }
         longest
-    }
-
-    /// The init pass: every entry's state, the mates (losses in 0) and the seeds, written to
-    /// their files. Returns the mates and the deepest seed.
-    fn init(&self, progress: &dyn Progress) -> Result<(Vec<(Color, u64)>, usize), SolveError> {
-        let (lo, hi) = (self.share.lo(), self.share.hi());
-        let chunks = (hi - lo).div_ceil(CHUNK);
-        progress.begin(&self.material.name(), "init", Some(chunks));
-        let mut files = SeedFiles::default();
-        let mut eta = EtaLog::new(format!("{} init", self.material.name()), chunks);
-        let mut mates = Vec::new();
-        let mut max_seed = 0;
-        let mut c0 = 0;
-        let batch = 64 * rayon::current_num_threads() as u64;
-        while c0 < chunks {
-            let c1 = (c0 + batch).min(chunks);
-            let parts: Vec<ChunkSeeds> = (c0..c1)
-                .into_par_iter()
-                .map(|c| {
-                    let part = self.init_chunk(lo + c * CHUNK, (lo + (c + 1) * CHUNK).min(hi));
-                    progress.advance(1);
-                    part
-                })
-                .collect();
-            self.check()?;
-            // In chunk order, so that each file's entries ascend.
-            for part in parts {
-                for (side, depth, entries) in part {
-                    if depth == 0 {
-                        mates.extend(entries.iter().map(|&i| (side, i)));
-                        continue;
-                    }
-                    if depth > MAX_DEPTH {
-                        return Err(SolveError::Overflow(self.material.name()));
-                    }
-                    max_seed = max_seed.max(depth);
-                    files
-                        .push(seed_path(&self.work, side, depth), depth as u16, &entries)
-                        .map_err(|e| self.io(e))?;
-                }
-            }
-            c0 = c1;
-            eta.update(c0);
-        }
-        files.finish().map_err(|e| self.io(e))?;
-        progress.end();
-        Ok((mates, max_seed))
-    }
-
-    /// The init pass over entries `start..end`.
-    fn init_chunk(&self, start: u64, end: u64) -> ChunkSeeds {
-        let mut lt = LegalTargets::new();
-        let mut sum = Summary {
-            count: 0,
-            keys: [0; 256],
-            moves: 0,
-            best_exit: None,
-            longest_losing_exit: 0,
-        };
-        // Per side, by depth.
-        let mut seeds: ByColor<BTreeMap<usize, Vec<u64>>> = ByColor::new_with(|_| BTreeMap::new());
-        let lo = self.share.lo();
-        for idx in start..end {
-            let local = (idx - lo) as usize;
-            let Some(sq) = self.ix.decode(idx) else {
-                for st in &self.state {
-                    st[local].store(UNUSED, Relaxed);
-                }
-                continue;
-            };
-            for side in SIDES {
-                let st = &self.state[side][local];
-                if !self.summarize(&sq, idx, side, &mut lt, &mut sum) {
-                    st.store(UNUSED, Relaxed);
-                    continue;
-                }
-                if sum.moves == 0 {
-                    let occ = occupancy(&sq, self.n);
-                    if attacked(
-                        &self.slots,
-                        &sq,
-                        sq[king_slot(side)],
-                        side.other(),
-                        occ,
-                        usize::MAX,
-                    ) {
-                        st.store(DECIDED, Relaxed);
-                        seeds[side].entry(0).or_default().push(idx);
-                    } else {
-                        st.store(CANT_LOSE, Relaxed);
-                    }
-                    continue;
-                }
-                match sum.best_exit {
-                    Some(v) if v.wdl() == Wdl::Win => {
-                        st.store(CANT_LOSE, Relaxed);
-                        seeds[side].entry(v.plies() as usize).or_default().push(idx);
-                        continue;
-                    }
-                    Some(v) if v.wdl() == Wdl::Draw => {
-                        st.store(CANT_LOSE, Relaxed);
-                        continue;
-                    }
-                    _ => {}
-                }
-                if sum.count == 0 {
-                    // Every move a losing capture: lost as late as the longest.
-                    st.store(CANT_LOSE, Relaxed);
-                    seeds[side]
-                        .entry(sum.longest_losing_exit as usize)
-                        .or_default()
-                        .push(idx);
-                    continue;
-                }
-                if sum.count > usize::from(MAX_COUNT) {
-                    self.too_many_moves.store(true, Relaxed);
-                    continue;
-                }
-                let lossy = if sum.longest_losing_exit > 0 {
-                    LOSSY
-                } else {
-                    0
-                };
-                st.store(sum.count as u8 | lossy, Relaxed);
-            }
-        }
-        // White's first, each side's by depth.
-        seeds
-            .zip_color()
-            .into_iter()
-            .flat_map(|(side, m)| m.into_iter().map(move |(depth, v)| (side, depth, v)))
-            .collect()
     }
 
     /// The depth-by-depth passes from the mates and the seeds; returns the number of depths.
@@ -1077,6 +952,98 @@ impl<T: Tables + Sync> CompactMetric for CompactSolver<'_, T> {
     type Schedule = DtmSchedule;
     /// One value log per side; a node's depth is its DTM.
     const RUNS: &'static [(usize, u16)] = &[(0, 0)];
+    const INIT: &'static str = "init";
+    /// The side to move and the depth.
+    type Seed = (Color, usize);
+
+    fn init_chunk(&self, start: u64, end: u64) -> ChunkSeeds {
+        let mut lt = LegalTargets::new();
+        let mut sum = Summary {
+            count: 0,
+            keys: [0; 256],
+            moves: 0,
+            best_exit: None,
+            longest_losing_exit: 0,
+        };
+        // Per side, by depth.
+        let mut seeds: ByColor<BTreeMap<usize, Vec<u64>>> = ByColor::new_with(|_| BTreeMap::new());
+        let lo = self.share.lo();
+        for idx in start..end {
+            let local = (idx - lo) as usize;
+            let Some(sq) = self.ix.decode(idx) else {
+                for st in &self.state {
+                    st[local].store(UNUSED, Relaxed);
+                }
+                continue;
+            };
+            for side in SIDES {
+                let st = &self.state[side][local];
+                if !self.summarize(&sq, idx, side, &mut lt, &mut sum) {
+                    st.store(UNUSED, Relaxed);
+                    continue;
+                }
+                if sum.moves == 0 {
+                    let occ = occupancy(&sq, self.n);
+                    if attacked(
+                        &self.slots,
+                        &sq,
+                        sq[king_slot(side)],
+                        side.other(),
+                        occ,
+                        usize::MAX,
+                    ) {
+                        st.store(DECIDED, Relaxed);
+                        seeds[side].entry(0).or_default().push(idx);
+                    } else {
+                        st.store(CANT_LOSE, Relaxed);
+                    }
+                    continue;
+                }
+                match sum.best_exit {
+                    Some(v) if v.wdl() == Wdl::Win => {
+                        st.store(CANT_LOSE, Relaxed);
+                        seeds[side].entry(v.plies() as usize).or_default().push(idx);
+                        continue;
+                    }
+                    Some(v) if v.wdl() == Wdl::Draw => {
+                        st.store(CANT_LOSE, Relaxed);
+                        continue;
+                    }
+                    _ => {}
+                }
+                if sum.count == 0 {
+                    // Every move a losing capture: lost as late as the longest.
+                    st.store(CANT_LOSE, Relaxed);
+                    seeds[side]
+                        .entry(sum.longest_losing_exit as usize)
+                        .or_default()
+                        .push(idx);
+                    continue;
+                }
+                if sum.count > usize::from(MAX_COUNT) {
+                    self.too_many_moves.store(true, Relaxed);
+                    continue;
+                }
+                let lossy = if sum.longest_losing_exit > 0 {
+                    LOSSY
+                } else {
+                    0
+                };
+                st.store(sum.count as u8 | lossy, Relaxed);
+            }
+        }
+        // White's first, each side's by depth.
+        seeds
+            .zip_color()
+            .into_iter()
+            .flat_map(|(side, m)| m.into_iter().map(move |(depth, v)| ((side, depth), v)))
+            .collect()
+    }
+
+    fn seed_file(&self, &(side, depth): &(Color, usize)) -> Option<(PathBuf, usize)> {
+        // The mates start the passes.
+        (depth > 0).then(|| (seed_path(&self.work, side, depth), depth))
+    }
 
     fn store(&self) -> Store<'_> {
         Store {

@@ -7,18 +7,19 @@
 
 use std::{
     io,
-    path::Path,
+    path::{Path, PathBuf},
     sync::{atomic::AtomicU8, Mutex},
     time::Instant,
 };
 
+use rayon::prelude::*;
 use shakmaty::{ByColor, Color, Role};
 
 use super::{
     flush_run, marked, predecessors,
     share::{self, Exchange, ExchangeError, Post, Share},
-    worklog::{DepthLog, Run},
-    Clock, Outbox, Policy, RUN_BYTES,
+    worklog::{DepthLog, Run, SeedFiles},
+    Clock, EtaLog, Outbox, Policy, CHUNK, RUN_BYTES,
 };
 use crate::{
     kernel::{
@@ -62,6 +63,18 @@ pub(crate) trait CompactMetric: Sync {
     /// The runs a task logs its nodes into: per run, the log (an index into the passes'
     /// logs) and the depth recorded, past the pass's own.
     const RUNS: &'static [(usize, u16)];
+    /// What the init pass names in the progress and the log.
+    const INIT: &'static str;
+    /// What a seed of the init pass is decided as, its depth among it.
+    type Seed: Send;
+
+    /// The init pass over entries `start..end`: each entry's state, and the seeds by kind
+    /// (each kind's entries ascending).
+    fn init_chunk(&self, start: u64, end: u64) -> Vec<(Self::Seed, Vec<u64>)>;
+
+    /// The work file and depth of a kind of seed; `None` for seeds the passes start from
+    /// (depth 0, kept in memory).
+    fn seed_file(&self, seed: &Self::Seed) -> Option<(PathBuf, usize)>;
 
     /// The store the passes work on.
     fn store(&self) -> Store<'_>;
@@ -134,6 +147,65 @@ pub(crate) trait CompactMetric: Sync {
     /// # Errors
     /// That error.
     fn check(&self) -> Result<(), Self::Error>;
+}
+
+/// The seeds an init pass keeps in memory, by kind.
+pub(crate) type Kept<M> = Vec<(<M as CompactMetric>::Seed, Vec<u64>)>;
+
+/// The init pass over the entries this rank owns, in chunks taken by the threads in batches:
+/// every entry's state and the seeds, written to their files (in chunk order, so that each
+/// file's entries ascend). Returns the seeds kept in memory and the deepest seed written.
+///
+/// # Errors
+/// The first error of a chunk, a seed file that cannot be written, or a seed past
+/// [`MAX_DEPTH`].
+pub(crate) fn init<M: CompactMetric>(
+    m: &M,
+    progress: &dyn Progress,
+) -> Result<(Kept<M>, usize), M::Error> {
+    let store = m.store();
+    let (lo, hi) = (store.share.lo(), store.share.hi());
+    let chunks = (hi - lo).div_ceil(CHUNK);
+    let name = store.material.name();
+    progress.begin(&name, M::INIT, Some(chunks));
+    let mut files = SeedFiles::default();
+    let mut eta = EtaLog::new(format!("{name} {}", M::INIT), chunks);
+    let mut kept = Vec::new();
+    let mut max_seed = 0;
+    let mut c0 = 0;
+    let batch = 64 * rayon::current_num_threads() as u64;
+    while c0 < chunks {
+        let c1 = (c0 + batch).min(chunks);
+        let parts: Vec<_> = (c0..c1)
+            .into_par_iter()
+            .map(|c| {
+                let part = m.init_chunk(lo + c * CHUNK, (lo + (c + 1) * CHUNK).min(hi));
+                progress.advance(1);
+                part
+            })
+            .collect();
+        m.check()?;
+        for part in parts {
+            for (seed, entries) in part {
+                let Some((path, depth)) = m.seed_file(&seed) else {
+                    kept.push((seed, entries));
+                    continue;
+                };
+                if depth > MAX_DEPTH {
+                    return Err(m.overflow());
+                }
+                max_seed = max_seed.max(depth);
+                files
+                    .push(path, depth as u16, &entries)
+                    .map_err(|e| m.io(e))?;
+            }
+        }
+        c0 = c1;
+        eta.update(c0);
+    }
+    files.finish().map_err(|e| m.io(e))?;
+    progress.end();
+    Ok((kept, max_seed))
 }
 
 /// The passes of one compact solve, depth by depth.
