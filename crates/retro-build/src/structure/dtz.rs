@@ -10,17 +10,12 @@
 //! and the bits of the wins and losses, with the part's longest win and loss in its header),
 //! so a solve stopped part way goes on from the parts done.
 
-use std::{
-    collections::BTreeMap,
-    io::{self, Write},
-    ops::Range,
-    path::Path,
-};
+use std::{collections::BTreeMap, io, ops::Range, path::Path};
 
 use rayon::prelude::*;
 use shakmaty::{ByColor, Color, Role};
 
-use super::{Done, Kind, PartFiles};
+use super::{Done, Kind, PartFiles, Places};
 use crate::{
     dtz::{
         dtz_of, loser_decided, moves_of_win_or_loss, MovesFound, Position, Wdl50Tables, COUNT,
@@ -222,8 +217,7 @@ struct Part<'t, 'a> {
     dtm: &'t Done,
     dtz: &'t Done,
     number: usize,
-    structures: &'t [u64],
-    len: u64,
+    places: Places<'t>,
     cells: ByColor<Vec<u16>>,
     /// What joins the frontier at a later depth: the init's seeds and late losses.
     seeds: BTreeMap<u16, Vec<(Color, u32)>>,
@@ -231,34 +225,17 @@ struct Part<'t, 'a> {
 
 impl<'t, 'a> Part<'t, 'a> {
     fn new(t: &'t Table<'a>, dtm: &'t Done, dtz: &'t Done, number: usize) -> Self {
-        let structures = &t.dtz.plan.parts[number];
-        let len = t.ix.structure_len();
-        let cells = structures.len() * len as usize;
+        let places = t.dtz.places(number);
+        let cells = places.count();
         Part {
             t,
             dtm,
             dtz,
             number,
-            structures,
-            len,
+            places,
             cells: ByColor::new_with(|_| vec![0u16; cells]),
             seeds: BTreeMap::new(),
         }
-    }
-
-    /// The place in this part of entry `idx`; `None` when it is in another part.
-    #[inline]
-    fn place(&self, idx: u64) -> Option<usize> {
-        let (s, r) = self.t.ix.split_structure(idx);
-        let k = self.structures.iter().position(|&x| x == s)?;
-        Some(k * self.len as usize + r as usize)
-    }
-
-    /// The entry at `place`.
-    #[inline]
-    fn entry(&self, place: usize) -> u64 {
-        let (k, r) = (place as u64 / self.len, place as u64 % self.len);
-        self.t.ix.join_structure(self.structures[k as usize], r)
     }
 
     fn seed(&mut self, d: u16, side: Color, place: usize) {
@@ -269,7 +246,7 @@ impl<'t, 'a> Part<'t, 'a> {
         let mut legal = LegalTargets::new();
         let mut keys = Vec::new();
         for place in 0..self.cells.white.len() {
-            let idx = self.entry(place);
+            let idx = self.places.entry(place);
             let Some(sq) = self.t.ix.decode(idx) else {
                 continue;
             };
@@ -443,7 +420,7 @@ impl<'t, 'a> Part<'t, 'a> {
         let mut next = Vec::new();
         let mut preds: Vec<u64> = Vec::new();
         for &(side, place, lost) in frontier {
-            let idx = self.entry(place as usize);
+            let idx = self.places.entry(place as usize);
             let Some(sq) = t.ix.decode(idx) else {
                 continue;
             };
@@ -455,7 +432,7 @@ impl<'t, 'a> Part<'t, 'a> {
                 preds.dedup();
             }
             for &p in &preds {
-                let Some(pp) = self.place(p) else {
+                let Some(pp) = self.places.place(p) else {
                     continue;
                 };
                 let cur = self.cells[mover][pp];
@@ -505,7 +482,7 @@ impl<'t, 'a> Part<'t, 'a> {
             for (place, &cell) in self.cells[side].iter().enumerate() {
                 if cell & DECIDED == 0 {
                     if cell & (WINNER | LOSER) != 0 {
-                        let idx = self.entry(place);
+                        let idx = self.places.entry(place);
                         return Err(t.inconsistent(idx, side, Inconsistency::NeverDecided));
                     }
                     continue;
@@ -522,22 +499,12 @@ impl<'t, 'a> Part<'t, 'a> {
                 }
             }
         }
-        let path = t.dtz.work.join(Kind::Dtz.file(self.structures[0]));
-        let (bits_at, _) = t.dtz.part_layout(self.number);
-        retro_tables::write_atomic(&path, |w| {
-            w.write_all(&t.dtz.header(self.number, [win, loss]))?;
-            for side in SIDES {
-                w.write_all(&bytes[side])?;
-            }
-            w.write_all(&[0u8; 8][..bits_at - (super::PART_HEADER + 2 * n)])?;
-            for side in SIDES {
-                let words: Vec<u8> = kept[side].iter().flat_map(|w| w.to_le_bytes()).collect();
-                w.write_all(&words)?;
-            }
-            Ok::<(), io::Error>(())
-        })
-        .map(|_| ())
-        .map_err(|e| DtzError::Work(path.clone(), e))
+        let fill = |side: Color, run: std::ops::Range<usize>, buf: &mut Vec<u8>| {
+            buf.extend_from_slice(&bytes[side][run]);
+        };
+        t.dtz
+            .write_part(self.number, [win, loss], fill, &kept)
+            .map_err(|(path, e)| DtzError::Work(path, e))
     }
 }
 

@@ -244,6 +244,38 @@ struct PartFiles {
     kind: Kind,
 }
 
+/// Where the entries of one part are: its structures (one, or one and its mirror image), each
+/// a run of `len` places in index order.
+#[derive(Clone, Copy)]
+struct Places<'t> {
+    ix: &'t IndexScheme,
+    structures: &'t [u64],
+    /// Entries per structure.
+    len: u64,
+}
+
+impl Places<'_> {
+    /// The entries of the part (per side).
+    fn count(&self) -> usize {
+        self.structures.len() * self.len as usize
+    }
+
+    /// The place in this part of entry `idx`; `None` when it is in another part.
+    #[inline]
+    fn place(&self, idx: u64) -> Option<usize> {
+        let (s, r) = self.ix.split_structure(idx);
+        let k = self.structures.iter().position(|&x| x == s)?;
+        Some(k * self.len as usize + r as usize)
+    }
+
+    /// The entry at `place`.
+    #[inline]
+    fn entry(&self, place: usize) -> u64 {
+        let (k, r) = (place as u64 / self.len, place as u64 % self.len);
+        self.ix.join_structure(self.structures[k as usize], r)
+    }
+}
+
 /// What every part reads: the material, its exits and the parts' files.
 struct Table<'a, T: Tables + Sync> {
     material: Material,
@@ -655,9 +687,18 @@ impl PartFiles {
         [word(PART_STATS_AT), word(PART_STATS_AT + 4)]
     }
 
+    /// Where the entries of part `p` are.
+    fn places(&self, p: usize) -> Places<'_> {
+        Places {
+            ix: &self.ix,
+            structures: &self.plan.parts[p],
+            len: self.ix.structure_len(),
+        }
+    }
+
     /// The entries (per side) of part `p`.
     fn part_len(&self, p: usize) -> usize {
-        self.plan.parts[p].len() * self.ix.structure_len() as usize
+        self.places(p).count()
     }
 
     /// Where part `p`'s legal bits start in its file, and the file's length.
@@ -665,6 +706,48 @@ impl PartFiles {
         let n = self.part_len(p);
         let bits_at = (PART_HEADER + 2 * n).next_multiple_of(8);
         (bits_at, bits_at + 2 * 8 * n.div_ceil(64))
+    }
+
+    /// Writes part `p`'s file (atomically): its header with its longest win and loss
+    /// `stats`, the value bytes of each side (white's first, `fill` appending those of a run
+    /// of places), zeros to a multiple of 8 bytes, and the bits of each side (little-endian
+    /// words: the legal positions of a DTM part, the wins and losses of a DTZ50 part).
+    ///
+    /// # Errors
+    /// The file that cannot be written, with its path.
+    fn write_part(
+        &self,
+        p: usize,
+        stats: [u32; 2],
+        mut fill: impl FnMut(Color, Range<usize>, &mut Vec<u8>),
+        bits: &ByColor<Vec<u64>>,
+    ) -> Result<(), (PathBuf, io::Error)> {
+        const CHUNK: usize = 1 << 16;
+        let path = self.work.join(self.kind.file(self.plan.parts[p][0]));
+        let n = self.part_len(p);
+        let (bits_at, _) = self.part_layout(p);
+        let mut buf = Vec::with_capacity(CHUNK);
+        retro_tables::write_atomic(&path, |w| {
+            w.write_all(&self.header(p, stats))?;
+            for side in SIDES {
+                for start in (0..n).step_by(CHUNK) {
+                    buf.clear();
+                    fill(side, start..(start + CHUNK).min(n), &mut buf);
+                    w.write_all(&buf)?;
+                }
+            }
+            w.write_all(&[0u8; 8][..bits_at - (PART_HEADER + 2 * n)])?;
+            for side in SIDES {
+                for words in bits[side].chunks(CHUNK / 8) {
+                    buf.clear();
+                    buf.extend(words.iter().flat_map(|w| w.to_le_bytes()));
+                    w.write_all(&buf)?;
+                }
+            }
+            Ok::<(), io::Error>(())
+        })
+        .map(|_| ())
+        .map_err(|e| (path.clone(), e))
     }
 
     /// Part `p`'s file mapped, when it is there whole and of this table.
@@ -815,10 +898,8 @@ struct Part<'t, 'a, T: Tables + Sync> {
     done: &'t Done,
     /// Its number.
     number: usize,
-    /// Its structures: one, or one and its mirror image.
-    structures: &'t [u64],
-    /// Entries per structure.
-    len: u64,
+    /// Where its entries are.
+    places: Places<'t>,
     cells: ByColor<Vec<Cell>>,
     /// Per side, a bit per place set for a legal position.
     legal: ByColor<Vec<u64>>,
@@ -829,34 +910,17 @@ struct Part<'t, 'a, T: Tables + Sync> {
 
 impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
     fn new(table: &'t Table<'a, T>, done: &'t Done, number: usize) -> Self {
-        let structures = &table.files.plan.parts[number];
-        let len = table.ix.structure_len();
-        let cells = structures.len() * len as usize;
+        let places = table.files.places(number);
+        let cells = places.count();
         Part {
             table,
             done,
             number,
-            structures,
-            len,
+            places,
             cells: ByColor::new_with(|_| vec![Cell::default(); cells]),
             legal: ByColor::new_with(|_| vec![0u64; cells.div_ceil(64)]),
             buckets: vec![Vec::new(); MAX_DEPTH as usize + 2],
         }
-    }
-
-    /// The place in this part of entry `idx`; `None` when it is in another part.
-    #[inline]
-    fn place(&self, idx: u64) -> Option<usize> {
-        let (s, r) = self.table.ix.split_structure(idx);
-        let k = self.structures.iter().position(|&x| x == s)?;
-        Some(k * self.len as usize + r as usize)
-    }
-
-    /// The entry at `place`.
-    #[inline]
-    fn entry(&self, place: usize) -> u64 {
-        let (k, r) = (place as u64 / self.len, place as u64 % self.len);
-        self.table.ix.join_structure(self.structures[k as usize], r)
     }
 
     /// Decides a cell at `v` and puts it in the bucket of its depth.
@@ -876,7 +940,7 @@ impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
     fn solve(mut self) -> Result<(), SolveError> {
         let mut legal = LegalTargets::new();
         for place in 0..self.cells.white.len() {
-            let idx = self.entry(place);
+            let idx = self.places.entry(place);
             let Some(sq) = self.table.ix.decode(idx) else {
                 for side in SIDES {
                     self.cells[side][place].state = ILLEGAL;
@@ -1022,14 +1086,14 @@ impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
     ) -> Result<(), SolveError> {
         let t = self.table;
         let lost = Value::from_code(self.cells[side][place].num).map(Value::wdl) == Some(Wdl::Loss);
-        let idx = self.entry(place);
+        let idx = self.places.entry(place);
         let Some(sq) = t.ix.decode(idx) else {
             return Ok(());
         };
         let mover = side.other();
         predecessors(&t.ix, &t.slots, &sq, idx, side, preds);
         for &p in preds.iter() {
-            let Some(p) = self.place(p) else {
+            let Some(p) = self.places.place(p) else {
                 continue;
             };
             let cell = self.cells[mover][p];
@@ -1054,42 +1118,23 @@ impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
         Ok(())
     }
 
-    /// Writes the part's file: its header, the value bytes of each side (white's first),
-    /// zeros to a multiple of 8 bytes, and the legal bits of each side (little-endian words).
+    /// Writes the part's file ([`PartFiles::write_part`]): a decided cell's value byte, 0 for
+    /// a draw; the legal bits.
     fn write(&self) -> Result<(), SolveError> {
-        const CHUNK: usize = 1 << 16;
-        let t = self.table;
-        let path = t.files.work.join(Kind::Dtm.file(self.structures[0]));
-        let (bits_at, _) = t.files.part_layout(self.number);
-        let mut buf = Vec::with_capacity(CHUNK);
-        retro_tables::write_atomic(&path, |w| {
-            w.write_all(&t.files.header(self.number, [0, 0]))?;
-            for side in SIDES {
-                for cells in self.cells[side].chunks(CHUNK) {
-                    buf.clear();
-                    buf.extend(cells.iter().map(|cell| {
-                        let value = Value::from_code(cell.num).and_then(Value::to_byte);
-                        match value {
-                            Some(byte) if cell.state & DECIDED != 0 => byte,
-                            _ => 0, // a draw
-                        }
-                    }));
-                    w.write_all(&buf)?;
+        let cells = &self.cells;
+        let fill = |side: Color, run: Range<usize>, buf: &mut Vec<u8>| {
+            buf.extend(cells[side][run].iter().map(|cell| {
+                let value = Value::from_code(cell.num).and_then(Value::to_byte);
+                match value {
+                    Some(byte) if cell.state & DECIDED != 0 => byte,
+                    _ => 0, // a draw
                 }
-            }
-            let values_end = PART_HEADER + 2 * self.cells.white.len();
-            w.write_all(&[0u8; 8][..bits_at - values_end])?;
-            for side in SIDES {
-                for words in self.legal[side].chunks(CHUNK / 8) {
-                    buf.clear();
-                    buf.extend(words.iter().flat_map(|w| w.to_le_bytes()));
-                    w.write_all(&buf)?;
-                }
-            }
-            Ok::<(), io::Error>(())
-        })
-        .map(|_| ())
-        .map_err(|e| SolveError::Work(path.clone(), e))
+            }));
+        };
+        self.table
+            .files
+            .write_part(self.number, [0, 0], fill, &self.legal)
+            .map_err(|(path, e)| SolveError::Work(path, e))
     }
 }
 
