@@ -72,8 +72,8 @@ pub(crate) trait CompactMetric: Sync {
     /// (each kind's entries ascending).
     fn init_chunk(&self, start: u64, end: u64) -> Vec<(Self::Seed, Vec<u64>)>;
 
-    /// The work file and depth of a kind of seed; `None` for seeds the passes start from
-    /// (depth 0, kept in memory).
+    /// The work file and depth of a kind of seed; `None` for seeds the passes start from,
+    /// kept in memory (the DTM solve's mates; the DTZ50 solve writes every seed to a file).
     fn seed_file(&self, seed: &Self::Seed) -> Option<(PathBuf, usize)>;
 
     /// The store the passes work on.

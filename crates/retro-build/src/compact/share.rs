@@ -183,7 +183,8 @@ pub(crate) fn start_again(work: &Path) -> io::Result<()> {
 const FLAGS: u64 = 3 << 62;
 
 /// A predecessor for another rank: its entry, the side to move in it in the top bit, and in
-/// the next one a flag of the node it came from (for the DTZ50 solve: the node was lost).
+/// the next one a flag of the node it came from (whether it was lost; the DTM solve reads
+/// that from the depth's parity instead).
 pub(crate) fn encode(mover: Color, idx: u64, flag: bool) -> u64 {
     idx | (u64::from(mover == Color::Black) << 63) | (u64::from(flag) << 62)
 }

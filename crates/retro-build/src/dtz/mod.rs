@@ -1202,7 +1202,8 @@ impl<'a> DtzSolver<'a> {
             }
             if lost {
                 if cur & WINNER != 0 {
-                    c.store(DECIDED | (d + 1), Relaxed);
+                    // At most `DEPTH`: the passes stop before `d` reaches it.
+                    c.store(DECIDED | Dtz50::win_at(usize::from(d)) as u16, Relaxed);
                     self.close_winner(ps, p, true);
                     let it = item(p, ps);
                     next[self.part_of(it)].push(it);

@@ -2,10 +2,12 @@
 //! solve of the generator (cells in memory, the compact store, pawn structures).
 //!
 //! The kernel decides positions depth by depth: a predecessor of a loss decided at depth `d`
-//! wins at [`Rules::win_at`]`(d)`, and a loser is decided when its last in-table move is, at
-//! [`Rules::loss_at`]: the depth after that move's, or later when an exit (a move that leaves
-//! the material or, for DTZ50, zeroes the clock) holds out longer. The metrics differ in what
-//! an exit's plies are and in how a loss that holds out by its exit is counted.
+//! wins at [`Rules::win_at`]`(d)` (the solves whose frontier of the next depth is a bitmap
+//! decide it by marking it there), and a loser is decided when its last in-table move is, at
+//! [`Rules::loss_at`]: the depth after that move's, or by its exit (a move that leaves the
+//! material or, for DTZ50, zeroes the clock) when that holds out longer. The metrics differ in
+//! what an exit's plies are and in how a loss decided by its exit is counted: for DTZ50 its
+//! depth may then be the next one all the same (`LossAt::by_exit` is not "later").
 
 mod dtm;
 mod dtz50;
@@ -17,8 +19,9 @@ pub(crate) use self::{dtm::Dtm, dtz50::Dtz50};
 pub(crate) struct LossAt {
     /// The depth it is decided at (and joins the frontier).
     pub(crate) depth: usize,
-    /// Whether its best move is its exit, which holds out longer than its in-table moves
-    /// (DTZ50 stores such a loss one ply past its depth; DTM does not tell them apart).
+    /// Whether its best move is its exit, which holds out longer than its in-table moves: a
+    /// DTM loss is then decided at a later depth than the next (the solves schedule it), a
+    /// DTZ50 loss at its exit's plies less one, and stored one ply past that depth.
     pub(crate) by_exit: bool,
 }
 

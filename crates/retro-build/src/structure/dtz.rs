@@ -441,7 +441,7 @@ impl<'t, 'a> Part<'t, 'a> {
                 }
                 if lost {
                     if cur & WINNER != 0 {
-                        self.cells[mover][pp] = DECIDED | (d + 1);
+                        self.cells[mover][pp] = DECIDED | Dtz50::win_at(usize::from(d)) as u16;
                         next.push((mover, pp as u32, false));
                     }
                 } else if cur & LOSER != 0 {
