@@ -1,4 +1,4 @@
-//! Distance to zeroing under the 50-move rule, as Syzygy defines it (see `crate::dtz`).
+//! Distance to zeroing under the 50-move rule, as Syzygy defines it (see `retro_tables::Dtz`).
 
 use super::{LossAt, Rules};
 
