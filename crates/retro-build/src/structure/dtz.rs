@@ -10,12 +10,15 @@
 //! and the bits of the wins and losses, with the part's longest win and loss in its header),
 //! so a solve stopped part way goes on from the parts done.
 
-use std::{collections::BTreeMap, io, ops::Range, path::Path};
+use std::{io, ops::Range, path::Path};
 
 use rayon::prelude::*;
 use shakmaty::{ByColor, Color, Role};
 
-use super::{Done, Kind, PartFiles, Places};
+use super::{
+    part::{self, Buckets, Joins, PartMetric},
+    Done, Kind, PartFiles, Places,
+};
 use crate::{
     dtz::{
         dtz_of, loser_decided, moves_of_win_or_loss, MovesFound, Position, Wdl50Tables, COUNT,
@@ -208,8 +211,67 @@ impl Table<'_> {
     }
 }
 
-/// A node of a pass: side to move, place in the part, and whether it is a loss.
-type Node = (Color, u32, bool);
+/// The DTZ50 rules of a part's passes: a cell as the whole-table solve's ([`crate::dtz`]).
+impl PartMetric for Table<'_> {
+    type Cell = u16;
+    type Error = DtzError;
+    const DISTINCT: bool = true;
+    const DEPTHS: usize = DEPTH as usize;
+
+    fn overflow(&self) -> DtzError {
+        DtzError::Overflow(self.material.name())
+    }
+
+    fn join_seed(&self, cell: &mut u16, d: usize) -> Result<bool, DtzError> {
+        // A winner whose best zeroing move leads to a blessed loss, unless a faster win came.
+        if *cell & (DECIDED | WINNER) != WINNER {
+            return Ok(false);
+        }
+        *cell = DECIDED | d as u16;
+        Ok(true)
+    }
+
+    fn lost(&self, cell: u16) -> bool {
+        cell & LOSS != 0
+    }
+
+    fn update(
+        &self,
+        cell: &mut u16,
+        lost: bool,
+        d: usize,
+        (idx, side): (u64, Color),
+    ) -> Result<Option<usize>, DtzError> {
+        let cur = *cell;
+        if cur & DECIDED != 0 {
+            return Ok(None);
+        }
+        if lost {
+            if cur & WINNER == 0 {
+                return Ok(None);
+            }
+            // At most `DEPTH`: past it, the bucket is the overflow.
+            let w = Dtz50::win_at(d);
+            *cell = DECIDED | w as u16;
+            return Ok(Some(w));
+        }
+        if cur & LOSER == 0 {
+            return Ok(None);
+        }
+        match cur & COUNT {
+            0 => Err(self.inconsistent(idx, side, Inconsistency::MoreDecidedThanMoves)),
+            1 => {
+                let (decided, v) = loser_decided(cur, d as u16);
+                *cell = decided;
+                Ok(Some(usize::from(v)))
+            }
+            _ => {
+                *cell = cur - 1;
+                Ok(None)
+            }
+        }
+    }
+}
 
 /// One part being solved.
 struct Part<'t, 'a> {
@@ -219,8 +281,8 @@ struct Part<'t, 'a> {
     number: usize,
     places: Places<'t>,
     cells: ByColor<Vec<u16>>,
-    /// What joins the frontier at a later depth: the init's seeds and late losses.
-    seeds: BTreeMap<u16, Vec<(Color, u32)>>,
+    /// The nodes by the depth they join at: the init's, then what the passes decide.
+    buckets: Buckets,
 }
 
 impl<'t, 'a> Part<'t, 'a> {
@@ -234,12 +296,8 @@ impl<'t, 'a> Part<'t, 'a> {
             number,
             places,
             cells: ByColor::new_with(|_| vec![0u16; cells]),
-            seeds: BTreeMap::new(),
+            buckets: Buckets::new(<Table<'a> as PartMetric>::DEPTHS),
         }
-    }
-
-    fn seed(&mut self, d: u16, side: Color, place: usize) {
-        self.seeds.entry(d).or_default().push((side, place as u32));
     }
 
     fn solve(mut self) -> Result<(), DtzError> {
@@ -254,31 +312,12 @@ impl<'t, 'a> Part<'t, 'a> {
                 self.init(&sq, idx, place, side, &mut legal, &mut keys)?;
             }
         }
-        let mut frontier: Vec<Node> = Vec::new();
-        let mut d: u16 = 0;
-        loop {
-            if let Some(seeds) = self.seeds.remove(&d) {
-                for (side, place) in seeds {
-                    if let Some(lost) = self.join_seed(side, place as usize, d) {
-                        frontier.push((side, place, lost));
-                    }
-                }
-            }
-            if frontier.is_empty() {
-                match self.seeds.keys().next() {
-                    Some(&next) => {
-                        d = next;
-                        continue;
-                    }
-                    None => break,
-                }
-            }
-            if d >= DEPTH - 1 {
-                return Err(DtzError::Overflow(self.t.material.name()));
-            }
-            frontier = self.pass(&frontier, d)?;
-            d += 1;
-        }
+        let scope = part::Scope {
+            ix: &self.t.ix,
+            slots: &self.t.slots,
+            places: self.places,
+        };
+        part::passes(self.t, &scope, &mut self.cells, &mut self.buckets)?;
         self.write()
     }
 
@@ -310,8 +349,7 @@ impl<'t, 'a> Part<'t, 'a> {
         }
         if v == Value::MATED {
             self.cells[side][place] = DECIDED | LOSS | ZEROES;
-            self.seed(0, side, place);
-            return Ok(());
+            return self.buckets.add(t, (side, place), 0, Joins::Decided);
         }
         // A loser's counter counts distinct successors: where two moves may reach the same
         // entry, the entries are listed and deduplicated.
@@ -356,11 +394,12 @@ impl<'t, 'a> Part<'t, 'a> {
             if exit == 1 {
                 // A winning zeroing move: 1 ply, the least a win has.
                 self.cells[side][place] = DECIDED | SEEDED | 1;
-            } else {
-                self.cells[side][place] = WINNER;
+                return self.buckets.add(t, (side, place), 1, Joins::Decided);
             }
+            self.cells[side][place] = WINNER;
             if exit > 0 {
-                self.seed(exit, side, place);
+                self.buckets
+                    .add(t, (side, place), usize::from(exit), Joins::Seed)?;
             }
             return Ok(());
         }
@@ -384,8 +423,9 @@ impl<'t, 'a> Part<'t, 'a> {
             // Every move zeroes: like a mate, its depth one less than its DTZ.
             let v = Dtz50::loss_at(0, usize::from(exit)).depth as u16;
             self.cells[side][place] = DECIDED | LOSS | ZEROES | v;
-            self.seed(v, side, place);
-            return Ok(());
+            return self
+                .buckets
+                .add(t, (side, place), usize::from(v), Joins::Decided);
         }
         let code = match exit {
             0 => 0,
@@ -394,80 +434,6 @@ impl<'t, 'a> Part<'t, 'a> {
         };
         self.cells[side][place] = LOSER | (code << EXIT_SHIFT) | counted as u16;
         Ok(())
-    }
-
-    /// Whether a seed joins the frontier of depth `d`, and if so whether it is a loss: a winner
-    /// not decided sooner is decided now; one decided in the init joins at its depth.
-    fn join_seed(&mut self, side: Color, place: usize, d: u16) -> Option<bool> {
-        let cell = self.cells[side].get_mut(place)?;
-        let cur = *cell;
-        if cur & DECIDED != 0 {
-            let joins = (cur & LOSS != 0 || cur & SEEDED != 0) && cur & DEPTH == d;
-            return joins.then_some(cur & LOSS != 0);
-        }
-        if cur & WINNER != 0 {
-            *cell = DECIDED | d;
-            return Some(false);
-        }
-        None
-    }
-
-    /// The un-moves from the nodes decided at depth `d`: a predecessor of a loss wins at
-    /// `d + 1`, one of a win has its counter lowered and is lost when it runs out (at `d + 1`,
-    /// or later by its exits: a seed). What is decided at `d + 1` is returned.
-    fn pass(&mut self, frontier: &[Node], d: u16) -> Result<Vec<Node>, DtzError> {
-        let t = self.t;
-        let mut next = Vec::new();
-        let mut preds: Vec<u64> = Vec::new();
-        for &(side, place, lost) in frontier {
-            let idx = self.places.entry(place as usize);
-            let Some(sq) = t.ix.decode(idx) else {
-                continue;
-            };
-            let mover = side.other();
-            super::predecessors(&t.ix, &t.slots, &sq, idx, side, &mut preds);
-            if !lost && t.ix.may_coincide(&sq, side) {
-                // A loser's counter counts distinct successors.
-                preds.sort_unstable();
-                preds.dedup();
-            }
-            for &p in &preds {
-                let Some(pp) = self.places.place(p) else {
-                    continue;
-                };
-                let cur = self.cells[mover][pp];
-                if cur & DECIDED != 0 {
-                    continue;
-                }
-                if lost {
-                    if cur & WINNER != 0 {
-                        self.cells[mover][pp] = DECIDED | Dtz50::win_at(usize::from(d)) as u16;
-                        next.push((mover, pp as u32, false));
-                    }
-                } else if cur & LOSER != 0 {
-                    match cur & COUNT {
-                        0 => {
-                            return Err(t.inconsistent(
-                                p,
-                                mover,
-                                Inconsistency::MoreDecidedThanMoves,
-                            ))
-                        }
-                        1 => {
-                            let (decided, v) = loser_decided(cur, d);
-                            self.cells[mover][pp] = decided;
-                            if v == d + 1 {
-                                next.push((mover, pp as u32, true));
-                            } else {
-                                self.seed(v, mover, pp);
-                            }
-                        }
-                        _ => self.cells[mover][pp] = cur - 1,
-                    }
-                }
-            }
-        }
-        Ok(next)
     }
 
     /// Writes the part's file: the table bytes of each side and the bits of its wins and

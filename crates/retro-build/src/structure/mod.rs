@@ -31,6 +31,7 @@
 //! below on every table of 3 and 4 pieces with pawns).
 
 pub(crate) mod dtz;
+mod part;
 pub(crate) mod verify;
 pub(crate) mod verify_dtz;
 
@@ -45,13 +46,13 @@ use memmap2::{Mmap, MmapMut};
 use rayon::prelude::*;
 use shakmaty::{ByColor, Color, Role};
 
+use self::part::{Buckets, Joins, PartMetric};
 use crate::{
     error::{SolveError, SubTableError},
     kernel::{
         exits::{exit_plans, for_each_en_passant, probe_exit, ExitPlan, PROMOTIONS},
         king_slot,
         moves::{legal_targets, LegalTargets},
-        unmoves::{discovery_masks, legal_origins},
         FirstError, SIDES,
     },
     metric::{Dtm, Rules},
@@ -60,7 +61,7 @@ use crate::{
 };
 use retro_tables::{
     index::{IndexScheme, Squares},
-    pieces::{attacked, attacks_from, occupancy},
+    pieces::attacked,
     Material, Tables, Value, Wdl,
 };
 
@@ -448,43 +449,6 @@ pub(crate) fn solve<T: Tables + Sync>(
     }
 }
 
-/// The entries, with the other side to move, from which a move of one of its pieces other
-/// than a pawn, capturing nothing, leads to `sq` (entry `idx`, `side` to move): into `out`
-/// (cleared). Un-moves after which the king of `side` would have been in check with the other
-/// side to move give no position and are left out; an entry may come twice when two un-moves
-/// reach it.
-fn predecessors(
-    ix: &IndexScheme,
-    slots: &[(Color, Role)],
-    sq: &Squares,
-    idx: u64,
-    side: Color,
-    out: &mut Vec<u64>,
-) {
-    out.clear();
-    let n = ix.piece_count();
-    let mover = side.other();
-    let occ = occupancy(sq, n);
-    let masks = discovery_masks(slots, n, sq, occ, side);
-    for (i, &(c, role)) in slots.iter().enumerate().take(n) {
-        if c != mover || role == Role::Pawn {
-            continue;
-        }
-        let mut origins = attacks_from(c, role, sq[i], occ)
-            & !occ
-            & legal_origins(slots, sq, occ, side, i, &masks);
-        while origins != 0 {
-            let from = origins.trailing_zeros() as u8;
-            origins &= origins - 1;
-            let mut pred = *sq;
-            pred[i] = from;
-            if let Some(p) = ix.moved(idx, sq, i, from).or_else(|| ix.index(&pred)) {
-                out.push(p);
-            }
-        }
-    }
-}
-
 /// The work folder of `material`'s solve by structure in the table folder `out`.
 pub(crate) fn work_folder(out: &Path, material: Material) -> PathBuf {
     out.join(format!(".{}.structures", material.canonical().name()))
@@ -835,6 +799,19 @@ impl<T: Tables + Sync> Table<'_, T> {
     }
 
     /// Keeps the first error of a part.
+    /// Decides `cell` at `v`: the depth it joins at.
+    fn decide_cell(&self, cell: &mut Cell, v: Value) -> Result<usize, SolveError> {
+        let plies = v.plies();
+        if plies > MAX_DEPTH {
+            return Err(self.overflow());
+        }
+        *cell = Cell {
+            state: DECIDED,
+            num: v.code(),
+        };
+        Ok(plies as usize)
+    }
+
     fn note(&self, e: SolveError) {
         self.error.note(e);
     }
@@ -891,6 +868,60 @@ impl<T: Tables + Sync> Table<'_, T> {
     }
 }
 
+/// The DTM rules of a part's passes: a cell holds its state and its value's code.
+impl<T: Tables + Sync> PartMetric for Table<'_, T> {
+    type Cell = Cell;
+    type Error = SolveError;
+    // The init counts moves, and the un-moves come once per move.
+    const DISTINCT: bool = false;
+    // A seed may come one past the deepest value (and overflows when it joins).
+    const DEPTHS: usize = MAX_DEPTH as usize + 2;
+
+    fn overflow(&self) -> SolveError {
+        SolveError::Overflow(self.material.name())
+    }
+
+    fn join_seed(&self, cell: &mut Cell, d: usize) -> Result<bool, SolveError> {
+        if cell.state & DECIDED != 0 {
+            return Ok(false); // a faster win came first
+        }
+        let v = Value::win(d as u32).ok_or_else(|| self.overflow())?;
+        *cell = Cell {
+            state: DECIDED,
+            num: v.code(),
+        };
+        Ok(true)
+    }
+
+    fn lost(&self, cell: Cell) -> bool {
+        Value::from_code(cell.num).map(Value::wdl) == Some(Wdl::Loss)
+    }
+
+    fn update(
+        &self,
+        cell: &mut Cell,
+        lost: bool,
+        d: usize,
+        _at: (u64, Color),
+    ) -> Result<Option<usize>, SolveError> {
+        if cell.state & (ILLEGAL | DECIDED) != 0 {
+            return Ok(None);
+        }
+        if lost {
+            let v = Value::win(Dtm::win_at(d) as u32).ok_or_else(|| self.overflow())?;
+            return self.decide_cell(cell, v).map(Some);
+        }
+        let open = (cell.state & OPEN).saturating_sub(1);
+        cell.state = (cell.state & !OPEN) | open;
+        if open == 0 && cell.state & CANT_LOSE == 0 {
+            let plies = Dtm::loss_at(d + 1, usize::from(cell.num)).depth;
+            let v = Value::loss(plies as u32).ok_or_else(|| self.overflow())?;
+            return self.decide_cell(cell, v).map(Some);
+        }
+        Ok(None)
+    }
+}
+
 /// One part being solved.
 struct Part<'t, 'a, T: Tables + Sync> {
     table: &'t Table<'a, T>,
@@ -903,9 +934,8 @@ struct Part<'t, 'a, T: Tables + Sync> {
     cells: ByColor<Vec<Cell>>,
     /// Per side, a bit per place set for a legal position.
     legal: ByColor<Vec<u64>>,
-    /// Per depth, the nodes decided at it (side, place in the part; `true` for a seed: a win
-    /// through an exit, decided when its depth comes unless a faster win came first).
-    buckets: Vec<Vec<(Color, u32, bool)>>,
+    /// The nodes by the depth they join at.
+    buckets: Buckets,
 }
 
 impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
@@ -919,22 +949,15 @@ impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
             places,
             cells: ByColor::new_with(|_| vec![Cell::default(); cells]),
             legal: ByColor::new_with(|_| vec![0u64; cells.div_ceil(64)]),
-            buckets: vec![Vec::new(); MAX_DEPTH as usize + 2],
+            buckets: Buckets::new(<Table<'a, T> as PartMetric>::DEPTHS),
         }
     }
 
     /// Decides a cell at `v` and puts it in the bucket of its depth.
     fn decide(&mut self, side: Color, place: usize, v: Value) -> Result<(), SolveError> {
-        let plies = v.plies();
-        if plies > MAX_DEPTH {
-            return Err(SolveError::Overflow(self.table.material.name()));
-        }
-        self.cells[side][place] = Cell {
-            state: DECIDED,
-            num: v.code(),
-        };
-        self.buckets[plies as usize].push((side, place as u32, false));
-        Ok(())
+        let t = self.table;
+        let d = t.decide_cell(&mut self.cells[side][place], v)?;
+        self.buckets.add(t, (side, place), d, Joins::Decided)
     }
 
     fn solve(mut self) -> Result<(), SolveError> {
@@ -951,25 +974,12 @@ impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
                 self.init(&sq, place, side, &mut legal)?;
             }
         }
-        let mut preds = Vec::new();
-        for d in 0..self.buckets.len() {
-            let nodes = std::mem::take(&mut self.buckets[d]);
-            for (side, place, seed) in nodes {
-                let place = place as usize;
-                if seed {
-                    if self.cells[side][place].state & DECIDED != 0 {
-                        continue; // a faster win came first
-                    }
-                    let v = Value::win(d as u32)
-                        .ok_or_else(|| SolveError::Overflow(self.table.material.name()))?;
-                    self.cells[side][place] = Cell {
-                        state: DECIDED,
-                        num: v.code(),
-                    };
-                }
-                self.unmove(side, place, d as u32, &mut preds)?;
-            }
-        }
+        let scope = part::Scope {
+            ix: &self.table.ix,
+            slots: &self.table.slots,
+            places: self.places,
+        };
+        part::passes(self.table, &scope, &mut self.cells, &mut self.buckets)?;
         self.write()
     }
 
@@ -1052,7 +1062,8 @@ impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
         match best_exit.map(Value::wdl) {
             Some(Wdl::Win) | Some(Wdl::Draw) => {
                 if let Some(v) = best_exit.filter(|v| v.wdl() == Wdl::Win) {
-                    self.buckets[v.plies() as usize].push((side, place as u32, true));
+                    self.buckets
+                        .add(t, (side, place), v.plies() as usize, Joins::Seed)?;
                 }
                 self.cells[side][place] = Cell {
                     state: CANT_LOSE | open,
@@ -1069,50 +1080,6 @@ impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
                     state: open,
                     num: longest_loss as u16,
                 };
-            }
-        }
-        Ok(())
-    }
-
-    /// The un-moves from the node at `place` with `side` to move, decided at depth `d`: the
-    /// pieces other than pawns of the side that moved last, back to where they may have come
-    /// from.
-    fn unmove(
-        &mut self,
-        side: Color,
-        place: usize,
-        d: u32,
-        preds: &mut Vec<u64>,
-    ) -> Result<(), SolveError> {
-        let t = self.table;
-        let lost = Value::from_code(self.cells[side][place].num).map(Value::wdl) == Some(Wdl::Loss);
-        let idx = self.places.entry(place);
-        let Some(sq) = t.ix.decode(idx) else {
-            return Ok(());
-        };
-        let mover = side.other();
-        predecessors(&t.ix, &t.slots, &sq, idx, side, preds);
-        for &p in preds.iter() {
-            let Some(p) = self.places.place(p) else {
-                continue;
-            };
-            let cell = self.cells[mover][p];
-            if cell.state & (ILLEGAL | DECIDED) != 0 {
-                continue;
-            }
-            if lost {
-                let v = Value::win(Dtm::win_at(d as usize) as u32)
-                    .ok_or_else(|| SolveError::Overflow(t.material.name()))?;
-                self.decide(mover, p, v)?;
-            } else {
-                let open = (cell.state & OPEN).saturating_sub(1);
-                self.cells[mover][p].state = (cell.state & !OPEN) | open;
-                if open == 0 && cell.state & CANT_LOSE == 0 {
-                    let plies = Dtm::loss_at(d as usize + 1, usize::from(cell.num)).depth;
-                    let v = Value::loss(plies as u32)
-                        .ok_or_else(|| SolveError::Overflow(t.material.name()))?;
-                    self.decide(mover, p, v)?;
-                }
             }
         }
         Ok(())
