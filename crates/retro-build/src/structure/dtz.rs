@@ -22,7 +22,7 @@ use super::{
 use crate::{
     dtz::{
         dtz_of, loser_decided, moves_of_win_or_loss, MovesFound, Position, Wdl50Tables, COUNT,
-        DECIDED, DEPTH, EXIT_SHIFT, LOSER, LOSS, SEEDED, WINNER, ZEROES,
+        DECIDED, DEPTH, EXIT_SHIFT, LOSER, LOSS, WINNER, ZEROES,
     },
     error::{DtzError, Inconsistency},
     kernel::{
@@ -393,7 +393,7 @@ impl<'t, 'a> Part<'t, 'a> {
         if winner {
             if exit == 1 {
                 // A winning zeroing move: 1 ply, the least a win has.
-                self.cells[side][place] = DECIDED | SEEDED | 1;
+                self.cells[side][place] = DECIDED | 1;
                 return self.buckets.add(t, (side, place), 1, Joins::Decided);
             }
             self.cells[side][place] = WINNER;
