@@ -206,6 +206,7 @@ pub(super) fn load(
             &cur.bits[side],
         )?;
     }
+    cur.summarize();
     fs::read(file(work, kind, "extra", g))
 }
 

@@ -45,12 +45,14 @@
 //! by the piece's stride where they can, look at a bitmap of the still open wins before the cell
 //! of a loss's predecessor (for a lone piece, by lines of that piece: one load for all its
 //! origins, as the DTM passes do; a win's predecessors are mostly open losses, whose cells are
-//! read anyway), and run as a software pipeline: one node's predecessors are generated and their
-//! cells prefetched before the previous node's are updated. The passes split their nodes by the
-//! side to move and its king's square class, so that no two threads share a predecessor and
-//! cells are updated without atomic exchanges; each part's nodes are put in index order (a
-//! radix sort), so that neighbouring nodes have neighbouring predecessors, and each node carries
-//! whether it is a loss, so that its own cell is not read again.
+//! read anyway), and run as the kernel's software pipeline (`kernel::pass::Pipelined`): one
+//! node's predecessors are generated and their cells prefetched before the previous node's are
+//! updated. The frontier of a depth is a bitmap per side (`kernel::frontier::Frontier`), which
+//! the passes read in index order by the kernel's partitions (the side to move and its king's
+//! square class: `kernel::pass::run_pass`), so that neighbouring nodes have neighbouring
+//! predecessors, no two threads share a predecessor, and cells are updated without atomic
+//! exchanges; a node's depth says whether it is a loss (even) or a win (odd), so that its own
+//! cell is not read again.
 
 mod records;
 mod sub;
@@ -70,10 +72,11 @@ pub use crate::error::{DtzError, Inconsistency};
 use crate::kernel::{
     depths::{by_depth, Depths},
     exits::{exit_plans, for_each_en_passant, ExitPlan},
-    frontier::LineBits,
+    frontier::{Frontier, LineBits},
     king_slot,
     memory::{Atomics, Pages},
     moves::{legal_targets, LegalTargets},
+    pass::{partitions, run_pass, Access, Pipelined, Unmove},
     prefetch, side_of_bit,
     unmoves::{discovery_masks, legal_origins},
     FirstError, SIDES,
@@ -103,58 +106,8 @@ pub(crate) const SEEDED: u16 = 1 << 12;
 pub(crate) const EXIT_SHIFT: u32 = 8;
 pub(crate) const COUNT: u16 = 0xFF;
 
-/// A node: entry index (from bit 2), whether it is a loss (bit 1: `LOST`, set in the frontier
-/// of a pass; a seed's is read from its cell when it joins) and side to move (bit 0).
+/// A seed: entry index (from bit 2) and side to move (bit 0).
 type Item = u64;
-
-/// The bit of an `Item` in a frontier that marks a loss: the pass then knows which un-moves
-/// it makes without reading the node's cell again.
-const LOST: Item = 2;
-
-/// Bits of an `Item` sorted per pass of `radix_sort`.
-const RADIX_BITS: u32 = 11;
-
-/// Sorts `v` ascending: by least significant digits first (`RADIX_BITS` at a time, as many
-/// passes as its largest value needs), a stable counting sort per digit; short vectors by
-/// comparison. The passes sort millions of nodes per depth, which comparison sorts took 4 to 5%
-/// of a DTZ50 build to do.
-fn radix_sort(v: &mut Vec<u64>) {
-    if v.len() < 1 << 10 {
-        v.sort_unstable();
-        return;
-    }
-    let max = v.iter().copied().max().unwrap_or(0);
-    let bits = u64::BITS - max.leading_zeros();
-    let mask = (1u64 << RADIX_BITS) - 1;
-    let mut from = std::mem::take(v);
-    let mut to = vec![0u64; from.len()];
-    let mut shift = 0;
-    while shift < bits {
-        let mut start = vec![0usize; 1 << RADIX_BITS];
-        for &x in &from {
-            start[((x >> shift) & mask) as usize] += 1;
-        }
-        let mut sum = 0;
-        for c in start.iter_mut() {
-            let n = *c;
-            *c = sum;
-            sum += n;
-        }
-        for &x in &from {
-            let b = &mut start[((x >> shift) & mask) as usize];
-            if let Some(slot) = to.get_mut(*b) {
-                *slot = x;
-            }
-            *b += 1;
-        }
-        std::mem::swap(&mut from, &mut to);
-        shift += RADIX_BITS;
-    }
-    *v = from;
-}
-
-/// Nodes by partition of the retrograde passes (see `DtzSolver::pass`).
-type Parts = Vec<Vec<Item>>;
 
 /// The seeds one task of an init pass finds, by depth (a few depths only: 0, 1, 100, 101).
 #[derive(Default)]
@@ -188,9 +141,6 @@ impl Seeds {
             .collect()
     }
 }
-
-/// Partitions: per side to move, one per class of its king's square.
-const PARTS: usize = 128;
 
 const fn item(idx: u64, side: Color) -> Item {
     (idx << 2) | king_slot(side) as u64
@@ -242,8 +192,15 @@ struct DtzDepths<'s, 'a> {
     solver: &'s DtzSolver<'a>,
     /// What joins the frontier at later depths: seeds of the init, and late losses.
     seeds: BTreeMap<u16, Vec<Item>>,
-    /// The nodes of the current depth, by partition.
-    frontier: Parts,
+    /// The nodes of the current depth and of the next, as bitmaps read in index order by the
+    /// pass's partitions. A node's depth says what it is: the wins are at odd depths, the
+    /// losses at even ones (a mate is 0, a win one more than the loss it leads to, a loss one
+    /// more than its last win or one less than its exit, 1 or 101).
+    frontiers: &'s mut [Frontier; 2],
+    /// How many nodes the current frontier holds.
+    count: u64,
+    partitions: &'s [(Color, Vec<u64>)],
+    access: Access,
     /// Time spent joining seeds and in the un-moves, for the logs.
     times: [f64; 2],
 }
@@ -255,10 +212,10 @@ impl Depths for DtzDepths<'_, '_> {
         let t0 = std::time::Instant::now();
         let d = u16::try_from(d).map_err(|_| DtzError::Overflow(self.solver.material.name()))?;
         if let Some(s) = self.seeds.remove(&d) {
-            self.solver.join_seeds(&s, d, &mut self.frontier);
+            self.count += self.solver.join_seeds(&s, d, &self.frontiers[0]);
         }
         self.times[0] += t0.elapsed().as_secs_f64();
-        Ok(self.frontier.iter().map(|p| p.len() as u64).sum())
+        Ok(self.count)
     }
 
     fn scheduled_after(&self, _d: usize) -> bool {
@@ -276,15 +233,66 @@ impl Depths for DtzDepths<'_, '_> {
             return Err(DtzError::Overflow(s.material.name()));
         }
         let t1 = std::time::Instant::now();
-        let frontier = std::mem::take(&mut self.frontier);
-        let (next, late) = s.pass(frontier, d as u16);
+        let [cur, next] = &*self.frontiers;
+        let tasks = run_pass(cur, self.partitions, s.ix.king_stride(), || {
+            let unmoves = DtzUnmoves {
+                solver: s,
+                d: d as u16,
+                lost: d.is_multiple_of(2),
+                next,
+                fresh: 0,
+                late: Vec::new(),
+                access: self.access,
+            };
+            Pipelined::new(unmoves, [Found::default(), Found::default()])
+        });
         self.times[1] += t1.elapsed().as_secs_f64();
         s.check()?;
-        for (v, it) in late {
-            self.seeds.entry(v).or_default().push(it);
+        self.count = 0;
+        for task in tasks {
+            let u = task.finish();
+            self.count += u.fresh;
+            for (v, it) in u.late {
+                self.seeds.entry(v).or_default().push(it);
+            }
         }
-        self.frontier = next;
+        self.frontiers.swap(0, 1);
         Ok(())
+    }
+}
+
+/// The un-moves of one task of a pass from the nodes decided at depth `d`, with what their
+/// updates gather; run as a software pipeline ([`Pipelined`]).
+struct DtzUnmoves<'s, 'a> {
+    solver: &'s DtzSolver<'a>,
+    d: u16,
+    /// Whether the nodes are losses (an even depth).
+    lost: bool,
+    /// The frontier of `d + 1`.
+    next: &'s Frontier,
+    /// Predecessors newly marked in `next`.
+    fresh: u64,
+    /// Losses that their exits decide later, with their depth.
+    late: Vec<(u16, Item)>,
+    access: Access,
+}
+
+impl Unmove for DtzUnmoves<'_, '_> {
+    type Node = (Color, u64);
+    type Found = Found;
+
+    fn node(side: Color, idx: u64) -> (Color, u64) {
+        (side, idx)
+    }
+
+    #[inline]
+    fn find(&mut self, (side, idx): (Color, u64), found: &mut Found) {
+        self.solver.predecessors_of(side, idx, self.lost, found);
+    }
+
+    #[inline]
+    fn update(&mut self, found: &Found) {
+        self.solver.update(found, self.d, self);
     }
 }
 
@@ -344,9 +352,9 @@ pub struct DtzSolver<'a> {
     /// The pawns' index digits (`IndexScheme::pawn_digits`), lowest stride first: the pawn
     /// structure rank of an entry without decoding it.
     pawn_digits: Vec<PawnDigit>,
-    /// Per side to move, the class of that side's king square (`IndexScheme::square_class`)
-    /// in each king placement: the pass's partitions.
-    king_class: ByColor<Vec<u8>>,
+    /// The partitions of the passes (see `kernel::pass::partitions`), and what a task owns.
+    partitions: Vec<(Color, Vec<u64>)>,
+    access: Access,
     error: FirstError<DtzError>,
 }
 
@@ -540,13 +548,8 @@ impl<'a> DtzSolver<'a> {
         let ix = IndexScheme::new(material);
         let size = ix.size() as usize;
         let bits = || Atomics::<AtomicU64>::zeroed(size.div_ceil(64), Pages::Default);
-        let king_class = ByColor::new_with(|side| {
-            ix.king_placements()
-                .iter()
-                .map(|&(wk, bk)| ix.square_class(side.fold_wb(wk, bk)))
-                .collect()
-        });
         let lines = LineBits::by_side(&ix);
+        let (parts, access) = (partitions(&ix), Access::of_partitions(&ix));
         let mut pawn_digits = ix.pawn_digits();
         pawn_digits.sort_by_key(|g| g.stride);
         DtzSolver {
@@ -562,7 +565,8 @@ impl<'a> DtzSolver<'a> {
             open: ByColor::new_with(|_| bits()),
             lines,
             pawn_digits,
-            king_class,
+            partitions: parts,
+            access,
             error: FirstError::new(),
         }
     }
@@ -623,6 +627,8 @@ impl<'a> DtzSolver<'a> {
         let (mut init, mut passes) = (0.0, 0.0);
         let t = std::time::Instant::now();
         let levels = (pawns > 0).then(|| self.levels());
+        let size = self.ix.size();
+        let mut frontiers = [Frontier::new(size), Frontier::new(size)];
         init += t.elapsed().as_secs_f64();
         log::debug!(
             "{}: DTZ50 pawn structure ranks {init:.2} s",
@@ -640,7 +646,7 @@ impl<'a> DtzSolver<'a> {
                 seeds.values().map(Vec::len).sum::<usize>()
             );
             let t = std::time::Instant::now();
-            self.passes(seeds)?;
+            self.passes(seeds, &mut frontiers)?;
             self.check()?;
             passes += t.elapsed().as_secs_f64();
         }
@@ -1041,12 +1047,20 @@ impl<'a> DtzSolver<'a> {
         best
     }
 
-    /// The passes of one pawn structure rank, depth by depth from its seeds.
-    fn passes(&self, seeds: BTreeMap<u16, Vec<Item>>) -> Result<(), DtzError> {
+    /// The passes of one pawn structure rank, depth by depth from its seeds, with `frontiers`
+    /// (both empty, and left empty).
+    fn passes(
+        &self,
+        seeds: BTreeMap<u16, Vec<Item>>,
+        frontiers: &mut [Frontier; 2],
+    ) -> Result<(), DtzError> {
         let mut depths = DtzDepths {
             solver: self,
             seeds,
-            frontier: vec![Vec::new(); PARTS],
+            frontiers,
+            count: 0,
+            partitions: &self.partitions,
+            access: self.access,
             times: [0.0; 2],
         };
         by_depth(&mut depths, 0)?;
@@ -1059,118 +1073,48 @@ impl<'a> DtzSolver<'a> {
         Ok(())
     }
 
-    /// The partition of a node in the retrograde passes (see `pass`): its side to move and the
-    /// class of that side's king square.
-    fn part_of(&self, it: Item) -> usize {
-        let side = item_side(it);
-        let placement = (item_idx(it) / self.ix.king_stride()) as usize;
-        let class = self.king_class[side].get(placement).copied().unwrap_or(0);
-        king_slot(side) * 64 + usize::from(class & 63)
-    }
-
-    /// The seeds that join the frontier of depth `d` (see `join_seed`), added to it by
-    /// partition: split in parallel slices, then each partition gathered from the slices at
-    /// once (a fold and reduce would copy them again at every level of the reduction).
-    fn join_seeds(&self, seeds: &[Item], d: u16, frontier: &mut Parts) {
-        let slices: Vec<Parts> = seeds
-            .par_chunks(1 << 16)
-            .map(|slice| {
-                let mut parts: Parts = vec![Vec::new(); PARTS];
-                for &it in slice {
-                    if let Some(lost) = self.join_seed(it, d) {
-                        let it = if lost { it | LOST } else { it & !LOST };
-                        parts[self.part_of(it)].push(it);
-                    }
-                }
-                parts
+    /// Marks the seeds that join the frontier of depth `d` (see `join_seed`) in `cur`; returns
+    /// how many were newly marked.
+    fn join_seeds(&self, seeds: &[Item], d: u16, cur: &Frontier) -> u64 {
+        seeds
+            .par_iter()
+            .map(|&it| {
+                let (side, idx) = (item_side(it), item_idx(it));
+                u64::from(self.join_seed(side, idx, d) && cur.mark(side, idx))
             })
-            .collect();
-        frontier.par_iter_mut().enumerate().for_each(|(k, f)| {
-            f.reserve(slices.iter().map(|p| p[k].len()).sum());
-            for p in &slices {
-                f.extend_from_slice(&p[k]);
-            }
-        });
+            .sum()
     }
 
-    /// Whether a seed joins the frontier of depth `d`, and if so whether it is a loss: a winner
-    /// not decided sooner is decided now; a loser (decided by its exits) joins at its depth.
-    fn join_seed(&self, it: Item, d: u16) -> Option<bool> {
-        let (idx, side) = (item_idx(it) as usize, item_side(it));
-        let cell = self.cells[side].get(idx)?;
+    /// Whether a seed joins the frontier of depth `d`: a winner not decided sooner is decided
+    /// now; a loser (decided by its exits) or a win by its exit joins at its depth.
+    fn join_seed(&self, side: Color, idx: u64, d: u16) -> bool {
+        let Some(cell) = self.cells[side].get(idx as usize) else {
+            return false;
+        };
         let cur = cell.load(Relaxed);
         if cur & DECIDED != 0 {
             // Decided in the init: a loss whose moves all zero, a late loss, or a win by its
             // exit (each seeded once, at its depth).
-            let joins = (cur & LOSS != 0 || cur & SEEDED != 0) && cur & DEPTH == d;
-            return joins.then_some(cur & LOSS != 0);
+            return (cur & LOSS != 0 || cur & SEEDED != 0) && cur & DEPTH == d;
         }
         let won = cur & WINNER != 0
             && cell
                 .compare_exchange(cur, DECIDED | d, Relaxed, Relaxed)
                 .is_ok();
         if won {
-            self.close_winner(side, idx as u64, false);
+            self.close_winner(side, idx, false);
         }
-        won.then_some(false)
+        won
     }
 
-    /// The un-moves from the frontier of depth `d` (by partition): what they decide at `d + 1`
-    /// (by partition), and the losses their exits decide later, with their depth.
-    ///
-    /// A predecessor differs from its node only in a piece of the side that moved, so the king
-    /// of the side to move in the node stands on the same square there (up to the symmetry of
-    /// its index): split by that side and the class of that king's square, the nodes of
-    /// different parts have no predecessor in common, and each part updates its predecessors'
-    /// cells with plain loads and stores (the atomic read-modify-write operations of shared
-    /// updates stall the thread's outstanding cache misses).
-    #[allow(clippy::type_complexity)]
-    fn pass(&self, frontier: Parts, d: u16) -> (Parts, Vec<(u16, Item)>) {
-        let outputs: Vec<(Parts, Vec<(u16, Item)>)> = frontier
-            .into_par_iter()
-            .filter(|p| !p.is_empty())
-            .map(|mut part| {
-                // In index order, so that neighbouring nodes have neighbouring predecessors.
-                radix_sort(&mut part);
-                let mut next: Parts = vec![Vec::new(); PARTS];
-                let mut late = Vec::new();
-                // A software pipeline: the predecessors of one node are generated and their
-                // cells prefetched before those of the node before it are updated, so that the
-                // cache misses overlap the work.
-                let mut found = [Found::default(), Found::default()];
-                let mut k = 0;
-                for &it in &part {
-                    self.predecessors_of(it, &mut found[k]);
-                    self.update(&found[1 - k], d, &mut next, &mut late);
-                    k = 1 - k;
-                }
-                self.update(&found[1 - k], d, &mut next, &mut late);
-                (next, late)
-            })
-            .collect();
-        // What the tasks decided, gathered by partition.
-        let mut by_part: Vec<Vec<Vec<Item>>> = vec![Vec::new(); PARTS];
-        let mut late = Vec::new();
-        for (parts, l) in outputs {
-            for (k, v) in parts.into_iter().enumerate() {
-                if !v.is_empty() {
-                    by_part[k].push(v);
-                }
-            }
-            late.extend(l);
-        }
-        let next = by_part.into_par_iter().map(|vs| vs.concat()).collect();
-        (next, late)
-    }
-
-    /// The open predecessors of node `it` into `found` (replaced), their cells prefetched.
-    fn predecessors_of(&self, it: Item, found: &mut Found) {
-        let (idx, side) = (item_idx(it), item_side(it));
+    /// The open predecessors of the node `idx` with `side` to move (a loss when `lost`) into
+    /// `found` (replaced), their cells prefetched.
+    fn predecessors_of(&self, side: Color, idx: u64, lost: bool, found: &mut Found) {
         found.preds.clear();
         let Some(sq) = self.ix.decode(idx) else {
             return;
         };
-        found.lost = it & LOST != 0;
+        found.lost = lost;
         found.mover = side.other();
         let dedupe = self.ix.may_coincide(&sq, side);
         self.predecessors(&sq, idx, side, found.lost, dedupe, &mut found.preds);
@@ -1187,9 +1131,11 @@ impl<'a> DtzSolver<'a> {
 
     /// Updates the predecessors `found` of a node decided at depth `d`: a predecessor of a loss
     /// wins at `d + 1`, one of a win has its counter lowered and is lost when it runs out; what
-    /// is decided at `d + 1` goes to `next` (by partition), a loss its exits make longer to
-    /// `late`.
-    fn update(&self, found: &Found, d: u16, next: &mut Parts, late: &mut Vec<(u16, Item)>) {
+    /// is decided at `d + 1` is marked in the task's next frontier, a loss its exits make longer
+    /// goes to its late ones.
+    fn update(&self, found: &Found, d: u16, task: &mut DtzUnmoves<'_, '_>) {
+        let next = task.next;
+        let owned = task.access == Access::CellsAndBits;
         let (ps, lost) = (found.mover, found.lost);
         for &p in found.preds.iter() {
             let Some(c) = self.cells[ps].get(p as usize) else {
@@ -1205,8 +1151,7 @@ impl<'a> DtzSolver<'a> {
                     // At most `DEPTH`: the passes stop before `d` reaches it.
                     c.store(DECIDED | Dtz50::win_at(usize::from(d)) as u16, Relaxed);
                     self.close_winner(ps, p, true);
-                    let it = item(p, ps);
-                    next[self.part_of(it)].push(it);
+                    task.fresh += u64::from(next.mark_in_pass(ps, p, owned));
                 }
             } else if cur & LOSER != 0 {
                 let prev = cur;
@@ -1220,10 +1165,9 @@ impl<'a> DtzSolver<'a> {
                         c.store(decided, Relaxed);
                         clear_bit(&self.open[ps], p);
                         if v == d + 1 {
-                            let it = item(p, ps) | LOST;
-                            next[self.part_of(it)].push(it);
+                            task.fresh += u64::from(next.mark_in_pass(ps, p, owned));
                         } else {
-                            late.push((v, item(p, ps)));
+                            task.late.push((v, item(p, ps)));
                         }
                     }
                     _ => {}
@@ -1430,42 +1374,3 @@ pub fn dtm_values(
 
 #[cfg(test)]
 mod exact_tests;
-
-#[cfg(test)]
-mod tests {
-    use super::radix_sort;
-
-    #[test]
-    fn radix_sort_sorts_as_the_standard_sort() {
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        for (len, bits) in [
-            (0, 8),
-            (5, 8),
-            (1000, 33),
-            (5000, 1),
-            (70_000, 33),
-            (70_000, 64),
-        ] {
-            let v: Vec<u64> = (0..len)
-                .map(|_| {
-                    if bits == 64 {
-                        next()
-                    } else {
-                        next() >> (64 - bits)
-                    }
-                })
-                .collect();
-            let mut expected = v.clone();
-            expected.sort_unstable();
-            let mut sorted = v;
-            radix_sort(&mut sorted);
-            assert_eq!(sorted, expected, "{len} values of {bits} bits");
-        }
-    }
-}

@@ -5,7 +5,10 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use shakmaty::{ByColor, Color, Role};
 
-use super::memory::{Atomics, Pages};
+use super::{
+    memory::{Atomics, Pages},
+    SIDES,
+};
 use retro_tables::index::IndexScheme;
 
 /// A bitmap of `entries` bits, all clear (the larger tables need tens of MB: see `Atomics`).
@@ -168,15 +171,52 @@ impl Divisor {
     }
 }
 
-/// The entries decided at one depth: a bit per entry and side to move.
+/// Words of a frontier's bitmap per bit of its block summary.
+const BLOCK_WORDS: u64 = 64;
+
+/// The entries decided at one depth: a bit per entry and side to move, with a summary of which
+/// blocks of words may hold one, so that a pass over a sparse frontier (a DTZ50 solve's pawn
+/// structure rank is a small share of every king placement) skips the empty blocks unread.
 pub(crate) struct Frontier {
     pub(crate) bits: ByColor<Atomics<AtomicU64>>,
+    /// Per side, a bit per `BLOCK_WORDS` words of `bits`, set whenever one of them holds a mark
+    /// (a mark into an empty word sets it; `take_range` clears it once the block is empty).
+    blocks: ByColor<Vec<AtomicU64>>,
 }
 
 impl Frontier {
     pub(crate) fn new(size: u64) -> Frontier {
+        let blocks = size.div_ceil(64).div_ceil(BLOCK_WORDS).div_ceil(64) as usize;
         Frontier {
             bits: ByColor::new_with(|_| zeroed_bits(size)),
+            blocks: ByColor::new_with(|_| (0..blocks).map(|_| AtomicU64::new(0)).collect()),
+        }
+    }
+
+    /// Notes that word `w` of `side` holds a mark.
+    #[inline]
+    fn note_block(&self, side: Color, w: u64) {
+        let b = w / BLOCK_WORDS;
+        if let Some(s) = self.blocks[side].get((b / 64) as usize) {
+            let bit = 1u64 << (b % 64);
+            if s.load(Relaxed) & bit == 0 {
+                s.fetch_or(bit, Relaxed);
+            }
+        }
+    }
+
+    /// Sets the block summary again from the words, after they were written directly (a
+    /// checkpoint read back).
+    pub(crate) fn summarize(&self) {
+        for side in SIDES {
+            for s in &self.blocks[side] {
+                s.store(0, Relaxed);
+            }
+            for (w, word) in self.bits[side].iter().enumerate() {
+                if word.load(Relaxed) != 0 {
+                    self.note_block(side, w as u64);
+                }
+            }
         }
     }
 
@@ -184,7 +224,34 @@ impl Frontier {
     #[inline]
     pub(crate) fn mark(&self, side: Color, idx: u64) -> bool {
         let bit = 1u64 << (idx % 64);
-        self.bits[side][(idx / 64) as usize].fetch_or(bit, Relaxed) & bit == 0
+        let w = idx / 64;
+        let old = self.bits[side][w as usize].fetch_or(bit, Relaxed);
+        if old == 0 {
+            self.note_block(side, w);
+        }
+        old & bit == 0
+    }
+
+    /// Marks entry `idx` of `side` in a pass, by a plain store when the task `owns` the word
+    /// (see `pass::Access`); `true` if it was not marked yet.
+    #[inline]
+    pub(crate) fn mark_in_pass(&self, side: Color, idx: u64, owns: bool) -> bool {
+        if !owns {
+            return self.mark(side, idx);
+        }
+        let bit = 1u64 << (idx % 64);
+        let w = idx / 64;
+        match self.bits[side].get(w as usize) {
+            Some(word) => {
+                let old = word.load(Relaxed);
+                word.store(old | bit, Relaxed);
+                if old == 0 {
+                    self.note_block(side, w);
+                }
+                old & bit == 0
+            }
+            None => false,
+        }
     }
 
     /// About how many entries of `side` in `first..last` are marked: the marks in one word of
@@ -203,31 +270,59 @@ impl Frontier {
     /// Calls `f` on each marked entry of `side` in `first..last`, in order, and clears them.
     /// Only the caller reads or clears these entries during the pass (nodes decided meanwhile
     /// go to the other frontier), so a word wholly in the range is cleared by a plain store; a
-    /// word shared with a neighbouring range, by an atomic `and`.
+    /// word shared with a neighbouring range, by an atomic `and`. Blocks of words the summary
+    /// says are empty are skipped; a block left empty is cleared in the summary (nothing marks
+    /// this frontier during the pass, so a block seen empty stays empty).
     pub(crate) fn take_range(&self, side: Color, first: u64, last: u64, mut f: impl FnMut(u64)) {
         let Some(bits) = self.bits[side].get(..last.div_ceil(64) as usize) else {
             return;
         };
-        for wi in first / 64..last.div_ceil(64) {
-            let base = wi * 64;
-            let lo = first.max(base) - base;
-            let hi = last.min(base + 64) - base;
-            let mask = (!0u64 >> (64 - (hi - lo))) << lo;
-            let w = &bits[wi as usize];
-            let mut word = w.load(Relaxed) & mask;
-            if word == 0 {
+        let blocks = &self.blocks[side];
+        let (w0, w1) = (first / 64, last.div_ceil(64));
+        let mut wi = w0;
+        while wi < w1 {
+            let b = wi / BLOCK_WORDS;
+            let block_end = ((b + 1) * BLOCK_WORDS).min(w1);
+            let (summary, bit) = (blocks.get((b / 64) as usize), 1u64 << (b % 64));
+            if summary.is_some_and(|s| s.load(Relaxed) & bit == 0) {
+                wi = block_end;
                 continue;
             }
-            if mask == !0 {
-                w.store(0, Relaxed);
-            } else {
-                w.fetch_and(!mask, Relaxed);
+            for w in wi..block_end {
+                let base = w * 64;
+                let lo = first.max(base) - base;
+                let hi = last.min(base + 64) - base;
+                let mask = (!0u64 >> (64 - (hi - lo))) << lo;
+                let word = &bits[w as usize];
+                let mut marks = word.load(Relaxed) & mask;
+                if marks == 0 {
+                    continue;
+                }
+                if mask == !0 {
+                    word.store(0, Relaxed);
+                } else {
+                    word.fetch_and(!mask, Relaxed);
+                }
+                while marks != 0 {
+                    let k = u64::from(marks.trailing_zeros());
+                    marks &= marks - 1;
+                    f(base + k);
+                }
             }
-            while word != 0 {
-                let b = u64::from(word.trailing_zeros());
-                word &= word - 1;
-                f(base + b);
+            // The block's words out of the range belong to a neighbour's range: it is empty
+            // only when they are too.
+            let whole = b * BLOCK_WORDS * 64 >= first && ((b + 1) * BLOCK_WORDS * 64) <= last;
+            let all = self.bits[side].get((b * BLOCK_WORDS) as usize..);
+            let empty = whole
+                || all.is_some_and(|ws| {
+                    ws.iter()
+                        .take(BLOCK_WORDS as usize)
+                        .all(|x| x.load(Relaxed) == 0)
+                });
+            if let (true, Some(s)) = (empty, summary) {
+                s.fetch_and(!bit, Relaxed);
             }
+            wi = block_end;
         }
     }
 }
@@ -236,6 +331,35 @@ impl Frontier {
 mod tests {
     use super::*;
     use retro_tables::Material;
+
+    /// Marks come back once each, in order, from ranges cut anywhere (inside words and blocks);
+    /// the blocks they leave empty are cleared in the summary, and a block marked again is
+    /// read again.
+    #[test]
+    fn a_frontier_gives_its_marks_back_by_ranges_and_skips_empty_blocks() {
+        let n = 1_000_000u64;
+        let f = Frontier::new(n);
+        let marks: Vec<u64> = (0..n)
+            .filter(|i| i % 9973 == 5 || (200_000..200_100).contains(i))
+            .collect();
+        for &m in &marks {
+            assert!(f.mark(Color::Black, m));
+        }
+        assert!(!f.mark(Color::Black, marks[3]));
+        let cuts = [0, 77, 64 * 64 * 64 - 3, 300_001, 600_000, n];
+        let mut got = Vec::new();
+        for w in cuts.windows(2) {
+            f.take_range(Color::Black, w[0], w[1], |i| got.push(i));
+        }
+        assert_eq!(got, marks);
+        assert!(f.bits.black.iter().all(|w| w.load(Relaxed) == 0));
+        assert!(f.blocks.black.iter().all(|b| b.load(Relaxed) == 0));
+        assert!(f.mark_in_pass(Color::Black, 5, true));
+        assert!(f.mark_in_pass(Color::Black, 999_999, false));
+        let mut again = Vec::new();
+        f.take_range(Color::Black, 0, n, |i| again.push(i));
+        assert_eq!(again, vec![5, 999_999]);
+    }
 
     #[test]
     fn divisor_divides() {

@@ -34,6 +34,107 @@ pub(crate) fn partitions(ix: &IndexScheme) -> Vec<(Color, Vec<u64>)> {
     parts
 }
 
+/// What one task of a retrograde pass may update without atomic read-modify-write operations,
+/// which on this hardware stall the thread's outstanding cache misses.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Access {
+    /// Nothing: other tasks may update the same predecessors.
+    Shared,
+    /// The cells of the predecessors it updates.
+    Cells,
+    /// Those cells and their bits in the bitmaps by entry (decided or open, and the frontier).
+    CellsAndBits,
+}
+
+impl Access {
+    /// What a task of a pass over `ix`'s partitions owns: the cells of its predecessors, and
+    /// their bitmap words too when a king placement starts on a word (a word then holds the
+    /// entries of one placement alone).
+    pub(crate) fn of_partitions(ix: &IndexScheme) -> Access {
+        if ix.king_stride().is_multiple_of(64) {
+            Access::CellsAndBits
+        } else {
+            Access::Cells
+        }
+    }
+}
+
+/// One node's un-moves in two halves, which [`Pipelined`] runs as a software pipeline.
+pub(crate) trait Unmove {
+    /// A node of the frontier.
+    type Node: Copy;
+    /// What the un-moves of one node find.
+    type Found;
+    /// The node of entry `idx` with `side` to move.
+    fn node(side: Color, idx: u64) -> Self::Node;
+    /// The un-moves of `node` into `found` (replaced), whose cells it asks to be prefetched.
+    fn find(&mut self, node: Self::Node, found: &mut Self::Found);
+    /// Updates the predecessors in `found`.
+    fn update(&mut self, found: &Self::Found);
+}
+
+/// A software pipeline of un-moves: the predecessors of one node are found (and their cells
+/// prefetched) before those of the node before it are updated, so that the cache misses of
+/// the one overlap the work of the other.
+pub(crate) struct Pipelined<U: Unmove> {
+    /// The un-moves, with what their updates gathered.
+    pub(crate) unmove: U,
+    found: [U::Found; 2],
+    k: usize,
+    pending: bool,
+}
+
+impl<U: Unmove> Pipelined<U> {
+    /// A pipeline over `unmove`, with room for what two nodes find.
+    pub(crate) fn new(unmove: U, found: [U::Found; 2]) -> Pipelined<U> {
+        Pipelined {
+            unmove,
+            found,
+            k: 0,
+            pending: false,
+        }
+    }
+
+    /// Finds the un-moves of `node`, then updates those of the node before.
+    #[inline]
+    pub(crate) fn push(&mut self, node: U::Node) {
+        let k = self.k;
+        self.unmove.find(node, &mut self.found[k]);
+        if self.pending {
+            self.unmove.update(&self.found[1 - k]);
+        }
+        self.pending = true;
+        self.k = 1 - k;
+    }
+
+    /// Updates what is still pending.
+    pub(crate) fn flush(&mut self) {
+        if self.pending {
+            self.unmove.update(&self.found[1 - self.k]);
+            self.pending = false;
+        }
+    }
+
+    /// The un-moves, every update done.
+    pub(crate) fn finish(mut self) -> U {
+        self.flush();
+        self.unmove
+    }
+}
+
+impl<U: Unmove + Send> PassTask for Pipelined<U>
+where
+    U::Found: Send,
+{
+    fn node(&mut self, side: Color, idx: u64) {
+        self.push(U::node(side, idx));
+    }
+
+    fn end_partition(&mut self, _side: Color) {
+        self.flush();
+    }
+}
+
 /// What one task of a pass does with the nodes of its partitions (see [`run_pass`]).
 pub(crate) trait PassTask: Send {
     /// A node of the frontier, `side` to move; the nodes of a partition come in index order.

@@ -107,4 +107,22 @@ mod tests {
         assert_eq!(Dtm::win_at(4), 5);
         assert_eq!(Dtz50::win_at(100), 101);
     }
+    /// The passes of the DTZ50 solves on a bitmap frontier tell a node's kind by the parity of
+    /// its depth: from the mates (0) and the losses whose every move zeroes (an exit of 1 or
+    /// 101 plies), a win is one deeper than a loss, and a loss one deeper than a win or one
+    /// less than its exit.
+    #[test]
+    fn dtz50_wins_come_at_odd_depths_and_losses_at_even_ones() {
+        for exit in [1, 101] {
+            assert_eq!(Dtz50::loss_at(0, exit).depth % 2, 0, "exit {exit}");
+        }
+        for loss in (0..400).step_by(2) {
+            let win = Dtz50::win_at(loss);
+            assert_eq!(win % 2, 1, "win after a loss at {loss}");
+            for exit in [0, 1, 101] {
+                let next = Dtz50::loss_at(win + 1, exit).depth;
+                assert_eq!(next % 2, 0, "loss after a win at {win}, exit {exit}");
+            }
+        }
+    }
 }

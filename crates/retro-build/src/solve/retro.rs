@@ -16,7 +16,7 @@ use super::{
 use crate::kernel::{
     depths::{by_depth, Depths},
     frontier::Frontier,
-    pass::{partitions, run_pass, PassTask},
+    pass::{partitions, run_pass, Access, Pipelined, Unmove},
     SIDES,
 };
 use crate::{
@@ -25,16 +25,12 @@ use crate::{
 };
 use retro_tables::{Material, Tables, Value, Wdl};
 
-/// Un-moves from nodes decided at one depth, as a software pipeline: the predecessors of one
-/// node are generated (and their cells prefetched) before those of the node before it are
-/// updated.
-struct Pipeline<'a, T: Tables + Sync + Default> {
+/// The un-moves of one task of a pass from the nodes decided at depth `d`, with what their
+/// updates gather; run as a software pipeline ([`Pipelined`]).
+struct DtmUnmoves<'a, T: Tables + Sync + Default> {
     solver: &'a Solver<T>,
     d: usize,
     next: &'a Frontier,
-    found: [Preds; 2],
-    k: usize,
-    pending: bool,
     /// Predecessors newly marked in `next`.
     fresh: u64,
     /// Work done, for the logs.
@@ -45,54 +41,26 @@ struct Pipeline<'a, T: Tables + Sync + Default> {
     access: Access,
 }
 
-/// What one task of a retrograde pass may update without atomic read-modify-write operations,
-/// which on this hardware stall the thread's outstanding cache misses.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Access {
-    /// Nothing: other tasks may update the same predecessors.
-    Shared,
-    /// The cells of the predecessors it updates.
-    Cells,
-    /// Those cells and their bits in the decided and frontier bitmaps.
-    CellsAndBits,
-}
+impl<T: Tables + Sync + Default> Unmove for DtmUnmoves<'_, T> {
+    type Node = Item;
+    type Found = Preds;
 
-impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
-    fn new(solver: &'a Solver<T>, d: usize, next: &'a Frontier, access: Access) -> Self {
-        Pipeline {
-            solver,
-            d,
-            next,
-            found: [Preds::new(), Preds::new()],
-            k: 0,
-            pending: false,
-            fresh: 0,
-            tally: Tally::default(),
-            later: Vec::new(),
-            access,
-        }
+    fn node(side: Color, idx: u64) -> Item {
+        item(idx, side, 0)
     }
 
     #[inline]
-    fn push(&mut self, it: Item) {
-        let k = self.k;
-        self.solver.predecessors(it, self.d, &mut self.found[k]);
-        let f = &self.found[k];
+    fn find(&mut self, it: Item, found: &mut Preds) {
+        self.solver.predecessors(it, self.d, found);
         self.tally.nodes += 1;
-        self.tally.generated += f.generated as u64;
-        self.tally.updated += (f.np + f.nep) as u64;
-        if self.pending {
-            self.update(1 - k);
-        }
-        self.pending = true;
-        self.k = 1 - k;
+        self.tally.generated += found.generated as u64;
+        self.tally.updated += (found.np + found.nep) as u64;
     }
 
-    /// Updates the predecessors in `found[k]`.
     #[inline]
-    fn update(&mut self, k: usize) {
+    fn update(&mut self, found: &Preds) {
         self.solver.update_all(
-            &self.found[k],
+            found,
             self.d,
             self.next,
             &mut self.fresh,
@@ -100,27 +68,28 @@ impl<'a, T: Tables + Sync + Default> Pipeline<'a, T> {
             self.access,
         );
     }
-
-    /// Updates what is still pending; the marked count, the late losses and the work done.
-    fn finish(mut self) -> (u64, Vec<(usize, Item)>, Tally) {
-        if self.pending {
-            self.update(1 - self.k);
-        }
-        (self.fresh, self.later, self.tally)
-    }
 }
 
-impl<T: Tables + Sync + Default> PassTask for Pipeline<'_, T> {
-    fn node(&mut self, side: Color, idx: u64) {
-        self.push(item(idx, side, 0));
-    }
+/// A task of a DTM pass.
+type Pipeline<'a, T> = Pipelined<DtmUnmoves<'a, T>>;
 
-    fn end_partition(&mut self, _side: Color) {
-        if self.pending {
-            self.update(1 - self.k);
-            self.pending = false;
-        }
-    }
+/// A task of the pass from depth `d`, marking what it decides at `d + 1` in `next`.
+fn pipeline<'a, T: Tables + Sync + Default>(
+    solver: &'a Solver<T>,
+    d: usize,
+    next: &'a Frontier,
+    access: Access,
+) -> Pipeline<'a, T> {
+    let unmoves = DtmUnmoves {
+        solver,
+        d,
+        next,
+        fresh: 0,
+        tally: Tally::default(),
+        later: Vec::new(),
+        access,
+    };
+    Pipelined::new(unmoves, [Preds::new(), Preds::new()])
 }
 
 /// Work of the retrograde passes, for the logs.
@@ -306,11 +275,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
             cur_count += u64::from(cur.mark(item_side(it), item_idx(it)));
         }
         // A bitmap word holds 64 entries: one partition's alone when placements start on words.
-        let access = if self.ix.king_stride().is_multiple_of(64) {
-            Access::CellsAndBits
-        } else {
-            Access::Cells
-        };
+        let access = Access::of_partitions(&self.ix);
         let mut depths = DtmDepths {
             solver: self,
             progress,
@@ -396,21 +361,21 @@ impl<T: Tables + Sync + Default> Solver<T> {
         access: Access,
     ) -> (u64, Vec<(usize, Item)>, Tally) {
         let tasks = run_pass(cur, partitions, self.ix.king_stride(), || {
-            Pipeline::new(self, d, next, access)
+            pipeline(self, d, next, access)
         });
         let (mut next_count, mut later, mut tally) = (0, Vec::new(), Tally::default());
         let mut gather = |pipe: Pipeline<'_, T>| {
-            let (fresh, l, t) = pipe.finish();
-            next_count += fresh;
-            later.extend(l);
-            tally += t;
+            let u = pipe.finish();
+            next_count += u.fresh;
+            later.extend(u.later);
+            tally += u.tally;
         };
         tasks.into_iter().for_each(&mut gather);
         // The en passant nodes: their predecessors may be another task's, so shared updates.
         ep_items
             .par_chunks(64)
             .map(|chunk| {
-                let mut pipe = Pipeline::new(self, d, next, Access::Shared);
+                let mut pipe = pipeline(self, d, next, Access::Shared);
                 for &it in chunk {
                     pipe.push(it);
                 }
@@ -604,17 +569,6 @@ impl<T: Tables + Sync + Default> Solver<T> {
         access: Access,
     ) -> bool {
         self.decide_in_pass(side, p, v, access);
-        if access != Access::CellsAndBits {
-            return next.mark(side, p);
-        }
-        let (w, bit) = ((p / 64) as usize, 1u64 << (p % 64));
-        match next.bits[side].get(w) {
-            Some(word) => {
-                let old = word.load(Relaxed);
-                word.store(old | bit, Relaxed);
-                old & bit == 0
-            }
-            None => false,
-        }
+        next.mark_in_pass(side, p, access == Access::CellsAndBits)
     }
 }
