@@ -1141,7 +1141,7 @@ impl<'a> DtzSolver<'a> {
             let Some(c) = self.cells[ps].get(p as usize) else {
                 continue;
             };
-            // This part alone updates this cell (see `pass`).
+            // This part alone updates this cell (see `kernel::pass::partitions`).
             let cur = c.load(Relaxed);
             if cur & DECIDED != 0 {
                 continue;
@@ -1257,7 +1257,8 @@ impl<'a> DtzSolver<'a> {
     }
 
     /// Clears the open bits of the win `idx` (`side` to move) just decided; `owned`: by the
-    /// part of a pass that alone updates its line (see `pass`), with plain stores.
+    /// part of a pass that alone updates its line (see `kernel::pass::partitions`), with plain
+    /// stores.
     fn close_winner(&self, side: Color, idx: u64, owned: bool) {
         clear_bit(&self.open[side], idx);
         for l in self.lines[side].iter().flatten() {
