@@ -20,7 +20,10 @@ use shakmaty::{
     Setup,
 };
 
-use crate::progress::Progress;
+use crate::{
+    metric::{DtmMoves, Dtz50Moves},
+    progress::Progress,
+};
 use retro_tables::{
     format::Table,
     index::{IndexScheme, Squares},
@@ -94,7 +97,7 @@ pub fn verify(dir: &Path, material: Material, progress: &dyn Progress) -> Verify
         "verify",
         &|tb, table, scheme, sq, idx, side, pos| {
             let stored = table.get(side, idx)?;
-            let mut best: Option<Value> = None;
+            let mut moves = DtmMoves::default();
             let mut long_win = false;
             for m in pos.legal_moves() {
                 let child = match quiet_child(scheme, sq, &m) {
@@ -102,20 +105,20 @@ pub fn verify(dir: &Path, material: Material, progress: &dyn Progress) -> Verify
                     None => tb.move_value_within_range(pos, &m),
                 }?;
                 match child {
-                    Some(v) => best = Some(best.map_or(v, |b| b.max(v))),
+                    Some(v) => moves.add_own(v),
                     // A win in 255 plies: slower than any storable win (see below).
                     None => long_win = true,
                 }
             }
-            if long_win && best.is_none_or(|b| b.wdl() != retro_tables::Wdl::Win) {
+            if long_win
+                && moves
+                    .best()
+                    .is_none_or(|b| b.wdl() != retro_tables::Wdl::Win)
+            {
                 // The position itself would be won in 255 plies, which no entry can hold.
                 return Ok(Some((stored.to_string(), "a win in 255 plies".to_string())));
             }
-            let expect = best.unwrap_or(if pos.is_check() {
-                Value::MATED
-            } else {
-                Value::DRAW
-            });
+            let expect = moves.value(|| pos.is_check());
             Ok((expect != stored).then(|| (stored.to_string(), expect.to_string())))
         },
     )
@@ -244,49 +247,29 @@ fn complete_losses(
 /// # Errors
 /// Any probe that fails.
 pub fn dtz_from_children(tb: &Tablebase, pos: &Chess) -> Result<Dtz, ProbeError> {
-    let moves = pos.legal_moves();
-    if moves.is_empty() {
-        return Ok(if pos.is_check() { Dtz(-1) } else { Dtz::DRAW });
-    }
-    let mut win: Option<i16> = None;
-    let mut loss: Option<i16> = None;
-    let mut all_lose = true;
-    for m in &moves {
+    let mut moves = Dtz50Moves::default();
+    for m in &pos.legal_moves() {
         let mut after = pos.clone();
         after.play_unchecked(*m);
-        let (w, l) = if m.is_zeroing() {
+        if m.is_zeroing() {
             // Only the class counts (a loss's class is read, not searched).
-            match tb.probe_wdl50(&after)? {
-                Wdl50::Loss => (Some(1), None),
-                Wdl50::BlessedLoss => (Some(101), None),
-                Wdl50::Win => (None, Some(1)),
-                Wdl50::CursedWin => (None, Some(101)),
-                Wdl50::Draw => (None, None),
-            }
-        } else {
-            let d = tb.probe_dtz(&after)?;
-            if d.0 < 0 {
-                let depth = d.0.unsigned_abs() as i16 - i16::from(best_move_zeroes(tb, &after, d)?);
-                (Some(depth + 1), None)
-            } else if d.0 > 0 {
-                (None, Some(d.0 + 1))
-            } else {
-                (None, None)
-            }
-        };
-        if let Some(w) = w {
-            win = Some(win.map_or(w, |b| b.min(w)));
+            moves.zeroing(tb.probe_wdl50(&after)?);
+            continue;
         }
-        match l {
-            Some(l) => loss = Some(loss.map_or(l, |b| b.max(l))),
-            None => all_lose = false,
+        let d = tb.probe_dtz(&after)?;
+        match d.0 {
+            ..0 => {
+                let zeroes = best_move_zeroes(tb, &after, d)?;
+                moves.quiet_to_loss(d.0.unsigned_abs() - u16::from(zeroes));
+            }
+            0 => moves.quiet_to_draw(),
+            _ => moves.quiet_to_win(d.0.unsigned_abs()),
         }
     }
-    Ok(match (win, loss) {
-        (Some(w), _) => Dtz(w),
-        (None, Some(l)) if all_lose => Dtz(-l),
-        _ => Dtz::DRAW,
-    })
+    moves
+        .value(|| pos.is_check())
+        .map(|r| r.dtz)
+        .ok_or(ProbeError::Overflow)
 }
 
 /// Whether the best move of a lost position (DTZ `d`) zeroes: mate, or a zeroing move whose

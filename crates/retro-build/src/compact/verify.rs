@@ -34,6 +34,7 @@ use crate::{
         moves::{legal_targets, LegalTargets},
         Stage, SIDES,
     },
+    metric::DtmMoves,
     progress::Progress,
     verify::{entry_position, VerifyReport},
     SubTables,
@@ -83,34 +84,29 @@ impl Check<'_> {
         side: Color,
         lt: &LegalTargets,
     ) -> Option<Value> {
-        let mut best: Option<Value> = None;
-        let mut add = |v: Value| best = Some(best.map_or(v, |b| b.max(v)));
+        let mut moves = DtmMoves::default();
         for_each_move(self.ix, self.slots.len(), sq, idx, lt, |step| {
             match step {
                 // A capture that cannot be valued counts as no value at all: a mismatch.
                 Step::Capture(after, j) => {
-                    add(capture_value(self.plans, self.sub, after, j, side).ok()?)
+                    moves.add_own(capture_value(self.plans, self.sub, after, j, side).ok()?);
                 }
                 Step::Quiet(child) => {
                     let code = self.other.get(child as usize)?.load(Relaxed);
-                    add(Value::from_child(Value::from_code(code)?)?);
+                    moves.add(Value::from_code(code)?)?;
                 }
             }
             Some(())
         })?;
-        Some(best.unwrap_or_else(|| {
-            if attacked(
+        Some(moves.value(|| {
+            attacked(
                 self.slots,
                 sq,
                 sq[king_slot(side)],
                 side.other(),
                 lt.occ,
                 usize::MAX,
-            ) {
-                Value::MATED
-            } else {
-                Value::DRAW
-            }
+            )
         }))
     }
 }

@@ -47,6 +47,7 @@ use crate::{
         moves::{legal_targets, LegalTargets},
         SIDES,
     },
+    metric::{Dtz50Moves, Recomputed},
     progress::Progress,
     verify::{entry_position, VerifyReport},
 };
@@ -54,7 +55,7 @@ use retro_tables::{
     format::{Metric, Table},
     index::{IndexScheme, Squares},
     pieces::attacked,
-    Dtz, Material, Value, Wdl, Wdl50,
+    Dtz, Material, Value, Wdl,
 };
 
 /// The name of this check's progress file.
@@ -77,18 +78,9 @@ enum Pass {
     NotLosses,
 }
 
-/// A value recomputed from the children: the DTZ, and whether a loss's best move zeroes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Recomputed {
-    dtz: Dtz,
-    zeroes: bool,
-}
-
-impl Recomputed {
-    /// The code a loss is kept as (its depth for the parents).
-    fn loss_code(self) -> u16 {
-        LOSS_BIT | (self.dtz.0.unsigned_abs() - u16::from(self.zeroes))
-    }
+/// The code a loss is kept as: its depth for the parents.
+fn loss_code(r: Recomputed) -> u16 {
+    LOSS_BIT | r.loss_depth()
 }
 
 /// The tables and what the recomputation needs.
@@ -112,63 +104,27 @@ impl Check<'_> {
         side: Color,
         lt: &LegalTargets,
     ) -> Option<Recomputed> {
-        let mut win: Option<u16> = None;
-        let (mut capture_loss, mut quiet_loss) = (0u16, 0u16);
-        let mut all_lose = true;
-        let mut any = false;
-        let mut best_win = |w: u16| win = Some(win.map_or(w, |b| b.min(w)));
+        let mut moves = Dtz50Moves::default();
         for_each_move(self.ix, self.slots.len(), sq, idx, lt, |step| {
-            any = true;
             match step {
                 Step::Capture(after, j) => {
                     let Some(Some(plan)) = self.plans.get(plan_slot(j, None)) else {
                         return None;
                     };
-                    match self.sub.class(plan, after, side.other()).ok()? {
-                        Wdl50::Loss => best_win(1),
-                        Wdl50::BlessedLoss => best_win(RULE + 1),
-                        Wdl50::Win => capture_loss = capture_loss.max(1),
-                        Wdl50::CursedWin => capture_loss = capture_loss.max(RULE + 1),
-                        Wdl50::Draw => all_lose = false,
-                    }
+                    moves.zeroing(self.sub.class(plan, after, side.other()).ok()?);
                 }
                 Step::Quiet(child) => match self.other.get(child as usize)?.load(Relaxed) {
-                    0 => all_lose = false,
-                    c if c & LOSS_BIT != 0 => best_win((c & !LOSS_BIT) + 1),
-                    w => quiet_loss = quiet_loss.max(w + 1),
+                    0 => moves.quiet_to_draw(),
+                    c if c & LOSS_BIT != 0 => moves.quiet_to_loss(c & !LOSS_BIT),
+                    w => moves.quiet_to_win(w),
                 },
             }
             Some(())
         })?;
-        let dtz = |d: u16, zeroes| {
-            Some(Recomputed {
-                dtz: Dtz(i16::try_from(d).ok()?),
-                zeroes,
-            })
-        };
-        if !any {
+        moves.value(|| {
             let king = sq[king_slot(side)];
-            return if attacked(self.slots, sq, king, side.other(), lt.occ, usize::MAX) {
-                Some(Recomputed {
-                    dtz: Dtz(-1),
-                    zeroes: true,
-                })
-            } else {
-                dtz(0, false)
-            };
-        }
-        match win {
-            Some(w) => dtz(w, false),
-            None if all_lose => {
-                let l = capture_loss.max(quiet_loss);
-                let r = dtz(l, capture_loss > quiet_loss)?;
-                Some(Recomputed {
-                    dtz: Dtz(-r.dtz.0),
-                    ..r
-                })
-            }
-            None => dtz(0, false),
-        }
+            attacked(self.slots, sq, king, side.other(), lt.occ, usize::MAX)
+        })
     }
 }
 
@@ -529,10 +485,7 @@ impl Verifier<'_> {
                 None => None,
             };
             if class == Wdl::Loss && pass != Pass::NotLosses {
-                depths.push(
-                    got.filter(|r| r.dtz.0 < 0)
-                        .map_or(LOSS_BIT, Recomputed::loss_code),
-                );
+                depths.push(got.filter(|r| r.dtz.0 < 0).map_or(LOSS_BIT, loss_code));
             }
         }
         self.checked.fetch_add(n, Relaxed);
@@ -727,15 +680,9 @@ mod tests {
 
     #[test]
     fn a_loss_is_kept_as_the_depth_its_parents_see() {
-        assert_eq!(loss(-1, true).map(Recomputed::loss_code), Some(LOSS_BIT));
-        assert_eq!(
-            loss(-7, false).map(Recomputed::loss_code),
-            Some(LOSS_BIT | 7)
-        );
-        assert_eq!(
-            loss(-101, true).map(Recomputed::loss_code),
-            Some(LOSS_BIT | 100)
-        );
+        assert_eq!(loss(-1, true).map(loss_code), Some(LOSS_BIT));
+        assert_eq!(loss(-7, false).map(loss_code), Some(LOSS_BIT | 7));
+        assert_eq!(loss(-101, true).map(loss_code), Some(LOSS_BIT | 100));
     }
 
     #[test]

@@ -379,6 +379,51 @@ pub(crate) fn loser_decided(cell: u16, d: u16) -> (u16, u16) {
     (DECIDED | LOSS | zeroes | v, v)
 }
 
+/// What the update of an open predecessor by a node decided at depth `d` makes of its cell:
+/// the one cell transition of DTZ50, which the cells solve and the solve by structure share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// Nothing: the cell is decided already, or is not what this node decides (a loser for a
+    /// loss, a winner for a win).
+    Keep,
+    /// A loser with one successor fewer open: its new cell.
+    Counted(u16),
+    /// Decided: the new cell and the depth it is decided at (`d + 1` for a win; for a loss,
+    /// the larger of that and its worst exit's, see [`loser_decided`]).
+    Decided(u16, u16),
+    /// A loser with no successor left open: more of its successors were decided than it has.
+    Overcounted,
+}
+
+/// The transition of the cell `cur`, a predecessor of a node decided at depth `d` (a loss when
+/// `lost`): a winner of a loss wins at `d + 1`; a loser of a win counts down and is decided when
+/// its last successor is. A win at `d + 1` past [`DEPTH`] does not fit the cell: the callers
+/// stop (or fail) before `d` reaches it.
+#[inline]
+pub(crate) fn step(cur: u16, lost: bool, d: u16) -> Step {
+    if cur & DECIDED != 0 {
+        return Step::Keep;
+    }
+    if lost {
+        if cur & WINNER == 0 {
+            return Step::Keep;
+        }
+        let w = Dtz50::win_at(usize::from(d)) as u16;
+        return Step::Decided(DECIDED | w, w);
+    }
+    if cur & LOSER == 0 {
+        return Step::Keep;
+    }
+    match cur & COUNT {
+        0 => Step::Overcounted,
+        1 => {
+            let (decided, v) = loser_decided(cur, d);
+            Step::Decided(decided, v)
+        }
+        _ => Step::Counted(cur - 1),
+    }
+}
+
 /// The exact DTZ of a decided cell.
 pub(crate) fn dtz_of(cell: u16) -> Dtz {
     let d = (cell & DEPTH) as i16;
@@ -1142,35 +1187,24 @@ impl<'a> DtzSolver<'a> {
                 continue;
             };
             // This part alone updates this cell (see `kernel::pass::partitions`).
-            let cur = c.load(Relaxed);
-            if cur & DECIDED != 0 {
-                continue;
-            }
-            if lost {
-                if cur & WINNER != 0 {
-                    // At most `DEPTH`: the passes stop before `d` reaches it.
-                    c.store(DECIDED | Dtz50::win_at(usize::from(d)) as u16, Relaxed);
-                    self.close_winner(ps, p, true);
-                    task.fresh += u64::from(next.mark_in_pass(ps, p, owned));
-                }
-            } else if cur & LOSER != 0 {
-                let prev = cur;
-                if prev & COUNT != 0 {
-                    c.store(prev - 1, Relaxed);
-                }
-                match prev & COUNT {
-                    0 => self.inconsistent(p, ps, Inconsistency::MoreDecidedThanMoves),
-                    1 => {
-                        let (decided, v) = loser_decided(prev, d);
-                        c.store(decided, Relaxed);
+            match step(c.load(Relaxed), lost, d) {
+                Step::Keep => {}
+                Step::Counted(cell) => c.store(cell, Relaxed),
+                Step::Decided(cell, v) => {
+                    c.store(cell, Relaxed);
+                    if lost {
+                        self.close_winner(ps, p, true);
+                    } else {
                         clear_bit(&self.open[ps], p);
-                        if v == d + 1 {
-                            task.fresh += u64::from(next.mark_in_pass(ps, p, owned));
-                        } else {
-                            task.late.push((v, item(p, ps)));
-                        }
                     }
-                    _ => {}
+                    if v == d + 1 {
+                        task.fresh += u64::from(next.mark_in_pass(ps, p, owned));
+                    } else {
+                        task.late.push((v, item(p, ps)));
+                    }
+                }
+                Step::Overcounted => {
+                    self.inconsistent(p, ps, Inconsistency::MoreDecidedThanMoves);
                 }
             }
         }
@@ -1375,3 +1409,38 @@ pub fn dtm_values(
 
 #[cfg(test)]
 mod exact_tests;
+
+#[cfg(test)]
+mod step_tests {
+    use super::*;
+
+    /// An open loser with `count` successors open and worst exit `code` (see [`LOSER`]).
+    fn loser(count: u16, code: u16) -> u16 {
+        LOSER | code << EXIT_SHIFT | count
+    }
+
+    #[test]
+    fn a_winner_of_a_loss_wins_one_ply_later_and_a_decided_cell_is_kept() {
+        assert_eq!(step(WINNER, true, 6), Step::Decided(DECIDED | 7, 7));
+        assert_eq!(step(WINNER, false, 6), Step::Keep);
+        assert_eq!(step(DECIDED | 3, true, 6), Step::Keep);
+        assert_eq!(step(DECIDED | LOSS | 4, false, 6), Step::Keep);
+        assert_eq!(step(loser(2, 0), true, 6), Step::Keep);
+    }
+
+    #[test]
+    fn a_loser_counts_down_and_is_decided_by_its_last_successor_or_its_worst_exit() {
+        assert_eq!(step(loser(3, 0), false, 6), Step::Counted(loser(2, 0)));
+        assert_eq!(
+            step(loser(1, 0), false, 6),
+            Step::Decided(DECIDED | LOSS | 7, 7)
+        );
+        // Its worst exit leads into a cursed win (101 plies): decided one ply before it, its
+        // best move zeroing.
+        assert_eq!(
+            step(loser(1, 2), false, 6),
+            Step::Decided(DECIDED | LOSS | ZEROES | 100, 100)
+        );
+        assert_eq!(step(loser(0, 0), false, 6), Step::Overcounted);
+    }
+}

@@ -1,6 +1,11 @@
 //! Distance to zeroing under the 50-move rule, as Syzygy defines it (see `retro_tables::Dtz`).
 
+use retro_tables::{Dtz, Wdl50, RULE_PLIES};
+
 use super::{LossAt, Rules};
+
+/// The rule's plies, as a DTZ.
+const RULE: u16 = RULE_PLIES as u16;
 
 /// DTZ50. An exit is a zeroing move: 1 ply into a position lost (for the winner) or won (for
 /// the loser) under the rule, 101 into a blessed loss or a cursed win. A loss whose best move
@@ -21,6 +26,110 @@ impl Rules for Dtz50 {
                 depth: first,
                 by_exit: false,
             }
+        }
+    }
+}
+
+/// A DTZ50 value recomputed from a position's moves ([`Dtz50Moves`]): the DTZ, and whether a
+/// loss's best move zeroes (mate counts as zeroing), so that the winner's moves into it count
+/// from one ply less.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Recomputed {
+    pub(crate) dtz: Dtz,
+    pub(crate) zeroes: bool,
+}
+
+impl Recomputed {
+    /// The depth of a loss as its parents see it: its DTZ's plies, less one where its best
+    /// move zeroes.
+    pub(crate) fn loss_depth(self) -> u16 {
+        self.dtz.0.unsigned_abs() - u16::from(self.zeroes)
+    }
+}
+
+/// The DTZ50 of a position from its moves, one at a time, by Syzygy's rules: what the
+/// verifiers check every stored value against. A zeroing move (capture, promotion, pawn move)
+/// is valued by the class it leads to; a quiet move by the value of the position it leads to.
+/// The best win is the shortest; a loss (every move loses) is decided by its longest quiet
+/// move and its longest zeroing move as [`Dtz50::loss_at`] says.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Dtz50Moves {
+    /// The shortest win found, in plies.
+    win: Option<u16>,
+    /// The longest loss by a zeroing move (1 or 101 plies), and by a quiet move.
+    zeroing_loss: u16,
+    quiet_loss: u16,
+    /// A move that does not lose.
+    saves: bool,
+    /// Any move at all.
+    any: bool,
+}
+
+impl Dtz50Moves {
+    fn win(&mut self, plies: u16) {
+        self.any = true;
+        self.win = Some(self.win.map_or(plies, |b| b.min(plies)));
+    }
+
+    /// A zeroing move into a position of class `theirs` for the opponent.
+    #[inline]
+    pub(crate) fn zeroing(&mut self, theirs: Wdl50) {
+        self.any = true;
+        match theirs {
+            Wdl50::Loss => self.win(1),
+            Wdl50::BlessedLoss => self.win(RULE + 1),
+            Wdl50::Win => self.zeroing_loss = self.zeroing_loss.max(1),
+            Wdl50::CursedWin => self.zeroing_loss = self.zeroing_loss.max(RULE + 1),
+            Wdl50::Draw => self.saves = true,
+        }
+    }
+
+    /// A quiet move into a draw.
+    #[inline]
+    pub(crate) fn quiet_to_draw(&mut self) {
+        self.any = true;
+        self.saves = true;
+    }
+
+    /// A quiet move into a loss for the opponent at `depth` ([`Recomputed::loss_depth`]).
+    #[inline]
+    pub(crate) fn quiet_to_loss(&mut self, depth: u16) {
+        self.win(depth + 1);
+    }
+
+    /// A quiet move into a win of the opponent of DTZ `dtz`.
+    #[inline]
+    pub(crate) fn quiet_to_win(&mut self, dtz: u16) {
+        self.any = true;
+        self.quiet_loss = self.quiet_loss.max(dtz + 1);
+    }
+
+    /// The value, once every move is in; `in_check` (asked only when there was no move) tells
+    /// mate from stalemate. `None` for a DTZ past what a [`Dtz`] holds.
+    pub(crate) fn value(self, in_check: impl FnOnce() -> bool) -> Option<Recomputed> {
+        let loss = |first: u16, exit: u16| {
+            let at = Dtz50::loss_at(usize::from(first), usize::from(exit));
+            let plies = i16::try_from(at.depth + usize::from(at.by_exit)).ok()?;
+            Some(Recomputed {
+                dtz: Dtz(-plies),
+                zeroes: at.by_exit,
+            })
+        };
+        let draw = Recomputed {
+            dtz: Dtz(0),
+            zeroes: false,
+        };
+        if !self.any {
+            // Mate is a loss whose every move zeroes, in one ply.
+            return if in_check() { loss(0, 1) } else { Some(draw) };
+        }
+        match self.win {
+            Some(w) => Some(Recomputed {
+                dtz: Dtz(i16::try_from(w).ok()?),
+                zeroes: false,
+            }),
+            None if !self.saves => loss(self.quiet_loss, self.zeroing_loss),
+            None => Some(draw),
         }
     }
 }

@@ -12,7 +12,10 @@
 mod dtm;
 mod dtz50;
 
-pub(crate) use self::{dtm::Dtm, dtz50::Dtz50};
+pub(crate) use self::{
+    dtm::{Dtm, DtmMoves},
+    dtz50::{Dtz50, Dtz50Moves, Recomputed},
+};
 
 /// Where a loss is decided ([`Rules::loss_at`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,5 +127,86 @@ mod tests {
                 assert_eq!(next % 2, 0, "loss after a win at {win}, exit {exit}");
             }
         }
+    }
+    fn dtz50(moves: impl FnOnce(&mut Dtz50Moves), in_check: bool) -> Option<(i16, bool)> {
+        let mut m = Dtz50Moves::default();
+        moves(&mut m);
+        m.value(|| in_check).map(|r| (r.dtz.0, r.zeroes))
+    }
+
+    /// The verifiers' recomputation of a DTZ50 value from a position's moves follows Syzygy's
+    /// rules and agrees with the solves' `loss_at`.
+    #[test]
+    fn dtz50_values_from_the_moves() {
+        use retro_tables::Wdl50;
+        // Mate is a loss whose best move zeroes; stalemate a draw.
+        assert_eq!(dtz50(|_| {}, true), Some((-1, true)));
+        assert_eq!(dtz50(|_| {}, false), Some((0, false)));
+        // The shortest win: a capture into a loss, or one ply past a loss's depth.
+        assert_eq!(
+            dtz50(
+                |m| {
+                    m.quiet_to_loss(6);
+                    m.zeroing(Wdl50::Loss);
+                },
+                false
+            ),
+            Some((1, false))
+        );
+        assert_eq!(dtz50(|m| m.quiet_to_loss(6), false), Some((7, false)));
+        assert_eq!(
+            dtz50(|m| m.zeroing(Wdl50::BlessedLoss), false),
+            Some((101, false))
+        );
+        // A loss: its longest move, which zeroes when the zeroing one is longer.
+        assert_eq!(
+            dtz50(
+                |m| {
+                    m.quiet_to_win(10);
+                    m.zeroing(Wdl50::Win);
+                },
+                false
+            ),
+            Some((-11, false))
+        );
+        let cursed = dtz50(
+            |m| {
+                m.quiet_to_win(10);
+                m.zeroing(Wdl50::CursedWin);
+            },
+            false,
+        );
+        assert_eq!(cursed, Some((-101, true)));
+        // One move that saves the game makes it a draw.
+        assert_eq!(
+            dtz50(
+                |m| {
+                    m.quiet_to_win(10);
+                    m.quiet_to_draw();
+                },
+                false
+            ),
+            Some((0, false))
+        );
+        assert_eq!(dtz50(|m| m.zeroing(Wdl50::Draw), true), Some((0, false)));
+        let r = Recomputed {
+            dtz: retro_tables::Dtz(-101),
+            zeroes: true,
+        };
+        assert_eq!(r.loss_depth(), 100);
+    }
+
+    #[test]
+    fn dtm_values_from_the_moves() {
+        use retro_tables::Value;
+        assert_eq!(DtmMoves::default().value(|| true), Value::MATED);
+        assert_eq!(DtmMoves::default().value(|| false), Value::DRAW);
+        let mut m = DtmMoves::default();
+        assert_eq!(m.add(Value::MATED), Some(()));
+        assert_eq!(m.add(Value::DRAW), Some(()));
+        // A mate in one beats a draw.
+        let mate_in_one = Value::from_child(Value::MATED);
+        assert!(mate_in_one.is_some_and(|v| v.wdl() == retro_tables::Wdl::Win));
+        assert_eq!(Some(m.value(|| false)), mate_in_one);
     }
 }

@@ -12,7 +12,6 @@
 
 use std::{io, ops::Range, path::Path};
 
-use rayon::prelude::*;
 use shakmaty::{ByColor, Color, Role};
 
 use super::{
@@ -21,14 +20,14 @@ use super::{
 };
 use crate::{
     dtz::{
-        dtz_of, loser_decided, moves_of_win_or_loss, MovesFound, Position, Wdl50Tables, COUNT,
+        dtz_of, moves_of_win_or_loss, step, MovesFound, Position, Step, Wdl50Tables, COUNT,
         DECIDED, DEPTH, EXIT_SHIFT, LOSER, LOSS, WINNER, ZEROES,
     },
     error::{DtzError, Inconsistency},
     kernel::{
         exits::{exit_plans, for_each_en_passant, ExitPlan},
         moves::{legal_targets, LegalTargets},
-        FirstError, SIDES,
+        SIDES,
     },
     metric::{Dtz50, Rules},
     progress::Progress,
@@ -50,7 +49,6 @@ struct Table<'a> {
     dtm: PartFiles,
     /// The DTZ50 parts.
     dtz: PartFiles,
-    error: FirstError<DtzError>,
 }
 
 /// Solves the DTZ50 of `material` (with pawns, canonical) part by part from the DTM parts in
@@ -79,7 +77,6 @@ pub(crate) fn solve(
         sub,
         dtm: PartFiles::new(material, work, Kind::Dtm),
         dtz: PartFiles::new(material, work, Kind::Dtz),
-        error: FirstError::new(),
         ix,
     };
     let parts = t.dtm.plan.parts.len();
@@ -97,32 +94,19 @@ pub(crate) fn solve(
         maps: (0..parts).map(|_| None).collect(),
     };
     progress.begin(&material.name(), "DTZ50 structures", Some(parts as u64));
-    for (k, level) in t.dtz.plan.levels.clone().into_iter().enumerate() {
-        if k >= levels.end {
-            break;
-        }
-        t.dtz.map_done(&mut dtz, level.clone());
-        if k < levels.start {
-            if let Some(p) = level.clone().find(|&p| dtz.maps[p].is_none()) {
-                return Err(DtzError::Work(
-                    work.to_path_buf(),
-                    io::Error::other(format!("the DTZ50 of structure part {p} is not there")),
-                ));
-            }
-            progress.advance(level.len() as u64);
-            continue;
-        }
-        let todo: Vec<usize> = level.clone().filter(|&p| dtz.maps[p].is_none()).collect();
-        progress.advance((level.len() - todo.len()) as u64);
-        todo.par_iter().for_each(|&p| {
-            if let Err(e) = Part::new(&t, &dtm, &dtz, p).solve() {
-                t.note(e);
-            }
-            progress.advance(1);
-        });
-        t.check()?;
-        t.dtz.map_done(&mut dtz, level);
-    }
+    t.dtz.run_levels(
+        &mut dtz,
+        levels,
+        progress,
+        |_, p, _| {
+            DtzError::Work(
+                work.to_path_buf(),
+                io::Error::other(format!("the DTZ50 of structure part {p} is not there")),
+            )
+        },
+        |dtz, p| Part::new(&t, &dtm, dtz, p).solve(),
+        |_| Ok(()),
+    )?;
     progress.end();
     Ok(())
 }
@@ -148,14 +132,6 @@ fn solve_gathered(
 }
 
 impl Table<'_> {
-    fn note(&self, e: DtzError) {
-        self.error.note(e);
-    }
-
-    fn check(&self) -> Result<(), DtzError> {
-        self.error.check()
-    }
-
     fn inconsistent(&self, idx: u64, side: Color, why: Inconsistency) -> DtzError {
         DtzError::Inconsistent {
             material: self.material.name(),
@@ -242,32 +218,19 @@ impl PartMetric for Table<'_> {
         d: usize,
         (idx, side): (u64, Color),
     ) -> Result<Option<usize>, DtzError> {
-        let cur = *cell;
-        if cur & DECIDED != 0 {
-            return Ok(None);
-        }
-        if lost {
-            if cur & WINNER == 0 {
-                return Ok(None);
+        // At most `DEPTH` for a win: past it, the bucket is the overflow.
+        match step(*cell, lost, d as u16) {
+            Step::Keep => Ok(None),
+            Step::Counted(c) => {
+                *cell = c;
+                Ok(None)
             }
-            // At most `DEPTH`: past it, the bucket is the overflow.
-            let w = Dtz50::win_at(d);
-            *cell = DECIDED | w as u16;
-            return Ok(Some(w));
-        }
-        if cur & LOSER == 0 {
-            return Ok(None);
-        }
-        match cur & COUNT {
-            0 => Err(self.inconsistent(idx, side, Inconsistency::MoreDecidedThanMoves)),
-            1 => {
-                let (decided, v) = loser_decided(cur, d as u16);
-                *cell = decided;
+            Step::Decided(c, v) => {
+                *cell = c;
                 Ok(Some(usize::from(v)))
             }
-            _ => {
-                *cell = cur - 1;
-                Ok(None)
+            Step::Overcounted => {
+                Err(self.inconsistent(idx, side, Inconsistency::MoreDecidedThanMoves))
             }
         }
     }

@@ -31,6 +31,7 @@
 //! below on every table of 3 and 4 pieces with pawns).
 
 pub(crate) mod dtz;
+mod moves;
 mod part;
 pub(crate) mod verify;
 pub(crate) mod verify_dtz;
@@ -46,11 +47,14 @@ use memmap2::{Mmap, MmapMut};
 use rayon::prelude::*;
 use shakmaty::{ByColor, Color, Role};
 
-use self::part::{Buckets, Joins, PartMetric};
+use self::{
+    moves::PartMove,
+    part::{Buckets, Joins, PartMetric},
+};
 use crate::{
     error::{SolveError, SubTableError},
     kernel::{
-        exits::{exit_plans, for_each_en_passant, probe_exit, ExitPlan, PROMOTIONS},
+        exits::{exit_plans, for_each_en_passant, probe_exit, ExitPlan},
         king_slot,
         moves::{legal_targets, LegalTargets},
         FirstError, SIDES,
@@ -110,6 +114,14 @@ impl Kind {
         match self {
             Kind::Dtm => b"RETROPRT",
             Kind::Dtz => b"RETROPRZ",
+        }
+    }
+
+    /// The metric's name, for the log.
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Dtm => "DTM",
+            Kind::Dtz => "DTZ50",
         }
     }
 
@@ -286,7 +298,6 @@ struct Table<'a, T: Tables + Sync> {
     plans: Vec<Option<ExitPlan>>,
     sub: &'a T,
     files: PartFiles,
-    error: FirstError<SolveError>,
 }
 
 /// A table's values gathered from its parts ([`PartFiles::gather_mapped`]).
@@ -358,7 +369,6 @@ pub(crate) fn solve<T: Tables + Sync>(
         plans: exit_plans(ix.slots()),
         sub,
         files: PartFiles::new(material, work, Kind::Dtm),
-        error: FirstError::new(),
         ix,
     };
     let parts = table.files.plan.parts.len();
@@ -395,52 +405,24 @@ pub(crate) fn solve<T: Tables + Sync>(
         _ => 0..usize::MAX,
     };
     progress.begin(&material.name(), "structures", Some(parts as u64));
-    for (k, level) in table.files.plan.levels.iter().enumerate() {
-        if k >= levels.end {
-            break;
-        }
-        table.files.map_done(&mut done, level.clone());
-        if k < levels.start {
-            let missing = done.maps[level.clone()]
-                .iter()
-                .filter(|m| m.is_none())
-                .count();
-            if missing > 0 {
-                return Err(SolveError::PartsMissing {
-                    material: material.name(),
-                    part: level.start,
-                    missing,
-                });
-            }
-            progress.advance(level.len() as u64);
-            continue;
-        }
-        let todo: Vec<usize> = level.clone().filter(|&p| done.maps[p].is_none()).collect();
-        progress.advance((level.len() - todo.len()) as u64);
-        if todo.len() < level.len() {
-            log::info!(
-                "{}: level {}: {} of {} parts done before, going on",
-                material.name(),
-                k + 1,
-                level.len() - todo.len(),
-                level.len()
-            );
-        }
-        todo.par_iter().for_each(|&p| {
-            if let Err(e) = Part::new(&table, &done, p).solve() {
-                table.note(e);
-            }
-            progress.advance(1);
-        });
-        table.check()?;
-        table.files.map_done(&mut done, level.clone());
-        if stop_after == Some(k + 1) {
-            return Err(SolveError::Work(
+    table.files.run_levels(
+        &mut done,
+        levels,
+        progress,
+        |level, _, missing| SolveError::PartsMissing {
+            material: material.name(),
+            part: level.start,
+            missing,
+        },
+        |done, p| Part::new(&table, done, p).solve(),
+        |k| match stop_after == Some(k + 1) {
+            true => Err(SolveError::Work(
                 work.to_path_buf(),
                 io::Error::other("stopped for a test"),
-            ));
-        }
-    }
+            )),
+            false => Ok(()),
+        },
+    )?;
     progress.end();
     match scope {
         #[cfg(test)]
@@ -736,6 +718,61 @@ impl PartFiles {
         Some(map)
     }
 
+    /// Solves level by level the parts of the levels numbered `levels` (from 0) that are not
+    /// done yet, a level's parts in parallel (`solve`, given the parts done so far, mapped),
+    /// `after` called with the number of each level done; `progress` counts the parts.
+    ///
+    /// # Errors
+    /// A level before `levels` with parts not done (`missing`: the level, its first part not
+    /// done and how many are not), the first error of a level's parts, or `after`'s.
+    fn run_levels<E: Send>(
+        &self,
+        done: &mut Done,
+        levels: Range<usize>,
+        progress: &dyn Progress,
+        missing: impl Fn(&Range<usize>, usize, usize) -> E,
+        solve: impl Fn(&Done, usize) -> Result<(), E> + Sync,
+        mut after: impl FnMut(usize) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let first = FirstError::new();
+        for (k, level) in self.plan.levels.iter().enumerate() {
+            if k >= levels.end {
+                break;
+            }
+            self.map_done(done, level.clone());
+            let todo: Vec<usize> = level.clone().filter(|&p| done.maps[p].is_none()).collect();
+            if k < levels.start {
+                if let Some(&p) = todo.first() {
+                    return Err(missing(level, p, todo.len()));
+                }
+                progress.advance(level.len() as u64);
+                continue;
+            }
+            progress.advance((level.len() - todo.len()) as u64);
+            if todo.len() < level.len() {
+                log::info!(
+                    "{}: {} level {}: {} of {} parts done before, going on",
+                    self.material.name(),
+                    self.kind.name(),
+                    k + 1,
+                    level.len() - todo.len(),
+                    level.len()
+                );
+            }
+            let shared: &Done = done;
+            todo.par_iter().for_each(|&p| {
+                if let Err(e) = solve(shared, p) {
+                    first.note(e);
+                }
+                progress.advance(1);
+            });
+            first.check()?;
+            self.map_done(done, level.clone());
+            after(k)?;
+        }
+        Ok(())
+    }
+
     /// Maps the files of the parts in `range` that are done and not mapped yet.
     fn map_done(&self, done: &mut Done, range: Range<usize>) {
         for p in range {
@@ -810,14 +847,6 @@ impl<T: Tables + Sync> Table<'_, T> {
             num: v.code(),
         };
         Ok(plies as usize)
-    }
-
-    fn note(&self, e: SolveError) {
-        self.error.note(e);
-    }
-
-    fn check(&self) -> Result<(), SolveError> {
-        self.error.check()
     }
 
     fn sub_error(&self, source: SubTableError) -> SolveError {
@@ -1000,7 +1029,7 @@ impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
             *w |= 1 << (place % 64);
         }
         let occ = legal.occ;
-        let (mut moves, mut open) = (0u32, 0u16);
+        let (mut any, mut open) = (false, 0u16);
         let mut best_exit: Option<Value> = None;
         let mut longest_loss = 0u32;
         let mut exit = |v: Value| {
@@ -1009,44 +1038,33 @@ impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
                 longest_loss = longest_loss.max(v.plies());
             }
         };
-        for i in 0..t.n {
-            let role = t.slots[i].1;
-            let mut targets = legal.targets[i];
-            while targets != 0 {
-                let to = targets.trailing_zeros() as u8;
-                targets &= targets - 1;
-                let captured = if occ & (1 << to) != 0 {
-                    (2..t.n).find(|&j| sq[j] == to)
-                } else {
-                    None
-                };
-                let skip = captured.unwrap_or(usize::MAX);
-                let mut after = *sq;
-                after[i] = to;
-                moves += 1;
-                if role == Role::Pawn && (to >> 3 == 7 || to >> 3 == 0) {
-                    for p in PROMOTIONS {
-                        exit(t.exit(&after, skip, Some((i, p)), side)?);
-                    }
-                } else if captured.is_some() {
-                    exit(t.exit(&after, skip, None, side)?);
-                } else if role == Role::Pawn {
+        for m in moves::part_moves(&t.slots, sq, legal) {
+            any = true;
+            match m {
+                PartMove::Promotion { after, skip, promo } => {
+                    exit(t.exit(&after, skip, Some(promo), side)?)
+                }
+                PartMove::Capture { after, skip } => exit(t.exit(&after, skip, None, side)?),
+                PartMove::Push {
+                    after,
+                    pawn,
+                    double,
+                } => {
                     let child_idx =
                         t.ix.index(&after)
                             .ok_or_else(|| SolveError::Overflow(t.material.name()))?;
                     let mut child = t.value(self.done, side.other(), child_idx)?;
-                    if legal.double[i] & (1 << to) != 0 {
-                        if let Some(ep) = t.en_passant(&after, side.other(), i)? {
+                    if double {
+                        if let Some(ep) = t.en_passant(&after, side.other(), pawn)? {
                             child = child.max(ep);
                         }
                     }
                     exit(t.move_value(child)?);
-                } else {
-                    open += 1;
                 }
+                PartMove::Piece { .. } => open += 1,
             }
         }
-        if moves == 0 {
+        if !any {
             if attacked(
                 &t.slots,
                 sq,

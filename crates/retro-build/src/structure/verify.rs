@@ -29,7 +29,10 @@ use std::{
 use rayon::prelude::*;
 use shakmaty::{ByColor, Color, Role};
 
-use super::{promoting_levels, Plan};
+use super::{
+    moves::{part_moves, PartMove},
+    promoting_levels, Plan,
+};
 use crate::{
     compact::{
         resume::ProgressFile,
@@ -37,12 +40,13 @@ use crate::{
         EtaLog,
     },
     kernel::{
-        exits::{exit_plans, for_each_en_passant, probe_exit, ExitPlan, PROMOTIONS},
+        exits::{exit_plans, for_each_en_passant, probe_exit, ExitPlan},
         king_slot,
         memory::{Atomics, Pages},
         moves::{legal_targets, LegalTargets},
         Stage, SIDES,
     },
+    metric::DtmMoves,
     progress::Progress,
     verify::VerifyReport,
     SubTables,
@@ -106,6 +110,29 @@ impl Check<'_> {
             .map(|(v, _)| v)
     }
 
+    /// The best en passant capture for the opponent of `side` after `side`'s pawn in slot
+    /// `pawn` pushed two squares to give `sq`, as the opponent's value; `Some(None)` without
+    /// a legal one, `None` where a sub-table cannot be read.
+    fn en_passant(
+        &self,
+        sub: &SubTables,
+        sq: &Squares,
+        pawn: usize,
+        side: Color,
+    ) -> Option<Option<Value>> {
+        let (mut best, mut unread) = (None::<Value>, false);
+        for_each_en_passant(self.slots, sq, side.other(), pawn, |taken| {
+            match self
+                .exit(sub, taken, pawn, None, side.other())
+                .and_then(Value::from_child)
+            {
+                Some(v) => best = Some(best.map_or(v, |x| x.max(v))),
+                None => unread = true,
+            }
+        });
+        (!unread).then_some(best)
+    }
+
     /// The value of the legal position `sq` with `side` to move (its moves in `lt`) from its
     /// children; `None` where a child cannot be valued.
     fn value_from_children(
@@ -115,69 +142,36 @@ impl Check<'_> {
         side: Color,
         lt: &LegalTargets,
     ) -> Option<Value> {
-        let n = self.slots.len();
-        let mut best: Option<Value> = None;
-        let mut add = |child: Value| -> Option<()> {
-            let v = Value::from_child(child)?;
-            best = Some(best.map_or(v, |b| b.max(v)));
-            Some(())
-        };
-        for i in 0..n {
-            let role = self.slots[i].1;
-            let mut targets = lt.targets[i];
-            while targets != 0 {
-                let to = targets.trailing_zeros() as u8;
-                targets &= targets - 1;
-                let captured = if lt.occ & (1u64 << to) != 0 {
-                    Some((2..n).find(|&j| sq[j] == to)?)
-                } else {
-                    None
-                };
-                let skip = captured.unwrap_or(usize::MAX);
-                let mut after = *sq;
-                after[i] = to;
-                if role == Role::Pawn && (to >> 3 == 7 || to >> 3 == 0) {
-                    for p in PROMOTIONS {
-                        add(self.exit(sub, &after, skip, Some((i, p)), side)?)?;
-                    }
-                } else if captured.is_some() {
-                    add(self.exit(sub, &after, skip, None, side)?)?;
-                } else {
+        let mut moves = DtmMoves::default();
+        for m in part_moves(self.slots, sq, lt) {
+            match m {
+                PartMove::Promotion { after, skip, promo } => {
+                    moves.add(self.exit(sub, &after, skip, Some(promo), side)?)?
+                }
+                PartMove::Capture { after, skip } => {
+                    moves.add(self.exit(sub, &after, skip, None, side)?)?;
+                }
+                PartMove::Piece { after } => {
+                    moves.add(self.value(side.other(), self.ix.index(&after)?)?)?;
+                }
+                PartMove::Push {
+                    after,
+                    pawn,
+                    double,
+                } => {
                     let mut child = self.value(side.other(), self.ix.index(&after)?)?;
-                    if role == Role::Pawn && lt.double[i] & (1u64 << to) != 0 {
-                        // The opponent may take en passant: the better of the two for it.
-                        let (mut ep, mut unread) = (None::<Value>, false);
-                        for_each_en_passant(
-                            self.slots,
-                            &after,
-                            side.other(),
-                            i,
-                            |taken| match self
-                                .exit(sub, taken, i, None, side.other())
-                                .and_then(Value::from_child)
-                            {
-                                Some(v) => ep = Some(ep.map_or(v, |x| x.max(v))),
-                                None => unread = true,
-                            },
-                        );
-                        if unread {
-                            return None;
-                        }
-                        if let Some(e) = ep {
+                    if double {
+                        if let Some(e) = self.en_passant(sub, &after, pawn, side)? {
                             child = child.max(e);
                         }
                     }
-                    add(child)?;
+                    moves.add(child)?;
                 }
             }
         }
-        Some(best.unwrap_or_else(|| {
+        Some(moves.value(|| {
             let king = sq[king_slot(side)];
-            if attacked(self.slots, sq, king, side.other(), lt.occ, usize::MAX) {
-                Value::MATED
-            } else {
-                Value::DRAW
-            }
+            attacked(self.slots, sq, king, side.other(), lt.occ, usize::MAX)
         }))
     }
 }

@@ -28,7 +28,12 @@ use std::{
 use rayon::prelude::*;
 use shakmaty::{ByColor, Color, Role};
 
-use super::{promoting_levels, verify::each_byte, Plan};
+use super::{
+    moves::{part_moves, PartMove},
+    promoting_levels,
+    verify::each_byte,
+    Plan,
+};
 use crate::{
     compact::{
         resume::ProgressFile,
@@ -37,12 +42,13 @@ use crate::{
     },
     dtz::Wdl50Tables,
     kernel::{
-        exits::{exit_plans, for_each_en_passant, ExitPlan, PROMOTIONS},
+        exits::{exit_plans, for_each_en_passant, ExitPlan},
         king_slot,
         memory::{Atomics, Pages},
         moves::{legal_targets, LegalTargets},
         SIDES,
     },
+    metric::{Dtz50Moves, Recomputed},
     progress::Progress,
     verify::VerifyReport,
 };
@@ -50,7 +56,7 @@ use retro_tables::{
     format::{file_name, Metric, Table},
     index::{IndexScheme, Squares},
     pieces::attacked,
-    Dtz, Material, Value, Wdl, Wdl50, RULE_PLIES,
+    Dtz, Material, Value, Wdl, Wdl50,
 };
 
 /// The name of this check's progress file.
@@ -68,8 +74,6 @@ const BAD: u16 = 0x4000;
 const NO_CLASS: u8 = 0xFF;
 /// A class byte's mark of the DTM's class while the DTZ50 file is not read yet.
 const MARK: u8 = 0x10;
-/// The rule's plies, as a DTZ50 number.
-const RULE: u16 = RULE_PLIES as u16;
 
 /// A part's values, both sides, in its place order.
 struct Loaded {
@@ -87,13 +91,6 @@ fn class_byte(c: Wdl50) -> u8 {
 /// The class of a class byte; `None` for [`NO_CLASS`] and the marks.
 fn byte_class(b: u8) -> Option<Wdl50> {
     (b <= 4).then(|| Wdl50::from_i8(b as i8 - 2))
-}
-
-/// A value recomputed from the children: the DTZ, and whether a loss's best move zeroes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Recomputed {
-    dtz: Dtz,
-    zeroes: bool,
 }
 
 /// What the checks of a level read.
@@ -146,111 +143,50 @@ impl Check<'_> {
     /// The value of the legal position `sq` with `side` to move (its moves in `lt`) from its
     /// children; `None` where a child cannot be valued.
     fn recompute(&self, sq: &Squares, side: Color, lt: &LegalTargets) -> Option<Recomputed> {
-        let n = self.slots.len();
-        let mut win: Option<u16> = None;
-        let (mut zeroing_loss, mut quiet_loss) = (0u16, 0u16);
-        let mut all_lose = true;
-        let mut any = false;
-        // A zeroing move into a position of class `c` for the opponent.
-        let mut zeroing = |c: Wdl50, win: &mut Option<u16>| {
-            let mut best_win = |w: u16| *win = Some(win.map_or(w, |b| b.min(w)));
-            match c {
-                Wdl50::Loss => best_win(1),
-                Wdl50::BlessedLoss => best_win(RULE + 1),
-                Wdl50::Win => zeroing_loss = zeroing_loss.max(1),
-                Wdl50::CursedWin => zeroing_loss = zeroing_loss.max(RULE + 1),
-                Wdl50::Draw => all_lose = false,
-            }
-        };
-        let mut quiet: Vec<u16> = Vec::new();
-        for i in 0..n {
-            let role = self.slots[i].1;
-            let mut targets = lt.targets[i];
-            while targets != 0 {
-                let to = targets.trailing_zeros() as u8;
-                targets &= targets - 1;
-                any = true;
-                let captured = if lt.occ & (1u64 << to) != 0 {
-                    Some((2..n).find(|&j| sq[j] == to)?)
-                } else {
-                    None
-                };
-                let skip = captured.unwrap_or(usize::MAX);
-                let mut after = *sq;
-                after[i] = to;
-                if role == Role::Pawn && (to >> 3 == 7 || to >> 3 == 0) {
-                    for p in PROMOTIONS {
-                        let c = self.sub_class(&after, skip, Some((i, p)), side.other())?;
-                        zeroing(c, &mut win);
-                    }
-                } else if captured.is_some() {
-                    let c = self.sub_class(&after, skip, None, side.other())?;
-                    zeroing(c, &mut win);
-                } else if role == Role::Pawn {
+        let mut moves = Dtz50Moves::default();
+        for m in part_moves(self.slots, sq, lt) {
+            match m {
+                PartMove::Promotion { after, skip, promo } => {
+                    moves.zeroing(self.sub_class(&after, skip, Some(promo), side.other())?)
+                }
+                PartMove::Capture { after, skip } => {
+                    moves.zeroing(self.sub_class(&after, skip, None, side.other())?);
+                }
+                PartMove::Push {
+                    after,
+                    pawn,
+                    double,
+                } => {
                     let mut c = self.class(side.other(), self.ix.index(&after)?)?;
-                    if lt.double[i] & (1u64 << to) != 0 {
+                    if double {
                         // The opponent may take en passant: the better of the two for it.
                         let mut unread = false;
-                        for_each_en_passant(
-                            self.slots,
-                            &after,
-                            side.other(),
-                            i,
-                            |taken| match self.sub_class(taken, i, None, side) {
+                        for_each_en_passant(self.slots, &after, side.other(), pawn, |taken| {
+                            match self.sub_class(taken, pawn, None, side) {
                                 Some(theirs) => c = c.max(theirs.flip()),
                                 None => unread = true,
-                            },
-                        );
+                            }
+                        });
                         if unread {
                             return None;
                         }
                     }
-                    zeroing(c, &mut win);
-                } else {
-                    quiet.push(self.code(side.other(), self.ix.index(&after)?)?);
+                    moves.zeroing(c);
+                }
+                PartMove::Piece { after } => {
+                    match self.code(side.other(), self.ix.index(&after)?)? {
+                        0 => moves.quiet_to_draw(),
+                        BAD => return None,
+                        c if c & LOSS_BIT != 0 => moves.quiet_to_loss(c & !LOSS_BIT),
+                        w => moves.quiet_to_win(w),
+                    }
                 }
             }
         }
-        for code in quiet {
-            match code {
-                0 => all_lose = false,
-                BAD => return None,
-                c if c & LOSS_BIT != 0 => {
-                    let w = (c & !LOSS_BIT) + 1;
-                    win = Some(win.map_or(w, |b| b.min(w)));
-                }
-                w => quiet_loss = quiet_loss.max(w + 1),
-            }
-        }
-        let dtz = |d: u16, zeroes| {
-            Some(Recomputed {
-                dtz: Dtz(i16::try_from(d).ok()?),
-                zeroes,
-            })
-        };
-        if !any {
+        moves.value(|| {
             let king = sq[king_slot(side)];
-            return if attacked(self.slots, sq, king, side.other(), lt.occ, usize::MAX) {
-                Some(Recomputed {
-                    dtz: Dtz(-1),
-                    zeroes: true,
-                })
-            } else {
-                dtz(0, false)
-            };
-        }
-        match win {
-            Some(w) => dtz(w, false),
-            None if all_lose => {
-                let l = zeroing_loss.max(quiet_loss);
-                let r = dtz(l, zeroing_loss > quiet_loss)?;
-                Some(Recomputed {
-                    dtz: Dtz(-r.dtz.0),
-                    ..r
-                })
-            }
-            None => dtz(0, false),
-        }
+            attacked(self.slots, sq, king, side.other(), lt.occ, usize::MAX)
+        })
     }
 }
 
@@ -452,8 +388,7 @@ fn complete_losses(t: &Check, p: usize, side: Color, tally: &Tally) {
             let got = t.recompute(sq, side, lt);
             match got {
                 Some(r) if r.dtz.0 < 0 && Some(r.dtz.wdl50()) == class => {
-                    let depth = r.dtz.0.unsigned_abs() - u16::from(r.zeroes);
-                    cell.store(LOSS_BIT | depth, Relaxed);
+                    cell.store(LOSS_BIT | r.loss_depth(), Relaxed);
                     (0, 0)
                 }
                 _ => {
