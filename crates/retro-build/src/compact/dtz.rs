@@ -15,6 +15,7 @@
 
 use std::{
     io,
+    marker::PhantomData,
     path::{Path, PathBuf},
     sync::{
         atomic::{AtomicU8, Ordering::Relaxed},
@@ -46,7 +47,7 @@ use crate::{
         pass::partitions,
         SIDES,
     },
-    metric::{Dtz50, Rules},
+    metric::{Dtz50, Zeroing},
     progress::Progress,
 };
 use retro_tables::{
@@ -187,8 +188,9 @@ impl DtzLogs {
     }
 }
 
-/// The DTZ50 solver of a compact material.
-pub struct CompactDtz<'a> {
+/// The DTZ50 solver of a compact material (or, as `CompactDtz<M>`, of another [`Zeroing`]
+/// metric).
+pub struct CompactDtz<'a, M = Dtz50> {
     material: Material,
     ix: IndexScheme,
     slots: Vec<(Color, Role)>,
@@ -202,15 +204,16 @@ pub struct CompactDtz<'a> {
     policy: Policy,
     /// The king placements this rank owns (the whole table when it is alone).
     share: Share,
+    metric: PhantomData<fn() -> M>,
 }
 
 /// One rank's DTZ50 solver of a solve split over ranks ([`CompactDtz::split`]).
-pub struct DtzSplit<'a> {
-    solver: CompactDtz<'a>,
+pub struct DtzSplit<'a, M = Dtz50> {
+    solver: CompactDtz<'a, M>,
     exchange: &'a dyn Exchange,
 }
 
-impl DtzSplit<'_> {
+impl<M: Zeroing> DtzSplit<'_, M> {
     /// Checkpoints (and, in the tests of resuming, stops) as `policy` says.
     pub(crate) fn with_policy(mut self, policy: Policy) -> Self {
         self.solver.policy = policy;
@@ -270,8 +273,7 @@ impl<'a> CompactDtz<'a> {
         sub: &'a Wdl50Tables,
         work: &Path,
     ) -> Result<Self, DtzError> {
-        let share = Share::whole(&IndexScheme::new(material));
-        Self::with_share(material, dtm_logs, sub, work, share)
+        Self::of_metric(material, dtm_logs, sub, work)
     }
 
     /// The DTZ50 solver of one rank of a solve split over ranks by king placement (see
@@ -288,6 +290,37 @@ impl<'a> CompactDtz<'a> {
         work: &Path,
         exchange: &'a dyn Exchange,
     ) -> Result<DtzSplit<'a>, DtzError> {
+        Self::split_metric(material, dtm_logs, sub, work, exchange)
+    }
+}
+
+impl<'a, M: Zeroing> CompactDtz<'a, M> {
+    /// A solver of the metric `M`, as [`CompactDtz::new`] (the classes in `sub` are those
+    /// under `M`'s rule).
+    ///
+    /// # Errors
+    /// As [`CompactDtz::new`].
+    pub(crate) fn of_metric(
+        material: Material,
+        dtm_logs: &ByColor<PathBuf>,
+        sub: &'a Wdl50Tables,
+        work: &Path,
+    ) -> Result<Self, DtzError> {
+        let share = Share::whole(&IndexScheme::new(material));
+        Self::with_share(material, dtm_logs, sub, work, share)
+    }
+
+    /// One rank's solver of the metric `M`, as [`CompactDtz::split`].
+    ///
+    /// # Errors
+    /// As [`CompactDtz::new`].
+    pub(crate) fn split_metric(
+        material: Material,
+        dtm_logs: &ByColor<PathBuf>,
+        sub: &'a Wdl50Tables,
+        work: &Path,
+        exchange: &'a dyn Exchange,
+    ) -> Result<DtzSplit<'a, M>, DtzError> {
         let share = share::share_of(exchange, &IndexScheme::new(material)).map_err(|source| {
             DtzError::Exchange {
                 material: material.name(),
@@ -340,6 +373,7 @@ impl<'a> CompactDtz<'a> {
             error: Mutex::new(None),
             policy: Policy::default(),
             share,
+            metric: PhantomData,
         })
     }
 
@@ -439,18 +473,23 @@ impl<'a> CompactDtz<'a> {
                 let Some(theirs) = self.capture_class(&after, j, side) else {
                     continue;
                 };
-                let plies = match (winner, theirs) {
-                    (true, Wdl50::Loss) | (false, Wdl50::Win) => 1,
-                    (true, Wdl50::BlessedLoss) | (false, Wdl50::CursedWin) => 101,
-                    (true, _) => continue,
-                    (false, c) => {
-                        self.note(DtzError::Inconsistent {
-                            material: self.material.name(),
-                            idx: self.ix.index(sq).unwrap_or(u64::MAX),
-                            side,
-                            why: crate::dtz::Inconsistency::LossWithMoveTo(c),
-                        });
-                        continue;
+                let plies = if winner {
+                    match M::winner_exit(theirs) {
+                        Some(plies) => plies,
+                        None => continue,
+                    }
+                } else {
+                    match M::loser_exit(theirs) {
+                        Ok(plies) => plies,
+                        Err(c) => {
+                            self.note(DtzError::Inconsistent {
+                                material: self.material.name(),
+                                idx: self.ix.index(sq).unwrap_or(u64::MAX),
+                                side,
+                                why: crate::dtz::Inconsistency::LossWithMoveTo(c),
+                            });
+                            continue;
+                        }
                     }
                 };
                 exit = match (exit, winner) {
@@ -490,7 +529,7 @@ impl<'a> CompactDtz<'a> {
             lens.copy_from_slice(rest);
             (max_seed, late_after, d) = (ms as usize, la as usize, m.depth);
             for side in SIDES {
-                let path = seed_path(&self.work, false, side, LATE_DEPTH);
+                let path = seed_path(&self.work, false, side, late_depth::<M>());
                 if path.exists() {
                     std::fs::OpenOptions::new()
                         .write(true)
@@ -548,8 +587,11 @@ impl<'a> CompactDtz<'a> {
     }
 }
 
-/// The depth of losses whose best move is a capture into a cursed win (101 plies): one less.
-const LATE_DEPTH: usize = 100;
+/// The depth of losses whose best move is a capture into a cursed win (the metric's long
+/// exit, 101 plies for DTZ50): one less.
+const fn late_depth<M: Zeroing>() -> usize {
+    M::LONG_EXIT as usize - 1
+}
 
 /// What the DTZ50 passes schedule for later depths, and what their checkpoints keep besides.
 pub(crate) struct DtzSchedule {
@@ -559,7 +601,7 @@ pub(crate) struct DtzSchedule {
     late_after: usize,
 }
 
-impl CompactMetric for CompactDtz<'_> {
+impl<M: Zeroing> CompactMetric for CompactDtz<'_, M> {
     type Error = DtzError;
     type Schedule = DtzSchedule;
     /// Two logs per side, the wins' and the losses'; a loss whose best move zeroes is
@@ -655,7 +697,7 @@ impl CompactMetric for CompactDtz<'_> {
                     }
                     st.store(LOSS_ZEROES, Relaxed);
                     losses[side]
-                        .entry(Dtz50::loss_at(0, usize::from(exit)).depth)
+                        .entry(M::loss_at(0, usize::from(exit)).depth)
                         .or_default()
                         .push(idx);
                     continue;
@@ -740,11 +782,11 @@ impl CompactMetric for CompactDtz<'_> {
         } else {
             0
         };
-        if Dtz50::loss_at(d + 1, usize::from(exit)).by_exit {
-            // Its best move is the capture (101): one ply less than its DTZ, at
-            // `LATE_DEPTH`.
+        if M::loss_at(d + 1, usize::from(exit)).by_exit {
+            // Its best move is the capture (the long exit): one ply less than its DTZ, at
+            // `late_depth`.
             st.store(LOSS_ZEROES, Relaxed);
-            later.push((LATE_DEPTH, mover, p));
+            later.push((late_depth::<M>(), mover, p));
         } else {
             st.store(LOSS, Relaxed);
             next.mark(mover, l);
@@ -798,15 +840,15 @@ impl CompactMetric for CompactDtz<'_> {
                 run.push(i);
             }
             if run.len() > 0 {
-                let path = seed_path(&self.work, false, side, LATE_DEPTH);
+                let path = seed_path(&self.work, false, side, late_depth::<M>());
                 let mut f = std::fs::OpenOptions::new()
                     .create(true)
                     .append(true)
                     .open(&path)
                     .map_err(|e| self.io(e))?;
-                run.write_to(LATE_DEPTH as u16, &mut f)
+                run.write_to(late_depth::<M>() as u16, &mut f)
                     .map_err(|e| self.io(e))?;
-                schedule.late_after = LATE_DEPTH;
+                schedule.late_after = late_depth::<M>();
             }
         }
         Ok(())
@@ -828,7 +870,7 @@ impl CompactMetric for CompactDtz<'_> {
             }
         }
         for side in SIDES {
-            let path = seed_path(&self.work, false, side, LATE_DEPTH);
+            let path = seed_path(&self.work, false, side, late_depth::<M>());
             lens[mark_slot(Logged::LateSeeds, side)] =
                 std::fs::metadata(&path).map_or(0, |m| m.len());
         }

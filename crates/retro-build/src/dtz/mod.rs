@@ -59,6 +59,7 @@ mod sub;
 
 use std::{
     collections::BTreeMap,
+    marker::PhantomData,
     sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed},
 };
 
@@ -81,7 +82,7 @@ use crate::kernel::{
     unmoves::{discovery_masks, legal_origins},
     FirstError, SIDES,
 };
-use crate::metric::{Dtz50, Rules};
+use crate::metric::{Dtz50, Zeroing};
 use retro_tables::{
     index::{IndexScheme, PawnDigit, Squares},
     pieces::{attacks_from, occupancy},
@@ -188,8 +189,8 @@ pub struct DtzSolved {
 
 /// The DTZ50 solve of one pawn structure rank with cells in memory, depth by depth (see
 /// `kernel::depths`).
-struct DtzDepths<'s, 'a> {
-    solver: &'s DtzSolver<'a>,
+struct DtzDepths<'s, 'a, M> {
+    solver: &'s DtzSolver<'a, M>,
     /// What joins the frontier at later depths: seeds of the init, and late losses.
     seeds: BTreeMap<u16, Vec<Item>>,
     /// The nodes of the current depth and of the next, as bitmaps read in index order by the
@@ -205,7 +206,7 @@ struct DtzDepths<'s, 'a> {
     times: [f64; 2],
 }
 
-impl Depths for DtzDepths<'_, '_> {
+impl<M: Zeroing> Depths for DtzDepths<'_, '_, M> {
     type Error = DtzError;
 
     fn complete(&mut self, d: usize) -> Result<u64, DtzError> {
@@ -263,8 +264,8 @@ impl Depths for DtzDepths<'_, '_> {
 
 /// The un-moves of one task of a pass from the nodes decided at depth `d`, with what their
 /// updates gather; run as a software pipeline ([`Pipelined`]).
-struct DtzUnmoves<'s, 'a> {
-    solver: &'s DtzSolver<'a>,
+struct DtzUnmoves<'s, 'a, M> {
+    solver: &'s DtzSolver<'a, M>,
     d: u16,
     /// Whether the nodes are losses (an even depth).
     lost: bool,
@@ -277,7 +278,7 @@ struct DtzUnmoves<'s, 'a> {
     access: Access,
 }
 
-impl Unmove for DtzUnmoves<'_, '_> {
+impl<M: Zeroing> Unmove for DtzUnmoves<'_, '_, M> {
     type Node = (Color, u64);
     type Found = Found;
 
@@ -328,8 +329,9 @@ impl Default for Found {
     }
 }
 
-/// Solves DTZ50 for one material.
-pub struct DtzSolver<'a> {
+/// Solves DTZ50 for one material (or, as `DtzSolver<M>`, another [`Zeroing`] metric: its
+/// rule decides the exits' plies and the classes of this table's own entries).
+pub struct DtzSolver<'a, M = Dtz50> {
     material: Material,
     ix: IndexScheme,
     slots: Vec<(Color, Role)>,
@@ -356,23 +358,37 @@ pub struct DtzSolver<'a> {
     partitions: Vec<(Color, Vec<u64>)>,
     access: Access,
     error: FirstError<DtzError>,
+    metric: PhantomData<fn() -> M>,
 }
 
-/// The plies a loser's worst exit (cell code) stands for.
-pub(crate) const fn exit_plies(code: u16) -> u16 {
+/// The plies a loser's worst exit (cell code) stands for in the metric `M`.
+#[inline]
+pub(crate) const fn exit_plies<M: Zeroing>(code: u16) -> u16 {
     match code {
         0 => 0,
         1 => 1,
-        _ => 101,
+        _ => M::LONG_EXIT,
+    }
+}
+
+/// The cell code of a loser's worst exit of `plies` (0 for none): 1 for one ply, 2 for the
+/// metric's long exit.
+#[inline]
+pub(crate) const fn exit_code(plies: u16) -> u16 {
+    match plies {
+        0 => 0,
+        1 => 1,
+        _ => 2,
     }
 }
 
 /// The cell and depth of the open loss `cell` whose last successor was decided at depth `d`:
 /// its depth is `d + 1`, or its worst exit's one less when that is longer (its best move then
 /// zeroes, and the winner's moves into it count from one ply less than its DTZ).
-pub(crate) fn loser_decided(cell: u16, d: u16) -> (u16, u16) {
-    let exit = exit_plies((cell >> EXIT_SHIFT) & 3);
-    let at = Dtz50::loss_at(usize::from(d) + 1, usize::from(exit));
+#[inline]
+pub(crate) fn loser_decided<M: Zeroing>(cell: u16, d: u16) -> (u16, u16) {
+    let exit = exit_plies::<M>((cell >> EXIT_SHIFT) & 3);
+    let at = M::loss_at(usize::from(d) + 1, usize::from(exit));
     // At most the larger of `d + 1` and 100, which the depth bits hold.
     let v = at.depth as u16;
     let zeroes = if at.by_exit { ZEROES } else { 0 };
@@ -400,7 +416,7 @@ pub(crate) enum Step {
 /// its last successor is. A win at `d + 1` past [`DEPTH`] does not fit the cell: the callers
 /// stop (or fail) before `d` reaches it.
 #[inline]
-pub(crate) fn step(cur: u16, lost: bool, d: u16) -> Step {
+pub(crate) fn step<M: Zeroing>(cur: u16, lost: bool, d: u16) -> Step {
     if cur & DECIDED != 0 {
         return Step::Keep;
     }
@@ -408,7 +424,7 @@ pub(crate) fn step(cur: u16, lost: bool, d: u16) -> Step {
         if cur & WINNER == 0 {
             return Step::Keep;
         }
-        let w = Dtz50::win_at(usize::from(d)) as u16;
+        let w = M::win_at(usize::from(d)) as u16;
         return Step::Decided(DECIDED | w, w);
     }
     if cur & LOSER == 0 {
@@ -417,7 +433,7 @@ pub(crate) fn step(cur: u16, lost: bool, d: u16) -> Step {
     match cur & COUNT {
         0 => Step::Overcounted,
         1 => {
-            let (decided, v) = loser_decided(cur, d);
+            let (decided, v) = loser_decided::<M>(cur, d);
             Step::Decided(decided, v)
         }
         _ => Step::Counted(cur - 1),
@@ -464,7 +480,7 @@ pub(crate) struct MovesFound {
 ///
 /// # Errors
 /// The first error of `class` or `inconsistent`.
-pub(crate) fn moves_of_win_or_loss<E>(
+pub(crate) fn moves_of_win_or_loss<M: Zeroing, E>(
     pos: Position<'_>,
     winner: bool,
     dedupe: bool,
@@ -539,11 +555,13 @@ pub(crate) fn moves_of_win_or_loss<E>(
                 moves += 1;
                 let mv = Mv { promotion, ..mv };
                 let theirs = class(&after, &mv)?;
-                let plies = match (winner, theirs) {
-                    (true, Wdl50::Loss) | (false, Wdl50::Win) => 1,
-                    (true, Wdl50::BlessedLoss) | (false, Wdl50::CursedWin) => 101,
-                    (true, _) => continue,
-                    (false, c) => return Err(inconsistent(c)),
+                let plies = if winner {
+                    match M::winner_exit(theirs) {
+                        Some(plies) => plies,
+                        None => continue,
+                    }
+                } else {
+                    M::loser_exit(theirs).map_err(&inconsistent)?
                 };
                 exit = if exit == 0 {
                     plies
@@ -563,17 +581,10 @@ pub(crate) fn moves_of_win_or_loss<E>(
 }
 
 impl<'a> DtzSolver<'a> {
-    /// A solver for `material` (canonical), whose DTM values per side to move (one byte per
-    /// entry, index order) are `dtm`, with its zeroing moves' tables in `sub`.
-    pub fn new(material: Material, dtm: ByColor<&'a [u8]>, sub: &'a Wdl50Tables) -> DtzSolver<'a> {
-        let size = IndexScheme::new(material).size() as usize;
-        let mk = || Atomics::<AtomicU16>::zeroed(size, Pages::Default);
-        DtzSolver::with_cells(material, dtm, sub, ByColor::new_with(|_| mk()), false)
-    }
-
     /// A solver that starts from the records of the material's DTM init pass (see
     /// [`Records`]): its init generates only pawn pushes, and `sub` needs only the tables of
-    /// en passant captures ([`Wdl50Tables::open_stage`] of `Stage::Retro`).
+    /// en passant captures ([`Wdl50Tables::open_stage`] of `Stage::Retro`). The records value
+    /// captures and promotions by DTZ50's classes.
     pub fn from_records(
         material: Material,
         dtm: ByColor<&'a [u8]>,
@@ -583,13 +594,33 @@ impl<'a> DtzSolver<'a> {
         DtzSolver::with_cells(material, dtm, sub, records.into_cells(), true)
     }
 
+    /// A solver for `material` (canonical), whose DTM values per side to move (one byte per
+    /// entry, index order) are `dtm`, with its zeroing moves' tables in `sub`.
+    pub fn new(material: Material, dtm: ByColor<&'a [u8]>, sub: &'a Wdl50Tables) -> DtzSolver<'a> {
+        DtzSolver::of_metric(material, dtm, sub)
+    }
+}
+
+impl<'a, M: Zeroing> DtzSolver<'a, M> {
+    /// A solver of the metric `M`, as [`DtzSolver::new`] (the classes in `sub` are those
+    /// under `M`'s rule).
+    pub(crate) fn of_metric(
+        material: Material,
+        dtm: ByColor<&'a [u8]>,
+        sub: &'a Wdl50Tables,
+    ) -> DtzSolver<'a, M> {
+        let size = IndexScheme::new(material).size() as usize;
+        let mk = || Atomics::<AtomicU16>::zeroed(size, Pages::Default);
+        DtzSolver::with_cells(material, dtm, sub, ByColor::new_with(|_| mk()), false)
+    }
+
     fn with_cells(
         material: Material,
         dtm: ByColor<&'a [u8]>,
         sub: &'a Wdl50Tables,
         cells: ByColor<Atomics<AtomicU16>>,
         recorded: bool,
-    ) -> DtzSolver<'a> {
+    ) -> DtzSolver<'a, M> {
         let ix = IndexScheme::new(material);
         let size = ix.size() as usize;
         let bits = || Atomics::<AtomicU64>::zeroed(size.div_ceil(64), Pages::Default);
@@ -613,6 +644,7 @@ impl<'a> DtzSolver<'a> {
             partitions: parts,
             access,
             error: FirstError::new(),
+            metric: PhantomData,
         }
     }
 
@@ -659,6 +691,35 @@ impl<'a> DtzSolver<'a> {
                         dtz_of(cell)
                     } else {
                         Dtz::DRAW
+                    }
+                })
+                .collect()
+        };
+        self.check()?;
+        Ok(ByColor::new_with(values))
+    }
+
+    /// Solves as [`DtzSolver::solve`], and gives every entry's exact DTZ with whether a loss's
+    /// best move zeroes (the cell's [`ZEROES`]), white to move then black: what a check of the
+    /// values from each position's moves compares with ([`crate::metric::ZeroingMoves`]).
+    ///
+    /// # Errors
+    /// As [`DtzSolver::solve`].
+    #[cfg(test)]
+    pub(crate) fn solve_recomputed(
+        self,
+    ) -> Result<ByColor<Vec<crate::metric::Recomputed>>, DtzError> {
+        self.solve_levels()?;
+        let values = |side: Color| -> Vec<crate::metric::Recomputed> {
+            self.cells[side]
+                .par_iter()
+                .map(|c| {
+                    let cell = c.load(Relaxed);
+                    let decided = cell & DECIDED != 0;
+                    crate::metric::Recomputed {
+                        dtz: if decided { dtz_of(cell) } else { Dtz::DRAW },
+                        // `ZEROES` is a win's `SEEDED`.
+                        zeroes: decided && cell & LOSS != 0 && cell & ZEROES != 0,
                     }
                 })
                 .collect()
@@ -832,7 +893,7 @@ impl<'a> DtzSolver<'a> {
         // A loser's counter counts distinct successors: only where two moves may reach the same
         // entry are the entries listed and deduplicated.
         let dedupe = !winner && self.ix.may_coincide(sq, side.other());
-        let found = moves_of_win_or_loss(
+        let found = moves_of_win_or_loss::<M, _>(
             Position {
                 ix: &self.ix,
                 slots: &self.slots,
@@ -929,15 +990,18 @@ impl<'a> DtzSolver<'a> {
                 }
             }
         }
-        // Winner: the fewest plies an exit gives (1 or 101); loser: the most.
+        // Winner: the fewest plies an exit gives (1 or the long exit); loser: the most. The
+        // mover's best class is the opponent's worst.
         let exit: u16 = match (winner, best) {
-            (true, Some(Wdl50::Win)) | (false, Some(Wdl50::Loss)) => 1,
-            (true, Some(Wdl50::CursedWin)) | (false, Some(Wdl50::BlessedLoss)) => 101,
-            (true, _) | (false, None) => 0,
-            (false, Some(c)) => {
-                self.inconsistent(idx, side, Inconsistency::LossWithMoveTo(c.flip()));
-                return;
-            }
+            (_, None) => 0,
+            (true, Some(c)) => M::winner_exit(c.flip()).unwrap_or(0),
+            (false, Some(c)) => match M::loser_exit(c.flip()) {
+                Ok(plies) => plies,
+                Err(theirs) => {
+                    self.inconsistent(idx, side, Inconsistency::LossWithMoveTo(theirs));
+                    return;
+                }
+            },
         };
         if winner {
             self.init_winner(cell, idx, side, exit, seeds);
@@ -1001,16 +1065,12 @@ impl<'a> DtzSolver<'a> {
                 return;
             }
             // Every move zeroes: like a mate, depth one less than its DTZ (see the module docs).
-            let v = Dtz50::loss_at(0, usize::from(exit)).depth as u16;
+            let v = M::loss_at(0, usize::from(exit)).depth as u16;
             cell.store(DECIDED | LOSS | ZEROES | v, Relaxed);
             seeds.push(v, item(idx, side));
             return;
         }
-        let code = match exit {
-            0 => 0,
-            1 => 1,
-            _ => 2,
-        };
+        let code = exit_code(exit);
         cell.store(LOSER | (code << EXIT_SHIFT) | counted as u16, Relaxed);
         set_bit(&self.open[side], idx);
     }
@@ -1063,7 +1123,7 @@ impl<'a> DtzSolver<'a> {
     fn own_class(&self, side: Color, idx: u64) -> Option<Wdl50> {
         let cell = self.cells[side].get(idx as usize)?.load(Relaxed);
         if cell & DECIDED != 0 {
-            return Some(dtz_of(cell).wdl50());
+            return Some(M::class(dtz_of(cell)));
         }
         if cell & (WINNER | LOSER) != 0 {
             self.inconsistent(idx, side, Inconsistency::UndecidedAfterPawnMove);
@@ -1178,7 +1238,7 @@ impl<'a> DtzSolver<'a> {
     /// wins at `d + 1`, one of a win has its counter lowered and is lost when it runs out; what
     /// is decided at `d + 1` is marked in the task's next frontier, a loss its exits make longer
     /// goes to its late ones.
-    fn update(&self, found: &Found, d: u16, task: &mut DtzUnmoves<'_, '_>) {
+    fn update(&self, found: &Found, d: u16, task: &mut DtzUnmoves<'_, '_, M>) {
         let next = task.next;
         let owned = task.access == Access::CellsAndBits;
         let (ps, lost) = (found.mover, found.lost);
@@ -1187,7 +1247,7 @@ impl<'a> DtzSolver<'a> {
                 continue;
             };
             // This part alone updates this cell (see `kernel::pass::partitions`).
-            match step(c.load(Relaxed), lost, d) {
+            match step::<M>(c.load(Relaxed), lost, d) {
                 Step::Keep => {}
                 Step::Counted(cell) => c.store(cell, Relaxed),
                 Step::Decided(cell, v) => {
@@ -1341,8 +1401,7 @@ impl<'a> DtzSolver<'a> {
                             continue;
                         }
                         let dtz = dtz_of(cell);
-                        *b = dtz
-                            .to_table_byte()
+                        *b = M::table_byte(dtz)
                             .ok_or_else(|| DtzError::TooLong(self.material.name(), dtz))?;
                         kept |= 1 << i;
                         if dtz.0 > 0 {
@@ -1409,6 +1468,8 @@ pub fn dtm_values(
 
 #[cfg(test)]
 mod exact_tests;
+#[cfg(test)]
+mod metric_tests;
 
 #[cfg(test)]
 mod step_tests {
@@ -1421,26 +1482,32 @@ mod step_tests {
 
     #[test]
     fn a_winner_of_a_loss_wins_one_ply_later_and_a_decided_cell_is_kept() {
-        assert_eq!(step(WINNER, true, 6), Step::Decided(DECIDED | 7, 7));
-        assert_eq!(step(WINNER, false, 6), Step::Keep);
-        assert_eq!(step(DECIDED | 3, true, 6), Step::Keep);
-        assert_eq!(step(DECIDED | LOSS | 4, false, 6), Step::Keep);
-        assert_eq!(step(loser(2, 0), true, 6), Step::Keep);
+        assert_eq!(
+            step::<Dtz50>(WINNER, true, 6),
+            Step::Decided(DECIDED | 7, 7)
+        );
+        assert_eq!(step::<Dtz50>(WINNER, false, 6), Step::Keep);
+        assert_eq!(step::<Dtz50>(DECIDED | 3, true, 6), Step::Keep);
+        assert_eq!(step::<Dtz50>(DECIDED | LOSS | 4, false, 6), Step::Keep);
+        assert_eq!(step::<Dtz50>(loser(2, 0), true, 6), Step::Keep);
     }
 
     #[test]
     fn a_loser_counts_down_and_is_decided_by_its_last_successor_or_its_worst_exit() {
-        assert_eq!(step(loser(3, 0), false, 6), Step::Counted(loser(2, 0)));
         assert_eq!(
-            step(loser(1, 0), false, 6),
+            step::<Dtz50>(loser(3, 0), false, 6),
+            Step::Counted(loser(2, 0))
+        );
+        assert_eq!(
+            step::<Dtz50>(loser(1, 0), false, 6),
             Step::Decided(DECIDED | LOSS | 7, 7)
         );
         // Its worst exit leads into a cursed win (101 plies): decided one ply before it, its
         // best move zeroing.
         assert_eq!(
-            step(loser(1, 2), false, 6),
+            step::<Dtz50>(loser(1, 2), false, 6),
             Step::Decided(DECIDED | LOSS | ZEROES | 100, 100)
         );
-        assert_eq!(step(loser(0, 0), false, 6), Step::Overcounted);
+        assert_eq!(step::<Dtz50>(loser(0, 0), false, 6), Step::Overcounted);
     }
 }

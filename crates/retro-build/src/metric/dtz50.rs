@@ -1,33 +1,26 @@
 //! Distance to zeroing under the 50-move rule, as Syzygy defines it (see `retro_tables::Dtz`).
 
+use std::marker::PhantomData;
+
 use retro_tables::{Dtz, Wdl50, RULE_PLIES};
 
-use super::{LossAt, Rules};
-
-/// The rule's plies, as a DTZ.
-const RULE: u16 = RULE_PLIES as u16;
+use super::{zeroing_loss_at, LossAt, Rules, Zeroing};
 
 /// DTZ50. An exit is a zeroing move: 1 ply into a position lost (for the winner) or won (for
 /// the loser) under the rule, 101 into a blessed loss or a cursed win. A loss whose best move
 /// zeroes is decided one ply before its exit, as a mate is at 0 with a DTZ of -1: the winner's
 /// moves into it count from there, and its DTZ is one more than its depth.
-pub(crate) struct Dtz50;
+pub struct Dtz50;
 
 impl Rules for Dtz50 {
     #[inline]
     fn loss_at(first: usize, exit: usize) -> LossAt {
-        if exit > first {
-            LossAt {
-                depth: exit - 1,
-                by_exit: true,
-            }
-        } else {
-            LossAt {
-                depth: first,
-                by_exit: false,
-            }
-        }
+        zeroing_loss_at(first, exit)
     }
+}
+
+impl Zeroing for Dtz50 {
+    const RULE: u16 = RULE_PLIES as u16;
 }
 
 /// A DTZ50 value recomputed from a position's moves ([`Dtz50Moves`]): the DTZ, and whether a
@@ -47,13 +40,17 @@ impl Recomputed {
     }
 }
 
-/// The DTZ50 of a position from its moves, one at a time, by Syzygy's rules: what the
-/// verifiers check every stored value against. A zeroing move (capture, promotion, pawn move)
-/// is valued by the class it leads to; a quiet move by the value of the position it leads to.
-/// The best win is the shortest; a loss (every move loses) is decided by its longest quiet
-/// move and its longest zeroing move as [`Dtz50::loss_at`] says.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Dtz50Moves {
+/// The DTZ50 of a position from its moves ([`ZeroingMoves`] of DTZ50).
+pub(crate) type Dtz50Moves = ZeroingMoves<Dtz50>;
+
+/// The DTZ of a position in the zeroing metric `M` from its moves, one at a time (for DTZ50 by
+/// Syzygy's rules): what the verifiers check every stored value against. A zeroing move
+/// (capture, promotion, pawn move) is valued by the class it leads to; a quiet move by the
+/// value of the position it leads to. The best win is the shortest; a loss (every move loses)
+/// is decided by its longest quiet move and its longest zeroing move as [`Rules::loss_at`]
+/// says.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ZeroingMoves<M> {
     /// The shortest win found, in plies.
     win: Option<u16>,
     /// The longest loss by a zeroing move (1 or 101 plies), and by a quiet move.
@@ -63,9 +60,23 @@ pub(crate) struct Dtz50Moves {
     saves: bool,
     /// Any move at all.
     any: bool,
+    metric: PhantomData<fn() -> M>,
 }
 
-impl Dtz50Moves {
+impl<M> Default for ZeroingMoves<M> {
+    fn default() -> Self {
+        ZeroingMoves {
+            win: None,
+            zeroing_loss: 0,
+            quiet_loss: 0,
+            saves: false,
+            any: false,
+            metric: PhantomData,
+        }
+    }
+}
+
+impl<M: Zeroing> ZeroingMoves<M> {
     fn win(&mut self, plies: u16) {
         self.any = true;
         self.win = Some(self.win.map_or(plies, |b| b.min(plies)));
@@ -75,12 +86,12 @@ impl Dtz50Moves {
     #[inline]
     pub(crate) fn zeroing(&mut self, theirs: Wdl50) {
         self.any = true;
-        match theirs {
-            Wdl50::Loss => self.win(1),
-            Wdl50::BlessedLoss => self.win(RULE + 1),
-            Wdl50::Win => self.zeroing_loss = self.zeroing_loss.max(1),
-            Wdl50::CursedWin => self.zeroing_loss = self.zeroing_loss.max(RULE + 1),
-            Wdl50::Draw => self.saves = true,
+        if let Some(plies) = M::winner_exit(theirs) {
+            self.win(plies);
+        } else if let Ok(plies) = M::loser_exit(theirs) {
+            self.zeroing_loss = self.zeroing_loss.max(plies);
+        } else {
+            self.saves = true;
         }
     }
 
@@ -108,7 +119,7 @@ impl Dtz50Moves {
     /// mate from stalemate. `None` for a DTZ past what a [`Dtz`] holds.
     pub(crate) fn value(self, in_check: impl FnOnce() -> bool) -> Option<Recomputed> {
         let loss = |first: u16, exit: u16| {
-            let at = Dtz50::loss_at(usize::from(first), usize::from(exit));
+            let at = M::loss_at(usize::from(first), usize::from(exit));
             let plies = i16::try_from(at.depth + usize::from(at.by_exit)).ok()?;
             Some(Recomputed {
                 dtz: Dtz(-plies),

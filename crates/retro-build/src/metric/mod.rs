@@ -12,6 +12,10 @@
 mod dtm;
 mod dtz50;
 
+use retro_tables::{Dtz, Wdl50};
+
+#[cfg(test)]
+pub(crate) use self::dtz50::ZeroingMoves;
 pub(crate) use self::{
     dtm::{Dtm, DtmMoves},
     dtz50::{Dtz50, Dtz50Moves, Recomputed},
@@ -19,17 +23,17 @@ pub(crate) use self::{
 
 /// Where a loss is decided ([`Rules::loss_at`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct LossAt {
+pub struct LossAt {
     /// The depth it is decided at (and joins the frontier).
-    pub(crate) depth: usize,
+    pub depth: usize,
     /// Whether its best move is its exit, which holds out longer than its in-table moves: a
     /// DTM loss is then decided at a later depth than the next (the solves schedule it), a
     /// DTZ50 loss at its exit's plies less one, and stored one ply past that depth.
-    pub(crate) by_exit: bool,
+    pub by_exit: bool,
 }
 
 /// The rules of a metric.
-pub(crate) trait Rules {
+pub trait Rules {
     /// The depth at which a predecessor of a loss decided at depth `d` wins.
     #[inline]
     fn win_at(d: usize) -> usize {
@@ -40,6 +44,107 @@ pub(crate) trait Rules {
     /// `first - 1` (`first` is 0 when it has none: every move is an exit), and whose worst
     /// exit takes `exit` plies in this metric (0 when it has none).
     fn loss_at(first: usize, exit: usize) -> LossAt;
+}
+
+/// A metric of the plies to the next zeroing move (a capture, a promotion or a pawn move) under a
+/// move-count rule of [`Zeroing::RULE`] plies: DTZ50 (100 plies) is one, a DTZ under the 75-move
+/// rule or without a rule would be others. The DTZ solves (cells in memory, the compact store
+/// and by pawn structure), their cells and [`ZeroingMoves`] are generic over it: a zeroing move
+/// is an exit valued by the class it leads to (the clock is reset there), 1 ply into a position
+/// won or lost within the rule and `RULE + 1` into one beyond it (a cursed win or a blessed
+/// loss); the other moves are solved depth by depth, and a loss whose best move zeroes is
+/// decided one ply before its exit ([`Rules::loss_at`]).
+pub trait Zeroing: Rules {
+    /// The plies without a zeroing move after which the rule draws: a win farther than that
+    /// from its zeroing move is a cursed win, such a loss a blessed loss.
+    const RULE: u16;
+
+    /// The plies of an exit into a class beyond the rule: a winner's move into a blessed loss,
+    /// a loser's into a cursed win.
+    const LONG_EXIT: u16 = Self::RULE + 1;
+
+    /// A winner's zeroing move into `theirs` (the opponent's class, to move after it): the
+    /// plies of its exit, `None` when it does not win.
+    #[inline]
+    fn winner_exit(theirs: Wdl50) -> Option<u16> {
+        match theirs {
+            Wdl50::Loss => Some(1),
+            Wdl50::BlessedLoss => Some(Self::LONG_EXIT),
+            _ => None,
+        }
+    }
+
+    /// A loser's zeroing move into `theirs`: the plies of its exit, or `theirs` back when a
+    /// loser cannot have that move (a move into a draw or a loss would save it).
+    #[inline]
+    fn loser_exit(theirs: Wdl50) -> Result<u16, Wdl50> {
+        match theirs {
+            Wdl50::Win => Ok(1),
+            Wdl50::CursedWin => Ok(Self::LONG_EXIT),
+            c => Err(c),
+        }
+    }
+
+    /// The class of a position whose DTZ in this metric is `dtz`.
+    #[inline]
+    fn class(dtz: Dtz) -> Wdl50 {
+        let rule = i32::from(Self::RULE);
+        match i32::from(dtz.0) {
+            0 => Wdl50::Draw,
+            d if d > rule => Wdl50::CursedWin,
+            d if d > 0 => Wdl50::Win,
+            d if d >= -rule => Wdl50::Loss,
+            _ => Wdl50::BlessedLoss,
+        }
+    }
+
+    /// The byte a table file of this metric stores for `dtz`: a win's DTZ, a loss's class only
+    /// (1 within the rule, the long exit's plies beyond it: the exact distance of a loss is one
+    /// more than the longest of its moves into wins, which the table holds), 0 for a draw;
+    /// `None` for what does not fit a byte. `Dtz::from_tables` reads it back.
+    #[inline]
+    fn table_byte(dtz: Dtz) -> Option<u8> {
+        match dtz.0 {
+            0.. => u8::try_from(dtz.0).ok(),
+            d if d >= -(Self::RULE as i16) => Some(1),
+            _ => u8::try_from(Self::LONG_EXIT).ok(),
+        }
+    }
+}
+
+/// The rule of every zeroing metric: a loss whose exit holds out longer than its in-table
+/// moves is decided one ply before its exit, by it.
+#[inline]
+fn zeroing_loss_at(first: usize, exit: usize) -> LossAt {
+    if exit > first {
+        LossAt {
+            depth: exit - 1,
+            by_exit: true,
+        }
+    } else {
+        LossAt {
+            depth: first,
+            by_exit: false,
+        }
+    }
+}
+
+/// A zeroing metric the tests add as a new metric would be added: a DTZ under a five-move
+/// rule (10 plies), short enough that tables of 3 and 4 pieces have wins beyond it, and with
+/// pawns, promotions into them.
+#[cfg(test)]
+pub(crate) struct FiveMoveRule;
+
+#[cfg(test)]
+impl Rules for FiveMoveRule {
+    fn loss_at(first: usize, exit: usize) -> LossAt {
+        zeroing_loss_at(first, exit)
+    }
+}
+
+#[cfg(test)]
+impl Zeroing for FiveMoveRule {
+    const RULE: u16 = 10;
 }
 
 #[cfg(test)]

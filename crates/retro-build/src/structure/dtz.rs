@@ -10,7 +10,7 @@
 //! and the bits of the wins and losses, with the part's longest win and loss in its header),
 //! so a solve stopped part way goes on from the parts done.
 
-use std::{io, ops::Range, path::Path};
+use std::{io, marker::PhantomData, ops::Range, path::Path};
 
 use shakmaty::{ByColor, Color, Role};
 
@@ -29,7 +29,7 @@ use crate::{
         moves::{legal_targets, LegalTargets},
         SIDES,
     },
-    metric::{Dtz50, Rules},
+    metric::{Dtz50, Zeroing},
     progress::Progress,
 };
 use retro_tables::{
@@ -37,8 +37,8 @@ use retro_tables::{
     Dtz, Material, Value, Wdl, Wdl50,
 };
 
-/// What every part reads.
-struct Table<'a> {
+/// What every part reads, for the zeroing metric `M`.
+struct Table<'a, M> {
     material: Material,
     ix: IndexScheme,
     slots: Vec<(Color, Role)>,
@@ -49,6 +49,7 @@ struct Table<'a> {
     dtm: PartFiles,
     /// The DTZ50 parts.
     dtz: PartFiles,
+    metric: PhantomData<fn() -> M>,
 }
 
 /// Solves the DTZ50 of `material` (with pawns, canonical) part by part from the DTM parts in
@@ -68,8 +69,22 @@ pub(crate) fn solve(
     progress: &dyn Progress,
     levels: Range<usize>,
 ) -> Result<(), DtzError> {
+    solve_metric::<Dtz50>(material, sub, work, progress, levels)
+}
+
+/// [`solve`] in the zeroing metric `M` (the classes in `sub` are those under its rule).
+///
+/// # Errors
+/// As [`solve`].
+pub(crate) fn solve_metric<M: Zeroing>(
+    material: Material,
+    sub: &Wdl50Tables,
+    work: &Path,
+    progress: &dyn Progress,
+    levels: Range<usize>,
+) -> Result<(), DtzError> {
     let ix = IndexScheme::new(material);
-    let t = Table {
+    let t = Table::<M> {
         material,
         slots: ix.slots().to_vec(),
         n: ix.piece_count(),
@@ -78,6 +93,7 @@ pub(crate) fn solve(
         dtm: PartFiles::new(material, work, Kind::Dtm),
         dtz: PartFiles::new(material, work, Kind::Dtz),
         ix,
+        metric: PhantomData,
     };
     let parts = t.dtm.plan.parts.len();
     let mut dtm = Done {
@@ -111,15 +127,15 @@ pub(crate) fn solve(
     Ok(())
 }
 
-/// [`solve`], then the table's bytes gathered from the parts in memory.
+/// [`solve_metric`], then the table's bytes gathered from the parts in memory.
 #[cfg(test)]
-fn solve_gathered(
+pub(crate) fn solve_gathered<M: Zeroing>(
     material: Material,
     sub: &Wdl50Tables,
     work: &Path,
     progress: &dyn Progress,
 ) -> Result<crate::dtz::DtzSolved, DtzError> {
-    solve(material, sub, work, progress, 0..usize::MAX)?;
+    solve_metric::<M>(material, sub, work, progress, 0..usize::MAX)?;
     let g = super::gathered(material, work, Kind::Dtz)
         .map_err(|e| DtzError::Work(work.to_path_buf(), io::Error::other(e.to_string())))?;
     Ok(crate::dtz::DtzSolved {
@@ -131,7 +147,7 @@ fn solve_gathered(
     })
 }
 
-impl Table<'_> {
+impl<M: Zeroing> Table<'_, M> {
     fn inconsistent(&self, idx: u64, side: Color, why: Inconsistency) -> DtzError {
         DtzError::Inconsistent {
             material: self.material.name(),
@@ -160,7 +176,7 @@ impl Table<'_> {
         let (p, place) = self.dtm.locate(idx).ok_or_else(missing)?;
         let (m, _) = self.dtm.read(dtm, side, p, place).ok_or_else(missing)?;
         let (z, _) = self.dtz.read(dtz, side, p, place).ok_or_else(missing)?;
-        Dtz::from_tables(m, z).map(Dtz::wdl50).ok_or_else(missing)
+        Dtz::from_tables(m, z).map(M::class).ok_or_else(missing)
     }
 
     /// The best en passant capture for `side` after the opponent's pawn in slot `pawn` pushed
@@ -187,8 +203,8 @@ impl Table<'_> {
     }
 }
 
-/// The DTZ50 rules of a part's passes: a cell as the whole-table solve's ([`crate::dtz`]).
-impl PartMetric for Table<'_> {
+/// The DTZ rules of a part's passes: a cell as the whole-table solve's ([`crate::dtz`]).
+impl<M: Zeroing> PartMetric for Table<'_, M> {
     type Cell = u16;
     type Error = DtzError;
     const DISTINCT: bool = true;
@@ -219,7 +235,7 @@ impl PartMetric for Table<'_> {
         (idx, side): (u64, Color),
     ) -> Result<Option<usize>, DtzError> {
         // At most `DEPTH` for a win: past it, the bucket is the overflow.
-        match step(*cell, lost, d as u16) {
+        match step::<M>(*cell, lost, d as u16) {
             Step::Keep => Ok(None),
             Step::Counted(c) => {
                 *cell = c;
@@ -237,8 +253,8 @@ impl PartMetric for Table<'_> {
 }
 
 /// One part being solved.
-struct Part<'t, 'a> {
-    t: &'t Table<'a>,
+struct Part<'t, 'a, M> {
+    t: &'t Table<'a, M>,
     dtm: &'t Done,
     dtz: &'t Done,
     number: usize,
@@ -248,8 +264,8 @@ struct Part<'t, 'a> {
     buckets: Buckets,
 }
 
-impl<'t, 'a> Part<'t, 'a> {
-    fn new(t: &'t Table<'a>, dtm: &'t Done, dtz: &'t Done, number: usize) -> Self {
+impl<'t, 'a, M: Zeroing> Part<'t, 'a, M> {
+    fn new(t: &'t Table<'a, M>, dtm: &'t Done, dtz: &'t Done, number: usize) -> Self {
         let places = t.dtz.places(number);
         let cells = places.count();
         Part {
@@ -259,7 +275,7 @@ impl<'t, 'a> Part<'t, 'a> {
             number,
             places,
             cells: ByColor::new_with(|_| vec![0u16; cells]),
-            buckets: Buckets::new(<Table<'a> as PartMetric>::DEPTHS),
+            buckets: Buckets::new(<Table<'a, M> as PartMetric>::DEPTHS),
         }
     }
 
@@ -322,7 +338,7 @@ impl<'t, 'a> Part<'t, 'a> {
             mut counted,
             exit,
             moves,
-        } = moves_of_win_or_loss(
+        } = moves_of_win_or_loss::<M, _>(
             Position {
                 ix: &t.ix,
                 slots: &t.slots,
@@ -384,7 +400,7 @@ impl<'t, 'a> Part<'t, 'a> {
                 return Err(t.inconsistent(idx, side, why));
             }
             // Every move zeroes: like a mate, its depth one less than its DTZ.
-            let v = Dtz50::loss_at(0, usize::from(exit)).depth as u16;
+            let v = M::loss_at(0, usize::from(exit)).depth as u16;
             self.cells[side][place] = DECIDED | LOSS | ZEROES | v;
             return self
                 .buckets
@@ -417,9 +433,8 @@ impl<'t, 'a> Part<'t, 'a> {
                     continue;
                 }
                 let dtz = dtz_of(cell);
-                bytes[side][place] = dtz
-                    .to_table_byte()
-                    .ok_or_else(|| DtzError::TooLong(t.material.name(), dtz))?;
+                bytes[side][place] =
+                    M::table_byte(dtz).ok_or_else(|| DtzError::TooLong(t.material.name(), dtz))?;
                 kept[side][place / 64] |= 1 << (place % 64);
                 if dtz.0 > 0 {
                     win = win.max(dtz.plies());
@@ -467,7 +482,8 @@ mod tests {
             )
             .solve()
             .expect("whole DTZ50");
-            let parts = solve_gathered(m, &wdl50, work, &Silent).expect("DTZ50 by structure");
+            let parts =
+                solve_gathered::<Dtz50>(m, &wdl50, work, &Silent).expect("DTZ50 by structure");
             let same = |a: &crate::dtz::DtzSolved, b: &crate::dtz::DtzSolved| {
                 assert!(a.white == b.white, "{}: white's bytes differ", m.name());
                 assert!(a.black == b.black, "{}: black's bytes differ", m.name());
@@ -491,7 +507,7 @@ mod tests {
                 }
             }
             assert!(lost > 0, "{}", m.name());
-            let again = solve_gathered(m, &wdl50, work, &Silent).expect("DTZ50 again");
+            let again = solve_gathered::<Dtz50>(m, &wdl50, work, &Silent).expect("DTZ50 again");
             same(&again, &whole);
             assert!(
                 whole.white.iter().any(|&b| b != 0),
