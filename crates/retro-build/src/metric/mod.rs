@@ -301,6 +301,20 @@ mod tests {
         assert_eq!(r.loss_depth(), 100);
     }
 
+    /// DTZ50's classes and stored bytes, from its rule alone, are the file format's.
+    #[test]
+    fn dtz50_classes_and_bytes_are_the_file_format_s() {
+        for d in i16::MIN..=i16::MAX {
+            let dtz = Dtz(d);
+            assert_eq!(Dtz50::class(dtz), dtz.wdl50(), "{d}");
+            assert_eq!(Dtz50::table_byte(dtz), dtz.to_table_byte(), "{d}");
+        }
+        assert_eq!(FiveMoveRule::class(Dtz(11)), Wdl50::CursedWin);
+        assert_eq!(FiveMoveRule::class(Dtz(-10)), Wdl50::Loss);
+        assert_eq!(FiveMoveRule::table_byte(Dtz(-11)), Some(11));
+        assert_eq!(FiveMoveRule::winner_exit(Wdl50::BlessedLoss), Some(11));
+    }
+
     #[test]
     fn dtm_values_from_the_moves() {
         use retro_tables::Value;
