@@ -473,23 +473,17 @@ impl<'a, M: Zeroing> CompactDtz<'a, M> {
                 let Some(theirs) = self.capture_class(&after, j, side) else {
                     continue;
                 };
-                let plies = if winner {
-                    match M::winner_exit(theirs) {
-                        Some(plies) => plies,
-                        None => continue,
-                    }
-                } else {
-                    match M::loser_exit(theirs) {
-                        Ok(plies) => plies,
-                        Err(c) => {
-                            self.note(DtzError::Inconsistent {
-                                material: self.material.name(),
-                                idx: self.ix.index(sq).unwrap_or(u64::MAX),
-                                side,
-                                why: crate::dtz::Inconsistency::LossWithMoveTo(c),
-                            });
-                            continue;
-                        }
+                let plies = match M::exit(winner, theirs) {
+                    Ok(Some(plies)) => plies,
+                    Ok(None) => continue,
+                    Err(c) => {
+                        self.note(DtzError::Inconsistent {
+                            material: self.material.name(),
+                            idx: self.ix.index(sq).unwrap_or(u64::MAX),
+                            side,
+                            why: crate::dtz::Inconsistency::LossWithMoveTo(c),
+                        });
+                        continue;
                     }
                 };
                 exit = match (exit, winner) {

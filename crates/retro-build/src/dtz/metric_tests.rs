@@ -50,7 +50,8 @@ impl Solved {
             dtz: Dtz::DRAW,
             zeroes: false,
         };
-        if m.key() == Material::from_counts([0; 5], [0; 5]).key() {
+        // Bare kings: the material of key 0.
+        if m.key() == 0 {
             return draw;
         }
         let canonical = m.canonical();

@@ -555,13 +555,8 @@ pub(crate) fn moves_of_win_or_loss<M: Zeroing, E>(
                 moves += 1;
                 let mv = Mv { promotion, ..mv };
                 let theirs = class(&after, &mv)?;
-                let plies = if winner {
-                    match M::winner_exit(theirs) {
-                        Some(plies) => plies,
-                        None => continue,
-                    }
-                } else {
-                    M::loser_exit(theirs).map_err(&inconsistent)?
+                let Some(plies) = M::exit(winner, theirs).map_err(&inconsistent)? else {
+                    continue;
                 };
                 exit = if exit == 0 {
                     plies
@@ -992,16 +987,13 @@ impl<'a, M: Zeroing> DtzSolver<'a, M> {
         }
         // Winner: the fewest plies an exit gives (1 or the long exit); loser: the most. The
         // mover's best class is the opponent's worst.
-        let exit: u16 = match (winner, best) {
-            (_, None) => 0,
-            (true, Some(c)) => M::winner_exit(c.flip()).unwrap_or(0),
-            (false, Some(c)) => match M::loser_exit(c.flip()) {
-                Ok(plies) => plies,
-                Err(theirs) => {
-                    self.inconsistent(idx, side, Inconsistency::LossWithMoveTo(theirs));
-                    return;
-                }
-            },
+        let exit: u16 = match best.map(|c| M::exit(winner, c.flip())) {
+            None | Some(Ok(None)) => 0,
+            Some(Ok(Some(plies))) => plies,
+            Some(Err(theirs)) => {
+                self.inconsistent(idx, side, Inconsistency::LossWithMoveTo(theirs));
+                return;
+            }
         };
         if winner {
             self.init_winner(cell, idx, side, exit, seeds);

@@ -85,6 +85,18 @@ pub trait Zeroing: Rules {
         }
     }
 
+    /// A zeroing move into `theirs` for a winner (`winner`) or a loser: the plies of its exit
+    /// ([`Zeroing::winner_exit`], [`Zeroing::loser_exit`]), `None` for a winner's move that
+    /// does not win, or `theirs` back for a move a loser cannot have.
+    #[inline]
+    fn exit(winner: bool, theirs: Wdl50) -> Result<Option<u16>, Wdl50> {
+        if winner {
+            Ok(Self::winner_exit(theirs))
+        } else {
+            Self::loser_exit(theirs).map(Some)
+        }
+    }
+
     /// The class of a position whose DTZ in this metric is `dtz`.
     #[inline]
     fn class(dtz: Dtz) -> Wdl50 {
