@@ -893,6 +893,16 @@ pub(crate) fn build_for_test(dir: &Path, materials: &[Material]) {
     build(materials, &BuildOptions::quiet(dir.to_path_buf()), |_| {}).expect("tables build");
 }
 
+/// A temporary directory with the materials `names` and their sub-tables built into it
+/// ([`build_for_test`]).
+#[cfg(test)]
+pub(crate) fn tables_for_test(names: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("dir");
+    let materials: Vec<Material> = names.iter().map(|m| m.parse().expect("material")).collect();
+    build_for_test(dir.path(), &materials);
+    dir
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -46,6 +46,35 @@ pub struct VerifyReport {
     pub error: Option<String>,
 }
 
+/// The side to move and the entry of `pos` in the table of index `ix`, which is of its
+/// material or of that material with the colours exchanged (for the tests' position-by-position
+/// checks).
+#[cfg(test)]
+pub(crate) fn entry_of(ix: &IndexScheme, pos: &Chess) -> (Color, usize) {
+    let m = Material::of_board(pos.board());
+    let swap = ix.material() != m;
+    let pieces = retro_tables::pieces::pieces_of_board(pos.board()).expect("pieces");
+    let sq = retro_tables::pieces::to_slots(pieces.as_slice(), ix.slots(), swap).expect("slots");
+    let idx = ix.index(&sq).expect("index");
+    let side = if swap { pos.turn().other() } else { pos.turn() };
+    (side, idx as usize)
+}
+
+/// `check` of every entry of the table of index `ix` with either side to move, in parallel,
+/// folded by `add` from `C::default()` (for the tests' position-by-position checks).
+#[cfg(test)]
+pub(crate) fn fold_entries<C: Default + Send>(
+    ix: &IndexScheme,
+    check: impl Fn(u64, Color) -> C + Sync + Send,
+    add: impl Fn(C, C) -> C + Sync + Send,
+) -> C {
+    [Color::White, Color::Black]
+        .into_par_iter()
+        .flat_map(|side| (0..ix.size()).into_par_iter().map(move |idx| (side, idx)))
+        .map(|(side, idx)| check(idx, side))
+        .reduce(C::default, add)
+}
+
 /// The position of a table entry, `turn` to move, as a shakmaty position; `None` if it is not
 /// legal.
 pub fn entry_position(slots: &[(Color, shakmaty::Role)], sq: &[u8], turn: Color) -> Option<Chess> {

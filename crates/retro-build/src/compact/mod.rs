@@ -41,6 +41,7 @@ pub(crate) mod worklog;
 use std::{
     collections::BTreeMap,
     io,
+    marker::PhantomData,
     path::{Path, PathBuf},
     sync::{
         atomic::{AtomicU8, Ordering::Relaxed},
@@ -69,7 +70,7 @@ use crate::{
         unmoves::{discovery_masks, legal_origins},
         SIDES,
     },
-    metric::{Dtm, Rules},
+    metric::{Dtm, Mating},
     progress::Progress,
 };
 use retro_tables::{
@@ -246,8 +247,9 @@ pub struct SidePlanes {
     pub deepest: Option<(u32, u64)>,
 }
 
-/// The compact solver of one pawnless material (see the module docs).
-pub struct CompactSolver<'a, T: Tables + Sync> {
+/// The compact solver of one pawnless material (see the module docs), in DTM or another metric
+/// of its family (`M`, see [`Mating`]).
+pub struct CompactSolver<'a, T: Tables + Sync, M: Mating = Dtm> {
     material: Material,
     ix: IndexScheme,
     slots: Vec<(Color, Role)>,
@@ -263,6 +265,7 @@ pub struct CompactSolver<'a, T: Tables + Sync> {
     policy: Policy,
     /// The king placements this rank owns (the whole table when it is alone).
     share: Share,
+    metric: PhantomData<fn() -> M>,
 }
 
 /// One rank's solver of a solve split over ranks ([`CompactSolver::split`]): the solver and
@@ -487,15 +490,13 @@ struct Summary {
 }
 
 impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
-    /// A solver for `material` (canonical, without pawns) that looks captures up in `sub` and
-    /// keeps its work files in `work` (created if need be).
+    /// A DTM solver for `material` (canonical, without pawns) that looks captures up in `sub`
+    /// and keeps its work files in `work` (created if need be).
     ///
     /// # Errors
     /// A material with pawns, or a work directory that cannot be made.
     pub fn new(material: Material, sub: &'a T, work: &Path) -> Result<Self, SolveError> {
-        let ix = IndexScheme::new(material);
-        let share = Share::whole(&ix);
-        Self::with_share(material, sub, work, share)
+        CompactSolver::of_metric(material, sub, work)
     }
 
     /// The solver of one rank of a solve split over ranks by king placement (see [`share`]):
@@ -521,6 +522,22 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
             solver: Self::with_share(material, sub, &share.work(work), share)?,
             exchange,
         })
+    }
+}
+
+impl<'a, T: Tables + Sync, M: Mating> CompactSolver<'a, T, M> {
+    /// As [`CompactSolver::new`], in the metric `M`.
+    ///
+    /// # Errors
+    /// As [`CompactSolver::new`].
+    pub(crate) fn of_metric(
+        material: Material,
+        sub: &'a T,
+        work: &Path,
+    ) -> Result<Self, SolveError> {
+        let ix = IndexScheme::new(material);
+        let share = Share::whole(&ix);
+        Self::with_share(material, sub, work, share)
     }
 
     fn with_share(
@@ -549,6 +566,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
             too_many_moves: std::sync::atomic::AtomicBool::new(false),
             policy: Policy::default(),
             share,
+            metric: PhantomData,
         })
     }
 
@@ -670,7 +688,7 @@ impl<'a, T: Tables + Sync> CompactSolver<'a, T> {
     /// The value of the capture of `side` to `after` (the piece in slot `skip` taken), for
     /// the mover; `None` after noting an error.
     fn exit_move_value(&self, after: &Squares, skip: usize, side: Color) -> Option<Value> {
-        capture_value(&self.plans, self.sub, after, skip, side)
+        capture_value::<M, T>(&self.plans, self.sub, after, skip, side)
             .map_err(|e| self.note_sub_error(e))
             .ok()
     }
@@ -889,11 +907,12 @@ impl<'p> Outbox<'p> {
 }
 
 /// The value, for the mover `side`, of its capture of the piece in slot `skip` that leads to
-/// `after`: the sub-table's value of `after`, one ply further.
+/// `after`: the sub-table's value of `after` as the metric `M` values an exit
+/// ([`Mating::exit_child`]), one ply further.
 ///
 /// # Errors
 /// No plan for the capture, or a sub-table that cannot be probed.
-pub(crate) fn capture_value<T: Tables>(
+pub(crate) fn capture_value<M: Mating, T: Tables>(
     plans: &[Option<ExitPlan>],
     sub: &T,
     after: &Squares,
@@ -918,7 +937,7 @@ pub(crate) fn capture_value<T: Tables>(
     // are exchanged when `swap`.
     let child_side = if swap { side } else { side.other() };
     let child = table.get(child_side, idx)?;
-    Value::from_child(child).ok_or(SubTableError::Probe(ProbeError::Overflow))
+    Value::from_child(M::exit_child(child)).ok_or(SubTableError::Probe(ProbeError::Overflow))
 }
 
 /// Appends `run` to `log` as a record of `depth`, keeping the first error in `failed`.
@@ -947,7 +966,7 @@ pub(crate) struct DtmSchedule {
     decided_total: u64,
 }
 
-impl<T: Tables + Sync> CompactMetric for CompactSolver<'_, T> {
+impl<T: Tables + Sync, M: Mating> CompactMetric for CompactSolver<'_, T, M> {
     type Error = SolveError;
     type Schedule = DtmSchedule;
     /// One value log per side; a node's depth is its DTM.
@@ -1093,7 +1112,7 @@ impl<T: Tables + Sync> CompactMetric for CompactSolver<'_, T> {
             } else {
                 0
             };
-            let at = Dtm::loss_at(d + 1, exit);
+            let at = M::loss_at(d + 1, exit);
             if at.by_exit {
                 later.push((at.depth, mover, l));
             } else {

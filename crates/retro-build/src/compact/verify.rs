@@ -34,7 +34,7 @@ use crate::{
         moves::{legal_targets, LegalTargets},
         Stage, SIDES,
     },
-    metric::DtmMoves,
+    metric::{Dtm, DtmMoves},
     progress::Progress,
     verify::{entry_position, VerifyReport},
     SubTables,
@@ -89,7 +89,9 @@ impl Check<'_> {
             match step {
                 // A capture that cannot be valued counts as no value at all: a mismatch.
                 Step::Capture(after, j) => {
-                    moves.add_own(capture_value(self.plans, self.sub, after, j, side).ok()?);
+                    moves.add_own(
+                        capture_value::<Dtm, _>(self.plans, self.sub, after, j, side).ok()?,
+                    );
                 }
                 Step::Quiet(child) => {
                     let code = self.other.get(child as usize)?.load(Relaxed);

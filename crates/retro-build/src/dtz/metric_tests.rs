@@ -6,8 +6,6 @@
 
 use std::{collections::HashMap, path::Path, sync::Arc};
 
-use rayon::prelude::*;
-
 use shakmaty::{ByColor, Chess, Color, Position as _};
 
 use super::{dtm_values, DtzSolver, Wdl50Tables};
@@ -16,13 +14,12 @@ use crate::{
     kernel::{Stage, SIDES},
     metric::{Dtz50, FiveMoveRule, Recomputed, Zeroing, ZeroingMoves},
     structure::{self, Scope},
-    verify::entry_position,
+    verify::{entry_of, entry_position, fold_entries},
     Silent, SubTables,
 };
 use retro_tables::{
     format::{file_name, Table},
     index::IndexScheme,
-    pieces::{pieces_of_board, to_slots},
     Dtz, Material, Wdl50,
 };
 
@@ -54,14 +51,9 @@ impl Solved {
         if m.key() == 0 {
             return draw;
         }
-        let canonical = m.canonical();
-        let swap = canonical != m;
-        let (ix, values) = &self.tables[&canonical.key()];
-        let pieces = pieces_of_board(pos.board()).expect("pieces");
-        let sq = to_slots(pieces.as_slice(), ix.slots(), swap).expect("slots");
-        let idx = ix.index(&sq).expect("index");
-        let side = if swap { pos.turn().other() } else { pos.turn() };
-        values[side][idx as usize]
+        let (ix, values) = &self.tables[&m.canonical().key()];
+        let (side, idx) = entry_of(ix, pos);
+        values[side][idx]
     }
 
     fn insert<M: Zeroing>(&mut self, m: Material, values: ByColor<Vec<Recomputed>>) {
@@ -151,11 +143,11 @@ fn solve_and_check<M: Zeroing>(dir: &Path) -> (Solved, Counts) {
             .expect("solved");
         solved.insert::<M>(m, values);
         let ix = IndexScheme::new(m);
-        let counts = [Color::White, Color::Black]
-            .into_par_iter()
-            .flat_map(|side| (0..ix.size()).into_par_iter().map(move |idx| (side, idx)))
-            .map(|(side, idx)| check_entry::<M>(&solved, &ix, idx, side))
-            .reduce(Counts::default, Counts::add);
+        let counts = fold_entries(
+            &ix,
+            |idx, side| check_entry::<M>(&solved, &ix, idx, side),
+            Counts::add,
+        );
         // KBvK and KNvK are drawn throughout.
         let drawn = name == "KBvK" || name == "KNvK";
         assert!(
@@ -174,12 +166,7 @@ fn solve_and_check<M: Zeroing>(dir: &Path) -> (Solved, Counts) {
 /// into them are cursed.
 #[test]
 fn a_zeroing_metric_of_another_rule_solves_to_its_own_rules() {
-    let dir = tempfile::tempdir().expect("dir");
-    let materials: Vec<Material> = MATERIALS
-        .iter()
-        .map(|m| m.parse().expect("material"))
-        .collect();
-    crate::build_for_test(dir.path(), &materials);
+    let dir = crate::tables_for_test(&MATERIALS);
     let (_, c50) = solve_and_check::<Dtz50>(dir.path());
     let (five, c5) = solve_and_check::<FiveMoveRule>(dir.path());
     assert_eq!(c50.checked, c5.checked);

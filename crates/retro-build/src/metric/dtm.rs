@@ -7,7 +7,7 @@ use super::{LossAt, Rules};
 
 /// Depth to mate. An exit's plies are those of the mate it leads to, counted from this
 /// position (the sub-table's value and the move): a loser holds out as long as its longest.
-pub(crate) struct Dtm;
+pub struct Dtm;
 
 impl Rules for Dtm {
     #[inline]
@@ -18,6 +18,24 @@ impl Rules for Dtm {
         }
     }
 }
+
+/// A metric of the plies-to-mate family: a position's value is a [`Value`] (a win in an odd
+/// number of plies, a loss in an even one), decided depth by depth by the DTM solves (cells in
+/// memory, the compact store, pawn structures), which are generic over it. The family's
+/// metrics differ in how a move out of the table (a capture or a promotion) is valued: by the
+/// value it gives the position it leads to, [`Mating::exit_child`]. DTM takes the sub-table's
+/// value as it is; a distance to conversion takes its class alone.
+pub trait Mating: Rules {
+    /// The value, for the opponent to move, that a move out of the table into a position of
+    /// sub-table value `child` is valued by (the mover's value is one ply further,
+    /// [`Value::from_child`]).
+    #[inline]
+    fn exit_child(child: Value) -> Value {
+        child
+    }
+}
+
+impl Mating for Dtm {}
 
 /// The DTM value of a position from its moves, one at a time: what the verifiers check every
 /// stored value against. The best move's value (one ply further from the mate than the

@@ -17,7 +17,7 @@ use retro_tables::{Dtz, Wdl50};
 #[cfg(test)]
 pub(crate) use self::dtz50::ZeroingMoves;
 pub(crate) use self::{
-    dtm::{Dtm, DtmMoves},
+    dtm::{Dtm, DtmMoves, Mating},
     dtz50::{Dtz50, Dtz50Moves, Recomputed},
 };
 
@@ -157,6 +157,32 @@ impl Rules for FiveMoveRule {
 #[cfg(test)]
 impl Zeroing for FiveMoveRule {
     const RULE: u16 = 10;
+}
+
+/// A metric of the DTM family the tests add as a new one would be added: a distance to
+/// conversion counted as DTM counts a mate, each exit (a capture or a promotion) valued by its
+/// sub-table's class alone, as if a lost position there were mated and a won one mated in one
+/// ply. The winner converts as soon as it can, the loser as late.
+#[cfg(test)]
+pub(crate) struct Conversion;
+
+#[cfg(test)]
+impl Rules for Conversion {
+    fn loss_at(first: usize, exit: usize) -> LossAt {
+        Dtm::loss_at(first, exit)
+    }
+}
+
+#[cfg(test)]
+impl Mating for Conversion {
+    fn exit_child(child: retro_tables::Value) -> retro_tables::Value {
+        use retro_tables::{Value, Wdl};
+        match child.wdl() {
+            Wdl::Loss => Value::MATED,
+            Wdl::Draw => Value::DRAW,
+            Wdl::Win => Value::from_child(Value::MATED).unwrap_or(child),
+        }
+    }
 }
 
 #[cfg(test)]

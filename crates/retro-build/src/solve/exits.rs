@@ -12,9 +12,10 @@ use crate::kernel::{
     exits::{for_each_en_passant, probe_exit, ExitEntry},
     king_slot,
 };
+use crate::metric::Mating;
 use retro_tables::{index::Squares, pieces::attacked, Tables, Value, Wdl50};
 
-impl<T: Tables + Sync + Default> Solver<T> {
+impl<T: Tables + Sync + Default, M: Mating> Solver<T, M> {
     /// The value of a position outside this table, for the side to move (`side`): the position
     /// `sq` without the piece in slot `skip` (`usize::MAX` for none) and with the pawn in
     /// `promo.0` promoted to `promo.1`. Probed as [`retro_tables::lookup`] does, with the
@@ -68,9 +69,10 @@ impl<T: Tables + Sync + Default> Solver<T> {
             .ok()
     }
 
-    /// The value of the move to a child outside the table, for the mover.
+    /// The value of the move to a child outside the table, for the mover, as the metric values
+    /// an exit ([`Mating::exit_child`]).
     pub(super) fn exit_move_value(&self, child: Value) -> Value {
-        match Value::byte_from_child(child) {
+        match Value::byte_from_child(M::exit_child(child)) {
             Some(v) => v,
             None => {
                 self.overflow.store(true, Relaxed);

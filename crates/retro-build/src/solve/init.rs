@@ -13,6 +13,7 @@ use super::{
     moves::MoveSummary,
     SolveError, Solver, SubTableError, MAX_DEPTH,
 };
+use crate::metric::Mating;
 use crate::{
     kernel::{frontier::zeroed_bits, memory::Atomics, Stage, SIDES},
     progress::Progress,
@@ -103,7 +104,7 @@ pub(super) struct Legal {
     pub(super) bits: ByColor<Atomics<AtomicU64>>,
 }
 
-impl<T: Tables + Sync + Default> Solver<T> {
+impl<T: Tables + Sync + Default, M: Mating> Solver<T, M> {
     /// The init pass over every entry (see the module docs), with the sub-tables of its stages
     /// from `stage`. Without pawns every exit leads to a table of fewer pieces (small enough to
     /// hold both sides' at once), and one pass handles both sides to move of each entry: it is

@@ -40,9 +40,12 @@ pub(crate) mod moves;
 mod retro;
 pub(crate) mod unmoves;
 
-use std::sync::{
-    atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed},
-    Mutex,
+use std::{
+    marker::PhantomData,
+    sync::{
+        atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed},
+        Mutex,
+    },
 };
 
 use rayon::prelude::*;
@@ -61,6 +64,7 @@ use crate::{
         memory::{memory_in_use, Atomics, Pages},
         Stage,
     },
+    metric::{Dtm, Mating},
     progress::Progress,
 };
 use retro_tables::{index::IndexScheme, Material, Tables, Value};
@@ -82,8 +86,9 @@ pub struct Solved {
     pub records: Option<Records>,
 }
 
-/// Solves materials into byte tables.
-pub struct Solver<T: Tables + Sync + Default> {
+/// Solves materials into byte tables, in DTM or another metric of its family (`M`, see
+/// [`Mating`]).
+pub struct Solver<T: Tables + Sync + Default, M: Mating = Dtm> {
     material: Material,
     ix: IndexScheme,
     slots: Vec<(Color, Role)>,
@@ -108,11 +113,26 @@ pub struct Solver<T: Tables + Sync + Default> {
     overflow: AtomicBool,
     /// What the init pass records for the DTZ50 solve, when asked (see `with_records`).
     records: Option<Records>,
+    metric: PhantomData<fn() -> M>,
 }
 
 impl<T: Tables + Sync + Default> Solver<T> {
-    /// A solver for `material` (canonical) that looks exits up in `sub`.
+    /// A DTM solver for `material` (canonical) that looks exits up in `sub`.
     pub fn new(material: Material, sub: T) -> Solver<T> {
+        Solver::of_metric(material, sub)
+    }
+
+    /// Has the init pass also fill `records` for the DTZ50 solve of the material (see
+    /// [`Records`]); [`Solved::records`] hands them on.
+    pub fn with_records(mut self, records: Records) -> Solver<T> {
+        self.records = Some(records);
+        self
+    }
+}
+
+impl<T: Tables + Sync + Default, M: Mating> Solver<T, M> {
+    /// A solver of the metric `M` for `material` (canonical) that looks exits up in `sub`.
+    pub(crate) fn of_metric(material: Material, sub: T) -> Solver<T, M> {
         let ix = IndexScheme::new(material);
         let size = ix.size() as usize;
         let mk16 = || {
@@ -139,14 +159,8 @@ impl<T: Tables + Sync + Default> Solver<T> {
             sub_error: Mutex::new(None),
             overflow: AtomicBool::new(false),
             records: None,
+            metric: PhantomData,
         }
-    }
-
-    /// Has the init pass also fill `records` for the DTZ50 solve of the material (see
-    /// [`Records`]); [`Solved::records`] hands them on.
-    pub fn with_records(mut self, records: Records) -> Solver<T> {
-        self.records = Some(records);
-        self
     }
 
     /// Keeps the first sub-table error, for [`Solver::check_errors`] to report.
@@ -274,6 +288,9 @@ impl<T: Tables + Sync + Default> Solver<T> {
 
 #[cfg(test)]
 mod agreement_tests;
+
+#[cfg(test)]
+mod metric_tests;
 
 #[cfg(test)]
 mod tests {

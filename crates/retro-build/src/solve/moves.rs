@@ -6,6 +6,7 @@ use shakmaty::{Color, Role};
 use super::{item::item, Solver};
 use crate::dtz::{Record, Records};
 use crate::kernel::moves::{legal_targets, LegalTargets};
+use crate::metric::Mating;
 use retro_tables::{index::Squares, Tables, Value, Wdl};
 
 /// How a position's in-table moves are counted.
@@ -55,7 +56,7 @@ impl MoveSummary {
     }
 }
 
-impl<T: Tables + Sync + Default> Solver<T> {
+impl<T: Tables + Sync + Default, M: Mating> Solver<T, M> {
     /// Generates the legal moves of `side` in the decoded position `sq` (entry `idx`): exits
     /// are valued; in-table moves are counted (`Keys::Count`) or recorded as distinct entries
     /// (`Keys::Dedupe`). `false`, with `out`'s counts untouched, when the position is no legal

@@ -19,16 +19,13 @@ use crate::kernel::{
     pass::{partitions, run_pass, Access, Pipelined, Unmove},
     SIDES,
 };
-use crate::{
-    metric::{Dtm, Rules},
-    progress::Progress,
-};
+use crate::{metric::Mating, progress::Progress};
 use retro_tables::{Material, Tables, Value, Wdl};
 
 /// The un-moves of one task of a pass from the nodes decided at depth `d`, with what their
 /// updates gather; run as a software pipeline ([`Pipelined`]).
-struct DtmUnmoves<'a, T: Tables + Sync + Default> {
-    solver: &'a Solver<T>,
+struct DtmUnmoves<'a, T: Tables + Sync + Default, M: Mating> {
+    solver: &'a Solver<T, M>,
     d: usize,
     next: &'a Frontier,
     /// Predecessors newly marked in `next`.
@@ -41,7 +38,7 @@ struct DtmUnmoves<'a, T: Tables + Sync + Default> {
     access: Access,
 }
 
-impl<T: Tables + Sync + Default> Unmove for DtmUnmoves<'_, T> {
+impl<T: Tables + Sync + Default, M: Mating> Unmove for DtmUnmoves<'_, T, M> {
     type Node = Item;
     type Found = Preds;
 
@@ -71,15 +68,15 @@ impl<T: Tables + Sync + Default> Unmove for DtmUnmoves<'_, T> {
 }
 
 /// A task of a DTM pass.
-type Pipeline<'a, T> = Pipelined<DtmUnmoves<'a, T>>;
+type Pipeline<'a, T, M> = Pipelined<DtmUnmoves<'a, T, M>>;
 
 /// A task of the pass from depth `d`, marking what it decides at `d + 1` in `next`.
-fn pipeline<'a, T: Tables + Sync + Default>(
-    solver: &'a Solver<T>,
+fn pipeline<'a, T: Tables + Sync + Default, M: Mating>(
+    solver: &'a Solver<T, M>,
     d: usize,
     next: &'a Frontier,
     access: Access,
-) -> Pipeline<'a, T> {
+) -> Pipeline<'a, T, M> {
     let unmoves = DtmUnmoves {
         solver,
         d,
@@ -195,8 +192,8 @@ impl PassLog {
 }
 
 /// The DTM solve with cells in memory, depth by depth (see `kernel::depths`).
-struct DtmDepths<'s, T: Tables + Sync + Default> {
-    solver: &'s Solver<T>,
+struct DtmDepths<'s, T: Tables + Sync + Default, M: Mating> {
+    solver: &'s Solver<T, M>,
     progress: &'s dyn Progress,
     schedule: Schedule,
     /// The entries decided at the current depth (`cur`) and the next (`next`), as bitmaps: a
@@ -214,7 +211,7 @@ struct DtmDepths<'s, T: Tables + Sync + Default> {
     log: PassLog,
 }
 
-impl<T: Tables + Sync + Default> Depths for DtmDepths<'_, T> {
+impl<T: Tables + Sync + Default, M: Mating> Depths for DtmDepths<'_, T, M> {
     type Error = SolveError;
 
     fn complete(&mut self, d: usize) -> Result<u64, SolveError> {
@@ -258,7 +255,7 @@ impl<T: Tables + Sync + Default> Depths for DtmDepths<'_, T> {
     }
 }
 
-impl<T: Tables + Sync + Default> Solver<T> {
+impl<T: Tables + Sync + Default, M: Mating> Solver<T, M> {
     /// The retrograde passes (see the module docs), depth by depth from the init pass's
     /// `seeds`, until nothing is decided or scheduled any more; returns the number of depths.
     pub(super) fn retrograde(
@@ -364,7 +361,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
             pipeline(self, d, next, access)
         });
         let (mut next_count, mut later, mut tally) = (0, Vec::new(), Tally::default());
-        let mut gather = |pipe: Pipeline<'_, T>| {
+        let mut gather = |pipe: Pipeline<'_, T, M>| {
             let u = pipe.finish();
             next_count += u.fresh;
             later.extend(u.later);
@@ -435,7 +432,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
     ) {
         let pi = p as usize;
         if child_lost {
-            let Some(w) = Value::byte_win(Dtm::win_at(d) as u32) else {
+            let Some(w) = Value::byte_win(M::win_at(d) as u32) else {
                 // A predecessor of a loss in 254 plies would win in 255, which the format cannot
                 // store; but every win of at most 253 plies is decided by now, so a decided
                 // predecessor is a faster win and nothing overflows (KPPvKP has such losses).
@@ -474,7 +471,7 @@ impl<T: Tables + Sync + Default> Solver<T> {
             if old & 0xFF == 1 {
                 // Lost: as late as the longest of the in-table children and the exits.
                 let exit = 2 * usize::from((old >> 8) as u8);
-                let at = Dtm::loss_at(d + 1, exit);
+                let at = M::loss_at(d + 1, exit);
                 let Some(v) = Value::byte_loss(at.depth as u32) else {
                     self.overflow.store(true, Relaxed);
                     return;

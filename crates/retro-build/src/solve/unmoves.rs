@@ -11,6 +11,7 @@ use crate::kernel::{
     prefetch,
     unmoves::{discovery_masks, legal_origins},
 };
+use crate::metric::Mating;
 use retro_tables::{
     pieces::{attacks_from, occupancy},
     Tables, Value,
@@ -43,7 +44,7 @@ impl Preds {
     }
 }
 
-impl<T: Tables + Sync + Default> Solver<T> {
+impl<T: Tables + Sync + Default, M: Mating> Solver<T, M> {
     /// The predecessors of a node decided at depth `d`, into `found`: those not known to be
     /// decided, with their cells prefetched for `update_all`.
     pub(super) fn predecessors(&self, it: Item, d: usize, found: &mut Preds) {

@@ -39,6 +39,7 @@ pub(crate) mod verify_dtz;
 use std::{
     fs::{self, File},
     io::{self, Write},
+    marker::PhantomData,
     ops::Range,
     path::{Path, PathBuf},
 };
@@ -59,7 +60,7 @@ use crate::{
         moves::{legal_targets, LegalTargets},
         FirstError, SIDES,
     },
-    metric::{Dtm, Rules},
+    metric::{Dtm, Mating},
     progress::Progress,
     solve::Solved,
 };
@@ -289,8 +290,8 @@ impl Places<'_> {
     }
 }
 
-/// What every part reads: the material, its exits and the parts' files.
-struct Table<'a, T: Tables + Sync> {
+/// What every part reads: the material, its exits and the parts' files; the metric `M`.
+struct Table<'a, T: Tables + Sync, M> {
     material: Material,
     ix: IndexScheme,
     slots: Vec<(Color, Role)>,
@@ -298,6 +299,7 @@ struct Table<'a, T: Tables + Sync> {
     plans: Vec<Option<ExitPlan>>,
     sub: &'a T,
     files: PartFiles,
+    metric: PhantomData<fn() -> M>,
 }
 
 /// A table's values gathered from its parts ([`PartFiles::gather_mapped`]).
@@ -360,6 +362,21 @@ pub(crate) fn solve<T: Tables + Sync>(
     scope: Scope,
     stop_after: Option<usize>,
 ) -> Result<Option<Solved>, SolveError> {
+    solve_metric::<Dtm, T>(material, sub, work, progress, scope, stop_after)
+}
+
+/// As [`solve`], in the metric `M` of the DTM family.
+///
+/// # Errors
+/// As [`solve`].
+pub(crate) fn solve_metric<M: Mating, T: Tables + Sync>(
+    material: Material,
+    sub: &T,
+    work: &Path,
+    progress: &dyn Progress,
+    scope: Scope,
+    stop_after: Option<usize>,
+) -> Result<Option<Solved>, SolveError> {
     let ix = IndexScheme::new(material);
     fs::create_dir_all(work).map_err(|e| SolveError::Work(work.to_path_buf(), e))?;
     let table = Table {
@@ -370,6 +387,7 @@ pub(crate) fn solve<T: Tables + Sync>(
         sub,
         files: PartFiles::new(material, work, Kind::Dtm),
         ix,
+        metric: PhantomData::<fn() -> M>,
     };
     let parts = table.files.plan.parts.len();
     let mut done = Done {
@@ -822,7 +840,7 @@ impl PartFiles {
     }
 }
 
-impl<T: Tables + Sync> Table<'_, T> {
+impl<T: Tables + Sync, M: Mating> Table<'_, T, M> {
     /// The value of entry `idx` with `side` to move, in a part done.
     fn value(&self, done: &Done, side: Color, idx: u64) -> Result<Value, SolveError> {
         match self
@@ -863,7 +881,8 @@ impl<T: Tables + Sync> Table<'_, T> {
     }
 
     /// The value for `side` (to move in `sq`) of the position after the exit that leaves out
-    /// slot `skip` and promotes `promo`, for the mover.
+    /// slot `skip` and promotes `promo`, for the mover, as the metric values an exit
+    /// ([`Mating::exit_child`]).
     fn exit(
         &self,
         sq: &Squares,
@@ -873,7 +892,7 @@ impl<T: Tables + Sync> Table<'_, T> {
     ) -> Result<Value, SolveError> {
         let (child, _) = probe_exit(&self.plans, self.sub, sq, skip, promo, side.other())
             .map_err(|e| self.sub_error(e))?;
-        self.move_value(child)
+        self.move_value(M::exit_child(child))
     }
 
     /// After the pawn in slot `pawn` of `side`'s opponent pushed two squares to give `sq`: the
@@ -898,7 +917,7 @@ impl<T: Tables + Sync> Table<'_, T> {
 }
 
 /// The DTM rules of a part's passes: a cell holds its state and its value's code.
-impl<T: Tables + Sync> PartMetric for Table<'_, T> {
+impl<T: Tables + Sync, M: Mating> PartMetric for Table<'_, T, M> {
     type Cell = Cell;
     type Error = SolveError;
     // The init counts moves, and the un-moves come once per move.
@@ -937,13 +956,13 @@ impl<T: Tables + Sync> PartMetric for Table<'_, T> {
             return Ok(None);
         }
         if lost {
-            let v = Value::win(Dtm::win_at(d) as u32).ok_or_else(|| self.overflow())?;
+            let v = Value::win(M::win_at(d) as u32).ok_or_else(|| self.overflow())?;
             return self.decide_cell(cell, v).map(Some);
         }
         let open = (cell.state & OPEN).saturating_sub(1);
         cell.state = (cell.state & !OPEN) | open;
         if open == 0 && cell.state & CANT_LOSE == 0 {
-            let plies = Dtm::loss_at(d + 1, usize::from(cell.num)).depth;
+            let plies = M::loss_at(d + 1, usize::from(cell.num)).depth;
             let v = Value::loss(plies as u32).ok_or_else(|| self.overflow())?;
             return self.decide_cell(cell, v).map(Some);
         }
@@ -952,8 +971,8 @@ impl<T: Tables + Sync> PartMetric for Table<'_, T> {
 }
 
 /// One part being solved.
-struct Part<'t, 'a, T: Tables + Sync> {
-    table: &'t Table<'a, T>,
+struct Part<'t, 'a, T: Tables + Sync, M> {
+    table: &'t Table<'a, T, M>,
     /// The parts of the levels above, which its pawn moves reach.
     done: &'t Done,
     /// Its number.
@@ -967,8 +986,8 @@ struct Part<'t, 'a, T: Tables + Sync> {
     buckets: Buckets,
 }
 
-impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
-    fn new(table: &'t Table<'a, T>, done: &'t Done, number: usize) -> Self {
+impl<'t, 'a, T: Tables + Sync, M: Mating> Part<'t, 'a, T, M> {
+    fn new(table: &'t Table<'a, T, M>, done: &'t Done, number: usize) -> Self {
         let places = table.files.places(number);
         let cells = places.count();
         Part {
@@ -978,7 +997,7 @@ impl<'t, 'a, T: Tables + Sync> Part<'t, 'a, T> {
             places,
             cells: ByColor::new_with(|_| vec![Cell::default(); cells]),
             legal: ByColor::new_with(|_| vec![0u64; cells.div_ceil(64)]),
-            buckets: Buckets::new(<Table<'a, T> as PartMetric>::DEPTHS),
+            buckets: Buckets::new(<Table<'a, T, M> as PartMetric>::DEPTHS),
         }
     }
 
