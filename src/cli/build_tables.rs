@@ -597,21 +597,18 @@ fn run_verify(
             // pawns of 6 pieces is checked structure by structure.
             let compact = retro_build::compact::chosen(m, args.compact);
             let by_structure = args.by_structure && m.has_pawns();
-            let r = match metric {
-                Metric::Dtm if by_structure => {
-                    retro_build::verify_by_structure(&args.out, m, progress)
-                }
-                Metric::Dtz if by_structure => {
-                    retro_build::verify_dtz_by_structure(&args.out, m, progress)
-                }
-                Metric::Dtm if compact => {
+            // The loop above names the two metrics checked: DTM, else DTZ50.
+            let r = match (metric == Metric::Dtm, by_structure, compact) {
+                (true, true, _) => retro_build::verify_by_structure(&args.out, m, progress),
+                (true, false, true) => {
                     retro_build::compact::verify::verify_compact(&args.out, m, progress)
                 }
-                Metric::Dtm => verify(&args.out, m, progress),
-                Metric::Dtz if compact => {
+                (true, false, false) => verify(&args.out, m, progress),
+                (false, true, _) => retro_build::verify_dtz_by_structure(&args.out, m, progress),
+                (false, false, true) => {
                     retro_build::compact::verify_dtz::verify_compact_dtz(&args.out, m, progress)
                 }
-                Metric::Dtz => verify_dtz(&args.out, m, progress),
+                (false, false, false) => verify_dtz(&args.out, m, progress),
             };
             if let Some(e) = &r.error {
                 say(&format!("{:<8}{label} verify failed: {e}", m.name()));

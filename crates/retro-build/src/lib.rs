@@ -45,7 +45,8 @@ use rayon::prelude::*;
 use shakmaty::{ByColor, Color, Role};
 
 use self::{
-    dtz::{DtzSolver, Records, Wdl50Tables},
+    dtz::{DtzSolved, DtzSolver, Records, Wdl50Tables},
+    metric::{Dtz50, ZeroingFiles},
     solve::Solver,
 };
 use retro_tables::{
@@ -683,29 +684,49 @@ fn build_dtm(material: Material, opts: &BuildOptions) -> Result<BuiltDtm, BuildE
 }
 
 /// Solves and writes the DTZ50 table of `material` from its DTM values `dtm` (white, black to
-/// move) and the DTZ50 tables of its sub-materials. Only the wins and losses are kept, a
-/// loss by its class ([`Dtz::to_table_byte`]): the file stores whatever compresses best at
-/// draws and at entries that are no position.
+/// move) and the DTZ50 tables of its sub-materials; with `records` of its DTM init, from them
+/// (see [`build_zeroing`]).
 fn build_dtz(
     material: Material,
     opts: &BuildOptions,
     dtm: &ByColor<Vec<u8>>,
     records: Option<Records>,
 ) -> Result<DtzSummary, BuildError> {
-    let start = Instant::now();
-    let dtm = dtm.as_ref().map(Vec::as_slice);
-    let solved = match records {
-        // The captures and promotions were valued in the DTM init: only en passant captures
-        // are looked up here.
-        Some(r) => {
-            let sub = Wdl50Tables::open_stage(&opts.out, material, Stage::Retro)?;
-            DtzSolver::from_records(material, dtm, &sub, r).solve()?
-        }
-        None => {
-            let sub = Wdl50Tables::open_for(&opts.out, material)?;
-            DtzSolver::new(material, dtm, &sub).solve()?
-        }
+    let Some(r) = records else {
+        return build_zeroing::<Dtz50>(material, opts, dtm);
     };
+    let start = Instant::now();
+    // The captures and promotions were valued in the DTM init: only en passant captures are
+    // looked up here.
+    let sub = Wdl50Tables::open_stage(&opts.out, material, Stage::Retro)?;
+    let dtm = dtm.as_ref().map(Vec::as_slice);
+    let solved = DtzSolver::from_records(material, dtm, &sub, r).solve()?;
+    write_zeroing::<Dtz50>(material, opts, &solved, start)
+}
+
+/// Solves and writes the table of the zeroing metric `M` of `material` from its DTM values
+/// `dtm` (white, black to move) and the tables of `M` of its sub-materials. Only the wins and
+/// losses are kept, a loss by its class ([`metric::Zeroing::table_byte`]): the file stores whatever
+/// compresses best at draws and at entries that are no position.
+fn build_zeroing<M: ZeroingFiles>(
+    material: Material,
+    opts: &BuildOptions,
+    dtm: &ByColor<Vec<u8>>,
+) -> Result<DtzSummary, BuildError> {
+    let start = Instant::now();
+    let sub = Wdl50Tables::open_stage_metric::<M>(&opts.out, material, Stage::InitBoth)?;
+    let dtm = dtm.as_ref().map(Vec::as_slice);
+    let solved = DtzSolver::<M>::of_metric(material, dtm, &sub).solve()?;
+    write_zeroing::<M>(material, opts, &solved, start)
+}
+
+/// Writes the table of the zeroing metric `M` that a solve begun at `start` gave.
+fn write_zeroing<M: ZeroingFiles>(
+    material: Material,
+    opts: &BuildOptions,
+    solved: &DtzSolved,
+    start: Instant,
+) -> Result<DtzSummary, BuildError> {
     let solve_seconds = start.elapsed().as_secs_f64();
     let stats = Stats {
         longest_win: solved.longest_win,
@@ -713,7 +734,7 @@ fn build_dtz(
     };
     let written = write_table_as(
         &opts.out,
-        Metric::Dtz,
+        M::FILE,
         material,
         TableData {
             white: &solved.white,
@@ -722,11 +743,12 @@ fn build_dtz(
             ext: None,
         },
         stats,
-        Encoding::for_table(Metric::Dtz, material, opts.compression),
+        Encoding::for_table(M::FILE, material, opts.compression),
     )?;
     log::info!(
-        "{}: DTZ50 written in {:.2} s, digit orders {:?}",
+        "{}: {:?} written in {:.2} s, digit orders {:?}",
         material.name(),
+        M::FILE,
         start.elapsed().as_secs_f64() - solve_seconds,
         written.orders
     );

@@ -590,7 +590,9 @@ impl<'a> DtzSolver<'a> {
     }
 
     /// A solver for `material` (canonical), whose DTM values per side to move (one byte per
-    /// entry, index order) are `dtm`, with its zeroing moves' tables in `sub`.
+    /// entry, index order) are `dtm`, with its zeroing moves' tables in `sub` (the build
+    /// calls [`DtzSolver::of_metric`] through `build_zeroing`).
+    #[cfg(test)]
     pub fn new(material: Material, dtm: ByColor<&'a [u8]>, sub: &'a Wdl50Tables) -> DtzSolver<'a> {
         DtzSolver::of_metric(material, dtm, sub)
     }

@@ -18,10 +18,11 @@ use crate::{
         exits::{plan_slot, ExitPlan},
         Stage,
     },
+    metric::{Dtz50, Zeroing, ZeroingFiles},
     stage_successors, successors_reaching,
 };
 use retro_tables::{
-    format::{file_name, Metric, Table},
+    format::{file_name, Table},
     index::{IndexScheme, Squares},
     Dtz, Material, Wdl50,
 };
@@ -42,14 +43,31 @@ impl Wdl50Data {
         }
     }
 
-    /// The classes of a material read from its DTM and DTZ tables in `dir`, for the sides to
-    /// move (white, black) that `sides` asks for.
+    /// The DTZ50 classes of a material read from its DTM and DTZ50 tables in `dir`, for the
+    /// sides to move (white, black) that `sides` asks for.
     ///
     /// # Errors
     /// A missing or invalid table, or a DTZ table that does not fit its DTM table.
     pub fn read(dir: &Path, material: Material, sides: [bool; 2]) -> Result<Wdl50Data, DtzError> {
+        Wdl50Data::read_metric::<Dtz50>(dir, material, sides)
+    }
+
+    /// As [`Wdl50Data::read`], the classes of the zeroing metric `M` from its DTM table and
+    /// its table of `M` ([`ZeroingFiles::FILE`]).
+    ///
+    /// # Errors
+    /// As [`Wdl50Data::read`].
+    pub(crate) fn read_metric<M: ZeroingFiles>(
+        dir: &Path,
+        material: Material,
+        sides: [bool; 2],
+    ) -> Result<Wdl50Data, DtzError> {
         let dtm = Table::open(&dir.join(file_name(material)), Some(material))?;
-        let dtz = Table::open_dtz(&dir.join(Metric::Dtz.file_name(material)), Some(material))?;
+        let dtz = Table::open_metric(
+            &dir.join(M::FILE.file_name(material)),
+            Some(material),
+            M::FILE,
+        )?;
         let blocks = dtm.planes() > 1 || dtz.planes() > 1;
         let (dtm, dtz) = if blocks {
             // Tables with extension bytes (6 pieces) stay in their blocks, read one at a time.
@@ -59,7 +77,7 @@ impl Wdl50Data {
         };
         let side = |side: Color| -> Result<Vec<i8>, DtzError> {
             if blocks {
-                return classes_from_blocks(&dtm, &dtz, side);
+                return classes_from_blocks::<M>(&dtm, &dtz, side);
             }
             let (Some(m), Some(z)) = (dtm.side_in_memory(side), dtz.side_in_memory(side)) else {
                 return Err(DtzError::MissingSubTable(material.name()));
@@ -69,7 +87,7 @@ impl Wdl50Data {
             // checksums guard the others.
             Ok(m.par_iter()
                 .zip(z.par_iter())
-                .map(|(&m, &z)| class_of(m, u16::from(z)))
+                .map(|(&m, &z)| class_of::<M>(m, u16::from(z)))
                 .collect())
         };
         let white = if sides[0] {
@@ -91,11 +109,11 @@ impl Wdl50Data {
     }
 }
 
-/// The class (Syzygy's number) of an entry whose DTM table's first byte is `dtm` and whose
-/// DTZ table stores `stored`; 0 for a win or loss without a distance, which can only be an
-/// entry that is no legal position (never looked up).
-fn class_of(dtm: u8, stored: u16) -> i8 {
-    Dtz::from_stored(dtm, stored).map_or(0, |d| d.wdl50().to_i8())
+/// The class in the metric `M` (Syzygy's number) of an entry whose DTM table's first byte is
+/// `dtm` and whose table of `M` stores `stored`; 0 for a win or loss without a distance, which
+/// can only be an entry that is no legal position (never looked up).
+fn class_of<M: Zeroing>(dtm: u8, stored: u16) -> i8 {
+    Dtz::from_stored(dtm, stored).map_or(0, |d| M::class(d).to_i8())
 }
 
 /// Calls `f(idx, first, ext)` for every entry of `side` of the compressed `table`, with its
@@ -134,7 +152,11 @@ fn for_each_entry(
 /// extension bytes, as 6-piece tables can be): the DTM table's first bytes are read into the
 /// classes' place, then each is replaced by its class from the DTZ table's stored number. The
 /// two files may order their entries differently; each pass writes every entry once.
-fn classes_from_blocks(dtm: &Table, dtz: &Table, side: Color) -> Result<Vec<i8>, DtzError> {
+fn classes_from_blocks<M: Zeroing>(
+    dtm: &Table,
+    dtz: &Table,
+    side: Color,
+) -> Result<Vec<i8>, DtzError> {
     let n = usize::try_from(dtm.scheme().size())
         .map_err(|_| DtzError::MissingSubTable(dtm.material().name()))?;
     let bytes: Vec<AtomicU8> = std::iter::repeat_with(|| AtomicU8::new(0))
@@ -150,7 +172,7 @@ fn classes_from_blocks(dtm: &Table, dtz: &Table, side: Color) -> Result<Vec<i8>,
         if let Some(b) = at(idx) {
             let stored = Dtz::stored_from_planes(first, ext);
             // The class as its byte (two's complement), read back below.
-            b.store(class_of(b.load(Relaxed), stored) as u8, Relaxed);
+            b.store(class_of::<M>(b.load(Relaxed), stored) as u8, Relaxed);
         }
     })?;
     Ok(bytes.into_iter().map(|b| b.into_inner() as i8).collect())
@@ -183,7 +205,7 @@ impl Wdl50Tables {
         material: Material,
         promotions: bool,
     ) -> Result<Wdl50Tables, DtzError> {
-        Wdl50Tables::read_all(
+        Wdl50Tables::read_all::<Dtz50>(
             dir,
             material,
             successors_reaching(material, Stage::InitBoth, promotions),
@@ -200,12 +222,24 @@ impl Wdl50Tables {
         material: Material,
         stage: Stage,
     ) -> Result<Wdl50Tables, DtzError> {
-        Wdl50Tables::read_all(dir, material, stage_successors(material, stage))
+        Wdl50Tables::open_stage_metric::<Dtz50>(dir, material, stage)
     }
 
-    /// The classes of `tables` (materials with the sides to move to read), sub-tables of
-    /// `material`.
-    fn read_all(
+    /// As [`Wdl50Tables::open_stage`], the classes of the zeroing metric `M` from its files.
+    ///
+    /// # Errors
+    /// As [`Wdl50Data::read`].
+    pub(crate) fn open_stage_metric<M: ZeroingFiles>(
+        dir: &Path,
+        material: Material,
+        stage: Stage,
+    ) -> Result<Wdl50Tables, DtzError> {
+        Wdl50Tables::read_all::<M>(dir, material, stage_successors(material, stage))
+    }
+
+    /// The classes in the metric `M` of `tables` (materials with the sides to move to read),
+    /// sub-tables of `material`.
+    fn read_all<M: ZeroingFiles>(
         dir: &Path,
         material: Material,
         tables: Vec<(Material, [bool; 2])>,
@@ -213,7 +247,7 @@ impl Wdl50Tables {
         let mut out = Wdl50Tables::default();
         for (m, sides) in tables {
             let t = std::time::Instant::now();
-            out.insert(Arc::new(Wdl50Data::read(dir, m, sides)?));
+            out.insert(Arc::new(Wdl50Data::read_metric::<M>(dir, m, sides)?));
             log::debug!(
                 "{}: WDL50 classes of {} read in {:.2} s",
                 material.name(),
@@ -304,7 +338,7 @@ impl Wdl50Data {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use retro_tables::format::{write_table_as, Compression, Encoding, TableData};
+    use retro_tables::format::{write_table_as, Compression, Encoding, Metric, TableData};
 
     /// Rewrites `metric`'s table of `m` in `dir` as compressed blocks with an extension plane
     /// (all zeros: every value fits its first byte), as a 6-piece table with long values is.

@@ -2,9 +2,9 @@
 
 use std::marker::PhantomData;
 
-use retro_tables::{Dtz, Wdl50, RULE_PLIES};
+use retro_tables::{format::Metric, Dtz, Wdl50, RULE_PLIES};
 
-use super::{zeroing_loss_at, LossAt, Rules, Zeroing};
+use super::{zeroing_loss_at, LossAt, Rules, Zeroing, ZeroingFiles};
 
 /// DTZ50. An exit is a zeroing move: 1 ply into a position lost (for the winner) or won (for
 /// the loser) under the rule, 101 into a blessed loss or a cursed win. A loss whose best move
@@ -21,6 +21,10 @@ impl Rules for Dtz50 {
 
 impl Zeroing for Dtz50 {
     const RULE: u16 = RULE_PLIES as u16;
+}
+
+impl ZeroingFiles for Dtz50 {
+    const FILE: Metric = Metric::Dtz;
 }
 
 /// A DTZ50 value recomputed from a position's moves ([`Dtz50Moves`]): the DTZ, and whether a

@@ -12,7 +12,7 @@
 mod dtm;
 mod dtz50;
 
-use retro_tables::{Dtz, Wdl50};
+use retro_tables::{format::Metric, Dtz, Wdl50};
 
 #[cfg(test)]
 pub(crate) use self::dtz50::ZeroingMoves;
@@ -122,6 +122,13 @@ pub trait Zeroing: Rules {
             _ => u8::try_from(Self::LONG_EXIT).ok(),
         }
     }
+}
+
+/// A zeroing metric written to table files: the files that hold it, from which the solves of
+/// the tables its zeroing moves lead to read their classes (`dtz::sub`).
+pub trait ZeroingFiles: Zeroing {
+    /// The table files of this metric.
+    const FILE: Metric;
 }
 
 /// The rule of every zeroing metric: a loss whose exit holds out longer than its in-table
