@@ -168,7 +168,7 @@ impl Zeroing for FiveMoveRule {
 
 /// A metric of the DTM family the tests add as a new one would be added: a distance to
 /// conversion counted as DTM counts a mate, each exit (a capture or a promotion) valued by its
-/// sub-table's class alone, as if a lost position there were mated and a won one mated in one
+/// sub-table's class alone, as if a lost position there were mated and a won one mating in one
 /// ply. The winner converts as soon as it can, the loser as late.
 #[cfg(test)]
 pub(crate) struct Conversion;
