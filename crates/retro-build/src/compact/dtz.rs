@@ -423,7 +423,7 @@ impl<'a, M: Zeroing> CompactDtz<'a, M> {
             self.material.name(),
             t.elapsed().as_secs_f64()
         );
-        self.passes(progress, max_seed, resume, exchange)?;
+        self.passes(progress, max_seed, (resume, t), exchange)?;
         log::info!(
             "{}: DTZ50 solved in {:.1} s",
             self.material.name(),
@@ -501,7 +501,7 @@ impl<'a, M: Zeroing> CompactDtz<'a, M> {
         &self,
         progress: &dyn Progress,
         mut max_seed: usize,
-        resume: Option<checkpoint::Mark>,
+        (resume, began): (Option<checkpoint::Mark>, Instant),
         exchange: Option<&dyn Exchange>,
     ) -> Result<(), DtzError> {
         let size = self.share.len();
@@ -559,7 +559,7 @@ impl<'a, M: Zeroing> CompactDtz<'a, M> {
             },
             logs: vec![wins, losses],
             partitions: share::own_partitions(partitions(&self.ix), &self.share),
-            clock: self.policy.start(resume.as_ref()),
+            clock: self.policy.start(resume.as_ref(), began),
             scheduled: false,
             exchange,
         };

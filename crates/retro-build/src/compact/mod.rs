@@ -316,11 +316,14 @@ impl Default for Policy {
 }
 
 impl Policy {
-    /// The clock of a run of passes, from the checkpoint it resumed from.
-    fn start(&self, resumed: Option<&checkpoint::Mark>) -> Clock {
+    /// The clock of a run of passes, from the checkpoint it resumed from; `began` is when
+    /// the solve began, its init included, so that a checkpoint is due at the first depth
+    /// when the init alone took longer than [`Policy::every`] (a 6-piece init is half an hour
+    /// on one thread, lost if the build is stopped before the passes' first checkpoint).
+    fn start(&self, resumed: Option<&checkpoint::Mark>, began: Instant) -> Clock {
         Clock {
             every: self.every,
-            since: Instant::now(),
+            since: began,
             generation: resumed.map(|m| m.depth),
         }
     }
@@ -647,7 +650,7 @@ impl<'a, T: Tables + Sync, M: Mating> CompactSolver<'a, T, M> {
             started.elapsed().as_secs_f64(),
             crate::kernel::memory_in_use()
         );
-        let depths = self.retrograde(progress, mates, max_seed, resume, exchange)?;
+        let depths = self.retrograde(progress, mates, max_seed, (resume, started), exchange)?;
         let legal = self.legal_bits();
         let positions = legal
             .as_ref()
@@ -792,7 +795,7 @@ impl<'a, T: Tables + Sync, M: Mating> CompactSolver<'a, T, M> {
         progress: &dyn Progress,
         mates: Vec<(Color, u64)>,
         mut max_seed: usize,
-        resume: Option<checkpoint::Mark>,
+        (resume, began): (Option<checkpoint::Mark>, Instant),
         exchange: Option<&dyn Exchange>,
     ) -> Result<usize, SolveError> {
         let size = self.share.len();
@@ -845,7 +848,7 @@ impl<'a, T: Tables + Sync, M: Mating> CompactSolver<'a, T, M> {
             },
             logs: vec![logs],
             partitions: self.partitions(),
-            clock: self.policy.start(resume.as_ref()),
+            clock: self.policy.start(resume.as_ref(), began),
             scheduled: false,
             exchange,
         };

@@ -94,6 +94,27 @@ fn every_depth(stop_at: Option<usize>) -> Policy {
     }
 }
 
+/// An init longer than the time between checkpoints makes one due at the first depth, so that
+/// a build stopped later does not do its init again; a short one does not.
+#[test]
+fn a_long_init_makes_a_checkpoint_due_at_the_first_depth() {
+    let every = std::time::Duration::from_millis(20);
+    let policy = Policy {
+        every,
+        stop_at: None,
+    };
+    let began = Instant::now();
+    std::thread::sleep(every * 2);
+    let clock = policy.start(None, began);
+    assert!(clock.due(1));
+    assert!(!clock.due(0), "never before the first depth");
+    let hour = Policy {
+        every: std::time::Duration::from_secs(3600),
+        stop_at: None,
+    };
+    assert!(!hour.start(None, Instant::now()).due(1));
+}
+
 /// KQvKR built by `solve` into a temporary directory: the material, the directory, its table
 /// and its sub-tables.
 fn kqvkr() -> (Material, tempfile::TempDir, Table, SubTables) {
