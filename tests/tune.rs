@@ -174,6 +174,29 @@ fn sharded_datagen_makes_the_parts_of_one_run() {
     }
     let bad = datagen_shard(&a, "6", &["--parts", "3..3"]);
     assert_eq!(bad.status.code(), Some(2), "{}", text(&bad.stderr));
+
+    // The games search with the built-in network unless told otherwise: --classic (the
+    // hand-written evaluation) plays other games; a bad --eval-file is named and plays none.
+    let c = tmp.path().join("c");
+    let junk = tmp.path().join("junk.nnue");
+    std::fs::write(&junk, b"not a network").expect("write");
+    let bad = datagen_shard(&c, "2", &["--eval-file", junk.to_str().expect("utf-8")]);
+    assert_eq!(bad.status.code(), Some(2), "{}", text(&bad.stderr));
+    assert!(
+        text(&bad.stderr).contains("junk.nnue: not a Retro network file"),
+        "{}",
+        text(&bad.stderr)
+    );
+    assert!(!c.exists());
+    let classic = datagen_shard(&c, "2", &["--classic"]);
+    assert!(classic.status.success(), "{}", text(&classic.stderr));
+    assert!(text(&classic.stderr).contains("hand-written evaluation"));
+    assert!(text(&out.stderr).contains("built-in network"));
+    let part = "part-00000.rgms";
+    assert_ne!(
+        std::fs::read(c.join(part)).expect("classic part"),
+        std::fs::read(whole.join(part)).expect("network part"),
+    );
 }
 
 #[test]

@@ -89,6 +89,14 @@ pub enum CliError {
     /// A network cannot be made from the trained weights.
     #[error(transparent)]
     Network(retro_engine::nnue::NetworkError),
+    /// The network file a command is to evaluate with cannot be used.
+    #[error("{}: {source}", .path.display())]
+    NetworkFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong.
+        source: retro_engine::nnue::NetworkError,
+    },
     /// The network of `--init` cannot start the network asked for.
     #[error("--init: {0}")]
     WarmStart(retro_train::train::WarmStartError),
@@ -145,6 +153,13 @@ impl CliError {
             }
             CliError::TrainGames { source, .. } => {
                 if matches!(source, retro_train::games::GamesError::Io(_)) {
+                    1
+                } else {
+                    2
+                }
+            }
+            CliError::NetworkFile { source, .. } => {
+                if matches!(source, retro_engine::nnue::NetworkError::Io(_)) {
                     1
                 } else {
                     2

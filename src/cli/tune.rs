@@ -19,7 +19,7 @@ use crate::tune::{
 };
 use retro_engine::{
     config::Config,
-    eval::{weights::WEIGHTS, S},
+    eval::{weights::WEIGHTS, Evaluator, S},
 };
 use retro_tables::Tablebase;
 
@@ -66,6 +66,13 @@ pub struct DatagenArgs {
     /// one directory).
     #[arg(long, value_name = "START..END", requires = "dir", value_parser = parse_part_range)]
     pub parts: Option<std::ops::Range<usize>>,
+    /// The network the games' searches evaluate with (default: the evaluation engine.toml
+    /// chooses, `use_nnue` and `eval_file`: the built-in network unless it says otherwise).
+    #[arg(long, conflicts_with = "classic")]
+    pub eval_file: Option<PathBuf>,
+    /// Search with the hand-written evaluation instead of a network.
+    #[arg(long)]
+    pub classic: bool,
 }
 
 impl DatagenArgs {
@@ -87,7 +94,18 @@ impl DatagenArgs {
             dir,
             part_games,
             parts,
+            eval_file,
+            classic,
         } = self;
+        let use_nnue = !classic && (config.use_nnue || eval_file.is_some());
+        let net_file = eval_file.or_else(|| config.eval_file.clone());
+        let eval = Evaluator::configured(use_nnue, net_file.as_deref()).map_err(|source| {
+            CliError::NetworkFile {
+                path: net_file.clone().unwrap_or_default(),
+                source,
+            }
+        })?;
+        eprintln!("datagen: {}", describe_eval(&eval, net_file.as_deref()));
         let book = match book {
             Some(path) => read_book(&path)?,
             None => Vec::new(),
@@ -101,6 +119,7 @@ impl DatagenArgs {
             random_plies,
             seed,
             book,
+            eval,
             ..DatagenOptions::default()
         };
         let tables = (!tb.materials().is_empty()).then_some(&tb);
@@ -111,6 +130,15 @@ impl DatagenArgs {
             (None, None) => return Ok(()),
         };
         Ok(())
+    }
+}
+
+/// Which evaluation datagen plays with, for its first line.
+fn describe_eval(eval: &Evaluator, file: Option<&Path>) -> String {
+    match (eval, file) {
+        (Evaluator::Classic, _) => "searches with the hand-written evaluation".to_string(),
+        (Evaluator::Network(_), Some(f)) => format!("searches with the network {}", f.display()),
+        (Evaluator::Network(_), None) => "searches with the built-in network".to_string(),
     }
 }
 

@@ -33,6 +33,7 @@ use retro_train::{
 };
 
 use retro_engine::{
+    eval::Evaluator,
     hash_of,
     search::{self, SearchControl, SearchParams},
     HashError, HeuristicsPool, SearchLimits, TranspositionTable, MATE_BOUND,
@@ -59,6 +60,9 @@ pub struct DatagenOptions {
     /// Opening positions: a game starts from one of them, drawn with its seed, then plays
     /// `random_plies` random moves (none: from the starting position).
     pub book: Vec<Chess>,
+    /// The evaluation the games' searches use (`retro datagen` passes the one engine.toml
+    /// chooses, by default the built-in network; the default here is the hand-written one).
+    pub eval: Evaluator,
 }
 
 impl Default for DatagenOptions {
@@ -72,6 +76,7 @@ impl Default for DatagenOptions {
             seed: 1,
             hash_mb: 16,
             book: Vec::new(),
+            eval: Evaluator::default(),
         }
     }
 }
@@ -400,6 +405,7 @@ pub fn play_game(
             }
             let mut params = node_limited(pos.clone(), opts.nodes);
             params.history = hashes.clone();
+            params.eval = opts.eval.clone();
             let control = SearchControl::new(false);
             let found = search::search(&params, tt, &heuristics, tables, &control, &|_| {});
             let Some(best) = found.best else {
@@ -611,6 +617,40 @@ mod tests {
             assert!(!pos.is_check(), "{line}");
             assert!(Source::parse(cols[2]).is_some());
         }
+    }
+
+    /// The games' searches evaluate as the options say: each game's first move carries the
+    /// score of a fresh search of its start with that evaluation (found missing: datagen
+    /// searched with the hand-written evaluation whatever network the engine used).
+    #[test]
+    fn the_games_search_with_the_evaluation_asked_for() {
+        let tt = TranspositionTable::new(1).expect("1 MB");
+        let first_score = |eval: Evaluator| {
+            let opts = DatagenOptions {
+                nodes: 300,
+                eval: eval.clone(),
+                ..DatagenOptions::default()
+            };
+            let game = play_game(&opts, 7, &tt, None);
+            let played = game.moves.first().expect("a searched move").score;
+            tt.clear();
+            let mut params = node_limited(game.start.clone(), opts.nodes);
+            params.eval = eval;
+            let control = SearchControl::new(false);
+            let found = search::search(
+                &params,
+                &tt,
+                &HeuristicsPool::new(),
+                None,
+                &control,
+                &|_| {},
+            );
+            assert_eq!(played, stm_score(found.score));
+            played
+        };
+        let net = first_score(Evaluator::Network(retro_engine::nnue::Network::embedded()));
+        let classic = first_score(Evaluator::Classic);
+        assert_ne!(net, classic, "the two evaluations score the start alike");
     }
 
     /// The games come out in the order of their numbers whatever the threads (found by
