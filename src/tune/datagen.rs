@@ -403,9 +403,8 @@ pub fn play_game(
             if plies >= MAX_PLIES {
                 break (0.5, Source::Game);
             }
-            let mut params = node_limited(pos.clone(), opts.nodes);
+            let mut params = node_limited(pos.clone(), opts.nodes, &opts.eval);
             params.history = hashes.clone();
-            params.eval = opts.eval.clone();
             let control = SearchControl::new(false);
             let found = search::search(&params, tt, &heuristics, tables, &control, &|_| {});
             let Some(best) = found.best else {
@@ -459,10 +458,12 @@ pub fn play_game(
 }
 
 /// A one-thread search of `pos` to `nodes` soft nodes (no new iteration after them; a hard
-/// stop at [`HARD_NODES_FACTOR`] times them), as datagen and genfens search.
-fn node_limited(pos: Chess, nodes: u64) -> SearchParams {
+/// stop at [`HARD_NODES_FACTOR`] times them) evaluating with `eval`, as datagen and genfens
+/// search.
+fn node_limited(pos: Chess, nodes: u64, eval: &Evaluator) -> SearchParams {
     SearchParams {
         pos,
+        eval: eval.clone(),
         limits: SearchLimits {
             nodes: Some(nodes.saturating_mul(HARD_NODES_FACTOR)),
             soft_nodes: Some(nodes),
@@ -535,7 +536,7 @@ pub fn genfens(count: usize, seed: u64, book: &[Chess]) -> Result<Vec<String>, H
         let Some(pos) = random_opening(start, &mut rng, GENFENS_PLIES) else {
             continue;
         };
-        let params = node_limited(pos.clone(), GENFENS_NODES);
+        let params = node_limited(pos.clone(), GENFENS_NODES, &Evaluator::Classic);
         tt.clear();
         let found = search::search(
             &params,
@@ -634,8 +635,7 @@ mod tests {
             let game = play_game(&opts, 7, &tt, None);
             let played = game.moves.first().expect("a searched move").score;
             tt.clear();
-            let mut params = node_limited(game.start.clone(), opts.nodes);
-            params.eval = eval;
+            let params = node_limited(game.start.clone(), opts.nodes, &eval);
             let control = SearchControl::new(false);
             let found = search::search(
                 &params,
