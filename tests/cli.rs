@@ -80,6 +80,27 @@ fn build_skip_force_and_verify() {
         "{v}"
     );
     assert!(v.contains("0 mismatches, 0 tables not checked"), "{v}");
+
+    // The longest mate and DTZ50 win, each with a position the prober gives that value.
+    let longest = build_tables(&["--out", d, "--longest", "KQvK", "KPvK"]);
+    let l = text(&longest.stdout);
+    assert!(longest.status.success(), "{l}");
+    for (material, what, want) in [
+        ("KQvK", "longest mate: loss in 20 plies: ", "loss\t20"),
+        ("KQvK", "longest DTZ50 win: win in 19 plies: ", "win\t19"),
+        ("KPvK", "longest mate: loss in 56 plies: ", "loss\t56"),
+    ] {
+        let table = l.split(material).nth(1).expect("the material's lines");
+        let fen = table
+            .lines()
+            .find_map(|line| line.trim().strip_prefix(what))
+            .unwrap_or_else(|| panic!("{material} {what}: {l}"));
+        let probe = text(&retro(&["probe", "--tables", d, fen], "").stdout);
+        assert!(probe.starts_with(&format!("{fen}\t{want}")), "{probe}");
+    }
+    let missing = build_tables(&["--out", d, "--longest", "KRRvK"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(text(&missing.stdout).contains("KRRvK    not read"));
 }
 
 #[test]
@@ -94,6 +115,7 @@ fn build_tables_rejects_bad_arguments() {
         &["--block-len", "10", "KQvK"],
         &["--threads", "0", "KQvK"],
         &["--recompress", "--verify"],
+        &["--longest", "--verify"],
     ] {
         let out = build_tables(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");

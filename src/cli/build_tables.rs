@@ -48,6 +48,13 @@ pub struct BuildTablesArgs {
     /// class as a build writes them; no solving).
     #[arg(long, conflicts_with = "verify")]
     recompress: bool,
+    /// Print the longest mate and the longest DTZ50 win of the tables named (or all present),
+    /// each with a position that has it, instead of building: one pass over each table. The
+    /// positions are taken among those without an impossible check (a check no move could have
+    /// given), which tables hold but no game reaches; the table's longest over all its entries
+    /// is given beside when it differs.
+    #[arg(long, conflicts_with_all = ["verify", "recompress", "slurm"])]
+    longest: bool,
     /// With --verify or --recompress: only the DTZ50 tables.
     #[arg(long)]
     dtz_only: bool,
@@ -272,6 +279,9 @@ fn run(args: &BuildTablesArgs) -> Result<(), BuildTablesError> {
     }
     if args.recompress {
         return run_recompress(args, materials);
+    }
+    if args.longest {
+        return run_longest(args, materials);
     }
     if materials.is_empty() {
         materials = Material::all(usize::from(args.max_pieces));
@@ -561,6 +571,59 @@ fn run_recompress(
         Ok(())
     } else {
         Err(BuildTablesError::Failed(format!("{failed} tables failed")))
+    }
+}
+
+/// `--longest`: the longest mate and DTZ50 win of the tables named (or all present), each with
+/// a position.
+fn run_longest(args: &BuildTablesArgs, materials: Vec<Material>) -> Result<(), BuildTablesError> {
+    let materials = present(args, materials, "scan", |_| true)?;
+    let mut failed = 0usize;
+    for m in materials {
+        let t = Instant::now();
+        let l = match retro_build::longest::longest(&args.out, m) {
+            Ok(l) => l,
+            Err(e) => {
+                say(&format!("{:<8} not read: {e}", m.name()));
+                failed += 1;
+                continue;
+            }
+        };
+        let line = |what: &str, d: &Option<retro_build::longest::Deepest>, any: Option<u32>| {
+            let Some(d) = d else {
+                return format!("    {what}: none");
+            };
+            let kind = if d.win { "win" } else { "loss" };
+            let beside = match any {
+                Some(a) if a > d.plies => {
+                    format!(" (over all entries {a}, in positions with an impossible check)")
+                }
+                _ => String::new(),
+            };
+            format!("    {what}: {kind} in {} plies{beside}: {}", d.plies, d.fen)
+        };
+        say(&format!(
+            "{:<8} {:.2} s",
+            m.name(),
+            t.elapsed().as_secs_f64()
+        ));
+        say(&line("longest mate", &l.mate, Some(l.mate_of_any_entry)));
+        if l.dtz_win_of_any_entry.is_some() {
+            say(&line(
+                "longest DTZ50 win",
+                &l.dtz_win,
+                l.dtz_win_of_any_entry,
+            ));
+        } else {
+            say("    no DTZ50 table");
+        }
+    }
+    if failed == 0 {
+        Ok(())
+    } else {
+        Err(BuildTablesError::Failed(format!(
+            "{failed} tables not read"
+        )))
     }
 }
 

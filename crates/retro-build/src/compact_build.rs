@@ -179,6 +179,17 @@ pub(crate) fn build_compact(
                 shakmaty::fen::Fen::from_position(&p, shakmaty::EnPassantMode::Legal).to_string()
             })
     };
+    // Examples are taken among positions without an impossible check (see
+    // `entry_has_possible_check`); the table's longest may lie in one.
+    let scheme = IndexScheme::new(material);
+    let example = |side: Color| {
+        let scheme = &scheme;
+        move |idx: u64| {
+            scheme.decode(idx).is_some_and(|sq| {
+                crate::verify::entry_has_possible_check(scheme.slots(), &sq, side)
+            })
+        }
+    };
     let mut deepest_mate: Option<(u32, Color, u64)> = None;
     let mut deepest_dtz: Option<(u32, Color, u64)> = None;
     let (dtm_bytes, dtm_stats) = if have_dtm {
@@ -188,10 +199,13 @@ pub(crate) fn build_compact(
     } else {
         let (w, stats) =
             write_table_by_side(&opts.out, Metric::Dtm, material, opts.compression, |side| {
-                let planes = solved.side_planes(side).map_err(|e| TableError::Io {
-                    path: solved.logs[side].clone(),
-                    source: e,
-                })?;
+                let planes =
+                    solved
+                        .side_planes(side, example(side))
+                        .map_err(|e| TableError::Io {
+                            path: solved.logs[side].clone(),
+                            source: e,
+                        })?;
                 counts[0] += planes.wins;
                 counts[1] += planes.losses;
                 if let Some((d, i)) = planes.deepest {
@@ -213,10 +227,12 @@ pub(crate) fn build_compact(
     let dtz_write = Instant::now();
     let (dtz_written, dtz_stats) =
         write_table_by_side(&opts.out, Metric::Dtz, material, opts.compression, |side| {
-            let planes = dtz_logs.side_planes(side).map_err(|e| TableError::Io {
-                path: work.clone(),
-                source: e,
-            })?;
+            let planes = dtz_logs
+                .side_planes(side, example(side))
+                .map_err(|e| TableError::Io {
+                    path: work.clone(),
+                    source: e,
+                })?;
             if let Some((d, i)) = planes.deepest_win {
                 if deepest_dtz.is_none_or(|(x, _, _)| d > x) {
                     deepest_dtz = Some((d, side, i));
@@ -242,6 +258,16 @@ pub(crate) fn build_compact(
                     "win"
                 } else {
                     "loss"
+                };
+                let longest = if what.contains("DTZ") {
+                    dtz_stats.longest_win
+                } else {
+                    dtm_stats.longest_win.max(dtm_stats.longest_loss)
+                };
+                let what = if d < longest {
+                    format!("{what} without an impossible check (the table's: {longest} plies)")
+                } else {
+                    what.to_string()
                 };
                 examples.push((format!("{what} ({kind} in {d} plies)"), fen));
             }

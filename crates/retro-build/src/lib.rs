@@ -20,6 +20,7 @@ mod dtz;
 mod error;
 pub mod jobs;
 mod kernel;
+pub mod longest;
 mod metric;
 mod progress;
 mod solve;

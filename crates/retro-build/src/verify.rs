@@ -75,9 +75,18 @@ pub(crate) fn fold_entries<C: Default + Send>(
         .reduce(C::default, add)
 }
 
-/// The position of a table entry, `turn` to move, as a shakmaty position; `None` if it is not
-/// legal.
-pub fn entry_position(slots: &[(Color, shakmaty::Role)], sq: &[u8], turn: Color) -> Option<Chess> {
+/// Whether a table entry, `turn` to move, is a position shakmaty accepts as it stands: legal,
+/// and without an impossible check (one no move could have given, such as two rooks checking
+/// along one line, which tables hold as other generators do, but no game reaches). The examples
+/// a build shows are taken among these.
+pub fn entry_has_possible_check(slots: &[(Color, shakmaty::Role)], sq: &[u8], turn: Color) -> bool {
+    entry_setup(slots, sq, turn)
+        .position::<Chess>(CastlingMode::Standard)
+        .is_ok()
+}
+
+/// The setup of a table entry, `turn` to move, without castling rights or en passant.
+fn entry_setup(slots: &[(Color, shakmaty::Role)], sq: &[u8], turn: Color) -> Setup {
     let mut board = Board::empty();
     for (i, &(color, role)) in slots.iter().enumerate() {
         board.set_piece_at(square(sq[i]), Piece { color, role });
@@ -86,7 +95,13 @@ pub fn entry_position(slots: &[(Color, shakmaty::Role)], sq: &[u8], turn: Color)
     setup.board = board;
     setup.turn = turn;
     setup.castling_rights = Bitboard::EMPTY;
-    match setup.position::<Chess>(CastlingMode::Standard) {
+    setup
+}
+
+/// The position of a table entry, `turn` to move, as a shakmaty position; `None` if it is not
+/// legal.
+pub fn entry_position(slots: &[(Color, shakmaty::Role)], sq: &[u8], turn: Color) -> Option<Chess> {
+    match entry_setup(slots, sq, turn).position::<Chess>(CastlingMode::Standard) {
         Ok(p) => Some(p),
         Err(e) => e.ignore_impossible_check().ok(),
     }
@@ -437,5 +452,35 @@ fn verify_in(
         mismatches: mismatches.load(Relaxed),
         examples: examples.into_inner().unwrap_or_default(),
         error: error.into_inner().unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::Role;
+
+    /// White's king on d1 with Black's king on g1 and rooks on c1 and e1 is a legal setup in
+    /// check twice along one rank (a check no move gives): a table entry, but no example.
+    #[test]
+    fn an_impossible_check_is_a_position_but_no_example() {
+        let slots = [
+            (Color::White, Role::King),
+            (Color::Black, Role::King),
+            (Color::Black, Role::Rook),
+            (Color::Black, Role::Rook),
+        ];
+        let double_on_a_line = [3, 6, 2, 4];
+        assert!(entry_position(&slots, &double_on_a_line, Color::White).is_some());
+        assert!(!entry_has_possible_check(
+            &slots,
+            &double_on_a_line,
+            Color::White
+        ));
+        let one_check = [3, 6, 2, 60];
+        assert!(entry_has_possible_check(&slots, &one_check, Color::White));
+        // Black to move with White's king in check is no position at all.
+        assert!(entry_position(&slots, &one_check, Color::Black).is_none());
+        assert!(!entry_has_possible_check(&slots, &one_check, Color::Black));
     }
 }

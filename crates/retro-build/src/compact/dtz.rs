@@ -94,7 +94,7 @@ pub struct DtzPlanes {
     pub kept: Vec<u64>,
     /// The longest DTZ of a win and of a loss.
     pub stats: Stats,
-    /// The longest win and an entry that has it.
+    /// The longest win of an entry the example filter accepts, and the first such entry.
     pub deepest_win: Option<(u32, u64)>,
 }
 
@@ -126,11 +126,12 @@ impl DtzLogs {
         Ok(out)
     }
 
-    /// The stored numbers with `side` to move (see [`Dtz::stored_to_planes`]), from the logs.
+    /// The stored numbers with `side` to move (see [`Dtz::stored_to_planes`]), from the logs;
+    /// the longest win's example is an entry `example` accepts.
     ///
     /// # Errors
     /// A log that cannot be read, or an entry out of range.
-    pub fn side_planes(&self, side: Color) -> io::Result<DtzPlanes> {
+    pub fn side_planes(&self, side: Color, example: impl Fn(u64) -> bool) -> io::Result<DtzPlanes> {
         let n = IndexScheme::new(self.material).size() as usize;
         let mut first = vec![0u8; n];
         let mut ext = vec![0u8; n];
@@ -158,10 +159,10 @@ impl DtzLogs {
                 }
                 if win {
                     let d = u32::from(depth);
-                    if let (Some(&e), true) =
-                        (entries.first(), deepest_win.is_none_or(|(x, _)| d > x))
-                    {
-                        deepest_win = Some((d, e));
+                    if deepest_win.is_none_or(|(x, _)| d > x) {
+                        if let Some(&e) = entries.iter().find(|&&e| example(e)) {
+                            deepest_win = Some((d, e));
+                        }
                     }
                     stats.longest_win = stats.longest_win.max(u32::from(depth));
                 } else {

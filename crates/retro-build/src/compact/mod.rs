@@ -168,11 +168,15 @@ pub struct Compacted {
 impl Compacted {
     /// The values with `side` to move as first bytes and extension bytes (see
     /// [`Value::to_planes`]), index order; the wins and losses it counted, and the longest of
-    /// each.
+    /// each. The deepest example is the deepest entry `example` accepts.
     ///
     /// # Errors
     /// A value log that cannot be read.
-    pub fn side_planes(&self, side: Color) -> io::Result<SidePlanes> {
+    pub fn side_planes(
+        &self,
+        side: Color,
+        example: impl Fn(u64) -> bool,
+    ) -> io::Result<SidePlanes> {
         let n = IndexScheme::new(self.material).size() as usize;
         let mut first = vec![0u8; n];
         let mut ext = vec![0u8; n];
@@ -203,8 +207,10 @@ impl Compacted {
                     out_of_range = true;
                 }
             }
-            if let (Some(&first), true) = (entries.first(), deepest.is_none_or(|(x, _)| d > x)) {
-                deepest = Some((d, first));
+            if deepest.is_none_or(|(x, _)| d > x) {
+                if let Some(&e) = entries.iter().find(|&&e| example(e)) {
+                    deepest = Some((d, e));
+                }
             }
             if d % 2 == 0 {
                 losses += entries.len() as u64;
@@ -243,7 +249,7 @@ pub struct SidePlanes {
     pub losses: u64,
     /// The longest win and loss.
     pub stats: Stats,
-    /// The deepest depth and an entry decided there (the first of its first record).
+    /// The deepest depth with an entry the example filter accepts, and the first such entry.
     pub deepest: Option<(u32, u64)>,
 }
 

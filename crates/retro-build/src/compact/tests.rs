@@ -26,7 +26,7 @@ fn agrees_with_solve(name: &str) {
     let ix = IndexScheme::new(m);
     let mut decided = 0u64;
     for side in SIDES {
-        let planes = solved.side_planes(side).expect("planes");
+        let planes = solved.side_planes(side, |_| true).expect("planes");
         let mut checked = 0u64;
         for idx in 0..ix.size() {
             if solved.legal[side][(idx / 64) as usize] & (1 << (idx % 64)) == 0 {
@@ -55,7 +55,7 @@ fn agrees_with_solve(name: &str) {
         .expect("exact");
     for (side, want) in want.as_ref().zip_color() {
         let got = logs.exact(side).expect("exact");
-        let planes = logs.side_planes(side).expect("planes");
+        let planes = logs.side_planes(side, |_| true).expect("planes");
         for idx in 0..ix.size() as usize {
             if solved.legal[side][idx / 64] & (1 << (idx % 64)) == 0 {
                 continue;
@@ -126,6 +126,54 @@ fn kqvkr() -> (Material, tempfile::TempDir, Table, SubTables) {
     (m, dir, table, sub)
 }
 
+/// The deepest example of the DTM and DTZ50 planes is the first entry of the deepest depth the
+/// filter accepts: another entry, or a shallower depth, when the deepest one is refused; none
+/// when the filter refuses every entry.
+#[test]
+fn the_deepest_example_is_one_the_filter_accepts() {
+    let (m, dir, _table, sub) = kqvkr();
+    let work = dir.path().join("work");
+    let solved = CompactSolver::new(m, &sub, &work)
+        .expect("solver")
+        .solve(&crate::Silent)
+        .expect("solved");
+    let wdl50 = Wdl50Tables::open_for(dir.path(), m).expect("classes");
+    let logs = dtz::CompactDtz::new(m, &solved.logs, &wdl50, &work)
+        .expect("dtz solver")
+        .solve(&crate::Silent)
+        .expect("dtz solved");
+    for side in SIDES {
+        let all = solved.side_planes(side, |_| true).expect("planes");
+        let (d, e) = all.deepest.expect("a deepest entry");
+        let plies = |p: &SidePlanes, i: u64| {
+            Value::from_planes(p.first[i as usize], p.ext[i as usize]).plies()
+        };
+        assert_eq!(plies(&all, e), d);
+        assert_eq!(d, all.stats.longest_win.max(all.stats.longest_loss));
+        let other = solved.side_planes(side, |i| i != e).expect("planes");
+        let (d2, e2) = other.deepest.expect("another entry");
+        assert_ne!(e2, e);
+        assert!(d2 <= d);
+        assert_eq!(plies(&other, e2), d2);
+        let none = solved.side_planes(side, |_| false).expect("planes");
+        assert_eq!(none.deepest, None);
+        assert_eq!(none.first, all.first, "the filter changes only the example");
+        let all = logs.side_planes(side, |_| true).expect("planes");
+        if let Some((d, e)) = all.deepest_win {
+            let dtz = |p: &dtz::DtzPlanes, i: u64| {
+                Dtz::stored_from_planes(p.first[i as usize], p.ext[i as usize])
+            };
+            assert_eq!(dtz(&all, e), Dtz(d as i16).to_stored());
+            let other = logs.side_planes(side, |i| i != e).expect("planes");
+            let (d2, e2) = other.deepest_win.expect("another win");
+            assert!(e2 != e && d2 <= d);
+            assert_eq!(dtz(&other, e2), Dtz(d2 as i16).to_stored());
+            let none = logs.side_planes(side, |_| false).expect("planes");
+            assert_eq!(none.deepest_win, None);
+        }
+    }
+}
+
 /// A solve stopped in the middle of its passes resumes from its last checkpoint and ends with
 /// the values of a solve that was never stopped.
 #[test]
@@ -155,7 +203,7 @@ fn a_stopped_solve_resumes_from_its_checkpoint() {
         .expect("resumed");
     let ix = IndexScheme::new(m);
     for side in SIDES {
-        let planes = solved.side_planes(side).expect("planes");
+        let planes = solved.side_planes(side, |_| true).expect("planes");
         for idx in 0..ix.size() {
             if solved.legal[side][(idx / 64) as usize] & (1 << (idx % 64)) == 0 {
                 continue;
@@ -232,7 +280,7 @@ fn a_split_solve_resumes_from_the_ranks_checkpoints() {
         let c = c.expect("resumed");
         let share = share::Share::of(&ix, r, 3).expect("share");
         for side in SIDES {
-            let planes = c.side_planes(side).expect("planes");
+            let planes = c.side_planes(side, |_| true).expect("planes");
             for idx in share.lo()..share.hi() {
                 let l = idx - share.lo();
                 if c.legal[side][(l / 64) as usize] & (1 << (l % 64)) == 0 {
