@@ -8,6 +8,9 @@ white), e.g. the chunks of `scripts/datagen.sh`:
     scripts/datagen.sh /work/data/wdl 60 100 5000 1
     scripts/fit-wdl.py /work/data/wdl/chunk-*.tsv
 
+or the parts of `retro datagen --dir`, each written as text by `retro convert-data --to-text`
+(docs/engine.md, UCI_ShowWDL). Needs numpy and scipy (Debian: python3-numpy python3-scipy).
+
 The model (Stockfish's form): at score v (centipawns, side to move) and material m (pawns 1,
 knights and bishops 3, rooks 5, queens 9, both sides, clamped to 10..78, x = m / 58), the side to
 move wins with probability 1 / (1 + exp((a(x) - v) / b(x))) and loses with that of -v; a and b

@@ -536,3 +536,71 @@ fn positions_the_tables_cover_carry_their_exact_value() {
         assert_eq!(back.wdl50, Some(want));
     }
 }
+
+/// `retro convert-data --to-text`: the games of `retro datagen --dir` as text are the lines
+/// `retro datagen --out` writes for the same games (adjudicated games named `game`: the games
+/// format does not keep adjudication); a file that is not a games file writes nothing.
+#[test]
+fn games_as_text_are_the_lines_of_datagen() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tables = all_tables().to_str().expect("utf-8");
+    let lines = dir.path().join("lines.tsv");
+    let common = [
+        "datagen", "--tables", tables, "--games", "3", "--nodes", "300",
+    ];
+    let out = retro(
+        &[
+            &common[..],
+            &["--threads", "1", "--out", lines.to_str().expect("utf-8")],
+        ]
+        .concat(),
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let games = dir.path().join("games");
+    let out = datagen_dir(&games, "3");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let converted = dir.path().join("converted.tsv");
+    let c = converted.to_str().expect("utf-8");
+    let out = retro(
+        &[
+            "convert-data",
+            "--to-text",
+            "--out",
+            c,
+            games.to_str().expect("utf-8"),
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let want = std::fs::read_to_string(&lines).expect("lines");
+    let got = std::fs::read_to_string(&converted).expect("converted");
+    assert!(want.lines().count() > 30, "{want}");
+    assert!(
+        text(&out.stdout).contains(&format!("3 games, {} positions", want.lines().count())),
+        "{}",
+        text(&out.stdout)
+    );
+    let as_games = want.replace("\tadjudicated\t", "\tgame\t");
+    assert_eq!(got, as_games);
+    let junk = dir.path().join("junk.rgms");
+    std::fs::write(&junk, b"not games").expect("junk");
+    let bad = dir.path().join("bad.tsv");
+    let out = retro(
+        &[
+            "convert-data",
+            "--to-text",
+            "--out",
+            bad.to_str().expect("utf-8"),
+            junk.to_str().expect("utf-8"),
+        ],
+        "",
+    );
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("junk.rgms"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!bad.exists(), "nothing written");
+}

@@ -154,20 +154,36 @@ pub fn parse_king_buckets(s: &str) -> Result<KingBuckets, KingBucketsError> {
 /// The arguments of `retro convert-data`.
 #[derive(Debug, clap::Args)]
 pub struct ConvertDataArgs {
-    /// The directory the `.rgms` files are written into (same names).
+    /// The directory the `.rgms` files are written into (same names); with --to-text, the
+    /// text file.
     #[arg(long)]
     pub out: PathBuf,
-    /// `.rdat` files, or directories of them.
+    /// Write the training positions of games files (`.rgms`) as the text lines of `retro
+    /// datagen --out` into the file --out, instead: FEN, White's result (1, 0.5 or 0), source
+    /// (`table` for a game the tables ended, else `game`: the games format does not keep
+    /// adjudication), White's score in centipawns.
+    #[arg(long)]
+    pub to_text: bool,
+    /// `.rdat` files (`.rgms` with --to-text), or directories of them.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
 }
 
 impl ConvertDataArgs {
-    /// Converts the files ([`convert`]) and prints a line for each written.
+    /// Converts the files ([`convert`], or [`games_to_text`]) and prints a line for each
+    /// written.
     ///
     /// # Errors
-    /// As [`convert`], or failed output.
+    /// As [`convert`] and [`games_to_text`], or failed output.
     pub fn run(self) -> Result<(), CliError> {
+        if self.to_text {
+            let (games, positions) = games_to_text(&self.inputs, &self.out)?;
+            let line = format!(
+                "{}: {games} games, {positions} positions",
+                self.out.display()
+            );
+            return print_lines(&[line], std::io::stdout().lock());
+        }
         let mut lines = Vec::new();
         for (path, positions, bytes) in convert(&self.inputs, &self.out)? {
             lines.push(format!(
@@ -244,6 +260,48 @@ pub fn convert(inputs: &[PathBuf], out: &Path) -> Result<Vec<(PathBuf, usize, u6
         written.push((target, records.len(), bytes));
     }
     Ok(written)
+}
+
+/// `retro convert-data --to-text`: the training positions of the games files (`.rgms`) of
+/// `inputs`, in name order, written to the file `out` (atomically) as the text lines of `retro
+/// datagen --out`. Returns the games and the positions written.
+///
+/// # Errors
+/// [`CliError`] when a file cannot be read (a file that is not a games file among them) or
+/// `out` cannot be written; nothing is written then.
+pub fn games_to_text(inputs: &[PathBuf], out: &Path) -> Result<(usize, usize), CliError> {
+    let files = data_files(inputs)?;
+    let mut games = Vec::new();
+    for f in &files {
+        games.extend(retro_train::games::read_games_file(f).map_err(|source| {
+            CliError::TrainGames {
+                path: f.clone(),
+                source,
+            }
+        })?);
+    }
+    let mut positions = 0;
+    retro_tables::write_atomic(out, |w| -> std::io::Result<()> {
+        use std::io::Write as _;
+        for g in &games {
+            let source = if g.label.is_some() { "table" } else { "game" };
+            for t in g.positions() {
+                let score = match shakmaty::Position::turn(&t.pos) {
+                    shakmaty::Color::White => i32::from(t.score),
+                    shakmaty::Color::Black => -i32::from(t.score),
+                };
+                let fen = shakmaty::fen::Fen::from_position(&t.pos, shakmaty::EnPassantMode::Legal);
+                writeln!(w, "{fen}\t{}\t{source}\t{score}", g.result.score())?;
+                positions += 1;
+            }
+        }
+        Ok(())
+    })
+    .map_err(|source| CliError::Create {
+        path: out.to_path_buf(),
+        source,
+    })?;
+    Ok((games.len(), positions))
 }
 
 /// Trains a network on the data in `inputs` and writes it to `out` (after each epoch that

@@ -63,9 +63,9 @@ pub const MATERIAL_MAX: i32 = 78;
 pub const MATERIAL_SCALE: f64 = 58.0;
 
 /// Coefficients of `a(m)`, constant term first (fitted by `scripts/fit-wdl.py`: docs/engine.md).
-const A: [f64; 3] = [268.2, -357.8, 168.5];
+const A: [f64; 3] = [250.23, -299.13, 125.04];
 /// Coefficients of `b(m)`, constant term first (fitted by `scripts/fit-wdl.py`: docs/engine.md).
-const B: [f64; 3] = [85.0, -21.65, 36.31];
+const B: [f64; 3] = [48.97, 44.20, -19.07];
 
 /// The chances of the side to move of `pos` at search score `score`: certain for a mate or
 /// table win or loss, else from the model.

@@ -299,11 +299,26 @@ impl GameRecord {
         ))
     }
 
-    /// The game's training positions as records, labelled for their side to move: every
-    /// position whose move is quiet (it is not in check, its move is neither a capture nor a
-    /// promotion, its score no mate score), and the last position when it has no move (the
-    /// tables' position, or a converted record), whatever it is.
+    /// The game's training positions as records, labelled for their side to move (see
+    /// [`GameRecord::positions`]).
     pub fn records(&self) -> Vec<Record> {
+        self.positions()
+            .into_iter()
+            .map(|t| {
+                let result = match t.pos.turn() {
+                    Color::White => self.result,
+                    Color::Black => self.result.flip(),
+                };
+                Record::new(&t.pos, t.score, result, t.label)
+            })
+            .collect()
+    }
+
+    /// The game's training positions, whole (castling rights, en passant square and clocks
+    /// as played): every position whose move is quiet (it is not in check, its move is neither
+    /// a capture nor a promotion, its score no mate score), and the last position when it has
+    /// no move (the tables' position, or a converted record), whatever it is.
+    pub fn positions(&self) -> Vec<TrainingPosition> {
         let mut out = Vec::with_capacity(self.plies.len());
         let mut pos = self.start.clone();
         let last = self.plies.len().saturating_sub(1);
@@ -319,12 +334,11 @@ impl GameRecord {
                 }
             };
             if keep {
-                let result = match pos.turn() {
-                    Color::White => self.result,
-                    Color::Black => self.result.flip(),
-                };
-                let label = if k == last { self.label } else { None };
-                out.push(Record::new(&pos, ply.score, result, label));
+                out.push(TrainingPosition {
+                    pos: pos.clone(),
+                    score: ply.score,
+                    label: if k == last { self.label } else { None },
+                });
             }
             if let Some(m) = ply.mv {
                 pos.play_unchecked(m);
@@ -332,6 +346,18 @@ impl GameRecord {
         }
         out
     }
+}
+
+/// A training position of a game (see [`GameRecord::positions`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrainingPosition {
+    /// The position.
+    pub pos: Chess,
+    /// The search's score, centipawns for the side to move.
+    pub score: i16,
+    /// The tables' value for the side to move: the game's last position only, where they
+    /// cover it.
+    pub label: Option<Wdl50>,
 }
 
 /// The start position of a decoded game.
