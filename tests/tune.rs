@@ -539,7 +539,8 @@ fn positions_the_tables_cover_carry_their_exact_value() {
 
 /// `retro convert-data --to-text`: the games of `retro datagen --dir` as text are the lines
 /// `retro datagen --out` writes for the same games (adjudicated games named `game`: the games
-/// format does not keep adjudication); a file that is not a games file writes nothing.
+/// format does not keep adjudication), other files of the directory left alone; a file named
+/// that is not a games file writes nothing.
 #[test]
 fn games_as_text_are_the_lines_of_datagen() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -560,6 +561,8 @@ fn games_as_text_are_the_lines_of_datagen() {
     let games = dir.path().join("games");
     let out = datagen_dir(&games, "3");
     assert!(out.status.success(), "{}", text(&out.stderr));
+    // A records file beside the games is not read (not a games file).
+    std::fs::write(games.join("old.rdat"), b"records").expect("rdat");
     let converted = dir.path().join("converted.tsv");
     let c = converted.to_str().expect("utf-8");
     let out = retro(

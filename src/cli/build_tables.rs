@@ -256,8 +256,9 @@ fn run(args: &BuildTablesArgs) -> Result<(), BuildTablesError> {
     let mut materials = Vec::new();
     for name in &args.materials {
         let m: Material = name.parse()?;
-        // A 6-piece table with pawns is built only part by part (a part is at most 1/24 of it).
-        let six = m.piece_count() == 6 && (!m.has_pawns() || args.by_structure);
+        // A 6-piece table with pawns is built only part by part (a part is at most 1/24 of it);
+        // one built is read whole by --longest.
+        let six = m.piece_count() == 6 && (!m.has_pawns() || args.by_structure || args.longest);
         if !(3..=5).contains(&m.piece_count()) && !six {
             return Err(BuildTablesError::Size {
                 name: name.clone(),
@@ -593,7 +594,12 @@ fn run_longest(args: &BuildTablesArgs, materials: Vec<Material>) -> Result<(), B
             let Some(d) = d else {
                 return format!("    {what}: none");
             };
-            let kind = if d.win { "win" } else { "loss" };
+            // A DTZ50 beyond the rule's 100 plies is a cursed win (a draw under the rule).
+            let kind = match (d.win, what.contains("DTZ50") && d.plies > 100) {
+                (true, true) => "cursed win",
+                (true, false) => "win",
+                (false, _) => "loss",
+            };
             let beside = match any {
                 Some(a) if a > d.plies => {
                     format!(" (over all entries {a}, in positions with an impossible check)")

@@ -268,40 +268,54 @@ pub fn convert(inputs: &[PathBuf], out: &Path) -> Result<Vec<(PathBuf, usize, u6
 ///
 /// # Errors
 /// [`CliError`] when a file cannot be read (a file that is not a games file among them) or
-/// `out` cannot be written; nothing is written then.
+/// `out` cannot be written; nothing is written then. Directories give their `.rgms` files.
 pub fn games_to_text(inputs: &[PathBuf], out: &Path) -> Result<(usize, usize), CliError> {
-    let files = data_files(inputs)?;
-    let mut games = Vec::new();
-    for f in &files {
-        games.extend(retro_train::games::read_games_file(f).map_err(|source| {
-            CliError::TrainGames {
-                path: f.clone(),
-                source,
-            }
-        })?);
-    }
-    let mut positions = 0;
-    retro_tables::write_atomic(out, |w| -> std::io::Result<()> {
+    let files: Vec<PathBuf> = data_files(inputs)?
+        .into_iter()
+        .filter(|f| f.extension().is_some_and(|x| x == "rgms"))
+        .collect();
+    let (mut games, mut positions) = (0, 0);
+    // One file in memory at a time; a file that cannot be read ends the write, and the
+    // temporary file is removed.
+    retro_tables::write_atomic(out, |w| -> Result<(), CliError> {
         use std::io::Write as _;
-        for g in &games {
-            let source = if g.label.is_some() { "table" } else { "game" };
-            for t in g.positions() {
-                let score = match shakmaty::Position::turn(&t.pos) {
-                    shakmaty::Color::White => i32::from(t.score),
-                    shakmaty::Color::Black => -i32::from(t.score),
-                };
-                let fen = shakmaty::fen::Fen::from_position(&t.pos, shakmaty::EnPassantMode::Legal);
-                writeln!(w, "{fen}\t{}\t{source}\t{score}", g.result.score())?;
-                positions += 1;
+        for f in &files {
+            let read =
+                retro_train::games::read_games_file(f).map_err(|source| CliError::TrainGames {
+                    path: f.clone(),
+                    source,
+                })?;
+            for g in &read {
+                let source = if g.label.is_some() { "table" } else { "game" };
+                for t in g.positions() {
+                    let score = match shakmaty::Position::turn(&t.pos) {
+                        shakmaty::Color::White => i32::from(t.score),
+                        shakmaty::Color::Black => -i32::from(t.score),
+                    };
+                    let fen =
+                        shakmaty::fen::Fen::from_position(&t.pos, shakmaty::EnPassantMode::Legal);
+                    writeln!(w, "{fen}\t{}\t{source}\t{score}", g.result.score()).map_err(
+                        |source| CliError::Create {
+                            path: out.to_path_buf(),
+                            source,
+                        },
+                    )?;
+                    positions += 1;
+                }
             }
+            games += read.len();
         }
         Ok(())
     })
-    .map_err(|source| CliError::Create {
-        path: out.to_path_buf(),
-        source,
+    .map_err(|e| match e {
+        // The temporary file's creation, sync or rename.
+        CliError::Io(source) => CliError::Create {
+            path: out.to_path_buf(),
+            source,
+        },
+        e => e,
     })?;
-    Ok((games.len(), positions))
+    Ok((games, positions))
 }
 
 /// Trains a network on the data in `inputs` and writes it to `out` (after each epoch that

@@ -180,14 +180,14 @@ pub(crate) fn build_compact(
             })
     };
     // Examples are taken among positions without an impossible check (see
-    // `entry_has_possible_check`); the table's longest may lie in one.
+    // `entry_is_valid_position`); the table's longest may lie in one.
     let scheme = IndexScheme::new(material);
     let example = |side: Color| {
         let scheme = &scheme;
         move |idx: u64| {
-            scheme.decode(idx).is_some_and(|sq| {
-                crate::verify::entry_has_possible_check(scheme.slots(), &sq, side)
-            })
+            scheme
+                .decode(idx)
+                .is_some_and(|sq| crate::verify::entry_is_valid_position(scheme.slots(), &sq, side))
         }
     };
     let mut deepest_mate: Option<(u32, Color, u64)> = None;

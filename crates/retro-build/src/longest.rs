@@ -2,7 +2,7 @@
 //! it, by one pass over each table's blocks.
 //!
 //! The positions are taken among those without an impossible check (see
-//! [`entry_has_possible_check`]): a table holds such positions, as other generators' tables do,
+//! [`entry_is_valid_position`]): a table holds such positions, as other generators' tables do,
 //! but no game reaches them, so they make poor examples, and the longest mate of a table can be
 //! one (KQRvKRR's 113 plies start with White's king checked by two rooks on one rank). The
 //! table's own longest, over all its entries, is its header's and is given beside.
@@ -10,7 +10,7 @@
 //! Of the positions of equal length, the example is the first with White to move, else Black,
 //! in index order: the same on every run.
 
-use crate::verify::entry_has_possible_check;
+use crate::verify::entry_is_valid_position;
 use rayon::prelude::*;
 use retro_tables::{
     format::{Metric, Table},
@@ -78,7 +78,7 @@ pub fn longest(dir: &Path, material: Material) -> Result<Longest, LongestError> 
     let possible = |side: Color, idx: u64| {
         scheme
             .decode(idx)
-            .is_some_and(|sq| entry_has_possible_check(scheme.slots(), &sq, side))
+            .is_some_and(|sq| entry_is_valid_position(scheme.slots(), &sq, side))
     };
     let mate = deepest(
         &dtm,
@@ -239,6 +239,37 @@ mod tests {
         let dir = crate::tables_for_test(&["KQvKR", "KRRvK"]);
         assert_eq!(agrees(dir.path(), "KQvKR"), 0);
         assert!(agrees(dir.path(), "KRRvK") > 0);
+        let m: Material = "KRRvK".parse().expect("material");
+        let raw = Table::open(&dir.path().join(Metric::Dtm.file_name(m)), Some(m)).expect("dtm");
+        assert!(raw.blocks().is_none(), "4-piece DTM tables are raw");
+        // Built by the compact solve, whose DTM table is in compressed blocks (as 6-piece
+        // tables are): the same again, and the build's examples are among the same positions.
+        let compact = tempfile::tempdir().expect("dir");
+        let opts = crate::BuildOptions {
+            compact: true,
+            ..crate::BuildOptions::quiet(compact.path().to_path_buf())
+        };
+        let built = crate::build(&[m], &opts, |_| {}).expect("compact build");
+        let path = compact.path().join(Metric::Dtm.file_name(m));
+        assert!(Table::open(&path, Some(m)).expect("dtm").blocks().is_some());
+        assert!(agrees(compact.path(), "KRRvK") > 0);
+        let raw = longest(dir.path(), m).expect("longest");
+        let got = longest(compact.path(), m).expect("longest");
+        assert_eq!(got, raw);
+        let summary = built.iter().find(|s| s.material == m).expect("KRRvK built");
+        let mate = got.mate.expect("a mate");
+        let (what, fen) = &summary.examples[0];
+        assert!(
+            what.starts_with("longest mate (loss in 32 plies)"),
+            "{what}"
+        );
+        assert_eq!(mate.plies, 32);
+        // The example is a valid position (`into_position` refuses an impossible check).
+        let example: Result<shakmaty::Chess, _> = fen
+            .parse::<shakmaty::fen::Fen>()
+            .expect("fen")
+            .into_position(shakmaty::CastlingMode::Standard);
+        assert!(example.is_ok(), "{fen}");
     }
 
     /// Checks [`longest`] for `name` against probing every entry; the decided entries refused.
@@ -247,7 +278,7 @@ mod tests {
         let got = longest(dir, m).expect("longest");
         let dtm = Table::open(&dir.join(Metric::Dtm.file_name(m)), Some(m)).expect("dtm");
         let dtz = Table::open_dtz(&dir.join(Metric::Dtz.file_name(m)), Some(m)).expect("dtz");
-        assert!(dtz.blocks().is_some() && dtm.blocks().is_none());
+        assert!(dtz.blocks().is_some());
         let scheme = dtm.scheme();
         let (mut mate, mut win): (Option<Found>, Option<Found>) = (None, None);
         let mut refused = 0u64;
@@ -260,7 +291,7 @@ mod tests {
                 let Some(sq) = scheme.decode(idx) else {
                     continue;
                 };
-                if !entry_has_possible_check(scheme.slots(), &sq, side) {
+                if !entry_is_valid_position(scheme.slots(), &sq, side) {
                     refused += 1;
                     continue;
                 }

@@ -75,11 +75,11 @@ pub(crate) fn fold_entries<C: Default + Send>(
         .reduce(C::default, add)
 }
 
-/// Whether a table entry, `turn` to move, is a position shakmaty accepts as it stands: legal,
-/// and without an impossible check (one no move could have given, such as two rooks checking
+/// Whether a table entry, `turn` to move, is a valid position as shakmaty accepts it: legal
+/// (the side not to move is not in check), and without an impossible check (one no move could have given, such as two rooks checking
 /// along one line, which tables hold as other generators do, but no game reaches). The examples
 /// a build shows are taken among these.
-pub fn entry_has_possible_check(slots: &[(Color, shakmaty::Role)], sq: &[u8], turn: Color) -> bool {
+pub fn entry_is_valid_position(slots: &[(Color, shakmaty::Role)], sq: &[u8], turn: Color) -> bool {
     entry_setup(slots, sq, turn)
         .position::<Chess>(CastlingMode::Standard)
         .is_ok()
@@ -472,15 +472,15 @@ mod tests {
         ];
         let double_on_a_line = [3, 6, 2, 4];
         assert!(entry_position(&slots, &double_on_a_line, Color::White).is_some());
-        assert!(!entry_has_possible_check(
+        assert!(!entry_is_valid_position(
             &slots,
             &double_on_a_line,
             Color::White
         ));
         let one_check = [3, 6, 2, 60];
-        assert!(entry_has_possible_check(&slots, &one_check, Color::White));
+        assert!(entry_is_valid_position(&slots, &one_check, Color::White));
         // Black to move with White's king in check is no position at all.
         assert!(entry_position(&slots, &one_check, Color::Black).is_none());
-        assert!(!entry_has_possible_check(&slots, &one_check, Color::Black));
+        assert!(!entry_is_valid_position(&slots, &one_check, Color::Black));
     }
 }

@@ -1,7 +1,7 @@
 //! Win, draw and loss chances for `UCI_ShowWDL`: exact where the score is a proven mate or a
 //! table result, else from a model of the win rate given the score and the material on the
-//! board, fitted on Retro's own self-play games (`scripts/fit_wdl.py` on `retro datagen`
-//! data; docs/engine.md has the fit and its calibration).
+//! board, fitted on Retro's own self-play games with its network (`scripts/fit-wdl.py` on `retro
+//! datagen` data; docs/engine.md has the fit and its calibration).
 //!
 //! The model is Stockfish's form: the side to move wins with probability
 //! `1 / (1 + exp((a - v) / b))` at score `v` (centipawns), where `a` (the score that wins half
