@@ -3,7 +3,8 @@
 # paths of build-tables (--slurm) run where there is no cluster.
 #
 #   scripts/local-cluster.sh start    install slurm-wlm and munge when missing (as root),
-#                                     write the configuration, start munged, slurmctld, slurmd
+#                                     write the configuration, start munged, slurmctld, slurmd,
+#                                     requeue jobs left shown running by a stop of the machine
 #   scripts/local-cluster.sh stop     stop the three daemons
 #   scripts/local-cluster.sh status   the daemons and the node as Slurm sees it
 #
@@ -100,6 +101,24 @@ wait_node() {
     exit 1
 }
 
+# After the machine itself stopped, the controller's saved state still shows the jobs that were
+# running then, with no process behind them: a job shown running that started before this boot
+# ($RETRO_SLURM_BOOT, seconds since the epoch, stands for the boot time in the script's test)
+# is requeued, with the same job id, so that the jobs after it still wait for it. A solve
+# resumes from its checkpoint; a structure part starts again.
+requeue_lost() {
+    boot=${RETRO_SLURM_BOOT:-$(awk '/^btime/ { print $2 }' /proc/stat)}
+    squeue -h -t RUNNING -o '%i %S' 2>/dev/null | while read -r job started; do
+        since=$(date -d "$started" +%s 2>/dev/null) || continue
+        [ "$since" -lt "$boot" ] || continue
+        if why=$(scontrol requeue "$job" 2>&1); then
+            echo "local-cluster: job $job was running when the machine stopped; requeued" >&2
+        else
+            echo "local-cluster: job $job was running when the machine stopped; requeue failed ($why): cancel it and submit again" >&2
+        fi
+    done
+}
+
 case ${1:-} in
     start)
         need_root "starting the cluster"
@@ -109,6 +128,7 @@ case ${1:-} in
         pgrep -x slurmctld >/dev/null || slurmctld
         pgrep -x slurmd >/dev/null || slurmd
         wait_node
+        requeue_lost
         ;;
     stop)
         need_root "stopping the cluster"
@@ -130,7 +150,7 @@ case ${1:-} in
         sinfo -N 2>/dev/null || true
         ;;
     *)
-        sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
         exit 2
         ;;
 esac
