@@ -171,17 +171,17 @@ pub(crate) fn build_compact(
     // The DTM file (kept when present and valid).
     let mut counts = [0u64; 2];
     let mut examples: Vec<(String, String)> = Vec::new();
+    let scheme = IndexScheme::new(material);
     let fen_of = |side: Color, idx: u64| {
-        let ix = IndexScheme::new(material);
-        ix.decode(idx)
-            .and_then(|sq| crate::verify::entry_position(ix.slots(), &sq, side))
+        scheme
+            .decode(idx)
+            .and_then(|sq| crate::verify::entry_position(scheme.slots(), &sq, side))
             .map(|p| {
                 shakmaty::fen::Fen::from_position(&p, shakmaty::EnPassantMode::Legal).to_string()
             })
     };
     // Examples are taken among positions without an impossible check (see
     // `entry_is_valid_position`); the table's longest may lie in one.
-    let scheme = IndexScheme::new(material);
     let example = |side: Color| {
         let scheme = &scheme;
         move |idx: u64| {
