@@ -14,6 +14,7 @@
 use shakmaty::{Bitboard, Board, Chess, Color, Move, MoveList, Position, Role, Square};
 
 use super::eval::piece_value;
+use super::heuristics::{piece_to, CONT_HISTORY};
 use super::tunables::{
     MVV_FACTOR, ORDER_BAD_CAPTURE, ORDER_GOOD_CAPTURE, ORDER_HASH_MOVE, ORDER_KILLER_1,
     ORDER_KILLER_2, ORDER_QUEEN_PROMOTION, ORDER_UNDERPROMOTION,
@@ -33,6 +34,10 @@ pub(crate) struct QuietOrder<'a> {
     pub(crate) killers: [u16; 2],
     /// The history of both sides' moves, by [`history_index`].
     pub(crate) history: &'a [i32],
+    /// The continuation histories' rows of the moves one and two plies before, by
+    /// [`piece_to`] (empty where there is none: no such move, a null move, or
+    /// continuation histories off).
+    pub(crate) cont: [&'a [i16]; 2],
 }
 
 /// The moves of a node handed out best first (see the module docs).
@@ -123,7 +128,14 @@ fn score(m: &Move, us: Color, tt_move: u16, quiet: QuietOrder<'_>) -> i32 {
     } else if quiet.killers[1] == code {
         ORDER_KILLER_2
     } else {
-        quiet.history[history_index(us, code)]
+        let mut s = quiet.history[history_index(us, code)];
+        if CONT_HISTORY {
+            let pt = usize::from(piece_to(us, m));
+            for row in quiet.cont {
+                s += row.get(pt).map_or(0, |&v| i32::from(v));
+            }
+        }
+        s
     }
 }
 
@@ -263,6 +275,7 @@ mod tests {
                 let quiet = QuietOrder {
                     killers,
                     history: &history,
+                    cont: [&[], &[]],
                 };
                 let mut moves = legal.clone();
                 let mut picker = MovePicker::new(&p, &mut moves, tt_move, quiet);

@@ -23,7 +23,7 @@ use super::rule50::{self, Outcome};
 use super::tunables::*;
 use super::{
     eval::{evaluate, piece_value, Evaluator},
-    heuristics::{Heuristics, HeuristicsPool},
+    heuristics::{piece_to, Heuristics, HeuristicsPool, CONT_HISTORY, PIECE_TO},
     movepick::{first_best, history_index, see, MovePicker, QuietOrder, MAX_MOVES},
     nnue::{Accumulator, Delta, Network, RefreshCache, HIDDEN},
     report::{Score, SearchInfo},
@@ -39,6 +39,15 @@ use super::{
 use retro_tables::{Syzygy, Tablebase, Wdl, Wdl50};
 
 const INF: i32 = 32_500;
+/// [`PlyEntry::moved`] of a null move, or of none.
+const NO_PIECE_TO: u16 = u16::MAX;
+/// The bound of a continuation history's value (it fits an `i16`).
+const CONT_HISTORY_LIMIT: i32 = 32_000;
+/// Whether the search extends singular moves (the cargo feature `exp-singular`, an experiment
+/// awaiting its SPRT): a hash move whose alternatives, searched at half the depth, all fall
+/// short of its score by a margin is searched a ply deeper; where they reach beta anyway, the
+/// node is cut (multi-cut).
+const SINGULAR: bool = cfg!(feature = "exp-singular");
 /// The deepest ply the search reaches.
 pub const MAX_PLY: usize = 128;
 
@@ -476,6 +485,11 @@ struct PlyEntry {
     pv: Vec<Move>,
     /// Two quiet moves that caused cutoffs at this ply (encoded; 0 for none).
     killers: [u16; 2],
+    /// The move a singular search at this ply leaves out (encoded; 0 when none).
+    excluded: u16,
+    /// The move being searched from this ply, by [`piece_to`] ([`NO_PIECE_TO`] for a null
+    /// move): the continuation histories' row of the plies below.
+    moved: u16,
     /// The static evaluation of the node (`-INF` in check).
     eval: i32,
     /// The change to the board from the node above (for the network's sums).
@@ -497,6 +511,8 @@ impl PlyEntry {
         PlyEntry {
             pv: Vec::with_capacity(MAX_PLY),
             killers: [0; 2],
+            moved: NO_PIECE_TO,
+            excluded: 0,
             eval: -INF,
             delta: Delta::NONE,
             board: Board::empty(),
@@ -916,7 +932,10 @@ impl<'a> Worker<'a> {
 
         let entry = self.tt.probe(hash);
         let tt_move = entry.map_or(0, |e| e.mv);
-        if !pv && ply > 0 {
+        // A singular search of this node (the hash move left out) neither takes nor leaves
+        // the node's own hash entry.
+        let excluded = self.stack[ply].excluded;
+        if !pv && ply > 0 && excluded == 0 {
             if let Some(s) = entry.and_then(|e| tt_cutoff(&e, depth, alpha, beta, ply)) {
                 return s;
             }
@@ -945,10 +964,24 @@ impl<'a> Worker<'a> {
             in_check,
             static_eval,
             improving: self.improving(ply, static_eval),
+            extend: 0,
         };
-        if !pv && !in_check && ply > 0 && !is_mate_score(beta) {
+        if !pv && !in_check && ply > 0 && excluded == 0 && !is_mate_score(beta) {
             if let Some(s) = self.prune_node(pos, &node, beta, null_ok) {
                 return s;
+            }
+        }
+        let mut node = node;
+        if SINGULAR && ply > 0 && excluded == 0 {
+            if let Some(e) = entry {
+                match self.singular(pos, &e, &node, beta) {
+                    Singular::Extend => node.extend = e.mv,
+                    Singular::Cut(s) => return s,
+                    Singular::No => {}
+                }
+                if self.stopped {
+                    return 0;
+                }
             }
         }
 
@@ -959,23 +992,80 @@ impl<'a> Worker<'a> {
         if ply == 0 && !self.root.excluded.is_empty() {
             moves.retain(|m| !self.root.excluded.contains(m));
         }
+        if excluded != 0 {
+            moves.retain(|m| encode_move(m) != excluded);
+            if moves.is_empty() {
+                // The hash move is the only move: singular.
+                return alpha;
+            }
+        }
         if moves.is_empty() {
             return if in_check { mated_in(ply as i32) } else { 0 };
         }
         let order = QuietOrder {
             killers: self.stack[ply].killers,
             history: &self.heur.history[..],
+            cont: [1, 2].map(|back| match self.cont_row(ply, back) {
+                Some(row) => &self.heur.cont[row..row + PIECE_TO],
+                None => &[],
+            }),
         };
         let mut picker = MovePicker::new(pos, &mut moves, tt_move, order);
         let Some((best, best_move)) = self.search_moves(pos, &node, alpha, beta, &mut picker)
         else {
             return 0;
         };
-        // A root searched without its better moves (MultiPV) is not the position's value.
-        if ply > 0 || self.root.excluded.is_empty() {
+        // A root searched without its better moves (MultiPV) is not the position's value, nor
+        // a node searched without its hash move.
+        if (ply > 0 || self.root.excluded.is_empty()) && excluded == 0 {
             self.store_node(&node, best, best_move, beta);
         }
         best
+    }
+
+    /// The singular search of a node whose hash entry `e` holds a move and a lower bound (or
+    /// exact score) searched nearly as deep: the node without that move, at half the depth,
+    /// against a bound a margin below the entry's score.
+    fn singular(&mut self, pos: &Chess, e: &Entry, node: &Node, beta: i32) -> Singular {
+        let depth = node.depth;
+        let tt_score = score_from_tt(i32::from(e.score), node.ply);
+        if e.mv == 0
+            || depth < SINGULAR_MIN_DEPTH
+            || i32::from(e.depth) < depth - SINGULAR_TT_DEPTH_SLACK
+            || e.bound == Bound::Upper
+            || is_mate_score(tt_score)
+        {
+            return Singular::No;
+        }
+        let singular_beta = tt_score - SINGULAR_MARGIN_PER_PLY * depth;
+        self.stack[node.ply].excluded = e.mv;
+        let s = self.negamax(
+            pos,
+            node.hash,
+            singular_beta - 1,
+            singular_beta,
+            (depth - 1) / 2,
+            node.ply,
+            false,
+        );
+        self.stack[node.ply].excluded = 0;
+        if s < singular_beta {
+            Singular::Extend
+        } else if singular_beta >= beta {
+            Singular::Cut(singular_beta)
+        } else {
+            Singular::No
+        }
+    }
+
+    /// Where the continuation history's row of the move `back` plies before the node at `ply`
+    /// starts, if there was such a move (not a null move) and continuation histories are on.
+    fn cont_row(&self, ply: usize, back: usize) -> Option<usize> {
+        if !CONT_HISTORY || ply < back {
+            return None;
+        }
+        let moved = self.stack[ply - back].moved;
+        (moved != NO_PIECE_TO).then(|| usize::from(moved) * PIECE_TO)
     }
 
     /// Whether the static evaluation `eval` at `ply` is above that of our previous node on the
@@ -1047,6 +1137,7 @@ impl<'a> Worker<'a> {
         let child = pos.clone().swap_turn().ok()?;
         let child_hash = hash_of(&child);
         self.child_made(node.ply, Delta::NONE, child.board());
+        self.stack[node.ply].moved = NO_PIECE_TO;
         self.hashes.push(node.hash);
         let s = -self.negamax(
             &child,
@@ -1082,6 +1173,8 @@ impl<'a> Worker<'a> {
         let mut best_move: Option<Move> = None;
         let mut searched = 0;
         let mut quiets: [u16; 64] = [0; 64];
+        // The same quiet moves by piece and target, for the continuation histories.
+        let mut quiet_moves: [u16; 64] = [0; 64];
         let mut n_quiets = 0;
         while let Some(m) = picker.next(pos) {
             let quiet = !m.is_capture() && !m.is_promotion();
@@ -1102,8 +1195,12 @@ impl<'a> Worker<'a> {
             let mut child = pos.clone();
             child.play_unchecked(m);
             self.child_made(ply, Delta::of_move(us, &m), child.board());
+            if CONT_HISTORY {
+                self.stack[ply].moved = piece_to(us, &m);
+            }
             let child_hash = key.unwrap_or_else(|| hash_of(&child));
-            let ext = i32::from(gives_check && ply < MAX_PLY / 2);
+            let singular = node.extend != 0 && encode_move(&m) == node.extend;
+            let ext = i32::from((gives_check || singular) && ply < MAX_PLY / 2);
             let new_depth = node.depth - 1 + ext;
             self.hashes.push(node.hash);
             // At a limited strength a root move's score has its offset added: the window is
@@ -1139,6 +1236,9 @@ impl<'a> Worker<'a> {
                     if score >= beta {
                         if quiet {
                             self.reward_quiet(us, &m, ply, node.depth, &quiets[..n_quiets]);
+                            if CONT_HISTORY {
+                                self.reward_cont(us, &m, ply, node.depth, &quiet_moves[..n_quiets]);
+                            }
                         }
                         break;
                     }
@@ -1146,6 +1246,9 @@ impl<'a> Worker<'a> {
             }
             if quiet && n_quiets < quiets.len() {
                 quiets[n_quiets] = encode_move(&m);
+                if CONT_HISTORY {
+                    quiet_moves[n_quiets] = piece_to(us, &m);
+                }
                 n_quiets += 1;
             }
         }
@@ -1246,6 +1349,28 @@ impl<'a> Worker<'a> {
         for &t in tried {
             let h = &mut self.heur.history[history_index(us, t)];
             *h -= HISTORY_SCALE * bonus + *h * bonus / HISTORY_GRAVITY;
+        }
+    }
+
+    /// The continuation histories of a quiet move `m` that caused a cutoff at `ply` after the
+    /// moves one and two plies before: a bonus for it and a malus for the quiet moves `tried`
+    /// before it (by [`piece_to`]), with the history's bonus and gravity.
+    fn reward_cont(&mut self, us: Color, m: &Move, ply: usize, depth: i32, tried: &[u16]) {
+        let bonus = (depth * depth).min(HISTORY_MAX_BONUS());
+        let good = usize::from(piece_to(us, m));
+        for back in [1, 2] {
+            let Some(row) = self.cont_row(ply, back) else {
+                continue;
+            };
+            let update = |h: &mut i16, sign: i32| {
+                let v = i32::from(*h);
+                let v = v + sign * HISTORY_SCALE * bonus - v * bonus / HISTORY_GRAVITY;
+                *h = v.clamp(-CONT_HISTORY_LIMIT, CONT_HISTORY_LIMIT) as i16;
+            };
+            update(&mut self.heur.cont[row + good], 1);
+            for &t in tried {
+                update(&mut self.heur.cont[row + usize::from(t)], -1);
+            }
         }
     }
 
@@ -1380,6 +1505,7 @@ impl<'a> Worker<'a> {
             in_check: false,
             static_eval: eval,
             improving: false,
+            extend: 0,
         };
         self.store_node(&node, best, best_move, beta);
     }
@@ -1398,6 +1524,19 @@ struct Node {
     /// The static evaluation is above that of our previous node on the line (two plies up,
     /// or four when that one was in check); true where none is known.
     improving: bool,
+    /// The hash move when a singular search found it singular (encoded; 0 for none): it is
+    /// searched a ply deeper.
+    extend: u16,
+}
+
+/// What a singular search says of a node.
+enum Singular {
+    /// Nothing: search the node as it is.
+    No,
+    /// The hash move is singular: extend it.
+    Extend,
+    /// Other moves beat beta too: the node fails high with this score (multi-cut).
+    Cut(i32),
 }
 
 /// The score of a hash entry that settles a node searched to `depth` in the window
@@ -1675,6 +1814,27 @@ mod tests {
         assert!(pool.take(1)[0].history.iter().any(|&h| h != 0));
         pool.clear();
         assert_eq!(nodes(&pool), first);
+    }
+
+    /// With the experiment `exp-conthist`, cutoffs teach the continuation histories (rewards
+    /// and penalties), which are kept for the next search like the history; without it the
+    /// table stays empty.
+    #[test]
+    fn continuation_histories_learn_only_when_on() {
+        let p = pos("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4");
+        let pool = HeuristicsPool::new();
+        let tt = TranspositionTable::new(8).expect("8 MB");
+        let control = SearchControl::new(false);
+        let params = SearchParams::fixed_depth(p, 7);
+        search(&params, &tt, &pool, None, &control, &|_| {});
+        let h = pool.take(1).remove(0);
+        if CONT_HISTORY {
+            assert_eq!(h.cont.len(), PIECE_TO * PIECE_TO);
+            assert!(h.cont.iter().any(|&v| v > 0));
+            assert!(h.cont.iter().any(|&v| v < 0));
+        } else {
+            assert!(h.cont.is_empty());
+        }
     }
 
     /// A limited strength searches within its node budget and varies its moves with the seed

@@ -82,6 +82,13 @@ pub const FUTILITY_MAX_DEPTH: i32 = 5;
 /// SEE pruning: the deepest depth it applies at.
 pub const SEE_PRUNE_MAX_DEPTH: i32 = 6;
 
+/// Singular extensions (the experiment `exp-singular`): the shallowest depth they apply at.
+pub const SINGULAR_MIN_DEPTH: i32 = 8;
+/// Singular extensions: how much shallower than the node the hash entry may be.
+pub const SINGULAR_TT_DEPTH_SLACK: i32 = 3;
+/// Singular extensions: the margin below the hash score, per ply of depth (centipawns).
+pub const SINGULAR_MARGIN_PER_PLY: i32 = 2;
+
 /// History update: the bonus's scale.
 pub const HISTORY_SCALE: i32 = 32;
 /// History update: the gravity divisor that keeps the values bounded.
