@@ -108,6 +108,11 @@ pub struct BuildTablesArgs {
     /// reads; running the same command again submits what is still missing and not queued.
     #[arg(long, conflicts_with_all = ["verify", "recompress"])]
     slurm: bool,
+    /// With --slurm: the CPUs of each material's own job, where it differs from --threads (a
+    /// 6-piece material with pawns solved by structure runs its DTZ50 parts that many at a
+    /// time where its memory allows)
+    #[arg(long, value_name = "N", requires = "slurm")]
+    table_threads: Option<usize>,
     /// With --slurm: wait for the jobs, then say which tables were not built.
     #[arg(long, requires = "slurm")]
     wait: bool,
@@ -137,7 +142,7 @@ pub struct BuildTablesArgs {
 #[derive(Debug, thiserror::Error)]
 pub enum BuildTablesError {
     /// `--threads 0`.
-    #[error("--threads must be at least 1")]
+    #[error("--threads and --table-threads must be at least 1")]
     NoThreads,
     /// The thread pool could not be started.
     #[error("cannot start {threads} threads: {source}")]
@@ -242,10 +247,8 @@ impl BuildTablesArgs {
 
 /// Builds, verifies or recompresses as `args` say.
 fn run(args: &BuildTablesArgs) -> Result<(), BuildTablesError> {
-    if let Some(n) = args.threads {
-        if n == 0 {
-            return Err(BuildTablesError::NoThreads);
-        }
+    if args.threads == Some(0) || args.table_threads == Some(0) {
+        return Err(BuildTablesError::NoThreads);
     }
     if let Some(n) = args.threads.filter(|_| !args.slurm) {
         rayon::ThreadPoolBuilder::new()
@@ -386,6 +389,7 @@ fn run_slurm(args: &BuildTablesArgs, materials: &[Material]) -> Result<(), Build
         out: out.clone(),
         build_args,
         cpus: args.threads.unwrap_or(1),
+        table_cpus: args.table_threads.or(args.threads).unwrap_or(1),
         sbatch_args: args.sbatch_args.clone(),
         by_structure: args.by_structure,
     };

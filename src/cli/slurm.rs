@@ -68,6 +68,10 @@ pub struct Submission {
     pub build_args: Vec<String>,
     /// CPUs a job asks for and uses (its `--threads`).
     pub cpus: usize,
+    /// CPUs a material's own job asks for and uses: for a 6-piece material solved by
+    /// structure, its DTZ50 parts run this many at a time where the memory it asks for allows
+    /// (those that read the promotions' tables one at a time).
+    pub table_cpus: usize,
     /// Further arguments for sbatch (`--partition=...`, `--mem=...`, `--time=...`).
     pub sbatch_args: Vec<String>,
     /// Solve materials with pawns by structure, a job array per level.
@@ -166,7 +170,7 @@ pub fn level_job_name(out: &Path, material: Material, level: usize) -> String {
 
 /// The shell script of one job.
 pub fn script(exe: &Path, sub: &Submission, material: Material) -> String {
-    let cmd = command(exe, sub, material);
+    let cmd = command(exe, sub, material, sub.table_cpus);
     format!(
         "#!/bin/sh\n# Builds {material} into the shared table folder; written by build-tables --slurm.\nexec {}\n",
         cmd.join(" ")
@@ -181,7 +185,7 @@ pub fn level_script(
     material: Material,
     array: &LevelArray,
 ) -> String {
-    let mut cmd = command(exe, sub, material);
+    let mut cmd = command(exe, sub, material, sub.cpus);
     let name = cmd.pop().unwrap_or_default();
     cmd.push("--structure-part".to_string());
     cmd.push(format!("\"$(({} + SLURM_ARRAY_TASK_ID))\"", array.first));
@@ -193,8 +197,8 @@ pub fn level_script(
     )
 }
 
-/// The command line of a job on `material`, its material last.
-fn command(exe: &Path, sub: &Submission, material: Material) -> Vec<String> {
+/// The command line of a job on `material` with `cpus` threads, its material last.
+fn command(exe: &Path, sub: &Submission, material: Material, cpus: usize) -> Vec<String> {
     let mut cmd = vec![
         quote(&exe.to_string_lossy()),
         "--out".to_string(),
@@ -202,7 +206,7 @@ fn command(exe: &Path, sub: &Submission, material: Material) -> Vec<String> {
         "--only".to_string(),
         "--quiet".to_string(),
         "--threads".to_string(),
-        sub.cpus.to_string(),
+        cpus.to_string(),
     ];
     cmd.extend(sub.build_args.iter().map(|a| quote(a)));
     cmd.push(material.name());
@@ -219,7 +223,7 @@ pub fn memory_request(
 ) -> Option<u64> {
     use retro_build::jobs::{job_memory, Task};
     match array {
-        None => job_memory(material, Task::Table, sub.cpus),
+        None => job_memory(material, Task::Table, sub.table_cpus),
         Some(a) => a
             .tasks
             .iter()
@@ -254,8 +258,12 @@ pub fn sbatch_args(
             format!("--array={}", a.spec()),
         ]),
     }
+    let cpus = match array {
+        None => sub.table_cpus,
+        Some(_) => sub.cpus,
+    };
     args.extend([
-        format!("--cpus-per-task={}", sub.cpus),
+        format!("--cpus-per-task={cpus}"),
         "--ntasks=1".to_string(),
         "--requeue".to_string(),
     ]);
@@ -472,6 +480,7 @@ mod tests {
             out: PathBuf::from("/shared/tables it's"),
             build_args: vec!["--level".into(), "19".into()],
             cpus: 2,
+            table_cpus: 2,
             sbatch_args: vec!["--partition=big".into()],
             by_structure: true,
         }
@@ -526,6 +535,35 @@ mod tests {
         own.sbatch_args.push("--mem=4G".into());
         let a = sbatch_args(&own, six, None, &[], script);
         assert_eq!(mem(&a), ["--mem=4G"]);
+    }
+
+    /// A material's own job takes --table-threads (its CPUs, its --threads and the memory for
+    /// its DTZ50 parts at once); the structure parts' arrays keep --threads.
+    #[test]
+    fn the_table_job_has_its_own_threads() {
+        let script = Path::new("/x/job.sh");
+        let pawns: Material = "KRRvKRP".parse().expect("material");
+        let mut s = sub();
+        s.cpus = 1;
+        s.table_cpus = 2;
+        let own = sbatch_args(&s, pawns, None, &[], script);
+        assert!(own.contains(&"--cpus-per-task=2".to_string()), "{own:?}");
+        let exe = Path::new("/opt/retro/build-tables");
+        assert!(super::script(exe, &s, pawns).contains("--threads 2"));
+        let top = level_arrays(pawns, |_| false).remove(0);
+        let part = sbatch_args(&s, pawns, Some(&top), &[], script);
+        assert!(part.contains(&"--cpus-per-task=1".to_string()), "{part:?}");
+        assert!(level_script(exe, &s, pawns, &top).contains("--threads 1"));
+        // The parts that promote, one at a time beside the promotions' tables, need more than
+        // the others two at a time: two threads ask for what one does, within this machine's
+        // 23 GB node.
+        let two = memory_request(&s, pawns, None).expect("a request");
+        s.table_cpus = 1;
+        let one = memory_request(&s, pawns, None).expect("a request");
+        assert!(two == one && two < 23_000_000_000, "{two} {one}");
+        s.table_cpus = 8;
+        let eight = memory_request(&s, pawns, None).expect("a request");
+        assert!(eight > two, "{eight} {two}");
     }
 
     #[test]

@@ -41,25 +41,81 @@ pub fn job_memory(material: Material, task: Task, threads: usize) -> Option<u64>
     if !material.has_pawns() {
         return Some(compact::needs(material).memory);
     }
-    let sub = |promotions: bool| -> u64 {
-        successors_reaching(material, Stage::InitBoth, promotions)
-            .into_iter()
-            .filter(|(m, _)| m.piece_count() >= 5)
-            .map(|(m, sides)| {
-                IndexScheme::new(m).size() * sides.iter().filter(|&&s| s).count() as u64
-            })
-            .sum()
-    };
     let ix = IndexScheme::new(material);
-    // A part is one structure, or one and its mirror image.
-    let part = 2 * ix.structure_len();
     Some(match task {
-        Task::Part(p) => sub(structure::part_promotes(material, p)) + part * PART_BYTES_PER_ENTRY,
+        Task::Part(p) => {
+            sub_table_bytes(material, structure::part_promotes(material, p))
+                + part_bytes(material, structure::Kind::Dtm)
+        }
         Task::Table => {
-            let dtz = sub(true) + threads.max(1) as u64 * part * DTZ_PART_BYTES_PER_ENTRY;
-            dtz.max(2 * ix.size() / 8)
+            // The DTZ50 parts that promote one at a time beside the large tables they read,
+            // the others `threads` at a time ([`parts_at_once`] holds the job to this).
+            let dtz = part_bytes(material, structure::Kind::Dtz);
+            let promoting = sub_table_bytes(material, true) + dtz;
+            let others = sub_table_bytes(material, false) + threads.max(1) as u64 * dtz;
+            promoting.max(others).max(2 * ix.size() / 8)
         }
     })
+}
+
+/// The bytes of the sub-tables of 5 pieces and more that a solve by structure of `material`
+/// reads into memory (a byte an entry of each side read); the tables of promotions without a
+/// capture only with `promotions`.
+fn sub_table_bytes(material: Material, promotions: bool) -> u64 {
+    successors_reaching(material, Stage::InitBoth, promotions)
+        .into_iter()
+        .filter(|(m, _)| m.piece_count() >= 5)
+        .map(|(m, sides)| IndexScheme::new(m).size() * sides.iter().filter(|&&s| s).count() as u64)
+        .sum()
+}
+
+/// The bytes one part of `material`'s solve by structure of `kind` holds while it is solved.
+fn part_bytes(material: Material, kind: structure::Kind) -> u64 {
+    // A part is one structure, or one and its mirror image.
+    let part = 2 * IndexScheme::new(material).structure_len();
+    part * match kind {
+        structure::Kind::Dtm => PART_BYTES_PER_ENTRY,
+        structure::Kind::Dtz => DTZ_PART_BYTES_PER_ENTRY,
+    }
+}
+
+/// How many parts of `material`'s solve by structure of `kind` to solve at once with
+/// `threads` threads, in levels that read the promotions' tables or not (`promotions`): as
+/// many as the memory allows beside the sub-tables, at least one, at most `threads`. The
+/// memory is `budget` bytes ([`memory_budget`]; `None`: no bound).
+pub(crate) fn parts_at_once(
+    material: Material,
+    kind: structure::Kind,
+    promotions: bool,
+    threads: usize,
+    budget: Option<u64>,
+) -> usize {
+    let threads = threads.max(1);
+    let Some(budget) = budget else {
+        return threads;
+    };
+    let free = budget.saturating_sub(sub_table_bytes(material, promotions));
+    let fit = free / part_bytes(material, kind).max(1);
+    (fit.min(threads as u64) as usize).max(1)
+}
+
+/// The memory this process may fill: the job's under Slurm (`SLURM_MEM_PER_NODE`, in
+/// megabytes, set when the job asked for memory), else the memory the system has available
+/// (`MemAvailable` of /proc/meminfo); `None` where neither is known.
+pub(crate) fn memory_budget() -> Option<u64> {
+    let slurm = std::env::var("SLURM_MEM_PER_NODE").ok();
+    if let Some(mb) = slurm.and_then(|v| v.trim().parse::<u64>().ok()) {
+        return Some(mb << 20);
+    }
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    meminfo_available(&meminfo)
+}
+
+/// `MemAvailable` of a /proc/meminfo text, in bytes.
+fn meminfo_available(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb = line.split_whitespace().nth(1)?.parse::<u64>().ok()?;
+    Some(kb << 10)
 }
 
 /// One material to build, after the jobs it reads from.
@@ -144,8 +200,38 @@ mod tests {
         let table = job_memory(t, Task::Table, 1).expect("a request");
         assert!(table < first, "{table} {first}");
         let two = job_memory(t, Task::Table, 2).expect("a request");
-        assert!(two > table, "{two} {table}");
+        assert!(two >= table, "{two} {table}");
         eprintln!("KRRvKRP: a promoting part {first}, the last part {last}, the table {table}");
+        // The table's job with two threads solves the DTZ50 parts that promote one at a
+        // time and the others two at a time within what it asked for.
+        let dtz = structure::Kind::Dtz;
+        assert_eq!(parts_at_once(t, dtz, true, 2, Some(two)), 1);
+        assert_eq!(parts_at_once(t, dtz, false, 2, Some(two)), 2);
+        assert!(two < 23_000_000_000, "{two}");
+    }
+
+    /// As many parts at once as fit beside the sub-tables, at least one, at most one a thread;
+    /// every thread where the memory is not known.
+    #[test]
+    fn parts_run_at_once_as_the_memory_allows() {
+        let t = m("KRRvKRP");
+        let (dtm, dtz) = (structure::Kind::Dtm, structure::Kind::Dtz);
+        let part = part_bytes(t, dtm);
+        let sub = sub_table_bytes(t, false);
+        assert!(part_bytes(t, dtz) < part);
+        assert_eq!(parts_at_once(t, dtm, false, 4, None), 4);
+        assert_eq!(parts_at_once(t, dtm, false, 4, Some(sub + 3 * part)), 3);
+        assert_eq!(parts_at_once(t, dtm, false, 4, Some(sub + 3 * part - 1)), 2);
+        assert_eq!(parts_at_once(t, dtm, false, 4, Some(0)), 1);
+        assert_eq!(parts_at_once(t, dtm, true, 4, Some(sub + 3 * part)), 1);
+        assert_eq!(parts_at_once(t, dtm, false, 0, None), 1);
+        // A 5-piece table reads no table into memory: its parts are small.
+        let k = m("KRPvKR");
+        assert_eq!(parts_at_once(k, dtm, true, 2, Some(4 << 30)), 2);
+        let meminfo =
+            "MemTotal:       24000000 kB\nMemFree:  100 kB\nMemAvailable:   20000000 kB\n";
+        assert_eq!(meminfo_available(meminfo), Some(20_000_000 << 10));
+        assert_eq!(meminfo_available("MemTotal: 5 kB\n"), None);
     }
 
     #[test]

@@ -423,9 +423,12 @@ pub(crate) fn solve_metric<M: Mating, T: Tables + Sync>(
         _ => 0..usize::MAX,
     };
     progress.begin(&material.name(), "structures", Some(parts as u64));
+    let budget = crate::jobs::memory_budget();
+    let threads = rayon::current_num_threads();
     table.files.run_levels(
         &mut done,
         levels,
+        |promotes| crate::jobs::parts_at_once(material, Kind::Dtm, promotes, threads, budget),
         progress,
         |level, _, missing| SolveError::PartsMissing {
             material: material.name(),
@@ -737,22 +740,31 @@ impl PartFiles {
     }
 
     /// Solves level by level the parts of the levels numbered `levels` (from 0) that are not
-    /// done yet, a level's parts in parallel (`solve`, given the parts done so far, mapped),
-    /// `after` called with the number of each level done; `progress` counts the parts.
+    /// done yet, a level's parts in parallel (`solve`, given the parts done so far, mapped;
+    /// `at_once` parts at a time at most, as memory allows: [`parts_at_once`]), `after`
+    /// called with the number of each level done; `progress` counts the parts.
     ///
     /// # Errors
     /// A level before `levels` with parts not done (`missing`: the level, its first part not
     /// done and how many are not), the first error of a level's parts, or `after`'s.
+    #[allow(clippy::too_many_arguments)]
     fn run_levels<E: Send>(
         &self,
         done: &mut Done,
         levels: Range<usize>,
+        at_once: impl Fn(bool) -> usize,
         progress: &dyn Progress,
         missing: impl Fn(&Range<usize>, usize, usize) -> E,
         solve: impl Fn(&Done, usize) -> Result<(), E> + Sync,
         mut after: impl FnMut(usize) -> Result<(), E>,
     ) -> Result<(), E> {
         let first = FirstError::new();
+        let promoting = self
+            .plan
+            .levels
+            .iter()
+            .rposition(|l| l.clone().any(|p| self.plan.promotes(&self.ix, p)))
+            .map_or(0, |k| k + 1);
         for (k, level) in self.plan.levels.iter().enumerate() {
             if k >= levels.end {
                 break;
@@ -778,12 +790,30 @@ impl PartFiles {
                 );
             }
             let shared: &Done = done;
-            todo.par_iter().for_each(|&p| {
+            let one = |p: usize| {
                 if let Err(e) = solve(shared, p) {
                     first.note(e);
                 }
                 progress.advance(1);
-            });
+            };
+            let n = at_once(k < promoting);
+            if n <= 1 {
+                todo.iter().for_each(|&p| one(p));
+            } else if n >= rayon::current_num_threads() {
+                todo.par_iter().for_each(|&p| one(p));
+            } else {
+                log::info!(
+                    "{}: {} level {}: {n} parts at a time (memory)",
+                    self.material.name(),
+                    self.kind.name(),
+                    k + 1
+                );
+                // A pool of fewer threads; where it cannot be made, one part at a time.
+                match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
+                    Ok(pool) => pool.install(|| todo.par_iter().for_each(|&p| one(p))),
+                    Err(_) => todo.iter().for_each(|&p| one(p)),
+                }
+            }
             first.check()?;
             self.map_done(done, level.clone());
             after(k)?;
@@ -1162,6 +1192,63 @@ mod tests {
             let m = m.canonical();
             let sub = SubTables::open_for(dir, m, Stage::InitBoth).expect("sub-tables");
             each(k, dir, m, &sub, &dir.join(format!("work-{}", m.name())));
+        }
+    }
+
+    /// A level's parts run at most as many at a time as `at_once` says for it (asked whether
+    /// the level's parts promote), every part once, on a pool of more threads.
+    #[test]
+    fn a_level_runs_no_more_parts_at_once_than_asked() {
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        use std::sync::Mutex;
+        let m: Material = "KPvKP".parse().expect("material");
+        let dir = tempfile::tempdir().expect("dir");
+        let files = PartFiles::new(m, dir.path(), Kind::Dtm);
+        let parts = files.plan.parts.len();
+        let promoting = promoting_levels(m);
+        assert!(promoting > 0 && promoting < files.plan.levels.len());
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .expect("a pool");
+        for limit in [1, 2, 4] {
+            let (running, peak, solved) = (
+                AtomicUsize::new(0),
+                AtomicUsize::new(0),
+                AtomicUsize::new(0),
+            );
+            let asked = Mutex::new(Vec::new());
+            let mut done = Done {
+                maps: (0..parts).map(|_| None).collect(),
+            };
+            let r: Result<(), ()> = pool.install(|| {
+                files.run_levels(
+                    &mut done,
+                    0..usize::MAX,
+                    |promotes| {
+                        asked.lock().expect("lock").push(promotes);
+                        limit
+                    },
+                    &Silent,
+                    |_, _, _| (),
+                    |_, _| {
+                        let now = running.fetch_add(1, SeqCst) + 1;
+                        peak.fetch_max(now, SeqCst);
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                        running.fetch_sub(1, SeqCst);
+                        solved.fetch_add(1, SeqCst);
+                        Ok(())
+                    },
+                    |_| Ok(()),
+                )
+            });
+            assert_eq!(r, Ok(()));
+            assert_eq!(solved.load(SeqCst), parts);
+            assert!(peak.load(SeqCst) <= limit, "{limit}: {}", peak.load(SeqCst));
+            let asked = asked.into_inner().expect("lock");
+            let levels = files.plan.levels.len();
+            let want: Vec<bool> = (0..levels).map(|k| k < promoting).collect();
+            assert_eq!(asked, want);
         }
     }
 
