@@ -79,36 +79,71 @@ fn part_bytes(material: Material, kind: structure::Kind) -> u64 {
     }
 }
 
+/// The memory a build by structure may fill ([`memory_budget`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Budget {
+    /// What the job asked for, the sub-tables it reads included (Slurm's memory of the job).
+    Job(u64),
+    /// What is left now, the sub-tables already read (the system's available memory, or a
+    /// control group's limit).
+    Left(u64),
+}
+
 /// How many parts of `material`'s solve by structure of `kind` to solve at once with
 /// `threads` threads, in levels that read the promotions' tables or not (`promotions`): as
-/// many as the memory allows beside the sub-tables, at least one, at most `threads`. The
-/// memory is `budget` bytes ([`memory_budget`]; `None`: no bound).
+/// many as the memory allows beside the sub-tables, at least one, at most `threads`
+/// (`budget` `None`: no bound).
 pub(crate) fn parts_at_once(
     material: Material,
     kind: structure::Kind,
     promotions: bool,
     threads: usize,
-    budget: Option<u64>,
+    budget: Option<Budget>,
 ) -> usize {
     let threads = threads.max(1);
-    let Some(budget) = budget else {
-        return threads;
+    let free = match budget {
+        None => return threads,
+        Some(Budget::Job(b)) => b.saturating_sub(sub_table_bytes(material, promotions)),
+        Some(Budget::Left(b)) => b,
     };
-    let free = budget.saturating_sub(sub_table_bytes(material, promotions));
     let fit = free / part_bytes(material, kind).max(1);
     (fit.min(threads as u64) as usize).max(1)
 }
 
-/// The memory this process may fill: the job's under Slurm (`SLURM_MEM_PER_NODE`, in
-/// megabytes, set when the job asked for memory), else the memory the system has available
-/// (`MemAvailable` of /proc/meminfo); `None` where neither is known.
-pub(crate) fn memory_budget() -> Option<u64> {
-    let slurm = std::env::var("SLURM_MEM_PER_NODE").ok();
-    if let Some(mb) = slurm.and_then(|v| v.trim().parse::<u64>().ok()) {
-        return Some(mb << 20);
+/// The memory this process may fill: under Slurm the job's (`SLURM_MEM_PER_NODE`, or
+/// `SLURM_MEM_PER_CPU` times `SLURM_CPUS_PER_TASK`, in megabytes); else the memory the system
+/// has available (`MemAvailable` of /proc/meminfo), or the control group's limit less its use
+/// where that is less; `None` where none is known.
+pub(crate) fn memory_budget() -> Option<Budget> {
+    let var = |name: &str| std::env::var(name).ok()?.trim().parse::<u64>().ok();
+    if let Some(mb) = var("SLURM_MEM_PER_NODE") {
+        return Some(Budget::Job(mb << 20));
     }
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    meminfo_available(&meminfo)
+    if let Some(mb) = var("SLURM_MEM_PER_CPU") {
+        return Some(Budget::Job(
+            (mb << 20) * var("SLURM_CPUS_PER_TASK").unwrap_or(1),
+        ));
+    }
+    let available = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| meminfo_available(&m));
+    let read = |p: &str| std::fs::read_to_string(p).ok();
+    let cgroup = cgroup_left(
+        read("/sys/fs/cgroup/memory.max").as_deref(),
+        read("/sys/fs/cgroup/memory.current").as_deref(),
+    );
+    match (available, cgroup) {
+        (Some(a), Some(c)) => Some(Budget::Left(a.min(c))),
+        (a, c) => a.or(c).map(Budget::Left),
+    }
+}
+
+/// What a control group (v2) may still take: its `memory.max` less its `memory.current`;
+/// `None` without a limit ("max") or either file.
+fn cgroup_left(max: Option<&str>, current: Option<&str>) -> Option<u64> {
+    let max = max?.trim().parse::<u64>().ok()?;
+    let current = current?.trim().parse::<u64>().ok()?;
+    Some(max.saturating_sub(current))
 }
 
 /// `MemAvailable` of a /proc/meminfo text, in bytes.
@@ -205,8 +240,8 @@ mod tests {
         // The table's job with two threads solves the DTZ50 parts that promote one at a
         // time and the others two at a time within what it asked for.
         let dtz = structure::Kind::Dtz;
-        assert_eq!(parts_at_once(t, dtz, true, 2, Some(two)), 1);
-        assert_eq!(parts_at_once(t, dtz, false, 2, Some(two)), 2);
+        assert_eq!(parts_at_once(t, dtz, true, 2, Some(Budget::Job(two))), 1);
+        assert_eq!(parts_at_once(t, dtz, false, 2, Some(Budget::Job(two))), 2);
         assert!(two < 23_000_000_000, "{two}");
     }
 
@@ -219,15 +254,24 @@ mod tests {
         let part = part_bytes(t, dtm);
         let sub = sub_table_bytes(t, false);
         assert!(part_bytes(t, dtz) < part);
+        let job = |b| Some(Budget::Job(b));
         assert_eq!(parts_at_once(t, dtm, false, 4, None), 4);
-        assert_eq!(parts_at_once(t, dtm, false, 4, Some(sub + 3 * part)), 3);
-        assert_eq!(parts_at_once(t, dtm, false, 4, Some(sub + 3 * part - 1)), 2);
-        assert_eq!(parts_at_once(t, dtm, false, 4, Some(0)), 1);
-        assert_eq!(parts_at_once(t, dtm, true, 4, Some(sub + 3 * part)), 1);
+        assert_eq!(parts_at_once(t, dtm, false, 4, job(sub + 3 * part)), 3);
+        assert_eq!(parts_at_once(t, dtm, false, 4, job(sub + 3 * part - 1)), 2);
+        assert_eq!(parts_at_once(t, dtm, false, 4, job(0)), 1);
+        assert_eq!(parts_at_once(t, dtm, true, 4, job(sub + 3 * part)), 1);
         assert_eq!(parts_at_once(t, dtm, false, 0, None), 1);
+        // Memory left after the sub-tables were read counts whole.
+        assert_eq!(
+            parts_at_once(t, dtm, true, 4, Some(Budget::Left(3 * part))),
+            3
+        );
         // A 5-piece table reads no table into memory: its parts are small.
         let k = m("KRPvKR");
-        assert_eq!(parts_at_once(k, dtm, true, 2, Some(4 << 30)), 2);
+        assert_eq!(parts_at_once(k, dtm, true, 2, job(4 << 30)), 2);
+        assert_eq!(cgroup_left(Some("max\n"), Some("5\n")), None);
+        assert_eq!(cgroup_left(Some("100\n"), Some("30\n")), Some(70));
+        assert_eq!(cgroup_left(Some("100\n"), None), None);
         let meminfo =
             "MemTotal:       24000000 kB\nMemFree:  100 kB\nMemAvailable:   20000000 kB\n";
         assert_eq!(meminfo_available(meminfo), Some(20_000_000 << 10));

@@ -974,13 +974,14 @@ impl<'a> Worker<'a> {
         let mut node = node;
         if SINGULAR && ply > 0 && excluded == 0 {
             if let Some(e) = entry {
-                match self.singular(pos, &e, &node, beta) {
+                let singular = self.singular(pos, &e, &node, beta);
+                if self.stopped {
+                    return 0;
+                }
+                match singular {
                     Singular::Extend => node.extend = e.mv,
                     Singular::Cut(s) => return s,
                     Singular::No => {}
-                }
-                if self.stopped {
-                    return 0;
                 }
             }
         }
@@ -1049,6 +1050,8 @@ impl<'a> Worker<'a> {
             false,
         );
         self.stack[node.ply].excluded = 0;
+        // The line the search without the hash move found is not the node's.
+        self.stack[node.ply].pv.clear();
         if s < singular_beta {
             Singular::Extend
         } else if singular_beta >= beta {

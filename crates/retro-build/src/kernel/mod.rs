@@ -62,6 +62,11 @@ impl<E> FirstError<E> {
         }
     }
 
+    /// Whether an error was noted (and not taken out yet).
+    pub(crate) fn failed(&self) -> bool {
+        self.0.lock().map_or(true, |g| g.is_some())
+    }
+
     /// The error noted, taken out.
     ///
     /// # Errors

@@ -798,7 +798,13 @@ impl PartFiles {
             };
             let n = at_once(k < promoting);
             if n <= 1 {
-                todo.iter().for_each(|&p| one(p));
+                // One at a time, stopping at the first error (hours of a 6-piece part).
+                for &p in &todo {
+                    one(p);
+                    if first.failed() {
+                        break;
+                    }
+                }
             } else if n >= rayon::current_num_threads() {
                 todo.par_iter().for_each(|&p| one(p));
             } else {
@@ -1250,6 +1256,24 @@ mod tests {
             let want: Vec<bool> = (0..levels).map(|k| k < promoting).collect();
             assert_eq!(asked, want);
         }
+        // One at a time, a failed part ends the solve before the next starts.
+        let tried = AtomicUsize::new(0);
+        let mut done = Done {
+            maps: (0..parts).map(|_| None).collect(),
+        };
+        let r = files.run_levels(
+            &mut done,
+            0..usize::MAX,
+            |_| 1,
+            &Silent,
+            |_, _, _| "missing",
+            |_, _| {
+                tried.fetch_add(1, SeqCst);
+                Err("failed")
+            },
+            |_| Ok(()),
+        );
+        assert_eq!((r, tried.load(SeqCst)), (Err("failed"), 1));
     }
 
     /// The whole-table solve of `m`, its sub-tables in `dir`.
