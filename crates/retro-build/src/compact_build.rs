@@ -254,11 +254,7 @@ pub(crate) fn build_compact(
     ] {
         if let Some((d, side, idx)) = found {
             if let Some(fen) = fen_of(side, idx) {
-                let kind = if d % 2 == 1 || what.contains("DTZ") {
-                    "win"
-                } else {
-                    "loss"
-                };
+                let kind = example_kind(what.contains("DTZ"), d);
                 let longest = if what.contains("DTZ") {
                     dtz_stats.longest_win
                 } else {
@@ -593,5 +589,33 @@ mod tests {
             }
             assert!(!work_dir(dir.path(), m).exists(), "work left");
         }
+    }
+}
+
+/// What the build summary calls its deepest example of `plies`: a mate's length (DTM, odd for
+/// a win) or a win's DTZ50 (`dtz`), a cursed win beyond the rule's plies (a draw under it).
+fn example_kind(dtz: bool, plies: u32) -> &'static str {
+    if dtz && plies > retro_tables::RULE_PLIES {
+        "cursed win"
+    } else if dtz || plies % 2 == 1 {
+        "win"
+    } else {
+        "loss"
+    }
+}
+
+#[cfg(test)]
+mod example_tests {
+    use super::example_kind;
+
+    /// KRRvKRB's and KRRvKRN's deepest DTZ50 wins (107 and 145 plies) are cursed; KQRvKRR's
+    /// longest mate (112 plies) is a loss.
+    #[test]
+    fn a_dtz50_beyond_the_rule_is_a_cursed_win() {
+        assert_eq!(example_kind(true, 107), "cursed win");
+        assert_eq!(example_kind(true, 100), "win");
+        assert_eq!(example_kind(true, 67), "win");
+        assert_eq!(example_kind(false, 133), "win");
+        assert_eq!(example_kind(false, 112), "loss");
     }
 }
