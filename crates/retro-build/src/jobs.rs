@@ -110,6 +110,14 @@ pub(crate) fn parts_at_once(
     (fit.min(threads as u64) as usize).max(1)
 }
 
+/// [`parts_at_once`] for this process (its threads, [`memory_budget`] read once), asked
+/// whether a level's parts promote.
+pub(crate) fn parts_limit(material: Material, kind: structure::Kind) -> impl Fn(bool) -> usize {
+    let budget = memory_budget();
+    let threads = rayon::current_num_threads();
+    move |promotions| parts_at_once(material, kind, promotions, threads, budget)
+}
+
 /// The memory this process may fill: under Slurm the job's (`SLURM_MEM_PER_NODE`, or
 /// `SLURM_MEM_PER_CPU` times `SLURM_CPUS_PER_TASK`, in megabytes); else the memory the system
 /// has available (`MemAvailable` of /proc/meminfo), or the control group's limit less its use

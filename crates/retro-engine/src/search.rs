@@ -956,7 +956,7 @@ impl<'a> Worker<'a> {
             }
         };
         self.stack[ply].eval = static_eval;
-        let node = Node {
+        let mut node = Node {
             hash,
             depth,
             ply,
@@ -971,7 +971,6 @@ impl<'a> Worker<'a> {
                 return s;
             }
         }
-        let mut node = node;
         if SINGULAR && ply > 0 && excluded == 0 {
             if let Some(e) = entry {
                 let singular = self.singular(pos, &e, &node, beta);

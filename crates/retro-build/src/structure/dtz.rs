@@ -110,12 +110,10 @@ pub(crate) fn solve_metric<M: Zeroing>(
         maps: (0..parts).map(|_| None).collect(),
     };
     progress.begin(&material.name(), "DTZ50 structures", Some(parts as u64));
-    let budget = crate::jobs::memory_budget();
-    let threads = rayon::current_num_threads();
     t.dtz.run_levels(
         &mut dtz,
         levels,
-        |promotes| crate::jobs::parts_at_once(material, Kind::Dtz, promotes, threads, budget),
+        crate::jobs::parts_limit(material, Kind::Dtz),
         progress,
         |_, p, _| {
             DtzError::Work(

@@ -214,6 +214,14 @@ impl Plan {
 
     /// Whether a pawn of part `p` stands on its seventh rank, so that a move of it (not a
     /// capture) promotes into a table of as many pieces as this one.
+    /// The number of levels, from the first, with a part that can promote without a capture.
+    fn promoting_levels(&self, ix: &IndexScheme) -> usize {
+        self.levels
+            .iter()
+            .rposition(|l| l.clone().any(|p| self.promotes(ix, p)))
+            .map_or(0, |k| k + 1)
+    }
+
     fn promotes(&self, ix: &IndexScheme, p: usize) -> bool {
         let seventh = |i: usize, sq: &Squares| match ix.slots()[i] {
             (Color::White, Role::Pawn) => sq[i] >> 3 == 6,
@@ -233,11 +241,7 @@ impl Plan {
 /// structure can let those go (a 6-piece table's promotions are 6-piece tables of gigabytes).
 pub(crate) fn promoting_levels(material: Material) -> usize {
     let ix = IndexScheme::new(material);
-    let plan = Plan::new(&ix);
-    plan.levels
-        .iter()
-        .rposition(|l| l.clone().any(|p| plan.promotes(&ix, p)))
-        .map_or(0, |k| k + 1)
+    Plan::new(&ix).promoting_levels(&ix)
 }
 
 /// Whether part `part` of `material` (with pawns, canonical) has a pawn that can promote
@@ -423,12 +427,10 @@ pub(crate) fn solve_metric<M: Mating, T: Tables + Sync>(
         _ => 0..usize::MAX,
     };
     progress.begin(&material.name(), "structures", Some(parts as u64));
-    let budget = crate::jobs::memory_budget();
-    let threads = rayon::current_num_threads();
     table.files.run_levels(
         &mut done,
         levels,
-        |promotes| crate::jobs::parts_at_once(material, Kind::Dtm, promotes, threads, budget),
+        crate::jobs::parts_limit(material, Kind::Dtm),
         progress,
         |level, _, missing| SolveError::PartsMissing {
             material: material.name(),
@@ -759,12 +761,7 @@ impl PartFiles {
         mut after: impl FnMut(usize) -> Result<(), E>,
     ) -> Result<(), E> {
         let first = FirstError::new();
-        let promoting = self
-            .plan
-            .levels
-            .iter()
-            .rposition(|l| l.clone().any(|p| self.plan.promotes(&self.ix, p)))
-            .map_or(0, |k| k + 1);
+        let promoting = self.plan.promoting_levels(&self.ix);
         for (k, level) in self.plan.levels.iter().enumerate() {
             if k >= levels.end {
                 break;
