@@ -4,7 +4,7 @@
 #
 #   scripts/local-cluster.sh start    install slurm-wlm and munge when missing (as root),
 #                                     write the configuration, start munged, slurmctld, slurmd,
-#                                     requeue jobs left shown running by a stop of the machine
+#                                     requeue jobs shown running with no process behind them
 #   scripts/local-cluster.sh stop     stop the three daemons
 #   scripts/local-cluster.sh status   the daemons and the node as Slurm sees it
 #
@@ -101,20 +101,19 @@ wait_node() {
     exit 1
 }
 
-# After the machine itself stopped, the controller's saved state still shows the jobs that were
-# running then, with no process behind them: a job shown running that started before this boot
-# ($RETRO_SLURM_BOOT, seconds since the epoch, stands for the boot time in the script's test)
-# is requeued, with the same job id, so that the jobs after it still wait for it. A solve
-# resumes from its checkpoint; a structure part starts again.
+# After the machine stopped, or its processes were killed while it stayed up, the
+# controller's saved state still shows the jobs that were running then, with no process behind
+# them: a job shown running that has no `slurmstepd` of its own is requeued, with the same job
+# id, so that the jobs after it still wait for it. A solve resumes from its checkpoint; a
+# structure part starts again. (The boot time is no test: a machine whose processes were killed
+# at a stop keeps its boot time.)
 requeue_lost() {
-    boot=${RETRO_SLURM_BOOT:-$(awk '/^btime/ { print $2 }' /proc/stat)}
-    squeue -h -t RUNNING -o '%i %S' 2>/dev/null | while read -r job started; do
-        since=$(date -d "$started" +%s 2>/dev/null) || continue
-        [ "$since" -lt "$boot" ] || continue
+    squeue -h -t RUNNING -o '%i %A' 2>/dev/null | while read -r job raw; do
+        pgrep -f "^slurmstepd: \[$raw\." >/dev/null && continue
         if why=$(scontrol requeue "$job" 2>&1); then
-            echo "local-cluster: job $job was running when the machine stopped; requeued" >&2
+            echo "local-cluster: job $job was running, with no process behind it; requeued" >&2
         else
-            echo "local-cluster: job $job was running when the machine stopped; requeue failed ($why): cancel it and submit again" >&2
+            echo "local-cluster: job $job was running, with no process behind it; requeue failed ($why): cancel it and submit again" >&2
         fi
     done
 }
