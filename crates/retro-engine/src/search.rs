@@ -1347,10 +1347,10 @@ impl<'a> Worker<'a> {
         }
         let bonus = (depth * depth).min(HISTORY_MAX_BONUS());
         let h = &mut self.heur.history[history_index(us, code)];
-        *h += HISTORY_SCALE * bonus - *h * bonus / HISTORY_GRAVITY;
+        *h = history_step(*h, bonus, 1);
         for &t in tried {
             let h = &mut self.heur.history[history_index(us, t)];
-            *h -= HISTORY_SCALE * bonus + *h * bonus / HISTORY_GRAVITY;
+            *h = history_step(*h, bonus, -1);
         }
     }
 
@@ -1365,8 +1365,7 @@ impl<'a> Worker<'a> {
                 continue;
             };
             let update = |h: &mut i16, sign: i32| {
-                let v = i32::from(*h);
-                let v = v + sign * HISTORY_SCALE * bonus - v * bonus / HISTORY_GRAVITY;
+                let v = history_step(i32::from(*h), bonus, sign);
                 *h = v.clamp(-CONT_HISTORY_LIMIT, CONT_HISTORY_LIMIT) as i16;
             };
             update(&mut self.heur.cont[row + good], 1);
@@ -1637,6 +1636,13 @@ fn loses_material(
         SEE_CAPTURE_MARGIN() * depth
     };
     picker.see_of_last(pos) < margin
+}
+
+/// A history value `v` after a bonus (`sign` 1) or a malus (`sign` -1) of `bonus`: moved by
+/// [`HISTORY_SCALE`] times the bonus, and pulled toward zero by [`HISTORY_GRAVITY`] so that it
+/// stays bounded.
+fn history_step(v: i32, bonus: i32, sign: i32) -> i32 {
+    v + sign * HISTORY_SCALE * bonus - v * bonus / HISTORY_GRAVITY
 }
 
 #[cfg(test)]
