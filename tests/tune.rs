@@ -410,6 +410,28 @@ fn converted_records_train_the_same_network() {
         std::fs::read(&warm).expect("warm network") == from_records,
         "the warm start moved"
     );
+    // With no epoch the network written is the start, as it is.
+    let zero = tmp.path().join("zero.nnue");
+    let out = retro(
+        &[
+            "train",
+            "--init",
+            a.to_str().expect("utf-8"),
+            "--epochs",
+            "0",
+            "--threads",
+            "1",
+            "--out",
+            zero.to_str().expect("utf-8"),
+            rdat.to_str().expect("utf-8"),
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        std::fs::read(&zero).expect("a network after no epoch") == from_records,
+        "no epoch moved the network"
+    );
 
     // The same network starts one of eight king buckets, which the engine searches with; a
     // network of eight buckets does not start one of sixteen, and there is no layout of three.

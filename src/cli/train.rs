@@ -11,7 +11,7 @@ use retro_train::{
 };
 
 use super::{print_lines, processors, CliError};
-use retro_engine::nnue::KingBuckets;
+use retro_engine::nnue::{KingBuckets, HIDDEN};
 
 /// The arguments of `retro train`.
 #[derive(Debug, clap::Args)]
@@ -74,7 +74,9 @@ pub struct TrainArgs {
     pub king_buckets: Option<KingBuckets>,
     /// Start from this network file's weights instead of random ones (a warm start: what
     /// earlier data taught goes on into the next network); its output buckets are kept, and
-    /// its king buckets (a network without them starts each bucket of `--king-buckets`).
+    /// its king buckets (a network without them starts each bucket of `--king-buckets`). A
+    /// network of fewer neurons a side than this build's starts its neurons, the others drawn
+    /// at random with zero output weights, so that it evaluates as before.
     #[arg(long, value_name = "NET", conflicts_with = "output_buckets")]
     pub init: Option<PathBuf>,
     /// Data files or directories of them, written by `retro datagen --dir`.
@@ -104,7 +106,9 @@ impl TrainArgs {
             king_buckets: self.king_buckets.unwrap_or(KingBuckets::NONE),
         };
         let init = match &self.init {
-            Some(path) => Some(retro_engine::nnue::Network::load(path).map_err(CliError::Network)?),
+            Some(path) => {
+                Some(retro_engine::nnue::Network::load_widened(path).map_err(CliError::Network)?)
+            }
             None => None,
         };
         let stream = StreamOptions {
@@ -113,7 +117,13 @@ impl TrainArgs {
             hold_out_max: self.hold_out_max,
             mirror: !self.no_mirror,
         };
-        run_train(&self.data, &self.out, &opts, &stream, init.as_ref())
+        run_train(
+            &self.data,
+            &self.out,
+            &opts,
+            &stream,
+            init.as_ref().map(|(net, neurons)| (net, *neurons)),
+        )
     }
 }
 
@@ -320,7 +330,9 @@ pub fn games_to_text(inputs: &[PathBuf], out: &Path) -> Result<(usize, usize), C
 
 /// Trains a network on the data in `inputs` and writes it to `out` (after each epoch that
 /// improves the held-out loss; after every epoch without held-out positions), from random
-/// weights or from those of `init` (a warm start, its output buckets kept). The data is read
+/// weights or from those of `init`, a network and the neurons a side its file had (a warm
+/// start, its output buckets kept; a narrower network's new neurons are drawn at random). The
+/// data is read
 /// once more than the epochs when it does not fit in the shuffle buffer (see
 /// [`retro_train::stream`]), else once.
 ///
@@ -331,12 +343,18 @@ pub fn run_train(
     out: &Path,
     opts: &TrainOptions,
     stream: &StreamOptions,
-    init: Option<&retro_engine::nnue::Network>,
+    init: Option<(&retro_engine::nnue::Network, usize)>,
 ) -> Result<(), CliError> {
     let files = DataFiles::new(data_files(inputs)?);
     let start = match init {
-        Some(net) => {
-            Weights::from_network_with(net, opts.king_buckets).map_err(CliError::WarmStart)?
+        Some((net, neurons)) => {
+            let mut w =
+                Weights::from_network_with(net, opts.king_buckets).map_err(CliError::WarmStart)?;
+            if neurons < HIDDEN {
+                eprintln!("train: widening the network from {neurons} neurons a side to {HIDDEN}");
+                w.seed_neurons(neurons, opts.seed);
+            }
+            w
         }
         None => Weights::random(opts.seed, opts.output_buckets, opts.king_buckets),
     };
@@ -366,7 +384,7 @@ pub fn run_train(
                 stream.buffer
             )
         },
-        init.map_or(opts.output_buckets, |n| n.buckets()),
+        init.map_or(opts.output_buckets, |(n, _)| n.buckets()),
         if kings.by_king() {
             format!("{} king buckets, mirrored", kings.count())
         } else {
@@ -416,10 +434,14 @@ pub fn run_train(
             write_error = write_network(w, out).err();
         }
     };
-    let (_, report) = stream::train_streamed(start, &files, &survey, k, opts, &mut after_epoch)
+    let (last, report) = stream::train_streamed(start, &files, &survey, k, opts, &mut after_epoch)
         .map_err(read_error)?;
     if let Some(e) = write_error {
         return Err(e);
+    }
+    if opts.epochs == 0 {
+        // No epoch wrote it: the network is the start, as it is (a warm start widened, say).
+        write_network(&last, out)?;
     }
     eprintln!(
         "train: network written to {} (at most {} positions held at once)",

@@ -259,6 +259,26 @@ impl Weights {
         Ok(out)
     }
 
+    /// Draws the first-layer weights of the neurons from `from` on, as [`Weights::random`]
+    /// draws them (the factoriser's rows with king buckets), and leaves their biases and output
+    /// weights as they are: for a network widened from one of `from` neurons
+    /// (`Network::load_widened`), whose other neurons are all zero, the evaluations stay the
+    /// same and the new neurons, no longer all alike, learn.
+    pub fn seed_neurons(&mut self, from: usize, seed: u64) {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let a = 1.0 / (INPUTS as f32).sqrt();
+        let drawn = if self.factor.is_empty() {
+            &mut self.ft
+        } else {
+            &mut self.factor
+        };
+        for row in drawn.chunks_exact_mut(HIDDEN) {
+            for x in &mut row[from.min(HIDDEN)..] {
+                *x = a * (2.0 * rng.f32() - 1.0);
+            }
+        }
+    }
+
     /// The first layer as the file holds it: each bucket's rows with the factoriser added.
     fn merged_ft(&self) -> Vec<f32> {
         if self.factor.is_empty() {
@@ -749,6 +769,52 @@ mod tests {
         let embedded = Network::embedded();
         let back = Weights::from_network(&embedded).quantised().expect("shape");
         assert_eq!(back.checksum(), embedded.checksum());
+    }
+
+    /// A network whose neurons from some on are zero (as a narrower one widened) keeps its
+    /// evaluations when those neurons are drawn, with and without king buckets; its own neurons
+    /// keep their weights and the drawn ones differ from each other.
+    #[test]
+    fn new_neurons_are_drawn_without_changing_the_network() {
+        let from = HIDDEN / 2;
+        for kings in layouts() {
+            let mut w = Weights::random(13, 1, kings);
+            for rows in [&mut w.ft, &mut w.factor] {
+                for row in rows.chunks_exact_mut(HIDDEN) {
+                    row[from..].fill(0.0);
+                }
+            }
+            w.ft_bias[from..].fill(0.0);
+            for half in w.out.chunks_exact_mut(HIDDEN) {
+                half[from..].fill(0.0);
+            }
+            let before = w.quantised().expect("shape");
+            let mut seeded = w.clone();
+            seeded.seed_neurons(from, 7);
+            // The rows drawn: the factoriser's where there is one.
+            let (drawn, own) = if w.factor.is_empty() {
+                (&seeded.ft, &w.ft)
+            } else {
+                (&seeded.factor, &w.factor)
+            };
+            let first = &drawn[..HIDDEN];
+            assert_eq!(first[..from], own[..from]);
+            assert!(first[from..].iter().all(|&x| x != 0.0));
+            assert_ne!(first[from], first[from + 1]);
+            let after = seeded.quantised().expect("shape");
+            for fen in [
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 9",
+                "8/5k2/3p4/8/2P5/8/5K2/8 b - - 0 50",
+            ] {
+                let p: Chess = fen
+                    .parse::<shakmaty::fen::Fen>()
+                    .expect("a FEN")
+                    .into_position(shakmaty::CastlingMode::Standard)
+                    .expect("a position");
+                assert_eq!(after.evaluate_position(&p), before.evaluate_position(&p));
+            }
+        }
     }
 
     /// A network without king buckets starts one with them: each bucket as the network was,

@@ -68,7 +68,19 @@ const fn checksum_at(version: u32) -> (usize, usize) {
 
 /// Bytes of the payload of a network of `buckets` output buckets and `kings` king buckets.
 const fn payload_bytes(buckets: usize, kings: usize) -> usize {
-    2 * (kings * INPUTS * HIDDEN + HIDDEN + buckets * 2 * HIDDEN) + 4 * buckets
+    payload_bytes_of(buckets, kings, HIDDEN)
+}
+
+/// Bytes of the payload of a network of `hidden` neurons a side, `buckets` output buckets and
+/// `kings` king buckets.
+const fn payload_bytes_of(buckets: usize, kings: usize, hidden: usize) -> usize {
+    2 * (kings * INPUTS * hidden + hidden + buckets * 2 * hidden) + 4 * buckets
+}
+
+/// The neuron counts a build of [`HIDDEN`] widens from (`Network::load_widened`): whole
+/// blocks of 16, at most its own.
+const fn widens_from(hidden: u32) -> bool {
+    hidden > 0 && hidden as usize <= HIDDEN && hidden.is_multiple_of(16)
 }
 
 /// Why a network file cannot be used.
@@ -163,12 +175,23 @@ pub(super) fn file_bytes(
     kings: &KingBuckets,
     payload: &[u8],
 ) -> Vec<u8> {
+    file_bytes_of(version, HIDDEN as u32, buckets, kings, payload)
+}
+
+/// [`file_bytes`] of a network of `hidden` neurons a side.
+pub(super) fn file_bytes_of(
+    version: u32,
+    hidden: u32,
+    buckets: u32,
+    kings: &KingBuckets,
+    payload: &[u8],
+) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(header_bytes(version) + payload.len());
     bytes.extend_from_slice(&FILE_MAGIC);
     for v in [
         version,
         INPUTS as u32,
-        HIDDEN as u32,
+        hidden,
         QA as u32,
         QB as u32,
         SCALE as u32,
@@ -212,6 +235,23 @@ impl Network {
     /// # Errors
     /// [`NetworkError`] when the bytes are not a network of this build's shape.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetworkError> {
+        Network::parse(bytes, false).map(|(net, _)| net)
+    }
+
+    /// Reads a network file of at most [`HIDDEN`] neurons a side (a multiple of 16) into a
+    /// network of `HIDDEN`, with the neurons the file lacks all zero, so that it evaluates every
+    /// position as the file's network does: the start of a wider network's training. Returns the
+    /// network and the file's number of neurons a side.
+    ///
+    /// # Errors
+    /// As [`Network::load`], but a file of fewer neurons is read.
+    pub fn load_widened(path: &Path) -> Result<(Network, usize), NetworkError> {
+        Network::parse(&std::fs::read(path)?, true)
+    }
+
+    /// The network in `bytes` and the file's neurons a side: exactly [`HIDDEN`], or with
+    /// `widen` fewer, the rest zero.
+    fn parse(bytes: &[u8], widen: bool) -> Result<(Network, usize), NetworkError> {
         if bytes.len() < 8 || bytes[..8] != FILE_MAGIC {
             return Err(NetworkError::Magic);
         }
@@ -256,10 +296,15 @@ impl Network {
             KingBuckets::NONE
         };
         let buckets = buckets as usize;
-        let expected = header + payload_bytes(buckets, kings.count());
+        let hidden = if widen && widens_from(u32_at(16)) {
+            u32_at(16) as usize
+        } else {
+            HIDDEN
+        };
+        let expected = header + payload_bytes_of(buckets, kings.count(), hidden);
         for (field, offset, value) in [
             ("inputs", 12, INPUTS as u32),
-            ("hidden", 16, HIDDEN as u32),
+            ("hidden", 16, hidden as u32),
             ("QA", 20, QA as u32),
             ("QB", 24, QB as u32),
             ("SCALE", 28, SCALE as u32),
@@ -304,26 +349,30 @@ impl Network {
         // The payload's length was checked: every `next` below has a word to give.
         let mut next = || words.next().unwrap_or(0);
         for row in net.ft_weights.iter_mut() {
-            for w in row.iter_mut() {
+            for w in &mut row[..hidden] {
                 *w = next();
             }
         }
-        for b in &mut net.ft_bias {
+        for b in &mut net.ft_bias[..hidden] {
             *b = next();
         }
         net.buckets = buckets;
-        for w in net.out_weights[..buckets].iter_mut().flatten() {
-            *w = next();
-            // (`abs` would overflow on i16::MIN.)
-            if !(-MAX_OUTPUT_WEIGHT..=MAX_OUTPUT_WEIGHT).contains(w) {
-                return Err(NetworkError::OutputWeight { found: *w });
+        for bucket in &mut net.out_weights[..buckets] {
+            // The side to move's neurons, then the other side's, each `hidden` in the file.
+            let (us, them) = bucket.split_at_mut(HIDDEN);
+            for w in us[..hidden].iter_mut().chain(&mut them[..hidden]) {
+                *w = next();
+                // (`abs` would overflow on i16::MIN.)
+                if !(-MAX_OUTPUT_WEIGHT..=MAX_OUTPUT_WEIGHT).contains(w) {
+                    return Err(NetworkError::OutputWeight { found: *w });
+                }
             }
         }
         let biases = &payload[payload.len() - 4 * buckets..];
         for (b, c) in net.out_bias.iter_mut().zip(biases.chunks_exact(4)) {
             *b = i32::from_le_bytes([c[0], c[1], c[2], c[3]]);
         }
-        Ok(net)
+        Ok((net, hidden))
     }
 
     /// The weights as a file's payload.

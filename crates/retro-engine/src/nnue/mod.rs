@@ -33,16 +33,25 @@ pub use self::kings::{KingBucketError, KingBuckets, RefreshCache, View, MAX_KING
 
 /// Inputs: a piece of one of 2 colours and 6 roles on one of 64 squares.
 pub const INPUTS: usize = 768;
-/// Neurons of the first layer, for each side.
+/// Neurons of the first layer, for each side: 256, or 512 in a build with the cargo feature
+/// `hidden-512` (an experiment awaiting its SPRT, docs/nnue.md), which reads only networks of
+/// its own size.
+#[cfg(not(feature = "hidden-512"))]
 pub const HIDDEN: usize = 256;
+/// Neurons of the first layer, for each side (the cargo feature `hidden-512`).
+#[cfg(feature = "hidden-512")]
+pub const HIDDEN: usize = 512;
 /// The first layer's quantisation: 1.0 is `QA`, and the activation clips at `QA`.
 pub const QA: i32 = 255;
 /// The output layer's quantisation: 1.0 is `QB`.
 pub const QB: i32 = 64;
 /// Centipawns per unit of the network's output.
 pub const SCALE: i32 = 400;
-/// The largest output weight a file may hold: with it neither half of the output sum (one
-/// side's neurons) can overflow an `i32` (`HIDDEN * QA * QA * MAX_OUTPUT_WEIGHT < 2^31`).
+/// Neurons whose weighted squares one `i32` sum holds (`DOT_NEURONS * QA * QA *
+/// MAX_OUTPUT_WEIGHT < 2^31`): the output sum is taken in `i64` over blocks of this many.
+pub const DOT_NEURONS: usize = 256;
+/// The largest output weight a file may hold: with it no block of [`DOT_NEURONS`] of the output
+/// sum can overflow an `i32`.
 pub const MAX_OUTPUT_WEIGHT: i16 = 127;
 /// Output buckets of a network that has them: the output layer's weights by the number of pieces
 /// on the board ([`output_bucket`]).
@@ -50,10 +59,12 @@ pub const OUTPUT_BUCKETS: usize = 8;
 /// The largest score the network gives (centipawns), below the table and mate scores.
 pub const EVAL_LIMIT: i32 = 10_000;
 
-// The bound of `MAX_OUTPUT_WEIGHT` holds for this `HIDDEN`, and its products with a clipped
-// activation fit an i16 (the vector form multiplies in 16 bits).
+// The bound of `MAX_OUTPUT_WEIGHT` holds for a block of `DOT_NEURONS`, the neurons are whole
+// blocks, and the products of a weight with a clipped activation fit an i16 (the vector form
+// multiplies in 16 bits).
 const _: () = assert!(
-    (HIDDEN as i64) * (QA as i64) * (QA as i64) * (MAX_OUTPUT_WEIGHT as i64) < i32::MAX as i64
+    (DOT_NEURONS as i64) * (QA as i64) * (QA as i64) * (MAX_OUTPUT_WEIGHT as i64) < i32::MAX as i64
+        && HIDDEN.is_multiple_of(DOT_NEURONS)
         && (QA as i64) * (MAX_OUTPUT_WEIGHT as i64) <= i16::MAX as i64
 );
 
@@ -450,9 +461,14 @@ impl Network {
         let them = &acc.values[side_index(!turn)];
         let bucket = bucket_of(self.buckets, pieces);
         let (w_us, w_them) = self.out_weights[bucket].split_at(HIDDEN);
-        // Each half is at most HIDDEN * QA * QA * MAX_OUTPUT_WEIGHT < 2^31 in size; their sum
-        // is taken in i64.
-        let sum = i64::from(simd::screlu_dot(us, w_us)) + i64::from(simd::screlu_dot(them, w_them));
+        // Each block of DOT_NEURONS is at most DOT_NEURONS * QA * QA * MAX_OUTPUT_WEIGHT < 2^31
+        // in size; their sum is taken in i64.
+        let mut sum = 0i64;
+        for (v, w) in [(us, w_us), (them, w_them)] {
+            for (v, w) in v.chunks_exact(DOT_NEURONS).zip(w.chunks_exact(DOT_NEURONS)) {
+                sum += i64::from(simd::screlu_dot(v, w));
+            }
+        }
         let cp = (sum / i64::from(QA) + i64::from(self.out_bias[bucket])) * i64::from(SCALE)
             / i64::from(QA * QB);
         cp.clamp(-i64::from(EVAL_LIMIT), i64::from(EVAL_LIMIT)) as i32

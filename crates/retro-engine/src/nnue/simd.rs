@@ -2,7 +2,10 @@
 //! (detected at run time), else portable loops that give the same results bit for bit
 //! (additions wrap, as the vector instructions do).
 
-use super::{HIDDEN, QA};
+use super::{DOT_NEURONS, HIDDEN, QA};
+
+/// Lanes of 16 bits in a 256-bit register: the vector loops take whole registers.
+const LANES: usize = 16;
 
 /// `acc += row`, wrapping.
 #[inline]
@@ -46,14 +49,20 @@ pub fn sub_portable(acc: &mut [i16; HIDDEN], row: &[i16; HIDDEN]) {
     }
 }
 
-/// `Σ clamp(v, 0, QA)² · w`, the squared clipped ReLU of the sums `v` weighted by `w`, whose
-/// entries lie within ±[`super::MAX_OUTPUT_WEIGHT`].
+/// `Σ clamp(v, 0, QA)² · w`, the squared clipped ReLU of the sums `v` weighted by `w`: a block
+/// of at most [`DOT_NEURONS`] neurons, a multiple of 16, whose weights lie within
+/// ±[`super::MAX_OUTPUT_WEIGHT`] (so that the sum fits an i32).
+///
+/// # Panics
+/// If `v` and `w` differ in length, or the length is not a multiple of 16.
 #[inline]
-pub fn screlu_dot(v: &[i16; HIDDEN], w: &[i16]) -> i32 {
+pub fn screlu_dot(v: &[i16], w: &[i16]) -> i32 {
+    assert!(v.len() == w.len() && v.len().is_multiple_of(LANES));
+    debug_assert!(v.len() <= DOT_NEURONS);
     #[cfg(target_arch = "x86_64")]
     {
         if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the processor has AVX2, checked just above.
+            // SAFETY: the processor has AVX2, checked just above; the lengths are checked above.
             return unsafe { avx2::screlu_dot(v, w) };
         }
     }
@@ -61,7 +70,7 @@ pub fn screlu_dot(v: &[i16; HIDDEN], w: &[i16]) -> i32 {
 }
 
 /// [`screlu_dot`] without vector instructions.
-pub fn screlu_dot_portable(v: &[i16; HIDDEN], w: &[i16]) -> i32 {
+pub fn screlu_dot_portable(v: &[i16], w: &[i16]) -> i32 {
     let mut sum = 0i32;
     for (&x, &w) in v.iter().zip(w) {
         let c = i32::from(x).clamp(0, QA);
@@ -76,10 +85,8 @@ pub fn screlu_dot_portable(v: &[i16; HIDDEN], w: &[i16]) -> i32 {
 mod avx2 {
     use std::arch::x86_64::*;
 
-    use super::{HIDDEN, QA};
+    use super::{HIDDEN, LANES, QA};
 
-    /// Lanes of 16 bits in a 256-bit register.
-    const LANES: usize = 16;
     // The loops below take whole registers.
     const _: () = assert!(HIDDEN.is_multiple_of(LANES));
 
@@ -116,18 +123,19 @@ mod avx2 {
         }
     }
 
-    /// [`super::screlu_dot`] with AVX2.
+    /// [`super::screlu_dot`] with AVX2, over the whole registers of the shorter slice (the
+    /// caller gives equal lengths, multiples of [`LANES`]).
     ///
     /// # Safety
     /// The processor must support AVX2.
     #[target_feature(enable = "avx2")]
-    pub unsafe fn screlu_dot(v: &[i16; HIDDEN], w: &[i16]) -> i32 {
-        assert!(w.len() >= HIDDEN);
+    pub unsafe fn screlu_dot(v: &[i16], w: &[i16]) -> i32 {
+        let n = v.len().min(w.len());
         let zero = _mm256_setzero_si256();
         let qa = _mm256_set1_epi16(QA as i16);
         let mut sum = _mm256_setzero_si256();
-        for i in (0..HIDDEN).step_by(LANES) {
-            // SAFETY: i + LANES <= HIDDEN <= v.len(), w.len(); unaligned loads.
+        for i in (0..n - n % LANES).step_by(LANES) {
+            // SAFETY: i + LANES <= n <= v.len(), w.len(); unaligned loads.
             let (x, wt) = unsafe {
                 (
                     _mm256_loadu_si256(v.as_ptr().add(i).cast()),
@@ -149,19 +157,20 @@ mod avx2 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::MAX_OUTPUT_WEIGHT;
     use super::*;
 
     #[test]
     fn vector_and_portable_forms_agree() {
         let mut rng = fastrand::Rng::with_seed(5);
         for _ in 0..2000 {
-            let mut v = [0i16; HIDDEN];
-            let mut w = [0i16; HIDDEN];
+            let mut v = [0i16; DOT_NEURONS];
+            let mut w = [0i16; DOT_NEURONS];
             for x in &mut v {
                 *x = rng.i16(-600..600);
             }
             for x in &mut w {
-                *x = rng.i16(-127..=127);
+                *x = rng.i16(-MAX_OUTPUT_WEIGHT..=MAX_OUTPUT_WEIGHT);
             }
             assert_eq!(screlu_dot(&v, &w), screlu_dot_portable(&v, &w));
         }

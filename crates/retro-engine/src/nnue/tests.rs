@@ -635,7 +635,85 @@ fn bucketed_files_round_trip_and_bad_ones_are_refused() {
 }
 
 #[test]
+#[cfg_attr(
+    feature = "hidden-512",
+    ignore = "the built-in network has 256 neurons; give a 512 one as RETRO_EVALFILE"
+)]
 fn the_embedded_network_loads() {
     let net = Network::from_bytes(EMBEDDED_BYTES).expect("the embedded network is valid");
     assert_eq!(net.checksum(), Network::embedded().checksum());
+}
+
+/// A network file of fewer neurons is refused by `from_bytes` and read by `load_widened` as
+/// the same network with the missing neurons zero: written at the build's width it is, byte for
+/// byte, the network it was made from, for each format version. A file of more neurons, or of
+/// a count that is not whole blocks, is refused.
+#[test]
+fn a_narrower_network_widens_to_the_same_network() {
+    let narrow = HIDDEN / 2;
+    let four = KingBuckets::standard(4).expect("a standard layout");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let path = dir.path().join("narrow.nnue");
+    let p = pos(POSITIONS[2]);
+    for (seed, buckets, kings) in [
+        (21, 1, KingBuckets::NONE),
+        (22, OUTPUT_BUCKETS, KingBuckets::NONE),
+        (23, OUTPUT_BUCKETS, four),
+    ] {
+        let mut f = FloatNet::with_kings(seed, buckets, kings);
+        for row in f.ft_weights.chunks_exact_mut(HIDDEN) {
+            row[narrow..].fill(0.0);
+        }
+        f.ft_bias[narrow..].fill(0.0);
+        for half in f.out_weights.chunks_exact_mut(HIDDEN) {
+            half[narrow..].fill(0.0);
+        }
+        let wide = f.quantised();
+        // The same weights written at `narrow` neurons a side.
+        let mut payload = Vec::new();
+        let mut put = |w: &[i16]| {
+            for x in w {
+                payload.extend_from_slice(&x.to_le_bytes());
+            }
+        };
+        for row in &wide.ft_weights {
+            put(&row[..narrow]);
+        }
+        put(&wide.ft_bias[..narrow]);
+        for bucket in &wide.out_weights[..buckets] {
+            put(&bucket[..narrow]);
+            put(&bucket[HIDDEN..HIDDEN + narrow]);
+        }
+        for b in &wide.out_bias[..buckets] {
+            payload.extend_from_slice(&b.to_le_bytes());
+        }
+        let version = if kings.by_king() {
+            3
+        } else if buckets == 1 {
+            1
+        } else {
+            2
+        };
+        let bytes = file::file_bytes_of(version, narrow as u32, buckets as u32, &kings, &payload);
+        assert!(matches!(
+            Network::from_bytes(&bytes),
+            Err(NetworkError::Architecture { field: "hidden", found, .. }) if found as usize == narrow
+        ));
+        std::fs::write(&path, &bytes).expect("written");
+        let (net, neurons) = Network::load_widened(&path).expect("a narrower network widens");
+        assert_eq!(neurons, narrow);
+        assert_eq!(net.to_bytes(), wide.to_bytes(), "version {version}");
+        assert_eq!(net.evaluate_position(&p), wide.evaluate_position(&p));
+    }
+    for hidden in [2 * HIDDEN as u32, HIDDEN as u32 / 2 + 8] {
+        let bytes = file::file_bytes_of(1, hidden, 1, &KingBuckets::NONE, &[]);
+        std::fs::write(&path, &bytes).expect("written");
+        assert!(matches!(
+            Network::load_widened(&path),
+            Err(NetworkError::Architecture {
+                field: "hidden",
+                ..
+            })
+        ));
+    }
 }
