@@ -382,29 +382,22 @@ fn converted_records_train_the_same_network() {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no peak in {log}"));
     assert!(held_at_once <= 100 + 6 * 128, "{held_at_once} held at once");
+    // `retro train --init` from `init` with `more` arguments, one thread, nothing held out.
+    let warm_train = |init: &std::path::Path, more: &[&str], out_net: &std::path::Path| {
+        let mut args = vec!["train", "--init", init.to_str().expect("utf-8")];
+        args.extend_from_slice(more);
+        args.extend_from_slice(&["--hold-out-every", "0", "--threads", "1", "--out"]);
+        args.extend_from_slice(&[
+            out_net.to_str().expect("utf-8"),
+            rdat.to_str().expect("utf-8"),
+        ]);
+        retro(&args, "")
+    };
     // A warm start begins at the network given: with a step size of 0 the epoch changes
     // nothing, and the network written is that network, byte for byte.
     let warm = tmp.path().join("warm.nnue");
     let a = tmp.path().join("a.nnue");
-    let out = retro(
-        &[
-            "train",
-            "--init",
-            a.to_str().expect("utf-8"),
-            "--epochs",
-            "1",
-            "--lr",
-            "0",
-            "--hold-out-every",
-            "0",
-            "--threads",
-            "1",
-            "--out",
-            warm.to_str().expect("utf-8"),
-            rdat.to_str().expect("utf-8"),
-        ],
-        "",
-    );
+    let out = warm_train(&a, &["--epochs", "1", "--lr", "0"], &warm);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         std::fs::read(&warm).expect("warm network") == from_records,
@@ -412,21 +405,7 @@ fn converted_records_train_the_same_network() {
     );
     // With no epoch the network written is the start, as it is.
     let zero = tmp.path().join("zero.nnue");
-    let out = retro(
-        &[
-            "train",
-            "--init",
-            a.to_str().expect("utf-8"),
-            "--epochs",
-            "0",
-            "--threads",
-            "1",
-            "--out",
-            zero.to_str().expect("utf-8"),
-            rdat.to_str().expect("utf-8"),
-        ],
-        "",
-    );
+    let out = warm_train(&a, &["--epochs", "0"], &zero);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         std::fs::read(&zero).expect("a network after no epoch") == from_records,
@@ -437,25 +416,7 @@ fn converted_records_train_the_same_network() {
     // network of eight buckets does not start one of sixteen, and there is no layout of three.
     let bucketed = tmp.path().join("kings.nnue");
     let train_kings = |init: &std::path::Path, buckets: &str, out_net: &std::path::Path| {
-        retro(
-            &[
-                "train",
-                "--init",
-                init.to_str().expect("utf-8"),
-                "--king-buckets",
-                buckets,
-                "--epochs",
-                "1",
-                "--hold-out-every",
-                "0",
-                "--threads",
-                "1",
-                "--out",
-                out_net.to_str().expect("utf-8"),
-                rdat.to_str().expect("utf-8"),
-            ],
-            "",
-        )
+        warm_train(init, &["--king-buckets", buckets, "--epochs", "1"], out_net)
     };
     let out = train_kings(&a, "8", &bucketed);
     let err = text(&out.stderr);
