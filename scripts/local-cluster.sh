@@ -106,9 +106,12 @@ wait_node() {
 # them: a job shown running that has no `slurmstepd` of its own is requeued, with the same job
 # id, so that the jobs after it still wait for it. A solve resumes from its checkpoint; a
 # structure part starts again. (The boot time is no test: a machine whose processes were killed
-# at a stop keeps its boot time.)
+# at a stop keeps its boot time.) Only jobs that started before this start ($1, seconds since the
+# epoch) count: one that the node began just now may not have its slurmstepd yet.
 requeue_lost() {
-    squeue -h -t RUNNING -o '%i %A' 2>/dev/null | while read -r job raw; do
+    squeue -h -t RUNNING -o '%i %A %S' 2>/dev/null | while read -r job raw started; do
+        since=$(date -d "$started" +%s 2>/dev/null) || continue
+        [ "$since" -lt "$1" ] || continue
         pgrep -f "^slurmstepd: \[$raw\." >/dev/null && continue
         if why=$(scontrol requeue "$job" 2>&1); then
             echo "local-cluster: job $job was running, with no process behind it; requeued" >&2
@@ -121,13 +124,14 @@ requeue_lost() {
 case ${1:-} in
     start)
         need_root "starting the cluster"
+        began=$(date +%s)
         install
         configure
         start_munge
         pgrep -x slurmctld >/dev/null || slurmctld
         pgrep -x slurmd >/dev/null || slurmd
         wait_node
-        requeue_lost
+        requeue_lost "$began"
         ;;
     stop)
         need_root "stopping the cluster"

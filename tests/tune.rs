@@ -5,6 +5,30 @@ mod common;
 
 use common::{all_tables, retro, text};
 use retro::tune::weights_file;
+use retro_engine::nnue::{Network, HIDDEN, INPUTS};
+
+/// A version 1 network file (one output bucket, no king buckets) of `bytes` cut to its first
+/// `neurons` neurons a side, with its header and checksum made again.
+fn narrowed(bytes: &[u8], neurons: usize) -> Vec<u8> {
+    const HEADER: usize = 40;
+    assert_eq!(bytes[8..12], 1u32.to_le_bytes(), "a version 1 file");
+    let words: Vec<&[u8]> = bytes[HEADER..].chunks(2).collect();
+    let mut payload = Vec::new();
+    // The first layer's rows and biases, then the two halves of the output weights.
+    for row in words[..(INPUTS + 1) * HIDDEN + 2 * HIDDEN].chunks(HIDDEN) {
+        payload.extend(row[..neurons].concat());
+    }
+    payload.extend_from_slice(&bytes[bytes.len() - 4..]);
+    let mut out = bytes[..HEADER].to_vec();
+    out[16..20].copy_from_slice(&(neurons as u32).to_le_bytes());
+    // FNV-1a 64 of the payload.
+    let sum = payload.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    out[32..40].copy_from_slice(&sum.to_le_bytes());
+    out.extend(payload);
+    out
+}
 
 #[test]
 fn datagen_then_tune_writes_a_readable_weights_file() {
@@ -411,6 +435,37 @@ fn converted_records_train_the_same_network() {
         std::fs::read(&zero).expect("a network after no epoch") == from_records,
         "no epoch moved the network"
     );
+
+    // A network of half the neurons starts this build's width through the command line: it
+    // evaluates as it did, and its new neurons are drawn.
+    let half = tmp.path().join("half.nnue");
+    std::fs::write(&half, narrowed(&from_records, HIDDEN / 2)).expect("written");
+    let widened = tmp.path().join("widened.nnue");
+    let out = warm_train(&half, &["--epochs", "0"], &widened);
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let said = format!(
+        "widening the network from {} neurons a side to {HIDDEN}",
+        HIDDEN / 2
+    );
+    assert!(err.contains(&said), "{err}");
+    let (narrow, neurons) = Network::load_widened(&half).expect("the narrow network");
+    assert_eq!(neurons, HIDDEN / 2);
+    let wide = Network::load(&widened).expect("a network of this build's width");
+    assert_ne!(wide.to_bytes(), narrow.to_bytes(), "no neuron was drawn");
+    // Positions of random games, at every length to 80 plies.
+    let mut rng = fastrand::Rng::with_seed(17);
+    for plies in 0..80 {
+        let mut p = shakmaty::Chess::default();
+        for _ in 0..plies {
+            let moves = shakmaty::Position::legal_moves(&p);
+            if moves.is_empty() {
+                break;
+            }
+            shakmaty::Position::play_unchecked(&mut p, moves[rng.usize(..moves.len())]);
+        }
+        assert_eq!(wide.evaluate_position(&p), narrow.evaluate_position(&p));
+    }
 
     // The same network starts one of eight king buckets, which the engine searches with; a
     // network of eight buckets does not start one of sixteen, and there is no layout of three.

@@ -16,10 +16,11 @@ use retro_engine::nnue::{KingBuckets, HIDDEN};
 /// The arguments of `retro train`.
 #[derive(Debug, clap::Args)]
 pub struct TrainArgs {
-    /// The network file to write (after each epoch that improves the held-out loss).
+    /// The network file to write (after each epoch that improves the held-out loss; with
+    /// `--epochs 0`, the starting network as it is).
     #[arg(long)]
     pub out: PathBuf,
-    /// Passes over the data.
+    /// Passes over the data (0: write the start, a warm start widened, say).
     #[arg(long, default_value_t = 20)]
     pub epochs: usize,
     /// Positions per step.
@@ -329,12 +330,11 @@ pub fn games_to_text(inputs: &[PathBuf], out: &Path) -> Result<(usize, usize), C
 }
 
 /// Trains a network on the data in `inputs` and writes it to `out` (after each epoch that
-/// improves the held-out loss; after every epoch without held-out positions), from random
-/// weights or from those of `init`, a network and the neurons a side its file had (a warm
-/// start, its output buckets kept; a narrower network's new neurons are drawn at random). The
-/// data is read
-/// once more than the epochs when it does not fit in the shuffle buffer (see
-/// [`retro_train::stream`]), else once.
+/// improves the held-out loss; after every epoch without held-out positions; with no epochs,
+/// the start), from random weights or from those of `init`, a network and the neurons a side
+/// its file had (a warm start, its output buckets kept; a narrower network's new neurons are
+/// drawn at random). The data is read once more than the epochs when it does not fit in the
+/// shuffle buffer (see [`retro_train::stream`]), else once.
 ///
 /// # Errors
 /// [`CliError`] when the data cannot be read or the network written.

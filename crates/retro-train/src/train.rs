@@ -797,10 +797,15 @@ mod tests {
             } else {
                 (&seeded.factor, &w.factor)
             };
-            let first = &drawn[..HIDDEN];
-            assert_eq!(first[..from], own[..from]);
-            assert!(first[from..].iter().all(|&x| x != 0.0));
-            assert_ne!(first[from], first[from + 1]);
+            for (row, before) in drawn.chunks_exact(HIDDEN).zip(own.chunks_exact(HIDDEN)) {
+                assert_eq!(row[..from], before[..from]);
+                assert!(row[from..].iter().all(|&x| x != 0.0));
+                assert_ne!(row[from], row[from + 1]);
+            }
+            // With a factoriser the buckets' own rows of the new neurons stay 0.
+            if !w.factor.is_empty() {
+                assert_eq!(seeded.ft, w.ft);
+            }
             let after = seeded.quantised().expect("shape");
             for fen in [
                 "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",

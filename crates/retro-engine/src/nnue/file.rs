@@ -33,7 +33,9 @@
 //! ```
 //!
 //! A file is read whole and checked before use: its size must be exactly the header's plus the
-//! payload's, every header field must match this build, the checksum must match.
+//! payload's, every header field must match this build, the checksum must match. (The one
+//! exception: `Network::load_widened`, for the start of a training, reads a network of fewer
+//! neurons, the ones it lacks zero.)
 
 use std::path::Path;
 
@@ -77,10 +79,10 @@ const fn payload_bytes_of(buckets: usize, kings: usize, hidden: usize) -> usize 
     2 * (kings * INPUTS * hidden + hidden + buckets * 2 * hidden) + 4 * buckets
 }
 
-/// The neuron counts a build of [`HIDDEN`] widens from (`Network::load_widened`): whole
-/// blocks of 16, at most its own.
+/// The neuron counts a build of [`HIDDEN`] widens from (`Network::load_widened`): from 1 to
+/// its own.
 const fn widens_from(hidden: u32) -> bool {
-    hidden > 0 && hidden as usize <= HIDDEN && hidden.is_multiple_of(16)
+    hidden > 0 && hidden as usize <= HIDDEN
 }
 
 /// Why a network file cannot be used.
@@ -238,15 +240,23 @@ impl Network {
         Network::parse(bytes, false).map(|(net, _)| net)
     }
 
-    /// Reads a network file of at most [`HIDDEN`] neurons a side (a multiple of 16) into a
-    /// network of `HIDDEN`, with the neurons the file lacks all zero, so that it evaluates every
-    /// position as the file's network does: the start of a wider network's training. Returns the
-    /// network and the file's number of neurons a side.
+    /// Reads a network file of at most [`HIDDEN`] neurons a side into a network of `HIDDEN`,
+    /// with the neurons the file lacks all zero, so that it evaluates every position as the
+    /// file's network does: the start of a wider network's training. Returns the network and the
+    /// file's number of neurons a side.
     ///
     /// # Errors
     /// As [`Network::load`], but a file of fewer neurons is read.
     pub fn load_widened(path: &Path) -> Result<(Network, usize), NetworkError> {
-        Network::parse(&std::fs::read(path)?, true)
+        Network::from_bytes_widened(&std::fs::read(path)?)
+    }
+
+    /// [`Network::load_widened`] of a file's contents.
+    ///
+    /// # Errors
+    /// As [`Network::from_bytes`], but a network of fewer neurons is read.
+    pub fn from_bytes_widened(bytes: &[u8]) -> Result<(Network, usize), NetworkError> {
+        Network::parse(bytes, true)
     }
 
     /// The network in `bytes` and the file's neurons a side: exactly [`HIDDEN`], or with

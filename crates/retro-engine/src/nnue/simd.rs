@@ -160,20 +160,34 @@ mod tests {
     use super::super::MAX_OUTPUT_WEIGHT;
     use super::*;
 
+    /// The dot product's forms agree on blocks of every length it takes.
     #[test]
     fn vector_and_portable_forms_agree() {
         let mut rng = fastrand::Rng::with_seed(5);
-        for _ in 0..2000 {
-            let mut v = [0i16; DOT_NEURONS];
-            let mut w = [0i16; DOT_NEURONS];
-            for x in &mut v {
-                *x = rng.i16(-600..600);
-            }
-            for x in &mut w {
-                *x = rng.i16(-MAX_OUTPUT_WEIGHT..=MAX_OUTPUT_WEIGHT);
-            }
-            assert_eq!(screlu_dot(&v, &w), screlu_dot_portable(&v, &w));
+        for trial in 0..2000 {
+            let len = if trial % 2 == 0 {
+                DOT_NEURONS
+            } else {
+                LANES * rng.usize(0..=DOT_NEURONS / LANES)
+            };
+            let v: Vec<i16> = (0..len).map(|_| rng.i16(-600..600)).collect();
+            let w: Vec<i16> = (0..len)
+                .map(|_| rng.i16(-MAX_OUTPUT_WEIGHT..=MAX_OUTPUT_WEIGHT))
+                .collect();
+            assert_eq!(screlu_dot(&v, &w), screlu_dot_portable(&v, &w), "{len}");
         }
+    }
+
+    #[test]
+    #[should_panic(expected = "is_multiple_of")]
+    fn a_dot_product_of_unequal_lengths_is_refused() {
+        screlu_dot(&[1; 32], &[1; 16]);
+    }
+
+    #[test]
+    #[should_panic(expected = "is_multiple_of")]
+    fn a_dot_product_of_a_part_register_is_refused() {
+        screlu_dot(&[1; 20], &[1; 20]);
     }
 
     /// The vector updates of the sums wrap as the portable ones do, bit for bit, extremes

@@ -454,14 +454,20 @@ fn any_payload_of_the_right_size_loads_or_is_refused_without_panic() {
                     w.copy_from_slice(&v.to_le_bytes());
                 }
             }
-            match Network::from_bytes(&file::file_bytes(version, buckets as u32, &kings, &payload))
-            {
+            let bytes = file::file_bytes(version, buckets as u32, &kings, &payload);
+            // A file of the build's own width reads the same widened.
+            let widened = Network::from_bytes_widened(&bytes).map(|(n, h)| (n.to_bytes(), h));
+            match Network::from_bytes(&bytes) {
                 Ok(net) => {
                     loaded += 1;
                     let s = net.evaluate_position(&p);
                     assert!(s.abs() <= EVAL_LIMIT);
+                    assert_eq!(widened.ok(), Some((net.to_bytes(), HIDDEN)));
                 }
-                Err(NetworkError::OutputWeight { .. }) => refused += 1,
+                Err(NetworkError::OutputWeight { .. }) => {
+                    refused += 1;
+                    assert!(matches!(widened, Err(NetworkError::OutputWeight { .. })));
+                }
                 Err(e) => panic!("version {version}, {buckets} buckets: {e}"),
             }
         }
@@ -634,14 +640,32 @@ fn bucketed_files_round_trip_and_bad_ones_are_refused() {
     }
 }
 
+#[cfg(not(feature = "hidden-512"))]
 #[test]
-#[cfg_attr(
-    feature = "hidden-512",
-    ignore = "the built-in network has 256 neurons; give a 512 one as RETRO_EVALFILE"
-)]
 fn the_embedded_network_loads() {
     let net = Network::from_bytes(EMBEDDED_BYTES).expect("the embedded network is valid");
     assert_eq!(net.checksum(), Network::embedded().checksum());
+}
+
+/// A 512-neuron build reads the network given to it as `RETRO_EVALFILE`; without one it has
+/// the 256-neuron default, which it refuses (and says so at run time).
+#[cfg(feature = "hidden-512")]
+#[test]
+fn the_embedded_network_loads_when_given_at_its_width() {
+    match option_env!("RETRO_EVALFILE") {
+        Some(p) if !p.is_empty() => {
+            let net = Network::from_bytes(EMBEDDED_BYTES).expect("the embedded network is valid");
+            assert_eq!(net.checksum(), Network::embedded().checksum());
+        }
+        _ => assert!(matches!(
+            Network::embedded_error(),
+            Some(NetworkError::Architecture {
+                field: "hidden",
+                found: 256,
+                ..
+            })
+        )),
+    }
 }
 
 /// A network file of fewer neurons is refused by `from_bytes` and read by `load_widened` as
@@ -650,7 +674,12 @@ fn the_embedded_network_loads() {
 /// a count that is not whole blocks, is refused.
 #[test]
 fn a_narrower_network_widens_to_the_same_network() {
-    let narrow = HIDDEN / 2;
+    for narrow in [HIDDEN / 2, 100] {
+        a_network_of_neurons_widens(narrow);
+    }
+}
+
+fn a_network_of_neurons_widens(narrow: usize) {
     let four = KingBuckets::standard(4).expect("a standard layout");
     let dir = tempfile::tempdir().expect("a temporary folder");
     let path = dir.path().join("narrow.nnue");
@@ -702,14 +731,17 @@ fn a_narrower_network_widens_to_the_same_network() {
         std::fs::write(&path, &bytes).expect("written");
         let (net, neurons) = Network::load_widened(&path).expect("a narrower network widens");
         assert_eq!(neurons, narrow);
-        assert_eq!(net.to_bytes(), wide.to_bytes(), "version {version}");
+        assert_eq!(
+            net.to_bytes(),
+            wide.to_bytes(),
+            "version {version}, {narrow} neurons"
+        );
         assert_eq!(net.evaluate_position(&p), wide.evaluate_position(&p));
     }
-    for hidden in [2 * HIDDEN as u32, HIDDEN as u32 / 2 + 8] {
+    for hidden in [2 * HIDDEN as u32, HIDDEN as u32 + 1, 0] {
         let bytes = file::file_bytes_of(1, hidden, 1, &KingBuckets::NONE, &[]);
-        std::fs::write(&path, &bytes).expect("written");
         assert!(matches!(
-            Network::load_widened(&path),
+            Network::from_bytes_widened(&bytes),
             Err(NetworkError::Architecture {
                 field: "hidden",
                 ..
