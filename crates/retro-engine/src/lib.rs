@@ -15,6 +15,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod bench;
+mod captures;
 pub mod config;
 mod error;
 pub mod eval;

@@ -16,12 +16,14 @@ use std::{
 };
 
 use shakmaty::{
-    attacks, zobrist::Zobrist64, Bitboard, Board, Chess, Color, EnPassantMode, Move, Position, Role,
+    attacks, zobrist::Zobrist64, Bitboard, Board, Chess, Color, EnPassantMode, Move, MoveList,
+    Position, Role,
 };
 
 use super::rule50::{self, Outcome};
 use super::tunables::*;
 use super::{
+    captures::captures,
     eval::{evaluate, piece_value, Evaluator},
     heuristics::{piece_to, Heuristics, HeuristicsPool, CONT_HISTORY, PIECE_TO},
     movepick::{first_best, history_index, see, MovePicker, QuietOrder, MAX_MOVES},
@@ -1423,7 +1425,8 @@ impl<'a> Worker<'a> {
             }
             alpha = alpha.max(stand);
             best = stand;
-            moves = pos.capture_moves();
+            moves = MoveList::new();
+            captures(pos, &mut moves);
             // Quiet queen promotions, generated only when a pawn stands on the seventh rank.
             let seventh = shakmaty::Bitboard::from_rank(
                 pos.turn()
