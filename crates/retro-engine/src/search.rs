@@ -16,8 +16,9 @@ use std::{
 };
 
 use shakmaty::{
-    attacks, zobrist::Zobrist64, Bitboard, Board, Chess, Color, EnPassantMode, Move, MoveList,
-    Position, Role,
+    attacks,
+    zobrist::{Zobrist64, ZobristValue},
+    Bitboard, Board, Chess, Color, EnPassantMode, Move, MoveList, Position, Role,
 };
 
 use super::rule50::{self, Outcome};
@@ -1139,7 +1140,7 @@ impl<'a> Worker<'a> {
         }
         let r = NMP_BASE_REDUCTION() + depth / NMP_DEPTH_DIVISOR();
         let child = pos.clone().swap_turn().ok()?;
-        let child_hash = hash_of(&child);
+        let child_hash = null_key(pos, node.hash);
         self.child_made(node.ply, Delta::NONE, child.board());
         self.stack[node.ply].moved = NO_PIECE_TO;
         self.hashes.push(node.hash);
@@ -1577,6 +1578,16 @@ fn child_key(pos: &Chess, hash: u64, m: Move) -> Option<u64> {
         .map(|z| z.0)
 }
 
+/// The key of the position after a null move from `pos` (key `hash`): the other side to move,
+/// and no en passant square (a null move forfeits the capture).
+fn null_key(pos: &Chess, hash: u64) -> u64 {
+    let mut key = Zobrist64(hash) ^ Zobrist64::zobrist_for_white_turn();
+    if let Some(ep) = pos.ep_square(EnPassantMode::Legal) {
+        key ^= Zobrist64::zobrist_for_en_passant_file(ep.file());
+    }
+    key.0
+}
+
 /// Whether the legal move `m` gives check, without playing it: the moved (or promoted) piece
 /// attacks the enemy king from its new square, or leaving its old square opens a line of one of
 /// our sliders to it. Castling and en passant are played on a copy.
@@ -1696,7 +1707,8 @@ mod tests {
 
     /// The key the search carries from node to node (updated move by move) is the key of the
     /// position reached, over every move of perft 3 from positions of the standard perft suites
-    /// (castling, en passant, promotions, checks).
+    /// (castling, en passant, promotions, checks), and over a null move from each position
+    /// not in check.
     #[test]
     fn updated_keys_equal_full_keys() {
         fn walk(p: &Chess, hash: u64, depth: u32, checked: &mut u64) {
@@ -1708,6 +1720,10 @@ mod tests {
             );
             if depth == 0 {
                 return;
+            }
+            if let Ok(passed) = p.clone().swap_turn() {
+                assert_eq!(null_key(p, hash), hash_of(&passed), "a null move");
+                *checked += 1;
             }
             for m in p.legal_moves() {
                 let mut child = p.clone();
