@@ -57,9 +57,10 @@ enum Command {
     /// Steps through a PGN game showing the table's verdict at every position, and lists the
     /// moves that threw away a win or a draw.
     Replay(cli::play::ReplayArgs),
-    /// Plays self-play games at a fixed number of nodes per move from random openings and
-    /// writes their quiet positions, labelled with the result (or the tables' exact value), as
-    /// tuning data: FEN<TAB>1|0.5|0<TAB>game|adjudicated|table.
+    /// Plays self-play games at a fixed number of nodes per move from random openings: with
+    /// --dir, whole games (every move's search score, the result, table labels) in parts for
+    /// `retro train`; with --out, their quiet positions as text for `retro tune`
+    /// (FEN<TAB>1|0.5|0<TAB>game|adjudicated|table).
     Datagen(cli::tune::DatagenArgs),
     /// Trains the evaluation network on data written by `retro datagen --dir` and writes the
     /// network file (load it with the UCI option EvalFile).
