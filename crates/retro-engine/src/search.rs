@@ -18,7 +18,8 @@ use std::{
 use shakmaty::{
     attacks,
     zobrist::{Zobrist64, ZobristValue},
-    Bitboard, Board, Chess, Color, EnPassantMode, Move, MoveList, Position, Role,
+    Bitboard, Board, CastlingSide, Chess, Color, EnPassantMode, Move, MoveList, Position, Role,
+    Square,
 };
 
 use super::rule50::{self, Outcome};
@@ -1203,7 +1204,7 @@ impl<'a> Worker<'a> {
             if CONT_HISTORY {
                 self.stack[ply].moved = piece_to(us, &m);
             }
-            let child_hash = key.unwrap_or_else(|| hash_of(&child));
+            let child_hash = key.unwrap_or_else(|| played_key(pos, node.hash, m, &child));
             let singular = node.extend != 0 && encode_move(&m) == node.extend;
             let ext = i32::from((gives_check || singular) && ply < MAX_PLY / 2);
             let new_depth = node.depth - 1 + ext;
@@ -1471,7 +1472,7 @@ impl<'a> Worker<'a> {
             let mut child = pos.clone();
             child.play_unchecked(m);
             self.child_made(ply, Delta::of_move(pos.turn(), &m), child.board());
-            let child_hash = key.unwrap_or_else(|| hash_of(&child));
+            let child_hash = key.unwrap_or_else(|| played_key(pos, hash, m, &child));
             let score = -self.qsearch(&child, child_hash, -beta, -alpha, ply + 1);
             if self.stopped {
                 return 0;
@@ -1576,6 +1577,65 @@ fn prunes_late_quiet(node: &Node, searched: i32, alpha: i32) -> bool {
 fn child_key(pos: &Chess, hash: u64, m: Move) -> Option<u64> {
     pos.update_zobrist_hash::<Zobrist64>(Zobrist64(hash), m, EnPassantMode::Legal)
         .map(|z| z.0)
+}
+
+/// The key of `child`, the position after `m` from `pos` (key `hash`), from the parent's: for
+/// the moves [`child_key`] leaves out (king moves, castling, moves from or to a square that
+/// holds a castling right, double pawn pushes, any move from a position with an en passant
+/// square), whose key would otherwise be computed whole.
+fn played_key(pos: &Chess, hash: u64, m: Move, child: &Chess) -> u64 {
+    let us = pos.turn();
+    let mut key = Zobrist64(hash) ^ Zobrist64::zobrist_for_white_turn();
+    let mut toggle = |sq: Square, role: Role, color: Color| {
+        key ^= Zobrist64::zobrist_for_piece(sq, role.of(color));
+    };
+    match m {
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => {
+            toggle(from, role, us);
+            toggle(to, promotion.unwrap_or(role), us);
+            if let Some(victim) = capture {
+                toggle(to, victim, !us);
+            }
+        }
+        Move::EnPassant { from, to } => {
+            toggle(from, Role::Pawn, us);
+            toggle(to, Role::Pawn, us);
+            toggle(Square::from_coords(to.file(), from.rank()), Role::Pawn, !us);
+        }
+        Move::Castle { king, rook } => {
+            let side = if king < rook {
+                CastlingSide::KingSide
+            } else {
+                CastlingSide::QueenSide
+            };
+            toggle(king, Role::King, us);
+            toggle(rook, Role::Rook, us);
+            toggle(side.king_to(us), Role::King, us);
+            toggle(side.rook_to(us), Role::Rook, us);
+        }
+        Move::Put { .. } => return hash_of(child),
+    }
+    let (before, after) = (pos.castles(), child.castles());
+    for color in Color::ALL {
+        for side in [CastlingSide::KingSide, CastlingSide::QueenSide] {
+            if before.has(color, side) != after.has(color, side) {
+                key ^= Zobrist64::zobrist_for_castling_right(color, side);
+            }
+        }
+    }
+    for sq in [pos, child]
+        .into_iter()
+        .filter_map(|p| p.ep_square(EnPassantMode::Legal))
+    {
+        key ^= Zobrist64::zobrist_for_en_passant_file(sq.file());
+    }
+    key.0
 }
 
 /// The key of the position after a null move from `pos` (key `hash`): the other side to move,
@@ -1708,10 +1768,10 @@ mod tests {
     /// The key the search carries from node to node (updated move by move) is the key of the
     /// position reached, over every move of perft 3 from positions of the standard perft suites
     /// (castling, en passant, promotions, checks), and over a null move from each position
-    /// not in check.
+    /// not in check; the moves shakmaty's update leaves out are keyed by `played_key`.
     #[test]
     fn updated_keys_equal_full_keys() {
-        fn walk(p: &Chess, hash: u64, depth: u32, checked: &mut u64) {
+        fn walk(p: &Chess, hash: u64, depth: u32, checked: &mut u64, computed: &mut u64) {
             assert_eq!(
                 hash,
                 hash_of(p),
@@ -1729,19 +1789,26 @@ mod tests {
                 let mut child = p.clone();
                 child.play_unchecked(m);
                 *checked += 1;
-                let key = child_key(p, hash, m).unwrap_or_else(|| hash_of(&child));
-                walk(&child, key, depth - 1, checked);
+                let key = child_key(p, hash, m);
+                if key.is_none() {
+                    // The moves the update above leaves out, from the parent's key too.
+                    assert_eq!(played_key(p, hash, m, &child), hash_of(&child), "{m:?}");
+                    *computed += 1;
+                }
+                let key = key.unwrap_or_else(|| hash_of(&child));
+                walk(&child, key, depth - 1, checked, computed);
             }
         }
-        let mut checked = 0;
+        let (mut checked, mut computed) = (0, 0);
         for fen in ["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"]
             .into_iter()
             .chain(PERFT_SUITE)
         {
             let p = pos(fen);
-            walk(&p, hash_of(&p), 3, &mut checked);
+            walk(&p, hash_of(&p), 3, &mut checked, &mut computed);
         }
         assert!(checked > 100_000, "{checked} moves");
+        assert!(computed > 10_000, "{computed} keys from played_key");
         // Chess960: castling with the king or rook on other squares, or not moving at all.
         for fen in [
             "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
@@ -1755,7 +1822,7 @@ mod tests {
                 .expect("FEN")
                 .into_position(shakmaty::CastlingMode::Chess960)
                 .expect("legal");
-            walk(&p, hash_of(&p), 3, &mut checked);
+            walk(&p, hash_of(&p), 3, &mut checked, &mut computed);
         }
     }
 
