@@ -142,6 +142,32 @@ fn datagen_dir(dir: &std::path::Path, games: &str) -> std::process::Output {
     datagen_shard(dir, games, &[])
 }
 
+/// `retro bench` to `depth` with the network `net` (through an engine.toml written in `dir`):
+/// its standard output, once it has succeeded.
+fn bench_with(dir: &std::path::Path, net: &std::path::Path, depth: &str) -> String {
+    let cfg = dir.join("engine.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "table_path = \"\"\nbuild_missing_tables = false\nuse_nnue = true\neval_file = \"{}\"\n",
+            net.display()
+        ),
+    )
+    .expect("write");
+    let out = retro(
+        &[
+            "--config",
+            cfg.to_str().expect("utf-8"),
+            "bench",
+            "--depth",
+            depth,
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
 /// `retro datagen --dir` with two games a part and `more` arguments.
 fn datagen_shard(dir: &std::path::Path, games: &str, more: &[&str]) -> std::process::Output {
     let tables = all_tables().to_str().expect("utf-8");
@@ -278,31 +304,8 @@ fn datagen_dir_resumes_and_train_writes_a_network_the_engine_loads() {
         retro_engine::nnue::Network::zero().checksum()
     );
     // The engine searches with it.
-    let cfg = tmp.path().join("engine.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "table_path = \"\"\nbuild_missing_tables = false\nuse_nnue = true\neval_file = \"{}\"\n",
-            net.display()
-        ),
-    )
-    .expect("write");
-    let out = retro(
-        &[
-            "--config",
-            cfg.to_str().expect("utf-8"),
-            "bench",
-            "--depth",
-            "3",
-        ],
-        "",
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stdout).contains("bench: "),
-        "{}",
-        text(&out.stdout)
-    );
+    let bench = bench_with(tmp.path(), &net, "3");
+    assert!(bench.contains("bench: "), "{bench}");
 }
 
 /// `retro convert-data` turns records into games without losing one: `retro train` with the
@@ -479,31 +482,8 @@ fn converted_records_train_the_same_network() {
     assert!(err.contains("8 king buckets, mirrored"), "{err}");
     let net = retro_engine::nnue::Network::load(&bucketed).expect("a network file");
     assert_eq!(net.king_buckets().count(), 8);
-    let cfg = tmp.path().join("engine.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "table_path = \"\"\nbuild_missing_tables = false\nuse_nnue = true\neval_file = \"{}\"\n",
-            bucketed.display()
-        ),
-    )
-    .expect("write");
-    let out = retro(
-        &[
-            "--config",
-            cfg.to_str().expect("utf-8"),
-            "bench",
-            "--depth",
-            "5",
-        ],
-        "",
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stdout).contains(" nodes "),
-        "{}",
-        text(&out.stdout)
-    );
+    let bench = bench_with(tmp.path(), &bucketed, "5");
+    assert!(bench.contains(" nodes "), "{bench}");
     let out = train_kings(&bucketed, "16", &tmp.path().join("sixteen.nnue"));
     assert_eq!(out.status.code(), Some(2));
     assert!(
