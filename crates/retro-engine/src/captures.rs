@@ -59,13 +59,17 @@ pub(crate) fn captures(pos: &Chess, moves: &mut MoveList) {
         let step = us.fold_wb(8, -8) + file_step;
         let targets = (pawns & !Bitboard::from_file(edge)).shift(step) & them;
         for to in targets & !last_rank {
-            let from = to.offset(-step).expect("the pawn's square");
+            let Some(from) = to.offset(-step) else {
+                continue;
+            };
             if legal(from, to) {
                 push(moves, Role::Pawn, from, to, None);
             }
         }
         for to in targets & last_rank {
-            let from = to.offset(-step).expect("the pawn's square");
+            let Some(from) = to.offset(-step) else {
+                continue;
+            };
             if legal(from, to) {
                 for role in PROMOTIONS {
                     push(moves, Role::Pawn, from, to, Some(role));

@@ -19,7 +19,6 @@ use shakmaty::{
     attacks,
     zobrist::{Zobrist64, ZobristValue},
     Bitboard, Board, CastlingSide, Chess, Color, EnPassantMode, Move, MoveList, Position, Role,
-    Square,
 };
 
 use super::rule50::{self, Outcome};
@@ -1584,42 +1583,9 @@ fn child_key(pos: &Chess, hash: u64, m: Move) -> Option<u64> {
 /// holds a castling right, double pawn pushes, any move from a position with an en passant
 /// square), whose key would otherwise be computed whole.
 fn played_key(pos: &Chess, hash: u64, m: Move, child: &Chess) -> u64 {
-    let us = pos.turn();
     let mut key = Zobrist64(hash) ^ Zobrist64::zobrist_for_white_turn();
-    let mut toggle = |sq: Square, role: Role, color: Color| {
-        key ^= Zobrist64::zobrist_for_piece(sq, role.of(color));
-    };
-    match m {
-        Move::Normal {
-            role,
-            from,
-            capture,
-            to,
-            promotion,
-        } => {
-            toggle(from, role, us);
-            toggle(to, promotion.unwrap_or(role), us);
-            if let Some(victim) = capture {
-                toggle(to, victim, !us);
-            }
-        }
-        Move::EnPassant { from, to } => {
-            toggle(from, Role::Pawn, us);
-            toggle(to, Role::Pawn, us);
-            toggle(Square::from_coords(to.file(), from.rank()), Role::Pawn, !us);
-        }
-        Move::Castle { king, rook } => {
-            let side = if king < rook {
-                CastlingSide::KingSide
-            } else {
-                CastlingSide::QueenSide
-            };
-            toggle(king, Role::King, us);
-            toggle(rook, Role::Rook, us);
-            toggle(side.king_to(us), Role::King, us);
-            toggle(side.rook_to(us), Role::Rook, us);
-        }
-        Move::Put { .. } => return hash_of(child),
+    for (piece, sq) in Delta::of_move(pos.turn(), &m).pieces() {
+        key ^= Zobrist64::zobrist_for_piece(sq, piece);
     }
     let (before, after) = (pos.castles(), child.castles());
     for color in Color::ALL {

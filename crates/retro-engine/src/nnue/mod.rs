@@ -170,6 +170,11 @@ impl Delta {
         })
     }
 
+    /// Every piece the change takes off or puts on the board, with its square.
+    pub fn pieces(&self) -> impl Iterator<Item = (Piece, Square)> + '_ {
+        self.removed.iter().chain(&self.added).flatten().copied()
+    }
+
     /// What move `m` of `us` changes on the board.
     pub fn of_move(us: Color, m: &Move) -> Delta {
         let piece = |role| Piece { color: us, role };
